@@ -1,0 +1,36 @@
+import type { Command } from 'commander';
+import { table } from '../../explain.js';
+import { type CliIO, EXIT_FAIL, EXIT_OK } from '../io.js';
+import { addPackOptions, openPack, type PackFlags, reportLoad } from '../pack-options.js';
+import type { Exit } from '../run.js';
+
+/** `strata roles` and `strata fleet`: what the pack knows. */
+export function register(program: Command, io: CliIO, exit: Exit): void {
+  addPackOptions(program.command('roles'))
+    .description('list the role ids of the registry, one a line')
+    .option('--json', 'print the role records')
+    .action(async (flags: PackFlags & { json?: boolean }) => {
+      const snapshot = reportLoad(await openPack(flags, io), io);
+      if (!snapshot) return exit(EXIT_FAIL);
+      const roles = [...snapshot.roles.values()];
+      if (flags.json) io.stdout(`${JSON.stringify({ version: snapshot.version, roles }, null, 2)}\n`);
+      else io.stdout(roles.map((r) => `${r.id}\n`).join(''));
+      exit(EXIT_OK);
+    });
+
+  addPackOptions(program.command('fleet'))
+    .description('list the agents of the fleet with their role and team')
+    .option('--json', 'print the agents')
+    .action(async (flags: PackFlags & { json?: boolean }) => {
+      const snapshot = reportLoad(await openPack(flags, io), io);
+      if (!snapshot) return exit(EXIT_FAIL);
+      const agents = snapshot.fleet.map(({ at: _, ...agent }) => agent);
+      if (flags.json) io.stdout(`${JSON.stringify({ version: snapshot.version, agents }, null, 2)}\n`);
+      else if (agents.length === 0) io.stdout('(no fleet: the pack has no fleet.yaml and no identity frontmatter)\n');
+      else {
+        const rows = agents.map((a) => [a.id, a.role ?? '-', a.team ?? '-', a.source]);
+        io.stdout(`${table([['agent', 'role', 'team', 'declared in'], ...rows]).join('\n')}\n`);
+      }
+      exit(EXIT_OK);
+    });
+}

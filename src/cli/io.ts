@@ -1,0 +1,20 @@
+/** What the CLI may touch, passed in so tests run it without a process. */
+export interface CliIO {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  /** Whether stdout is a terminal (for colour and tables). */
+  isTTY?: boolean;
+  /** Standard input, for commands that read it. */
+  stdin?: () => Promise<string>;
+}
+
+/** A usage error: bad flags or arguments (exit status 2). */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export const EXIT_OK = 0;
+export const EXIT_FAIL = 1;
+export const EXIT_USAGE = 2;

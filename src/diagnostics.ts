@@ -1,0 +1,146 @@
+/**
+ * Diagnostics: the one error shape of strata. Loading and composing collect these instead
+ * of throwing; the public edges (CLI, server) format them with {@link formatDiagnostic}.
+ */
+
+/** The closed set of diagnostic codes. */
+export const DIAGNOSTIC_CODES = [
+  // reading files
+  'PACK_NOT_FOUND',
+  'READ_ERROR',
+  'INVALID_UTF8',
+  'FILE_TOO_LARGE',
+  'PATH_OUTSIDE_PACK',
+  // YAML and frontmatter
+  'YAML_SYNTAX',
+  'YAML_ALIASES',
+  'BAD_FRONTMATTER',
+  // manifest
+  'UNKNOWN_KEY',
+  'BAD_MANIFEST',
+  'UNKNOWN_PRESET',
+  'EXTENDS_CYCLE',
+  'UNKNOWN_PLACEHOLDER',
+  // settings
+  'UNKNOWN_SETTING',
+  'INVALID_SETTING',
+  // role registry and fleet
+  'BAD_ROLE',
+  'DUPLICATE_ROLE',
+  'ROLE_EXTENDS_CYCLE',
+  'UNKNOWN_ROLE',
+  'BAD_FLEET',
+  'DUPLICATE_AGENT',
+  'FLEET_CONFLICT',
+  // composing
+  'BAD_NAME',
+  'BAD_REQUEST',
+  'REQUIRED_MISSING',
+  'FALLBACK_USED',
+  // pack linting (strata validate)
+  'JSON_BLOCK',
+  'BAD_UCXL',
+  'ORPHAN_FILE',
+  'UNREACHABLE_LAYER',
+  'COMPOSE_FAILED',
+  // tokens and budgets
+  'OVER_BUDGET',
+  'NEAR_BUDGET',
+  'CACHE_ORDER',
+  // tooling
+  'BAD_REGISTRY',
+  'GIT_ERROR',
+] as const;
+
+export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[number];
+export type Severity = 'error' | 'warning';
+
+/** One problem found while loading, composing or linting a pack. */
+export interface Diagnostic {
+  code: DiagnosticCode;
+  severity: Severity;
+  message: string;
+  /** Pack-relative path of the file the problem is in, when there is one. */
+  file?: string;
+  /** 1-based line in the file's own text (frontmatter included). */
+  line?: number;
+  /** 1-based column. */
+  col?: number;
+}
+
+/** The error thrown by strict entry points; carries every diagnostic that caused it. */
+export class PromptError extends Error {
+  readonly code: DiagnosticCode;
+  readonly file?: string;
+  readonly line?: number;
+  readonly col?: number;
+  readonly diagnostics: Diagnostic[];
+
+  constructor(diagnostics: Diagnostic[]) {
+    const first = diagnostics.find((d) => d.severity === 'error') ?? diagnostics[0];
+    if (!first) throw new TypeError('PromptError needs at least one diagnostic');
+    super(formatDiagnostic(first));
+    this.name = 'PromptError';
+    this.code = first.code;
+    this.file = first.file;
+    this.line = first.line;
+    this.col = first.col;
+    this.diagnostics = diagnostics;
+  }
+}
+
+export function error(code: DiagnosticCode, message: string, where: Where = {}): Diagnostic {
+  return { code, severity: 'error', message, ...compactWhere(where) };
+}
+
+export function warning(code: DiagnosticCode, message: string, where: Where = {}): Diagnostic {
+  return { code, severity: 'warning', message, ...compactWhere(where) };
+}
+
+export interface Where {
+  file?: string;
+  line?: number;
+  col?: number;
+}
+
+export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
+  return diagnostics.some((d) => d.severity === 'error');
+}
+
+/** `path:line:col` (as much of it as is known), or '' when the diagnostic has no file. */
+export function formatLocation(d: Where): string {
+  if (!d.file) return '';
+  if (d.line === undefined) return d.file;
+  return d.col === undefined ? `${d.file}:${d.line}` : `${d.file}:${d.line}:${d.col}`;
+}
+
+/** The one-line form used by the CLI: `error CODE: path:line:col: message`. */
+export function formatDiagnostic(d: Diagnostic): string {
+  const where = formatLocation(d);
+  return `${d.severity} ${d.code}: ${where ? `${where}: ` : ''}${d.message}`;
+}
+
+/** Orders diagnostics by file, position, then code, so output is stable. */
+export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  return [...diagnostics].sort(
+    (a, b) =>
+      cmp(a.file ?? '', b.file ?? '') ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      (a.col ?? 0) - (b.col ?? 0) ||
+      cmp(a.code, b.code),
+  );
+}
+
+// --- internal ---
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function compactWhere(where: Where): Where {
+  const out: Where = {};
+  if (where.file !== undefined) out.file = where.file;
+  if (where.line !== undefined) out.line = where.line;
+  if (where.col !== undefined) out.col = where.col;
+  return out;
+}

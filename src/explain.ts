@@ -1,0 +1,71 @@
+import type { ComposeResult, LayerResult } from './compose.js';
+
+/** Readable forms of a result's provenance, shared by `strata explain` and others. */
+
+/** Why a layer is or is not in the text, in a few words. */
+export function layerStatus(layer: LayerResult): string {
+  if (layer.included) return layer.variant !== undefined ? `included (variant ${layer.variant + 1})` : 'included';
+  switch (layer.reason) {
+    case 'gated':
+      return `gated: ${layer.gate}`;
+    case 'no-value':
+      return `no-value: {${layer.placeholder}}`;
+    default:
+      return layer.reason ?? 'skipped';
+  }
+}
+
+/** Where a layer's text comes from, in a few words. */
+export function layerSource(layer: LayerResult): string {
+  switch (layer.kind) {
+    case 'input':
+      return 'request: ambient';
+    case 'text':
+      return 'manifest: inline text';
+    case 'role_field':
+      return layer.source ? `${layer.source} (${layer.field})` : `role field ${layer.field}`;
+    default:
+      return layer.source ?? '-';
+  }
+}
+
+/** The explain table: one row per layer of the pipeline, included or not. */
+export function formatExplain(result: ComposeResult): string {
+  const who = [
+    result.role && `role=${result.role}`,
+    result.team && `team=${result.team}`,
+    result.agent && `agent=${result.agent}`,
+  ].filter(Boolean);
+  const settings = Object.entries(result.settings).map(
+    ([k, v]) => `${k}=${String(v)}${result.settingSources[k] === 'default' ? '' : ` (${result.settingSources[k]})`}`,
+  );
+  const rows = result.layers.map((l, i) => [
+    String(i + 1),
+    l.id,
+    layerStatus(l),
+    layerSource(l),
+    l.included ? String(l.bytes) : '',
+    l.included ? `${l.start}-${l.end}` : '',
+  ]);
+  const lines = [
+    `version ${result.version}  ${who.join(' ') || '(no role)'}`,
+    `settings ${settings.join(' ') || '(none)'}`,
+    '',
+    ...table([['#', 'layer', 'status', 'source', 'bytes', 'range'], ...rows]),
+    '',
+    `${result.layers.filter((l) => l.included).length} of ${result.layers.length} layers included; ${result.bytes} bytes; sha256 ${result.sha256}${result.fallback ? '; fallback text used' : ''}`,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** Left-aligned text columns (numbers right-aligned), two spaces apart. */
+export function table(rows: string[][]): string[] {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((row) =>
+    row
+      .map((cell, i) => (/^\d+$/.test(cell) || /^\d+-\d+$/.test(cell) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
+}

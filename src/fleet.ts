@@ -1,0 +1,122 @@
+import { type Diagnostic, error, warning, type Where } from './diagnostics.js';
+import { templateMatcher } from './glob.js';
+import type { FleetDef } from './manifest.js';
+import { isValidName } from './names.js';
+import type { ParsedYaml } from './yaml.js';
+
+/** One agent the pack serves. */
+export interface Agent {
+  id: string;
+  role?: string;
+  team?: string;
+  /** Per-agent config overrides from fleet.yaml (model, temperature, …). */
+  config?: Record<string, unknown>;
+  /** Where the agent is declared: fleet.yaml or its identity file. */
+  source: string;
+  at?: Where;
+}
+
+const AGENT_KEYS = ['id', 'role', 'team', 'config', 'name', 'description'];
+
+/**
+ * Builds the fleet (pure): `fleet.yaml` agents in their written order, then agents whose
+ * identity files carry `role` in frontmatter, sorted by id. fleet.yaml wins where both
+ * speak; a disagreement is a FLEET_CONFLICT warning.
+ */
+export function buildFleet(
+  def: FleetDef,
+  fleetYaml: ParsedYaml | undefined,
+  allPaths: readonly string[],
+  frontmatterOf: (path: string) => { meta: Record<string, unknown>; locate: (key: string) => Where },
+): { agents: Agent[]; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const agents: Agent[] = [];
+  const byId = new Map<string, Agent>();
+
+  if (fleetYaml && fleetYaml.diagnostics.length === 0) {
+    const doc = fleetYaml.value;
+    const list = isObject(doc) ? doc.agents : undefined;
+    if (!isObject(doc) || !Array.isArray(list)) {
+      diagnostics.push(error('BAD_FLEET', `${def.file} must be a mapping with an agents: list`, fleetYaml.locate([])));
+    } else {
+      list.forEach((entry, i) => {
+        const at = fleetYaml.locate(['agents', i]);
+        if (!isObject(entry)) return void diagnostics.push(error('BAD_FLEET', 'each agent must be a mapping', at));
+        for (const key of Object.keys(entry)) {
+          if (!AGENT_KEYS.includes(key)) {
+            diagnostics.push(
+              error('UNKNOWN_KEY', `unknown key ${JSON.stringify(key)} in agent; expected one of: ${AGENT_KEYS.join(', ')}`, fleetYaml.locate(['agents', i, key], true)),
+            );
+          }
+        }
+        const agent = readAgent(entry, def.file, at, diagnostics);
+        if (!agent) return;
+        if (byId.has(agent.id)) {
+          return void diagnostics.push(error('DUPLICATE_AGENT', `agent ${agent.id} is listed twice`, at));
+        }
+        byId.set(agent.id, agent);
+        agents.push(agent);
+      });
+    }
+  }
+
+  if (def.identities) {
+    const match = templateMatcher(def.identities);
+    const found: Agent[] = [];
+    for (const path of allPaths) {
+      const id = match(path);
+      if (id === undefined || !isValidName(id)) continue;
+      const { meta, locate } = frontmatterOf(path);
+      if (meta.role === undefined && meta.team === undefined) continue;
+      const at = locate('role');
+      const fromFile = readAgent({ id, role: meta.role, team: meta.team }, path, at, diagnostics);
+      if (!fromFile) continue;
+      const listed = byId.get(id);
+      if (!listed) {
+        if (fromFile.role !== undefined) found.push(fromFile);
+        continue;
+      }
+      for (const key of ['role', 'team'] as const) {
+        if (fromFile[key] !== undefined && listed[key] !== undefined && fromFile[key] !== listed[key]) {
+          diagnostics.push(
+            warning('FLEET_CONFLICT', `agent ${id}: ${key} is ${listed[key]} in ${def.file} but ${fromFile[key]} here; ${def.file} wins`, locate(key)),
+          );
+        }
+        if (listed[key] === undefined && fromFile[key] !== undefined) listed[key] = fromFile[key];
+      }
+    }
+    agents.push(...found.sort((a, b) => (a.id < b.id ? -1 : 1)));
+  }
+  return { agents, diagnostics };
+}
+
+// --- internal ---
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function readAgent(entry: Record<string, unknown>, source: string, at: Where, diagnostics: Diagnostic[]): Agent | undefined {
+  const agent: Partial<Agent> = { source, at };
+  for (const key of ['id', 'role', 'team'] as const) {
+    const value = entry[key];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string' || !isValidName(value)) {
+      diagnostics.push(error('BAD_NAME', `agent ${key} ${JSON.stringify(value)} is not a valid name`, at));
+      return undefined;
+    }
+    agent[key] = value;
+  }
+  if (!agent.id) {
+    diagnostics.push(error('BAD_FLEET', 'an agent needs an id', at));
+    return undefined;
+  }
+  if (entry.config !== undefined) {
+    if (!isObject(entry.config)) {
+      diagnostics.push(error('BAD_FLEET', `agent ${agent.id}: config must be a mapping`, at));
+      return undefined;
+    }
+    agent.config = entry.config;
+  }
+  return agent as Agent;
+}

@@ -1,0 +1,356 @@
+import { type Diagnostic, error, type Where } from './diagnostics.js';
+import type { Gate } from './gates.js';
+import type { SettingDef, SettingType, SettingValue } from './settings.js';
+import type { ParsedYaml, PathSegment } from './yaml.js';
+
+/**
+ * Reads one manifest document (a pack's `strata.yaml`, a file it extends, or a preset)
+ * into a {@link ManifestPart}: checked shapes, unknown keys reported with line:col.
+ * Parts are merged along the `extends` chain by manifest.ts.
+ */
+
+export type LayerSource =
+  | { kind: 'file'; paths: string[]; pathSetting?: string }
+  | { kind: 'input'; name: 'ambient' }
+  | { kind: 'role_field'; field: string }
+  | { kind: 'text'; text: string };
+
+export interface VariantDef {
+  when?: Gate;
+  source: LayerSource;
+  append?: string;
+}
+
+export interface LayerPatch {
+  id: string;
+  at: Where;
+  remove?: boolean;
+  before?: string;
+  after?: string;
+  description?: string;
+  when?: Gate | null;
+  required?: boolean;
+  source?: LayerSource;
+  append?: string | null;
+  variants?: VariantDef[] | null;
+}
+
+export interface RegistryDef {
+  /** Glob patterns (pack-relative) of YAML role files. */
+  files: string[];
+  /** The top-level key that holds the role records in a role file. */
+  key: string;
+  /** A path template (`roles/{role}.md`) whose matching files also declare roles. */
+  discover?: string;
+}
+
+export interface FleetDef {
+  file: string;
+  /** A path template (`identities/{agent}.md`) whose files' frontmatter may declare agents. */
+  identities?: string;
+}
+
+export interface ManifestPart {
+  file: string;
+  extends?: { target: string; at: Where };
+  name?: string;
+  description?: string;
+  separator?: string;
+  fallback?: string;
+  settings: Array<Partial<SettingDef> & { name: string; at: Where }>;
+  registry?: Partial<RegistryDef>;
+  fleet?: Partial<FleetDef>;
+  layers: LayerPatch[];
+  agentDefaults?: Record<string, unknown>;
+  /** Keys the core does not read but other features do (e.g. budgets), kept as written. */
+  extra: Record<string, unknown>;
+}
+
+const TOP_KEYS = [
+  'extends',
+  'name',
+  'description',
+  'separator',
+  'fallback',
+  'settings',
+  'registry',
+  'fleet',
+  'layers',
+  'agent_defaults',
+  'budgets',
+  'tokenizer',
+];
+const LAYER_KEYS = [
+  'id',
+  'description',
+  'when',
+  'required',
+  'file',
+  'path_setting',
+  'input',
+  'role_field',
+  'text',
+  'append',
+  'variants',
+  'before',
+  'after',
+  'remove',
+];
+const VARIANT_KEYS = ['when', 'file', 'path_setting', 'input', 'role_field', 'text', 'append'];
+const SETTING_KEYS = ['type', 'default', 'env', 'values', 'min', 'max', 'description'];
+const SETTING_TYPES: SettingType[] = ['boolean', 'enum', 'string', 'integer'];
+const GATE_KEYS = ['setting', 'equals', 'role', 'team', 'agent', 'all', 'any', 'not'];
+
+export function parseManifestPart(yaml: ParsedYaml, file: string): { part: ManifestPart; diagnostics: Diagnostic[] } {
+  const c = new Checker(yaml, file);
+  const part: ManifestPart = { file, settings: [], layers: [], extra: {} };
+  const root = yaml.value ?? {};
+  const top = c.mapping(root, [], TOP_KEYS);
+  if (!top) return { part, diagnostics: c.diagnostics };
+
+  if (top.extends !== undefined) {
+    const target = c.string(top.extends, ['extends']);
+    if (target) part.extends = { target, at: c.at(['extends']) };
+  }
+  part.name = c.optString(top.name, ['name']);
+  part.description = c.optString(top.description, ['description']);
+  part.separator = c.optString(top.separator, ['separator']);
+  part.fallback = c.optString(top.fallback, ['fallback']);
+
+  if (top.settings !== undefined) {
+    const settings = c.mapping(top.settings, ['settings']);
+    for (const [name, raw] of Object.entries(settings ?? {})) part.settings.push(c.setting(name, raw));
+  }
+  if (top.registry !== undefined) {
+    const reg = c.mapping(top.registry, ['registry'], ['files', 'key', 'discover']);
+    if (reg) {
+      part.registry = {};
+      if (reg.files !== undefined) part.registry.files = c.stringList(reg.files, ['registry', 'files']);
+      if (reg.key !== undefined) part.registry.key = c.string(reg.key, ['registry', 'key']);
+      if (reg.discover !== undefined) part.registry.discover = c.string(reg.discover, ['registry', 'discover']);
+    }
+  }
+  if (top.fleet !== undefined) {
+    const fleet = c.mapping(top.fleet, ['fleet'], ['file', 'identities']);
+    if (fleet) {
+      part.fleet = {};
+      if (fleet.file !== undefined) part.fleet.file = c.string(fleet.file, ['fleet', 'file']);
+      if (fleet.identities !== undefined) part.fleet.identities = c.string(fleet.identities, ['fleet', 'identities']);
+    }
+  }
+  if (top.layers !== undefined) {
+    const layers = c.list(top.layers, ['layers']);
+    layers?.forEach((raw, i) => {
+      const layer = c.layer(raw, ['layers', i]);
+      if (layer) part.layers.push(layer);
+    });
+  }
+  if (top.agent_defaults !== undefined) part.agentDefaults = c.mapping(top.agent_defaults, ['agent_defaults']);
+  for (const key of ['budgets', 'tokenizer']) if (top[key] !== undefined) part.extra[key] = top[key];
+  return { part, diagnostics: c.diagnostics };
+}
+
+// --- internal ---
+
+type Obj = Record<string, unknown>;
+
+class Checker {
+  readonly diagnostics: Diagnostic[] = [];
+  constructor(
+    private readonly yaml: ParsedYaml,
+    private readonly file: string,
+  ) {}
+
+  at(path: PathSegment[], key = false): Where {
+    return this.yaml.locate(path, key);
+  }
+
+  bad(path: PathSegment[], message: string, key = false): undefined {
+    this.diagnostics.push(error('BAD_MANIFEST', message, this.at(path, key)));
+    return undefined;
+  }
+
+  mapping(value: unknown, path: PathSegment[], allowed?: string[]): Obj | undefined {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      return this.bad(path, `${label(path)} must be a mapping`);
+    }
+    if (allowed) {
+      for (const key of Object.keys(value)) {
+        if (!allowed.includes(key)) {
+          this.diagnostics.push(
+            error(
+              'UNKNOWN_KEY',
+              `unknown key ${JSON.stringify(key)} in ${label(path)}; expected one of: ${allowed.join(', ')}`,
+              this.at([...path, key], true),
+            ),
+          );
+        }
+      }
+    }
+    return value as Obj;
+  }
+
+  list(value: unknown, path: PathSegment[]): unknown[] | undefined {
+    return Array.isArray(value) ? value : this.bad(path, `${label(path)} must be a list`);
+  }
+
+  string(value: unknown, path: PathSegment[]): string | undefined {
+    return typeof value === 'string' ? value : this.bad(path, `${label(path)} must be a string`);
+  }
+
+  optString(value: unknown, path: PathSegment[]): string | undefined {
+    return value === undefined ? undefined : this.string(value, path);
+  }
+
+  stringList(value: unknown, path: PathSegment[]): string[] | undefined {
+    if (typeof value === 'string') return [value];
+    const list = this.list(value, path);
+    if (!list) return undefined;
+    if (list.every((v) => typeof v === 'string')) return list as string[];
+    return this.bad(path, `${label(path)} must be a list of strings`);
+  }
+
+  setting(name: string, raw: unknown): Partial<SettingDef> & { name: string; at: Where } {
+    const path = ['settings', name];
+    const out: Partial<SettingDef> & { name: string; at: Where } = { name, at: this.at(path, true) };
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) this.bad(path, `setting name ${JSON.stringify(name)} must be an identifier`, true);
+    const s = this.mapping(raw, path, SETTING_KEYS);
+    if (!s) return out;
+    if (s.type !== undefined) {
+      if (SETTING_TYPES.includes(s.type as SettingType)) out.type = s.type as SettingType;
+      else this.bad([...path, 'type'], `setting type must be one of: ${SETTING_TYPES.join(', ')}`);
+    }
+    if (s.default !== undefined) {
+      if (['string', 'number', 'boolean'].includes(typeof s.default)) out.default = s.default as SettingDef['default'];
+      else this.bad([...path, 'default'], 'a setting default must be a scalar');
+    }
+    if (s.env !== undefined) out.env = this.string(s.env, [...path, 'env']);
+    if (s.values !== undefined) out.values = this.stringList(s.values, [...path, 'values']);
+    if (s.description !== undefined) out.description = this.string(s.description, [...path, 'description']);
+    for (const k of ['min', 'max'] as const) {
+      if (s[k] === undefined) continue;
+      if (typeof s[k] === 'number' && Number.isInteger(s[k])) out[k] = s[k] as number;
+      else this.bad([...path, k], `${k} must be an integer`);
+    }
+    return out;
+  }
+
+  layer(raw: unknown, path: PathSegment[]): LayerPatch | undefined {
+    const l = this.mapping(raw, path, LAYER_KEYS);
+    if (!l) return undefined;
+    const id = this.string(l.id, [...path, 'id']);
+    if (!id) return undefined;
+    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(id)) return this.bad([...path, 'id'], `layer id ${JSON.stringify(id)} is not a valid id`);
+    const patch: LayerPatch = { id, at: this.at(path) };
+    if (l.remove !== undefined) {
+      if (l.remove === true) patch.remove = true;
+      else if (l.remove !== false) this.bad([...path, 'remove'], 'remove must be true or false');
+    }
+    patch.before = this.optString(l.before, [...path, 'before']);
+    patch.after = this.optString(l.after, [...path, 'after']);
+    patch.description = this.optString(l.description, [...path, 'description']);
+    if (l.when !== undefined) patch.when = l.when === null ? null : this.gate(l.when, [...path, 'when']);
+    if (l.required !== undefined) {
+      if (typeof l.required === 'boolean') patch.required = l.required;
+      else this.bad([...path, 'required'], 'required must be true or false');
+    }
+    if (l.append !== undefined) patch.append = l.append === null ? null : this.string(l.append, [...path, 'append']);
+    patch.source = this.source(l, path);
+    if (l.variants !== undefined) {
+      if (l.variants === null) patch.variants = null;
+      else {
+        const list = this.list(l.variants, [...path, 'variants']) ?? [];
+        patch.variants = [];
+        list.forEach((v, i) => {
+          const vp = [...path, 'variants', i];
+          const variant = this.mapping(v, vp, VARIANT_KEYS);
+          if (!variant) return;
+          const source = this.source(variant, vp);
+          if (!source) return void this.bad(vp, 'a variant needs a source: file, input, role_field or text');
+          const def: VariantDef = { source };
+          if (variant.when !== undefined) def.when = this.gate(variant.when, [...vp, 'when']);
+          if (variant.append !== undefined) def.append = this.string(variant.append, [...vp, 'append']);
+          patch.variants!.push(def);
+        });
+      }
+    }
+    if (patch.source && patch.variants) this.bad(path, `layer ${id} has both a source and variants; give one`);
+    return patch;
+  }
+
+  source(l: Obj, path: PathSegment[]): LayerSource | undefined {
+    const kinds = ['file', 'input', 'role_field', 'text'].filter((k) => l[k] !== undefined);
+    if (kinds.length === 0) {
+      if (l.path_setting !== undefined) this.bad([...path, 'path_setting'], 'path_setting needs a file list to fall back on');
+      return undefined;
+    }
+    if (kinds.length > 1) return this.bad(path, `give one source, not ${kinds.join(' and ')}`);
+    const kind = kinds[0]!;
+    if (kind === 'file') {
+      const paths = this.stringList(l.file, [...path, 'file']);
+      if (!paths) return undefined;
+      const src: LayerSource = { kind: 'file', paths };
+      if (l.path_setting !== undefined) {
+        const s = this.string(l.path_setting, [...path, 'path_setting']);
+        if (s) src.pathSetting = s;
+      }
+      return src;
+    }
+    if (l.path_setting !== undefined) this.bad([...path, 'path_setting'], 'path_setting is only for file layers');
+    if (kind === 'input') {
+      if (l.input === 'ambient') return { kind: 'input', name: 'ambient' };
+      return this.bad([...path, 'input'], 'input must be "ambient"');
+    }
+    if (kind === 'role_field') {
+      const field = this.string(l.role_field, [...path, 'role_field']);
+      return field ? { kind: 'role_field', field } : undefined;
+    }
+    const text = this.string(l.text, [...path, 'text']);
+    return text === undefined ? undefined : { kind: 'text', text };
+  }
+
+  gate(raw: unknown, path: PathSegment[]): Gate | undefined {
+    if (typeof raw === 'string') return { setting: raw };
+    const g = this.mapping(raw, path, GATE_KEYS);
+    if (!g) return undefined;
+    const kinds = ['setting', 'role', 'team', 'agent', 'all', 'any', 'not'].filter((k) => g[k] !== undefined);
+    if (kinds.length !== 1) {
+      return this.bad(path, 'a gate needs exactly one of: setting, role, team, agent, all, any, not');
+    }
+    if (g.equals !== undefined && kinds[0] !== 'setting') return this.bad([...path, 'equals'], 'equals goes with setting');
+    const kind = kinds[0]!;
+    switch (kind) {
+      case 'setting': {
+        const setting = this.string(g.setting, [...path, 'setting']);
+        if (!setting) return undefined;
+        if (g.equals === undefined) return { setting };
+        const eq = g.equals;
+        const ok = (v: unknown) => ['string', 'number', 'boolean'].includes(typeof v);
+        if (Array.isArray(eq) ? eq.every(ok) : ok(eq)) return { setting, equals: eq as SettingValue | SettingValue[] };
+        return this.bad([...path, 'equals'], 'equals must be a scalar or a list of scalars');
+      }
+      case 'role':
+      case 'team':
+      case 'agent': {
+        const names = this.stringList(g[kind], [...path, kind]);
+        if (!names) return undefined;
+        return { [kind]: names } as Gate;
+      }
+      case 'all':
+      case 'any': {
+        const list = this.list(g[kind], [...path, kind]) ?? [];
+        const gates = list.map((x, i) => this.gate(x, [...path, kind, i])).filter((x): x is Gate => !!x);
+        return { [kind]: gates } as Gate;
+      }
+      default: {
+        const inner = this.gate(g.not, [...path, 'not']);
+        return inner ? { not: inner } : undefined;
+      }
+    }
+  }
+}
+
+function label(path: PathSegment[]): string {
+  if (path.length === 0) return 'the manifest';
+  return path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[');
+}

@@ -1,0 +1,248 @@
+import { type Diagnostic, error, type Where } from './diagnostics.js';
+import { type Gate, gateSettings } from './gates.js';
+import {
+  type FleetDef,
+  type LayerPatch,
+  type LayerSource,
+  type ManifestPart,
+  type RegistryDef,
+  type VariantDef,
+} from './manifest-parse.js';
+import { parseSettingValue, type SettingDef } from './settings.js';
+import { PATH_PLACEHOLDERS, pathPlaceholders, textPlaceholders } from './template.js';
+
+export type { FleetDef, LayerSource, RegistryDef, VariantDef } from './manifest-parse.js';
+
+/** One step of the pipeline after `extends` is resolved. */
+export interface LayerDef {
+  id: string;
+  description?: string;
+  when?: Gate;
+  required: boolean;
+  source?: LayerSource;
+  append?: string;
+  variants?: VariantDef[];
+  /** Where the layer was last defined (for load-time errors). */
+  at: Where;
+}
+
+/** A fully resolved manifest: the pipeline compose runs. */
+export interface Manifest {
+  name?: string;
+  description?: string;
+  separator: string;
+  fallback: string;
+  settings: SettingDef[];
+  registry: RegistryDef;
+  fleet: FleetDef;
+  layers: LayerDef[];
+  agentDefaults: Record<string, unknown>;
+  /** Sections read by other features (budgets, tokenizer), merged child over parent. */
+  extra: Record<string, unknown>;
+  /** The files of the extends chain, the pack's own manifest first. */
+  chain: string[];
+}
+
+export const DEFAULT_SEPARATOR = '\n\n---\n\n';
+export const DEFAULT_FALLBACK = 'You are a helpful assistant.';
+
+/** Finds the part an `extends:` names: a preset, or a manifest path relative to `from`. */
+export type PartResolver = (
+  target: string,
+  from: string,
+) => { key: string; part?: ManifestPart; diagnostics: Diagnostic[] } | undefined;
+
+/**
+ * Follows the `extends` chain from `root`, merges the parts (child over parent) and checks
+ * the result: every layer has a source, templates name only known placeholders and
+ * settings, gates name known settings, setting defaults have their type.
+ */
+export function resolveManifest(
+  root: ManifestPart,
+  rootKey: string,
+  resolve: PartResolver,
+): { manifest: Manifest; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const parts: ManifestPart[] = [root];
+  const keys = [rootKey];
+  let current = root;
+  while (current.extends) {
+    const { target, at } = current.extends;
+    const found = resolve(target, current.file);
+    if (!found) {
+      diagnostics.push(error('UNKNOWN_PRESET', `extends ${JSON.stringify(target)}: no such preset or manifest file (presets: roboco, chorus)`, at));
+      break;
+    }
+    if (keys.includes(found.key)) {
+      diagnostics.push(error('EXTENDS_CYCLE', `extends cycle: ${[...keys, found.key].join(' -> ')}`, at));
+      break;
+    }
+    diagnostics.push(...found.diagnostics);
+    if (!found.part) break;
+    keys.push(found.key);
+    parts.push(found.part);
+    current = found.part;
+  }
+  const manifest = mergeParts(parts.reverse(), diagnostics);
+  manifest.chain = keys;
+  checkManifest(manifest, diagnostics);
+  return { manifest, diagnostics };
+}
+
+// --- internal ---
+
+function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[]): Manifest {
+  const m: Manifest = {
+    separator: DEFAULT_SEPARATOR,
+    fallback: DEFAULT_FALLBACK,
+    settings: [],
+    registry: { files: [], key: 'roles' },
+    fleet: { file: 'fleet.yaml' },
+    layers: [],
+    agentDefaults: {},
+    extra: {},
+    chain: [],
+  };
+  const settings = new Map<string, Partial<SettingDef> & { at?: Where }>();
+  for (const part of parts) {
+    if (part.name !== undefined) m.name = part.name;
+    if (part.description !== undefined) m.description = part.description;
+    if (part.separator !== undefined) m.separator = part.separator;
+    if (part.fallback !== undefined) m.fallback = part.fallback;
+    for (const s of part.settings) settings.set(s.name, { ...settings.get(s.name), ...definedOnly(s) });
+    if (part.registry) m.registry = { ...m.registry, ...definedOnly(part.registry) };
+    if (part.fleet) m.fleet = { ...m.fleet, ...definedOnly(part.fleet) };
+    if (part.agentDefaults) m.agentDefaults = { ...m.agentDefaults, ...part.agentDefaults };
+    m.extra = { ...m.extra, ...part.extra };
+    for (const patch of part.layers) applyLayerPatch(m.layers, patch, diagnostics);
+  }
+  for (const [name, s] of settings) {
+    const def = completeSetting(name, s, diagnostics);
+    if (def) m.settings.push(def);
+  }
+  return m;
+}
+
+function applyLayerPatch(layers: LayerDef[], patch: LayerPatch, diagnostics: Diagnostic[]): void {
+  const index = layers.findIndex((l) => l.id === patch.id);
+  if (patch.remove) {
+    if (index === -1) diagnostics.push(error('BAD_MANIFEST', `cannot remove layer ${patch.id}: no such layer`, patch.at));
+    else layers.splice(index, 1);
+    return;
+  }
+  const layer: LayerDef = index === -1 ? { id: patch.id, required: false, at: patch.at } : { ...layers[index]!, at: patch.at };
+  if (patch.description !== undefined) layer.description = patch.description;
+  if (patch.required !== undefined) layer.required = patch.required;
+  if (patch.when !== undefined) layer.when = patch.when ?? undefined;
+  if (patch.append !== undefined) layer.append = patch.append ?? undefined;
+  if (patch.source) {
+    layer.source = patch.source;
+    layer.variants = undefined;
+  }
+  if (patch.variants !== undefined) {
+    layer.variants = patch.variants ?? undefined;
+    if (patch.variants) layer.source = undefined;
+  }
+  const anchor = patch.before ?? patch.after;
+  if (index !== -1 && anchor === undefined) {
+    layers[index] = layer;
+    return;
+  }
+  if (index !== -1) layers.splice(index, 1);
+  if (anchor === undefined) {
+    layers.push(layer);
+    return;
+  }
+  const at = layers.findIndex((l) => l.id === anchor);
+  if (at === -1) {
+    diagnostics.push(error('BAD_MANIFEST', `layer ${patch.id}: no layer ${JSON.stringify(anchor)} to place it next to`, patch.at));
+    layers.push(layer);
+    return;
+  }
+  layers.splice(patch.before !== undefined ? at : at + 1, 0, layer);
+}
+
+function completeSetting(
+  name: string,
+  s: Partial<SettingDef> & { at?: Where },
+  diagnostics: Diagnostic[],
+): SettingDef | undefined {
+  const at = s.at ?? {};
+  const type =
+    s.type ??
+    (s.values ? 'enum' : typeof s.default === 'boolean' ? 'boolean' : typeof s.default === 'number' ? 'integer' : 'string');
+  if (type === 'enum' && (!s.values || s.values.length === 0)) {
+    diagnostics.push(error('BAD_MANIFEST', `setting ${name}: an enum needs values`, at));
+    return undefined;
+  }
+  const fallbackDefault = type === 'boolean' ? false : type === 'integer' ? 0 : type === 'enum' ? s.values![0]! : '';
+  const def: SettingDef = { name, type, default: s.default ?? fallbackDefault };
+  if (s.env !== undefined) def.env = s.env;
+  if (s.values !== undefined) def.values = s.values;
+  if (s.min !== undefined) def.min = s.min;
+  if (s.max !== undefined) def.max = s.max;
+  if (s.description !== undefined) def.description = s.description;
+  const parsed = parseSettingValue(def, def.default);
+  if ('problem' in parsed) {
+    diagnostics.push(error('BAD_MANIFEST', `setting ${name}: default ${JSON.stringify(def.default)} is invalid; ${parsed.problem}`, at));
+    return undefined;
+  }
+  def.default = parsed.value;
+  return def;
+}
+
+function checkManifest(m: Manifest, diagnostics: Diagnostic[]): void {
+  const settings = new Map(m.settings.map((s) => [s.name, s]));
+  const ids = new Set<string>();
+  const checkText = (template: string | undefined, where: Where, what: string) => {
+    for (const name of textPlaceholders(template ?? '')) {
+      if (!settings.has(name)) {
+        diagnostics.push(
+          error('UNKNOWN_PLACEHOLDER', `${what}: unknown placeholder {{${name}}}; known settings: ${[...settings.keys()].join(', ') || '(none)'}`, where),
+        );
+      }
+    }
+  };
+  const checkGate = (gate: Gate | undefined, where: Where, what: string) => {
+    for (const name of gate ? gateSettings(gate) : []) {
+      if (!settings.has(name)) diagnostics.push(error('UNKNOWN_SETTING', `${what}: gate reads unknown setting ${JSON.stringify(name)}`, where));
+    }
+  };
+  const checkSource = (source: LayerSource, where: Where, what: string) => {
+    if (source.kind === 'text') checkText(source.text, where, what);
+    if (source.kind !== 'file') return;
+    for (const path of source.paths) {
+      for (const name of pathPlaceholders(path)) {
+        if (!(PATH_PLACEHOLDERS as readonly string[]).includes(name)) {
+          diagnostics.push(
+            error('UNKNOWN_PLACEHOLDER', `${what}: unknown placeholder {${name}} in ${JSON.stringify(path)}; known: ${PATH_PLACEHOLDERS.map((p) => `{${p}}`).join(', ')}`, where),
+          );
+        }
+      }
+    }
+    if (source.pathSetting !== undefined && settings.get(source.pathSetting)?.type !== 'string') {
+      diagnostics.push(error('UNKNOWN_SETTING', `${what}: path_setting ${JSON.stringify(source.pathSetting)} is not a string setting`, where));
+    }
+  };
+  for (const layer of m.layers) {
+    const what = `layer ${layer.id}`;
+    if (ids.has(layer.id)) diagnostics.push(error('BAD_MANIFEST', `duplicate layer id ${layer.id}`, layer.at));
+    ids.add(layer.id);
+    if (!layer.source && !layer.variants?.length) {
+      diagnostics.push(error('BAD_MANIFEST', `${what} has no source: give file, input, role_field, text or variants`, layer.at));
+    }
+    checkGate(layer.when, layer.at, what);
+    checkText(layer.append, layer.at, what);
+    if (layer.source) checkSource(layer.source, layer.at, what);
+    for (const v of layer.variants ?? []) {
+      checkGate(v.when, layer.at, what);
+      checkText(v.append, layer.at, what);
+      checkSource(v.source, layer.at, what);
+    }
+  }
+  checkText(m.fallback, { file: m.chain[0] }, 'fallback');
+}
+
+function definedOnly<T extends object>(obj: T): Partial<T> {
+  return Object.fromEntries(Object.entries(obj).filter(([k, v]) => v !== undefined && k !== 'name')) as Partial<T>;
+}

@@ -1,0 +1,146 @@
+import { type Diagnostic, error, warning, type Where } from './diagnostics.js';
+import type { RegistryDef } from './manifest.js';
+import { globToRegExp, templateMatcher } from './glob.js';
+import { isValidName } from './names.js';
+import type { ParsedYaml } from './yaml.js';
+
+/** A role of the registry, after `extends` is applied. */
+export interface RoleRecord {
+  id: string;
+  name?: string;
+  description?: string;
+  tags?: string[];
+  /** Every field as written (system_prompt, model, models, capabilities, defaults, …). */
+  fields: Record<string, unknown>;
+  /** The file that defined the record (for provenance). */
+  source: string;
+  /** The role whose files this role uses for `{role_file}` (RoboCo's board roles share `board`). */
+  roleFile: string;
+}
+
+export interface RoleFileInput {
+  path: string;
+  yaml: ParsedYaml;
+}
+
+export interface DiscoveredFile {
+  path: string;
+  meta: Record<string, unknown>;
+}
+
+/**
+ * Builds the role registry (pure): YAML role files merged by id in sorted path order
+ * (a later file replaces an earlier record whole, with DUPLICATE_ROLE), roles discovered
+ * from files matching `registry.discover`, then role `extends` applied.
+ */
+export function buildRegistry(
+  registry: RegistryDef,
+  yamlFiles: readonly RoleFileInput[],
+  allPaths: readonly string[],
+  frontmatterOf: (path: string) => Record<string, unknown>,
+): { roles: Map<string, RoleRecord>; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const raw = new Map<string, { fields: Record<string, unknown>; source: string; at: Where; yaml?: ParsedYaml }>();
+  const globs = registry.files.map(globToRegExp);
+  const roleFiles = yamlFiles
+    .filter((f) => globs.some((g) => g.test(f.path)))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+
+  // 1. YAML role files, in byte order of their paths.
+  for (const { path, yaml } of roleFiles) {
+    const doc = yaml.value;
+    if (!isObject(doc) || !isObject(doc[registry.key])) continue;
+    for (const [id, record] of Object.entries(doc[registry.key] as Record<string, unknown>)) {
+      const at = yaml.locate([registry.key, id], true);
+      if (!isValidName(id)) {
+        diagnostics.push(error('BAD_ROLE', `role id ${JSON.stringify(id)} is not a valid name`, at));
+        continue;
+      }
+      if (!isObject(record)) {
+        diagnostics.push(error('BAD_ROLE', `role ${id} must be a mapping of fields`, at));
+        continue;
+      }
+      const previous = raw.get(id);
+      if (previous) {
+        diagnostics.push(
+          warning('DUPLICATE_ROLE', `role ${id} is defined in ${previous.source} and again here; this definition replaces it`, at),
+        );
+      }
+      raw.set(id, { fields: record, source: path, at, yaml });
+    }
+  }
+
+  // 2. Roles discovered from files (roles/{role}.md); files other roles alias are not roles.
+  const aliased = new Set([...raw.values()].map((r) => r.fields.file).filter((f) => typeof f === 'string'));
+  if (registry.discover) {
+    const match = templateMatcher(registry.discover);
+    for (const path of allPaths) {
+      const id = match(path);
+      if (id === undefined || !isValidName(id)) continue;
+      const existing = raw.get(id);
+      if (!existing && aliased.has(id)) continue;
+      const meta = frontmatterOf(path);
+      if (existing) existing.fields = { ...pick(meta), ...existing.fields };
+      else raw.set(id, { fields: pick(meta), source: path, at: { file: path } });
+    }
+  }
+
+  // 3. Role extends: field inheritance, cycles refused.
+  const roles = new Map<string, RoleRecord>();
+  const resolving: string[] = [];
+  const resolve = (id: string): Record<string, unknown> | undefined => {
+    const entry = raw.get(id)!;
+    const parent = entry.fields.extends;
+    if (parent === undefined) return entry.fields;
+    const at = entry.yaml?.locate([registry.key, id, 'extends']) ?? entry.at;
+    if (typeof parent !== 'string' || !raw.has(parent)) {
+      diagnostics.push(error('UNKNOWN_ROLE', `role ${id} extends unknown role ${JSON.stringify(parent)}`, at));
+      return undefined;
+    }
+    if (resolving.includes(parent)) {
+      diagnostics.push(error('ROLE_EXTENDS_CYCLE', `role extends cycle: ${[...resolving, parent].join(' -> ')}`, at));
+      return undefined;
+    }
+    resolving.push(parent);
+    const inherited = resolve(parent);
+    resolving.pop();
+    if (!inherited) return undefined;
+    const { extends: _, ...own } = entry.fields;
+    return { ...inherited, ...own };
+  };
+  for (const id of [...raw.keys()].sort()) {
+    resolving.length = 0;
+    resolving.push(id);
+    const fields = resolve(id);
+    if (!fields) continue;
+    const entry = raw.get(id)!;
+    const record = toRecord(id, fields, entry.source);
+    const file = fields.file;
+    if (file !== undefined && (typeof file !== 'string' || !isValidName(file))) {
+      diagnostics.push(error('BAD_ROLE', `role ${id}: file must be a role-file name like "board"`, entry.at));
+      continue;
+    }
+    roles.set(id, record);
+  }
+  return { roles, diagnostics };
+}
+
+// --- internal ---
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function pick(meta: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of ['name', 'description', 'tags']) if (meta[key] !== undefined) out[key] = meta[key];
+  return out;
+}
+
+function toRecord(id: string, fields: Record<string, unknown>, source: string): RoleRecord {
+  const record: RoleRecord = { id, fields, source, roleFile: typeof fields.file === 'string' ? fields.file : id };
+  if (typeof fields.name === 'string') record.name = fields.name;
+  if (typeof fields.description === 'string') record.description = fields.description;
+  if (Array.isArray(fields.tags)) record.tags = fields.tags.map(String);
+  return record;
+}

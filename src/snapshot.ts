@@ -1,0 +1,251 @@
+import { type Diagnostic, error, hasErrors, sortDiagnostics, type Where } from './diagnostics.js';
+import { type Agent, buildFleet } from './fleet.js';
+import { globToRegExp } from './glob.js';
+import { splitFrontmatter } from './frontmatter.js';
+import { type Manifest, resolveManifest } from './manifest.js';
+import { type ManifestPart, parseManifestPart } from './manifest-parse.js';
+import { isPresetName, PRESET_NAMES, presetText } from './presets.js';
+import { buildRegistry, type RoleRecord } from './roles.js';
+import { type ResolvedSettings, resolveEnvSettings } from './settings.js';
+import { byteOrder, decodeText, firstInvalidUtf8, sha256, utf8Length } from './text.js';
+import { type ParsedYaml, parseYaml } from './yaml.js';
+
+/** The manifest file a pack may hold at its root. */
+export const MANIFEST_FILE = 'strata.yaml';
+
+/** One file of the pack, decoded. */
+export interface PackFile {
+  path: string;
+  /** sha256 of the raw bytes. */
+  sha256: string;
+  /** The decoded, newline-normalised text (frontmatter included). */
+  text: string;
+  /** Frontmatter metadata ({} when none; YAML files have none). */
+  meta: Readonly<Record<string, unknown>>;
+  /** The layer text: body after frontmatter, trimmed (SPEC §2.3). */
+  prompt: string;
+  promptSha256: string;
+  promptBytes: number;
+  /** Character offset of the body in `text`. */
+  bodyOffset: number;
+}
+
+/**
+ * An immutable, fully validated, in-memory view of one pack version. Compose reads only
+ * snapshots; nothing in one changes after it is built.
+ */
+export interface Snapshot {
+  /** Content hash of the pack: same files and preset → same version on every machine. */
+  version: string;
+  /** The preset the manifest is (or extends), if any. */
+  preset?: string;
+  manifest: Manifest;
+  files: ReadonlyMap<string, PackFile>;
+  roles: ReadonlyMap<string, RoleRecord>;
+  fleet: readonly Agent[];
+  /** Settings resolved from defaults and env at load. */
+  settings: ResolvedSettings;
+  /** Absolute pack directory, when loaded from disk. */
+  root?: string;
+  /** Warnings found while loading (a snapshot never holds errors). */
+  warnings: Diagnostic[];
+}
+
+export interface BuildInput {
+  /** Pack-relative path (with `/`) → raw bytes. */
+  files: ReadonlyMap<string, Uint8Array>;
+  /** Problems the reader already found (unreadable files, symlinks out of the pack, …). */
+  readDiagnostics?: Diagnostic[];
+  /** Paths the reader refused (too large, unreadable): known to exist, never read. */
+  refused?: ReadonlySet<string>;
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Force a preset instead of the pack's manifest or its layout. */
+  preset?: string;
+  root?: string;
+}
+
+export interface LoadResult {
+  /** The snapshot, when the pack has no errors. */
+  snapshot?: Snapshot;
+  /** Every error and warning, sorted by file and position. */
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Builds a snapshot from a pack's files (pure: no I/O). Collects every problem as a
+ * diagnostic; returns a snapshot only when there is no error.
+ */
+export function buildSnapshot(input: BuildInput): LoadResult {
+  const diagnostics: Diagnostic[] = [...(input.readDiagnostics ?? [])];
+  const env = input.env ?? {};
+
+  // 1. Decode every file; split frontmatter of prompt files.
+  const files = new Map<string, PackFile>();
+  const yamls = new Map<string, ParsedYaml>();
+  const frontmatter = new Map<string, ParsedYaml>();
+  const paths = [...input.files.keys()].sort(byteOrder);
+  for (const path of paths) {
+    const bytes = input.files.get(path)!;
+    const text = decodeText(bytes);
+    if (text === undefined) {
+      const offset = firstInvalidUtf8(bytes);
+      diagnostics.push(error('INVALID_UTF8', `file is not valid UTF-8 (first bad byte at offset ${offset})`, { file: path }));
+      continue;
+    }
+    const isYaml = /\.ya?ml$/i.test(path);
+    let meta: Record<string, unknown> = {};
+    let body = text;
+    let bodyOffset = 0;
+    if (!isYaml) {
+      const split = splitFrontmatter(text, path);
+      diagnostics.push(...split.diagnostics);
+      meta = split.meta;
+      body = split.body;
+      bodyOffset = split.bodyOffset;
+      if (split.yaml) frontmatter.set(path, split.yaml);
+    }
+    const prompt = body.trim();
+    files.set(path, {
+      path,
+      sha256: sha256(bytes),
+      text,
+      meta,
+      prompt,
+      promptSha256: sha256(prompt),
+      promptBytes: utf8Length(prompt),
+      bodyOffset,
+    });
+  }
+  const yamlOf = (path: string): ParsedYaml | undefined => {
+    const file = files.get(path);
+    if (!file) return undefined;
+    let parsed = yamls.get(path);
+    if (!parsed) {
+      parsed = parseYaml(file.text, { file: path });
+      yamls.set(path, parsed);
+      diagnostics.push(...parsed.diagnostics);
+    }
+    return parsed;
+  };
+
+  // 2. Manifest: forced preset, the pack's strata.yaml, or a preset detected from the layout.
+  let rootPart: ManifestPart;
+  let rootKey: string;
+  if (input.preset !== undefined && !isPresetName(input.preset)) {
+    diagnostics.push(error('UNKNOWN_PRESET', `unknown preset ${JSON.stringify(input.preset)}; presets: ${PRESET_NAMES.join(', ')}`));
+    return finish(diagnostics);
+  }
+  const presetName = input.preset ?? (files.has(MANIFEST_FILE) ? undefined : detectPreset(paths));
+  if (presetName) {
+    rootKey = `preset:${presetName}`;
+    rootPart = presetPart(presetName, diagnostics);
+  } else {
+    rootKey = MANIFEST_FILE;
+    const parsed = yamlOf(MANIFEST_FILE);
+    if (!parsed || parsed.diagnostics.length > 0) return finish(diagnostics);
+    const { part, diagnostics: d } = parseManifestPart(parsed, MANIFEST_FILE);
+    diagnostics.push(...d);
+    rootPart = part;
+  }
+  const { manifest, diagnostics: md } = resolveManifest(rootPart, rootKey, (target, from) => {
+    if (isPresetName(target)) return { key: `preset:${target}`, part: presetPart(target, diagnostics), diagnostics: [] };
+    if (!/\.ya?ml$/.test(target)) return undefined;
+    const path = joinRelative(from.startsWith('preset:') ? '' : from, target);
+    if (path === undefined) return undefined;
+    const parsed = yamlOf(path);
+    if (!parsed) return undefined;
+    if (parsed.diagnostics.length > 0) return { key: path, diagnostics: [] };
+    const { part, diagnostics: d } = parseManifestPart(parsed, path);
+    return { key: path, part, diagnostics: d };
+  });
+  diagnostics.push(...md);
+  const preset = manifest.chain.map((k) => k.replace(/^preset:/, '')).find(isPresetName);
+
+  // 3. Settings from defaults and env (invalid env values fail here, at load).
+  const { settings, diagnostics: sd } = resolveEnvSettings(manifest.settings, env);
+  diagnostics.push(...sd);
+
+  // 4. Role registry.
+  const registryPaths = paths.filter((p) => /\.ya?ml$/i.test(p) && p !== MANIFEST_FILE && p !== manifest.fleet.file);
+  const roleFiles = registryPaths
+    .filter((p) => matchesAny(manifest.registry.files, p))
+    .map((path) => ({ path, yaml: yamlOf(path)! }));
+  const { roles, diagnostics: rd } = buildRegistry(manifest.registry, roleFiles, paths, (p) => ({ ...files.get(p)?.meta }));
+  diagnostics.push(...rd);
+
+  // 5. Fleet: fleet.yaml and identity frontmatter.
+  const fleetYaml = files.has(manifest.fleet.file) ? yamlOf(manifest.fleet.file) : undefined;
+  const { agents, diagnostics: fd } = buildFleet(manifest.fleet, fleetYaml, paths, (p) => ({
+    meta: (files.get(p)?.meta as Record<string, unknown>) ?? {},
+    locate: (key: string): Where => frontmatter.get(p)?.locate([key]) ?? { file: p },
+  }));
+  diagnostics.push(...fd);
+  if (roles.size > 0) {
+    for (const agent of agents) {
+      if (agent.role !== undefined && !roles.has(agent.role)) {
+        diagnostics.push(error('UNKNOWN_ROLE', `agent ${agent.id} has unknown role ${agent.role}; known roles: ${[...roles.keys()].join(', ')}`, agent.at ?? { file: agent.source }));
+      }
+    }
+  }
+
+  if (hasErrors(diagnostics)) return finish(diagnostics);
+  const snapshot: Snapshot = {
+    version: packVersion(files, input.refused, preset ?? 'manifest'),
+    manifest,
+    files,
+    roles: new Map([...roles].sort(([a], [b]) => byteOrder(a, b))),
+    fleet: agents,
+    settings,
+    warnings: sortDiagnostics(diagnostics),
+  };
+  if (preset) snapshot.preset = preset;
+  if (input.root) snapshot.root = input.root;
+  return { snapshot, diagnostics: snapshot.warnings };
+}
+
+/**
+ * Which preset a pack without a manifest looks like (SPEC §4): roboco when it has
+ * `base.md` or a `roles/` folder; otherwise chorus (YAML role files, defaults.md or
+ * defaults.txt — and an empty pack, which chorus answers with its fallback).
+ */
+export function detectPreset(paths: readonly string[]): 'roboco' | 'chorus' {
+  return paths.some((p) => p === 'base.md' || p.startsWith('roles/')) ? 'roboco' : 'chorus';
+}
+
+// --- internal ---
+
+function finish(diagnostics: Diagnostic[]): LoadResult {
+  return { diagnostics: sortDiagnostics(diagnostics) };
+}
+
+function presetPart(name: string, diagnostics: Diagnostic[]): ManifestPart {
+  const file = `preset:${name}`;
+  const parsed = parseYaml(presetText(name)!, { file });
+  const { part, diagnostics: d } = parseManifestPart(parsed, file);
+  diagnostics.push(...parsed.diagnostics, ...d);
+  return part;
+}
+
+function packVersion(files: ReadonlyMap<string, PackFile>, refused: ReadonlySet<string> | undefined, preset: string): string {
+  const lines = [`preset ${preset}`];
+  for (const [path, file] of [...files].sort(([a], [b]) => byteOrder(a, b))) lines.push(`${file.sha256} ${path}`);
+  for (const path of [...(refused ?? [])].sort(byteOrder)) lines.push(`refused ${path}`);
+  return sha256(lines.join('\n')).slice(0, 16);
+}
+
+function matchesAny(globs: readonly string[], path: string): boolean {
+  return globs.some((g) => globToRegExp(g).test(path));
+}
+
+/** Resolves `target` relative to the folder of pack file `from`; undefined if it leaves the pack. */
+function joinRelative(from: string, target: string): string | undefined {
+  const parts = from.split('/').slice(0, -1);
+  for (const seg of target.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') {
+      if (parts.length === 0) return undefined;
+      parts.pop();
+    } else parts.push(seg);
+  }
+  return parts.join('/');
+}

@@ -1,0 +1,43 @@
+import type { SettingValue } from './settings.js';
+
+/**
+ * Two small, strict template forms:
+ * - path templates, `roles/{role}.md`, with the request's role, team, agent (and role_file);
+ * - text templates, `Intensity: {{ponytail_intensity}}`, with setting values.
+ * Unknown names are found at load; nothing is evaluated.
+ */
+
+export const PATH_PLACEHOLDERS = ['role', 'team', 'agent', 'role_file'] as const;
+export type PathPlaceholder = (typeof PATH_PLACEHOLDERS)[number];
+
+const PATH_RE = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const TEXT_RE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+
+export function pathPlaceholders(template: string): string[] {
+  return [...template.matchAll(PATH_RE)].map((m) => m[1]!);
+}
+
+export function textPlaceholders(template: string): string[] {
+  return [...template.matchAll(TEXT_RE)].map((m) => m[1]!);
+}
+
+/**
+ * Fills a path template. Returns the path, or the first placeholder without a value
+ * (the layer is then skipped with reason `no-value`).
+ */
+export function fillPath(
+  template: string,
+  values: Readonly<Partial<Record<PathPlaceholder, string>>>,
+): { path: string } | { missing: string } {
+  let missing: string | undefined;
+  const path = template.replace(PATH_RE, (_, name: string) => {
+    const v = values[name as PathPlaceholder];
+    if (v === undefined || v === '') missing ??= name;
+    return v ?? '';
+  });
+  return missing === undefined ? { path } : { missing };
+}
+
+export function fillText(template: string, settings: Readonly<Record<string, SettingValue>>): string {
+  return template.replace(TEXT_RE, (_, name: string) => String(settings[name] ?? ''));
+}

@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+
+/** Text helpers shared by the core: decoding, hashing, offsets to line:col. */
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const encoder = new TextEncoder();
+
+/**
+ * Decodes file bytes per SPEC §2.1: strict UTF-8, leading BOM dropped, CRLF and CR
+ * normalised to LF. Returns undefined when the bytes are not valid UTF-8.
+ */
+export function decodeText(bytes: Uint8Array): string | undefined {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  return normaliseNewlines(text);
+}
+
+export function normaliseNewlines(text: string): string {
+  return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
+}
+
+/** Byte offset (0-based) of the first invalid UTF-8 sequence, for error positions. */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    const len = b < 0x80 ? 1 : b >= 0xc2 && b < 0xe0 ? 2 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xf0 && b < 0xf5 ? 4 : 0;
+    if (len === 0 || i + len > bytes.length) return i;
+    try {
+      utf8.decode(bytes.subarray(i, i + len));
+    } catch {
+      return i;
+    }
+    i += len;
+  }
+  return -1;
+}
+
+export function sha256(text: string | Uint8Array): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export function utf8Length(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+export function toBytes(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
+/** 1-based line and column of a character offset in text. */
+export function lineCol(text: string, offset: number): { line: number; col: number } {
+  let line = 1;
+  let lineStart = 0;
+  const end = Math.min(offset, text.length);
+  for (let i = 0; i < end; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, col: end - lineStart + 1 };
+}
+
+/** Compares strings in UTF-8 byte order (= code point order), as SPEC §2.11 sorts paths. */
+export function byteOrder(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const ca = a.charCodeAt(i);
+    const cb = b.charCodeAt(i);
+    if (ca !== cb) return codeUnitRank(ca) - codeUnitRank(cb);
+  }
+  return a.length - b.length;
+}
+
+// Surrogates encode code points above U+FFFF, so they sort after U+E000..U+FFFF.
+function codeUnitRank(c: number): number {
+  if (c >= 0xd800 && c <= 0xdfff) return c + 0x2000;
+  if (c >= 0xe000) return c - 0x800;
+  return c;
+}

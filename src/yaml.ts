@@ -1,0 +1,75 @@
+import { isMap, isNode, isPair, isScalar, isSeq, type Node, parseDocument } from 'yaml';
+import { type Diagnostic, type DiagnosticCode, error, type Where } from './diagnostics.js';
+import { lineCol } from './text.js';
+
+/** A parsed YAML text that can point back at the line and column of any value in it. */
+export interface ParsedYaml {
+  value: unknown;
+  diagnostics: Diagnostic[];
+  /** Where the value (or, with `key`, the mapping key) at `path` is written. */
+  locate(path: readonly PathSegment[], key?: boolean): Where;
+}
+
+export type PathSegment = string | number;
+
+export interface ParseYamlOptions {
+  file: string;
+  /** Lines before the YAML text in its file (frontmatter starts on line 2). */
+  lineOffset?: number;
+  /** Code for syntax errors: YAML_SYNTAX, or BAD_FRONTMATTER inside frontmatter. */
+  syntaxCode?: DiagnosticCode;
+}
+
+/**
+ * Parses YAML text without throwing. Syntax errors, duplicate keys and alias bombs become
+ * diagnostics with positions in the file's own lines.
+ */
+export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
+  const { file, lineOffset = 0, syntaxCode = 'YAML_SYNTAX' } = options;
+  const at = (offset: number): Where => {
+    const { line, col } = lineCol(text, offset);
+    return { file, line: line + lineOffset, col };
+  };
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, strict: true });
+  const diagnostics: Diagnostic[] = doc.errors.map((e) =>
+    error(syntaxCode, e.message.split('\n')[0] ?? e.message, at(e.pos[0])),
+  );
+  let value: unknown;
+  if (diagnostics.length === 0) {
+    try {
+      value = doc.toJS({ maxAliasCount: 100 });
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      diagnostics.push(error('YAML_ALIASES', `refused: ${message}`, at(0)));
+    }
+  }
+  const locate = (path: readonly PathSegment[], key = false): Where => {
+    const found = findNode(doc.contents, path, key);
+    return found?.range ? at(found.range[0]) : { file, line: 1 + lineOffset, col: 1 };
+  };
+  return { value, diagnostics, locate };
+}
+
+// --- internal ---
+
+function findNode(root: unknown, path: readonly PathSegment[], key: boolean): Node | undefined {
+  let node: unknown = root;
+  let last: Node | undefined = isNode(root) ? root : undefined;
+  for (let i = 0; i < path.length; i++) {
+    const seg = path[i];
+    const isLast = i === path.length - 1;
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg));
+      if (!pair) return last;
+      if (isLast && key && isNode(pair.key)) return pair.key;
+      node = pair.value;
+    } else if (isSeq(node) && typeof seg === 'number') {
+      node = node.items[seg];
+    } else {
+      return last;
+    }
+    if (isNode(node)) last = node;
+    else return last;
+  }
+  return last;
+}
