@@ -78,7 +78,12 @@ export function tryCompose(snapshot: Snapshot, request: ComposeRequest): Compose
   for (const key of ['role', 'team', 'agent'] as const) {
     const value = request[key];
     if (value !== undefined && !isValidName(value)) {
-      diagnostics.push(error('BAD_NAME', `${key} ${JSON.stringify(value)} is not a valid name (letters, digits, . _ -; no "..")`));
+      diagnostics.push(
+        error(
+          'BAD_NAME',
+          `${key} ${JSON.stringify(value)} is not a valid name (letters, digits, . _ -; no "..")`,
+        ),
+      );
     }
   }
   if (diagnostics.length > 0) return { ok: false, diagnostics };
@@ -90,12 +95,21 @@ export function tryCompose(snapshot: Snapshot, request: ComposeRequest): Compose
   if (role !== undefined && !record && snapshot.roles.size > 0) {
     return {
       ok: false,
-      diagnostics: [error('UNKNOWN_ROLE', `unknown role ${JSON.stringify(role)}; known roles: ${[...snapshot.roles.keys()].join(', ')}`)],
+      diagnostics: [
+        error(
+          'UNKNOWN_ROLE',
+          `unknown role ${JSON.stringify(role)}; known roles: ${[...snapshot.roles.keys()].join(', ')}`,
+        ),
+      ],
     };
   }
 
   // 2. Settings: request over env over default.
-  const { settings, diagnostics: sd } = applyOverrides(manifest.settings, snapshot.settings, request.settings);
+  const { settings, diagnostics: sd } = applyOverrides(
+    manifest.settings,
+    snapshot.settings,
+    request.settings,
+  );
   if (sd.length > 0) return { ok: false, diagnostics: sd };
 
   // 3. Every layer, in order.
@@ -178,10 +192,15 @@ function resolveLayer(
   request: ComposeRequest,
   diagnostics: Diagnostic[],
 ): Resolved {
-  const skip = (kind: LayerResult['kind'], reason: SkipReason, extra: Partial<LayerResult> = {}): Resolved => ({
+  const skip = (
+    kind: LayerResult['kind'],
+    reason: SkipReason,
+    extra: Partial<LayerResult> = {},
+  ): Resolved => ({
     info: { id: layer.id, included: false, reason, kind, ...extra },
   });
-  if (layer.when && !evaluateGate(layer.when, ctx)) return skip('none', 'gated', { gate: describeGate(layer.when) });
+  if (layer.when && !evaluateGate(layer.when, ctx))
+    return skip('none', 'gated', { gate: describeGate(layer.when) });
 
   let chosen: VariantDef | undefined;
   let variant: number | undefined;
@@ -212,7 +231,8 @@ function resolveLayer(
       break;
     }
     case 'input': {
-      if (request.ambient === undefined) return { info: { ...base, reason: 'no-value', placeholder: 'ambient' } };
+      if (request.ambient === undefined)
+        return { info: { ...base, reason: 'no-value', placeholder: 'ambient' } };
       text = request.ambient.trim();
       break;
     }
@@ -224,7 +244,10 @@ function resolveLayer(
       base.source = record?.source;
       const value = record?.fields[source.field];
       if (typeof value !== 'string') {
-        if (layer.required) diagnostics.push(error('REQUIRED_MISSING', `layer ${layer.id}: role ${role} has no ${source.field}`));
+        if (layer.required)
+          diagnostics.push(
+            error('REQUIRED_MISSING', `layer ${layer.id}: role ${role} has no ${source.field}`),
+          );
         return { info: { ...base, reason: 'missing' } };
       }
       text = value.trim();
@@ -282,7 +305,10 @@ function findFile(
     if (file) return { file };
   }
   if (first === undefined) return { noValue: noValue ?? 'path' };
-  if (layer.required) diagnostics.push(error('REQUIRED_MISSING', `layer ${layer.id}: required file ${first} is missing`, { file: first }));
+  if (layer.required)
+    diagnostics.push(
+      error('REQUIRED_MISSING', `layer ${layer.id}: required file ${first} is missing`, { file: first }),
+    );
   return { missing: first };
 }
 

@@ -50,6 +50,8 @@ export const DIAGNOSTIC_CODES = [
   // tooling
   'BAD_REGISTRY',
   'GIT_ERROR',
+  'BAD_LOCK',
+  'WRITE_ERROR',
 ] as const;
 
 export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[number];

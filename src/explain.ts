@@ -4,7 +4,8 @@ import type { ComposeResult, LayerResult } from './compose.js';
 
 /** Why a layer is or is not in the text, in a few words. */
 export function layerStatus(layer: LayerResult): string {
-  if (layer.included) return layer.variant !== undefined ? `included (variant ${layer.variant + 1})` : 'included';
+  if (layer.included)
+    return layer.variant !== undefined ? `included (variant ${layer.variant + 1})` : 'included';
   switch (layer.reason) {
     case 'gated':
       return `gated: ${layer.gate}`;
@@ -37,7 +38,8 @@ export function formatExplain(result: ComposeResult): string {
     result.agent && `agent=${result.agent}`,
   ].filter(Boolean);
   const settings = Object.entries(result.settings).map(
-    ([k, v]) => `${k}=${String(v)}${result.settingSources[k] === 'default' ? '' : ` (${result.settingSources[k]})`}`,
+    ([k, v]) =>
+      `${k}=${String(v)}${result.settingSources[k] === 'default' ? '' : ` (${result.settingSources[k]})`}`,
   );
   const rows = result.layers.map((l, i) => [
     String(i + 1),
@@ -61,10 +63,14 @@ export function formatExplain(result: ComposeResult): string {
 /** Left-aligned text columns (numbers right-aligned), two spaces apart. */
 export function table(rows: string[][]): string[] {
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  for (const row of rows) {
+    for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);
+  }
   return rows.map((row) =>
     row
-      .map((cell, i) => (/^\d+$/.test(cell) || /^\d+-\d+$/.test(cell) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .map((cell, i) =>
+        /^\d+$/.test(cell) || /^\d+-\d+$/.test(cell) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!),
+      )
       .join('  ')
       .trimEnd(),
   );

@@ -1,4 +1,4 @@
-import { type Diagnostic, error, warning, type Where } from './diagnostics.js';
+import { type Diagnostic, error, type Where, warning } from './diagnostics.js';
 import { templateMatcher } from './glob.js';
 import type { FleetDef } from './manifest.js';
 import { isValidName } from './names.js';
@@ -37,26 +37,36 @@ export function buildFleet(
     const doc = fleetYaml.value;
     const list = isObject(doc) ? doc.agents : undefined;
     if (!isObject(doc) || !Array.isArray(list)) {
-      diagnostics.push(error('BAD_FLEET', `${def.file} must be a mapping with an agents: list`, fleetYaml.locate([])));
+      diagnostics.push(
+        error('BAD_FLEET', `${def.file} must be a mapping with an agents: list`, fleetYaml.locate([])),
+      );
     } else {
-      list.forEach((entry, i) => {
+      for (const [i, entry] of list.entries()) {
         const at = fleetYaml.locate(['agents', i]);
-        if (!isObject(entry)) return void diagnostics.push(error('BAD_FLEET', 'each agent must be a mapping', at));
+        if (!isObject(entry)) {
+          diagnostics.push(error('BAD_FLEET', 'each agent must be a mapping', at));
+          continue;
+        }
         for (const key of Object.keys(entry)) {
           if (!AGENT_KEYS.includes(key)) {
             diagnostics.push(
-              error('UNKNOWN_KEY', `unknown key ${JSON.stringify(key)} in agent; expected one of: ${AGENT_KEYS.join(', ')}`, fleetYaml.locate(['agents', i, key], true)),
+              error(
+                'UNKNOWN_KEY',
+                `unknown key ${JSON.stringify(key)} in agent; expected one of: ${AGENT_KEYS.join(', ')}`,
+                fleetYaml.locate(['agents', i, key], true),
+              ),
             );
           }
         }
         const agent = readAgent(entry, def.file, at, diagnostics);
-        if (!agent) return;
+        if (!agent) continue;
         if (byId.has(agent.id)) {
-          return void diagnostics.push(error('DUPLICATE_AGENT', `agent ${agent.id} is listed twice`, at));
+          diagnostics.push(error('DUPLICATE_AGENT', `agent ${agent.id} is listed twice`, at));
+          continue;
         }
         byId.set(agent.id, agent);
         agents.push(agent);
-      });
+      }
     }
   }
 
@@ -79,7 +89,11 @@ export function buildFleet(
       for (const key of ['role', 'team'] as const) {
         if (fromFile[key] !== undefined && listed[key] !== undefined && fromFile[key] !== listed[key]) {
           diagnostics.push(
-            warning('FLEET_CONFLICT', `agent ${id}: ${key} is ${listed[key]} in ${def.file} but ${fromFile[key]} here; ${def.file} wins`, locate(key)),
+            warning(
+              'FLEET_CONFLICT',
+              `agent ${id}: ${key} is ${listed[key]} in ${def.file} but ${fromFile[key]} here; ${def.file} wins`,
+              locate(key),
+            ),
           );
         }
         if (listed[key] === undefined && fromFile[key] !== undefined) listed[key] = fromFile[key];
@@ -96,7 +110,12 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-function readAgent(entry: Record<string, unknown>, source: string, at: Where, diagnostics: Diagnostic[]): Agent | undefined {
+function readAgent(
+  entry: Record<string, unknown>,
+  source: string,
+  at: Where,
+  diagnostics: Diagnostic[],
+): Agent | undefined {
   const agent: Partial<Agent> = { source, at };
   for (const key of ['id', 'role', 'team'] as const) {
     const value = entry[key];

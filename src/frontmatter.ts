@@ -29,7 +29,13 @@ export function splitFrontmatter(text: string, file: string): SplitFile {
       meta: {},
       body: '',
       bodyOffset: text.length,
-      diagnostics: [error('BAD_FRONTMATTER', 'frontmatter opened on line 1 is never closed by a `---` line', { file, line: 1, col: 1 })],
+      diagnostics: [
+        error('BAD_FRONTMATTER', 'frontmatter opened on line 1 is never closed by a `---` line', {
+          file,
+          line: 1,
+          col: 1,
+        }),
+      ],
     };
   }
   const yamlText = text.slice(4, close.start);
@@ -38,8 +44,12 @@ export function splitFrontmatter(text: string, file: string): SplitFile {
   let meta: Record<string, unknown> = {};
   if (diagnostics.length === 0) {
     if (yaml.value === null || yaml.value === undefined) meta = {};
-    else if (typeof yaml.value === 'object' && !Array.isArray(yaml.value)) meta = yaml.value as Record<string, unknown>;
-    else diagnostics.push(error('BAD_FRONTMATTER', 'frontmatter must be a YAML mapping', { file, line: 2, col: 1 }));
+    else if (typeof yaml.value === 'object' && !Array.isArray(yaml.value))
+      meta = yaml.value as Record<string, unknown>;
+    else
+      diagnostics.push(
+        error('BAD_FRONTMATTER', 'frontmatter must be a YAML mapping', { file, line: 2, col: 1 }),
+      );
   }
   return { meta, body: text.slice(close.end), bodyOffset: close.end, yaml, diagnostics };
 }

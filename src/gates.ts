@@ -37,7 +37,9 @@ export function describeGate(gate: Gate): string {
   if ('setting' in gate) {
     if (gate.equals === undefined) return gate.setting;
     const wanted = Array.isArray(gate.equals) ? gate.equals : [gate.equals];
-    return wanted.length === 1 ? `${gate.setting} == ${String(wanted[0])}` : `${gate.setting} in [${wanted.join(', ')}]`;
+    return wanted.length === 1
+      ? `${gate.setting} == ${String(wanted[0])}`
+      : `${gate.setting} in [${wanted.join(', ')}]`;
   }
   if ('role' in gate) return `role in [${gate.role.join(', ')}]`;
   if ('team' in gate) return `team in [${gate.team.join(', ')}]`;

@@ -101,7 +101,10 @@ const SETTING_KEYS = ['type', 'default', 'env', 'values', 'min', 'max', 'descrip
 const SETTING_TYPES: SettingType[] = ['boolean', 'enum', 'string', 'integer'];
 const GATE_KEYS = ['setting', 'equals', 'role', 'team', 'agent', 'all', 'any', 'not'];
 
-export function parseManifestPart(yaml: ParsedYaml, file: string): { part: ManifestPart; diagnostics: Diagnostic[] } {
+export function parseManifestPart(
+  yaml: ParsedYaml,
+  file: string,
+): { part: ManifestPart; diagnostics: Diagnostic[] } {
   const c = new Checker(yaml, file);
   const part: ManifestPart = { file, settings: [], layers: [], extra: {} };
   const root = yaml.value ?? {};
@@ -127,7 +130,8 @@ export function parseManifestPart(yaml: ParsedYaml, file: string): { part: Manif
       part.registry = {};
       if (reg.files !== undefined) part.registry.files = c.stringList(reg.files, ['registry', 'files']);
       if (reg.key !== undefined) part.registry.key = c.string(reg.key, ['registry', 'key']);
-      if (reg.discover !== undefined) part.registry.discover = c.string(reg.discover, ['registry', 'discover']);
+      if (reg.discover !== undefined)
+        part.registry.discover = c.string(reg.discover, ['registry', 'discover']);
     }
   }
   if (top.fleet !== undefined) {
@@ -135,7 +139,8 @@ export function parseManifestPart(yaml: ParsedYaml, file: string): { part: Manif
     if (fleet) {
       part.fleet = {};
       if (fleet.file !== undefined) part.fleet.file = c.string(fleet.file, ['fleet', 'file']);
-      if (fleet.identities !== undefined) part.fleet.identities = c.string(fleet.identities, ['fleet', 'identities']);
+      if (fleet.identities !== undefined)
+        part.fleet.identities = c.string(fleet.identities, ['fleet', 'identities']);
     }
   }
   if (top.layers !== undefined) {
@@ -145,7 +150,8 @@ export function parseManifestPart(yaml: ParsedYaml, file: string): { part: Manif
       if (layer) part.layers.push(layer);
     });
   }
-  if (top.agent_defaults !== undefined) part.agentDefaults = c.mapping(top.agent_defaults, ['agent_defaults']);
+  if (top.agent_defaults !== undefined)
+    part.agentDefaults = c.mapping(top.agent_defaults, ['agent_defaults']);
   for (const key of ['budgets', 'tokenizer']) if (top[key] !== undefined) part.extra[key] = top[key];
   return { part, diagnostics: c.diagnostics };
 }
@@ -213,7 +219,8 @@ class Checker {
   setting(name: string, raw: unknown): Partial<SettingDef> & { name: string; at: Where } {
     const path = ['settings', name];
     const out: Partial<SettingDef> & { name: string; at: Where } = { name, at: this.at(path, true) };
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) this.bad(path, `setting name ${JSON.stringify(name)} must be an identifier`, true);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      this.bad(path, `setting name ${JSON.stringify(name)} must be an identifier`, true);
     const s = this.mapping(raw, path, SETTING_KEYS);
     if (!s) return out;
     if (s.type !== undefined) {
@@ -221,7 +228,8 @@ class Checker {
       else this.bad([...path, 'type'], `setting type must be one of: ${SETTING_TYPES.join(', ')}`);
     }
     if (s.default !== undefined) {
-      if (['string', 'number', 'boolean'].includes(typeof s.default)) out.default = s.default as SettingDef['default'];
+      if (['string', 'number', 'boolean'].includes(typeof s.default))
+        out.default = s.default as SettingDef['default'];
       else this.bad([...path, 'default'], 'a setting default must be a scalar');
     }
     if (s.env !== undefined) out.env = this.string(s.env, [...path, 'env']);
@@ -240,7 +248,8 @@ class Checker {
     if (!l) return undefined;
     const id = this.string(l.id, [...path, 'id']);
     if (!id) return undefined;
-    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(id)) return this.bad([...path, 'id'], `layer id ${JSON.stringify(id)} is not a valid id`);
+    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(id))
+      return this.bad([...path, 'id'], `layer id ${JSON.stringify(id)} is not a valid id`);
     const patch: LayerPatch = { id, at: this.at(path) };
     if (l.remove !== undefined) {
       if (l.remove === true) patch.remove = true;
@@ -254,34 +263,40 @@ class Checker {
       if (typeof l.required === 'boolean') patch.required = l.required;
       else this.bad([...path, 'required'], 'required must be true or false');
     }
-    if (l.append !== undefined) patch.append = l.append === null ? null : this.string(l.append, [...path, 'append']);
+    if (l.append !== undefined)
+      patch.append = l.append === null ? null : this.string(l.append, [...path, 'append']);
     patch.source = this.source(l, path);
     if (l.variants !== undefined) {
       if (l.variants === null) patch.variants = null;
       else {
         const list = this.list(l.variants, [...path, 'variants']) ?? [];
         patch.variants = [];
-        list.forEach((v, i) => {
+        for (const [i, v] of list.entries()) {
           const vp = [...path, 'variants', i];
           const variant = this.mapping(v, vp, VARIANT_KEYS);
-          if (!variant) return;
+          if (!variant) continue;
           const source = this.source(variant, vp);
-          if (!source) return void this.bad(vp, 'a variant needs a source: file, input, role_field or text');
+          if (!source) {
+            this.bad(vp, 'a variant needs a source: file, input, role_field or text');
+            continue;
+          }
           const def: VariantDef = { source };
           if (variant.when !== undefined) def.when = this.gate(variant.when, [...vp, 'when']);
           if (variant.append !== undefined) def.append = this.string(variant.append, [...vp, 'append']);
           patch.variants!.push(def);
-        });
+        }
       }
     }
-    if (patch.source && patch.variants) this.bad(path, `layer ${id} has both a source and variants; give one`);
+    if (patch.source && patch.variants)
+      this.bad(path, `layer ${id} has both a source and variants; give one`);
     return patch;
   }
 
   source(l: Obj, path: PathSegment[]): LayerSource | undefined {
     const kinds = ['file', 'input', 'role_field', 'text'].filter((k) => l[k] !== undefined);
     if (kinds.length === 0) {
-      if (l.path_setting !== undefined) this.bad([...path, 'path_setting'], 'path_setting needs a file list to fall back on');
+      if (l.path_setting !== undefined)
+        this.bad([...path, 'path_setting'], 'path_setting needs a file list to fall back on');
       return undefined;
     }
     if (kinds.length > 1) return this.bad(path, `give one source, not ${kinds.join(' and ')}`);
@@ -296,7 +311,8 @@ class Checker {
       }
       return src;
     }
-    if (l.path_setting !== undefined) this.bad([...path, 'path_setting'], 'path_setting is only for file layers');
+    if (l.path_setting !== undefined)
+      this.bad([...path, 'path_setting'], 'path_setting is only for file layers');
     if (kind === 'input') {
       if (l.input === 'ambient') return { kind: 'input', name: 'ambient' };
       return this.bad([...path, 'input'], 'input must be "ambient"');
@@ -317,7 +333,8 @@ class Checker {
     if (kinds.length !== 1) {
       return this.bad(path, 'a gate needs exactly one of: setting, role, team, agent, all, any, not');
     }
-    if (g.equals !== undefined && kinds[0] !== 'setting') return this.bad([...path, 'equals'], 'equals goes with setting');
+    if (g.equals !== undefined && kinds[0] !== 'setting')
+      return this.bad([...path, 'equals'], 'equals goes with setting');
     const kind = kinds[0]!;
     switch (kind) {
       case 'setting': {
@@ -326,7 +343,8 @@ class Checker {
         if (g.equals === undefined) return { setting };
         const eq = g.equals;
         const ok = (v: unknown) => ['string', 'number', 'boolean'].includes(typeof v);
-        if (Array.isArray(eq) ? eq.every(ok) : ok(eq)) return { setting, equals: eq as SettingValue | SettingValue[] };
+        if (Array.isArray(eq) ? eq.every(ok) : ok(eq))
+          return { setting, equals: eq as SettingValue | SettingValue[] };
         return this.bad([...path, 'equals'], 'equals must be a scalar or a list of scalars');
       }
       case 'role':
@@ -352,5 +370,8 @@ class Checker {
 
 function label(path: PathSegment[]): string {
   if (path.length === 0) return 'the manifest';
-  return path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[');
+  return path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : p))
+    .join('.')
+    .replace(/\.\[/g, '[');
 }

@@ -1,12 +1,12 @@
 import { type Diagnostic, error, type Where } from './diagnostics.js';
 import { type Gate, gateSettings } from './gates.js';
-import {
-  type FleetDef,
-  type LayerPatch,
-  type LayerSource,
-  type ManifestPart,
-  type RegistryDef,
-  type VariantDef,
+import type {
+  FleetDef,
+  LayerPatch,
+  LayerSource,
+  ManifestPart,
+  RegistryDef,
+  VariantDef,
 } from './manifest-parse.js';
 import { parseSettingValue, type SettingDef } from './settings.js';
 import { PATH_PLACEHOLDERS, pathPlaceholders, textPlaceholders } from './template.js';
@@ -70,7 +70,13 @@ export function resolveManifest(
     const { target, at } = current.extends;
     const found = resolve(target, current.file);
     if (!found) {
-      diagnostics.push(error('UNKNOWN_PRESET', `extends ${JSON.stringify(target)}: no such preset or manifest file (presets: roboco, chorus)`, at));
+      diagnostics.push(
+        error(
+          'UNKNOWN_PRESET',
+          `extends ${JSON.stringify(target)}: no such preset or manifest file (presets: roboco, chorus)`,
+          at,
+        ),
+      );
       break;
     }
     if (keys.includes(found.key)) {
@@ -126,11 +132,13 @@ function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[]): Manifest 
 function applyLayerPatch(layers: LayerDef[], patch: LayerPatch, diagnostics: Diagnostic[]): void {
   const index = layers.findIndex((l) => l.id === patch.id);
   if (patch.remove) {
-    if (index === -1) diagnostics.push(error('BAD_MANIFEST', `cannot remove layer ${patch.id}: no such layer`, patch.at));
+    if (index === -1)
+      diagnostics.push(error('BAD_MANIFEST', `cannot remove layer ${patch.id}: no such layer`, patch.at));
     else layers.splice(index, 1);
     return;
   }
-  const layer: LayerDef = index === -1 ? { id: patch.id, required: false, at: patch.at } : { ...layers[index]!, at: patch.at };
+  const layer: LayerDef =
+    index === -1 ? { id: patch.id, required: false, at: patch.at } : { ...layers[index]!, at: patch.at };
   if (patch.description !== undefined) layer.description = patch.description;
   if (patch.required !== undefined) layer.required = patch.required;
   if (patch.when !== undefined) layer.when = patch.when ?? undefined;
@@ -155,7 +163,13 @@ function applyLayerPatch(layers: LayerDef[], patch: LayerPatch, diagnostics: Dia
   }
   const at = layers.findIndex((l) => l.id === anchor);
   if (at === -1) {
-    diagnostics.push(error('BAD_MANIFEST', `layer ${patch.id}: no layer ${JSON.stringify(anchor)} to place it next to`, patch.at));
+    diagnostics.push(
+      error(
+        'BAD_MANIFEST',
+        `layer ${patch.id}: no layer ${JSON.stringify(anchor)} to place it next to`,
+        patch.at,
+      ),
+    );
     layers.push(layer);
     return;
   }
@@ -170,12 +184,19 @@ function completeSetting(
   const at = s.at ?? {};
   const type =
     s.type ??
-    (s.values ? 'enum' : typeof s.default === 'boolean' ? 'boolean' : typeof s.default === 'number' ? 'integer' : 'string');
+    (s.values
+      ? 'enum'
+      : typeof s.default === 'boolean'
+        ? 'boolean'
+        : typeof s.default === 'number'
+          ? 'integer'
+          : 'string');
   if (type === 'enum' && (!s.values || s.values.length === 0)) {
     diagnostics.push(error('BAD_MANIFEST', `setting ${name}: an enum needs values`, at));
     return undefined;
   }
-  const fallbackDefault = type === 'boolean' ? false : type === 'integer' ? 0 : type === 'enum' ? s.values![0]! : '';
+  const fallbackDefault =
+    type === 'boolean' ? false : type === 'integer' ? 0 : type === 'enum' ? s.values![0]! : '';
   const def: SettingDef = { name, type, default: s.default ?? fallbackDefault };
   if (s.env !== undefined) def.env = s.env;
   if (s.values !== undefined) def.values = s.values;
@@ -184,7 +205,13 @@ function completeSetting(
   if (s.description !== undefined) def.description = s.description;
   const parsed = parseSettingValue(def, def.default);
   if ('problem' in parsed) {
-    diagnostics.push(error('BAD_MANIFEST', `setting ${name}: default ${JSON.stringify(def.default)} is invalid; ${parsed.problem}`, at));
+    diagnostics.push(
+      error(
+        'BAD_MANIFEST',
+        `setting ${name}: default ${JSON.stringify(def.default)} is invalid; ${parsed.problem}`,
+        at,
+      ),
+    );
     return undefined;
   }
   def.default = parsed.value;
@@ -198,14 +225,21 @@ function checkManifest(m: Manifest, diagnostics: Diagnostic[]): void {
     for (const name of textPlaceholders(template ?? '')) {
       if (!settings.has(name)) {
         diagnostics.push(
-          error('UNKNOWN_PLACEHOLDER', `${what}: unknown placeholder {{${name}}}; known settings: ${[...settings.keys()].join(', ') || '(none)'}`, where),
+          error(
+            'UNKNOWN_PLACEHOLDER',
+            `${what}: unknown placeholder {{${name}}}; known settings: ${[...settings.keys()].join(', ') || '(none)'}`,
+            where,
+          ),
         );
       }
     }
   };
   const checkGate = (gate: Gate | undefined, where: Where, what: string) => {
     for (const name of gate ? gateSettings(gate) : []) {
-      if (!settings.has(name)) diagnostics.push(error('UNKNOWN_SETTING', `${what}: gate reads unknown setting ${JSON.stringify(name)}`, where));
+      if (!settings.has(name))
+        diagnostics.push(
+          error('UNKNOWN_SETTING', `${what}: gate reads unknown setting ${JSON.stringify(name)}`, where),
+        );
     }
   };
   const checkSource = (source: LayerSource, where: Where, what: string) => {
@@ -215,21 +249,38 @@ function checkManifest(m: Manifest, diagnostics: Diagnostic[]): void {
       for (const name of pathPlaceholders(path)) {
         if (!(PATH_PLACEHOLDERS as readonly string[]).includes(name)) {
           diagnostics.push(
-            error('UNKNOWN_PLACEHOLDER', `${what}: unknown placeholder {${name}} in ${JSON.stringify(path)}; known: ${PATH_PLACEHOLDERS.map((p) => `{${p}}`).join(', ')}`, where),
+            error(
+              'UNKNOWN_PLACEHOLDER',
+              `${what}: unknown placeholder {${name}} in ${JSON.stringify(path)}; known: ${PATH_PLACEHOLDERS.map((p) => `{${p}}`).join(', ')}`,
+              where,
+            ),
           );
         }
       }
     }
     if (source.pathSetting !== undefined && settings.get(source.pathSetting)?.type !== 'string') {
-      diagnostics.push(error('UNKNOWN_SETTING', `${what}: path_setting ${JSON.stringify(source.pathSetting)} is not a string setting`, where));
+      diagnostics.push(
+        error(
+          'UNKNOWN_SETTING',
+          `${what}: path_setting ${JSON.stringify(source.pathSetting)} is not a string setting`,
+          where,
+        ),
+      );
     }
   };
   for (const layer of m.layers) {
     const what = `layer ${layer.id}`;
-    if (ids.has(layer.id)) diagnostics.push(error('BAD_MANIFEST', `duplicate layer id ${layer.id}`, layer.at));
+    if (ids.has(layer.id))
+      diagnostics.push(error('BAD_MANIFEST', `duplicate layer id ${layer.id}`, layer.at));
     ids.add(layer.id);
     if (!layer.source && !layer.variants?.length) {
-      diagnostics.push(error('BAD_MANIFEST', `${what} has no source: give file, input, role_field, text or variants`, layer.at));
+      diagnostics.push(
+        error(
+          'BAD_MANIFEST',
+          `${what} has no source: give file, input, role_field, text or variants`,
+          layer.at,
+        ),
+      );
     }
     checkGate(layer.when, layer.at, what);
     checkText(layer.append, layer.at, what);
@@ -244,5 +295,7 @@ function checkManifest(m: Manifest, diagnostics: Diagnostic[]): void {
 }
 
 function definedOnly<T extends object>(obj: T): Partial<T> {
-  return Object.fromEntries(Object.entries(obj).filter(([k, v]) => v !== undefined && k !== 'name')) as Partial<T>;
+  return Object.fromEntries(
+    Object.entries(obj).filter(([k, v]) => v !== undefined && k !== 'name'),
+  ) as Partial<T>;
 }

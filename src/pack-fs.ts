@@ -79,7 +79,9 @@ async function walk(
       }
       if (!inside(out.root, real)) {
         out.refused.add(rel);
-        out.diagnostics.push(error('PATH_OUTSIDE_PACK', `symlink points outside the pack (to ${real})`, { file: rel }));
+        out.diagnostics.push(
+          error('PATH_OUTSIDE_PACK', `symlink points outside the pack (to ${real})`, { file: rel }),
+        );
         continue;
       }
     }
@@ -100,7 +102,9 @@ async function readOne(out: PackFiles, rel: string, real: string, maxBytes: numb
       const { size } = await handle.stat();
       if (size > maxBytes) {
         out.refused.add(rel);
-        out.diagnostics.push(error('FILE_TOO_LARGE', `file is ${size} bytes; the limit is ${maxBytes}`, { file: rel }));
+        out.diagnostics.push(
+          error('FILE_TOO_LARGE', `file is ${size} bytes; the limit is ${maxBytes}`, { file: rel }),
+        );
         return;
       }
       out.files.set(rel, await handle.readFile());

@@ -33,7 +33,10 @@ function presetsDir(): string {
   let here = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++) {
     const candidate = join(here, 'presets');
-    if (existsSync(join(candidate, 'roboco.yaml'))) return (dir = candidate);
+    if (existsSync(join(candidate, 'roboco.yaml'))) {
+      dir = candidate;
+      return dir;
+    }
     here = dirname(here);
   }
   throw new Error('strata: the presets/ folder is missing from the package');

@@ -1,6 +1,6 @@
-import { type Diagnostic, error, warning, type Where } from './diagnostics.js';
-import type { RegistryDef } from './manifest.js';
+import { type Diagnostic, error, type Where, warning } from './diagnostics.js';
 import { globToRegExp, templateMatcher } from './glob.js';
+import type { RegistryDef } from './manifest.js';
 import { isValidName } from './names.js';
 import type { ParsedYaml } from './yaml.js';
 
@@ -40,7 +40,10 @@ export function buildRegistry(
   frontmatterOf: (path: string) => Record<string, unknown>,
 ): { roles: Map<string, RoleRecord>; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
-  const raw = new Map<string, { fields: Record<string, unknown>; source: string; at: Where; yaml?: ParsedYaml }>();
+  const raw = new Map<
+    string,
+    { fields: Record<string, unknown>; source: string; at: Where; yaml?: ParsedYaml }
+  >();
   const globs = registry.files.map(globToRegExp);
   const roleFiles = yamlFiles
     .filter((f) => globs.some((g) => g.test(f.path)))
@@ -63,7 +66,11 @@ export function buildRegistry(
       const previous = raw.get(id);
       if (previous) {
         diagnostics.push(
-          warning('DUPLICATE_ROLE', `role ${id} is defined in ${previous.source} and again here; this definition replaces it`, at),
+          warning(
+            'DUPLICATE_ROLE',
+            `role ${id} is defined in ${previous.source} and again here; this definition replaces it`,
+            at,
+          ),
         );
       }
       raw.set(id, { fields: record, source: path, at, yaml });
@@ -94,11 +101,15 @@ export function buildRegistry(
     if (parent === undefined) return entry.fields;
     const at = entry.yaml?.locate([registry.key, id, 'extends']) ?? entry.at;
     if (typeof parent !== 'string' || !raw.has(parent)) {
-      diagnostics.push(error('UNKNOWN_ROLE', `role ${id} extends unknown role ${JSON.stringify(parent)}`, at));
+      diagnostics.push(
+        error('UNKNOWN_ROLE', `role ${id} extends unknown role ${JSON.stringify(parent)}`, at),
+      );
       return undefined;
     }
     if (resolving.includes(parent)) {
-      diagnostics.push(error('ROLE_EXTENDS_CYCLE', `role extends cycle: ${[...resolving, parent].join(' -> ')}`, at));
+      diagnostics.push(
+        error('ROLE_EXTENDS_CYCLE', `role extends cycle: ${[...resolving, parent].join(' -> ')}`, at),
+      );
       return undefined;
     }
     resolving.push(parent);
@@ -138,7 +149,12 @@ function pick(meta: Record<string, unknown>): Record<string, unknown> {
 }
 
 function toRecord(id: string, fields: Record<string, unknown>, source: string): RoleRecord {
-  const record: RoleRecord = { id, fields, source, roleFile: typeof fields.file === 'string' ? fields.file : id };
+  const record: RoleRecord = {
+    id,
+    fields,
+    source,
+    roleFile: typeof fields.file === 'string' ? fields.file : id,
+  };
   if (typeof fields.name === 'string') record.name = fields.name;
   if (typeof fields.description === 'string') record.description = fields.description;
   if (Array.isArray(fields.tags)) record.tags = fields.tags.map(String);

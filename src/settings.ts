@@ -31,7 +31,10 @@ const FALSE = new Set(['false', '0', 'no', 'off']);
  * Parses a raw value (a string from env, `--set` or a query, or a typed JSON value) into
  * the setting's type. Returns the value, or a message saying what is accepted.
  */
-export function parseSettingValue(def: SettingDef, raw: unknown): { value: SettingValue } | { problem: string } {
+export function parseSettingValue(
+  def: SettingDef,
+  raw: unknown,
+): { value: SettingValue } | { problem: string } {
   switch (def.type) {
     case 'boolean': {
       if (typeof raw === 'boolean') return { value: raw };
@@ -49,10 +52,17 @@ export function parseSettingValue(def: SettingDef, raw: unknown): { value: Setti
       return { problem: `accepted values: ${values.join('|')}` };
     }
     case 'integer': {
-      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN;
+      const n =
+        typeof raw === 'number'
+          ? raw
+          : typeof raw === 'string' && /^-?\d+$/.test(raw.trim())
+            ? Number(raw)
+            : Number.NaN;
       if (!Number.isSafeInteger(n)) return { problem: 'accepted values: an integer' };
-      if (def.min !== undefined && n < def.min) return { problem: `accepted values: an integer >= ${def.min}` };
-      if (def.max !== undefined && n > def.max) return { problem: `accepted values: an integer <= ${def.max}` };
+      if (def.min !== undefined && n < def.min)
+        return { problem: `accepted values: an integer >= ${def.min}` };
+      if (def.max !== undefined && n > def.max)
+        return { problem: `accepted values: an integer <= ${def.max}` };
       return { value: n };
     }
     case 'string':
@@ -112,13 +122,18 @@ export function applyOverrides(
     const def = byName.get(key);
     if (!def) {
       const known = defs.map((d) => d.name).join(', ') || '(none)';
-      diagnostics.push(error('UNKNOWN_SETTING', `unknown setting ${JSON.stringify(key)}; known settings: ${known}`));
+      diagnostics.push(
+        error('UNKNOWN_SETTING', `unknown setting ${JSON.stringify(key)}; known settings: ${known}`),
+      );
       continue;
     }
     const parsed = parseSettingValue(def, raw);
     if ('problem' in parsed) {
       diagnostics.push(
-        error('INVALID_SETTING', `setting ${key}: value ${JSON.stringify(raw)} is invalid; ${parsed.problem}`),
+        error(
+          'INVALID_SETTING',
+          `setting ${key}: value ${JSON.stringify(raw)} is invalid; ${parsed.problem}`,
+        ),
       );
       continue;
     }
@@ -129,7 +144,10 @@ export function applyOverrides(
 }
 
 /** Parses `KEY=VALUE` pairs (as given to `--set`) into an overrides object. */
-export function parseSetPairs(pairs: readonly string[]): { overrides: Record<string, string>; bad: string[] } {
+export function parseSetPairs(pairs: readonly string[]): {
+  overrides: Record<string, string>;
+  bad: string[];
+} {
   const overrides: Record<string, string> = {};
   const bad: string[] = [];
   for (const pair of pairs) {

@@ -1,7 +1,7 @@
 import { type Diagnostic, error, hasErrors, sortDiagnostics, type Where } from './diagnostics.js';
 import { type Agent, buildFleet } from './fleet.js';
-import { globToRegExp } from './glob.js';
 import { splitFrontmatter } from './frontmatter.js';
+import { globToRegExp } from './glob.js';
 import { type Manifest, resolveManifest } from './manifest.js';
 import { type ManifestPart, parseManifestPart } from './manifest-parse.js';
 import { isPresetName, PRESET_NAMES, presetText } from './presets.js';
@@ -89,7 +89,9 @@ export function buildSnapshot(input: BuildInput): LoadResult {
     const text = decodeText(bytes);
     if (text === undefined) {
       const offset = firstInvalidUtf8(bytes);
-      diagnostics.push(error('INVALID_UTF8', `file is not valid UTF-8 (first bad byte at offset ${offset})`, { file: path }));
+      diagnostics.push(
+        error('INVALID_UTF8', `file is not valid UTF-8 (first bad byte at offset ${offset})`, { file: path }),
+      );
       continue;
     }
     const isYaml = /\.ya?ml$/i.test(path);
@@ -132,7 +134,12 @@ export function buildSnapshot(input: BuildInput): LoadResult {
   let rootPart: ManifestPart;
   let rootKey: string;
   if (input.preset !== undefined && !isPresetName(input.preset)) {
-    diagnostics.push(error('UNKNOWN_PRESET', `unknown preset ${JSON.stringify(input.preset)}; presets: ${PRESET_NAMES.join(', ')}`));
+    diagnostics.push(
+      error(
+        'UNKNOWN_PRESET',
+        `unknown preset ${JSON.stringify(input.preset)}; presets: ${PRESET_NAMES.join(', ')}`,
+      ),
+    );
     return finish(diagnostics);
   }
   const presetName = input.preset ?? (files.has(MANIFEST_FILE) ? undefined : detectPreset(paths));
@@ -148,7 +155,8 @@ export function buildSnapshot(input: BuildInput): LoadResult {
     rootPart = part;
   }
   const { manifest, diagnostics: md } = resolveManifest(rootPart, rootKey, (target, from) => {
-    if (isPresetName(target)) return { key: `preset:${target}`, part: presetPart(target, diagnostics), diagnostics: [] };
+    if (isPresetName(target))
+      return { key: `preset:${target}`, part: presetPart(target, diagnostics), diagnostics: [] };
     if (!/\.ya?ml$/.test(target)) return undefined;
     const path = joinRelative(from.startsWith('preset:') ? '' : from, target);
     if (path === undefined) return undefined;
@@ -166,11 +174,15 @@ export function buildSnapshot(input: BuildInput): LoadResult {
   diagnostics.push(...sd);
 
   // 4. Role registry.
-  const registryPaths = paths.filter((p) => /\.ya?ml$/i.test(p) && p !== MANIFEST_FILE && p !== manifest.fleet.file);
+  const registryPaths = paths.filter(
+    (p) => /\.ya?ml$/i.test(p) && p !== MANIFEST_FILE && p !== manifest.fleet.file,
+  );
   const roleFiles = registryPaths
     .filter((p) => matchesAny(manifest.registry.files, p))
     .map((path) => ({ path, yaml: yamlOf(path)! }));
-  const { roles, diagnostics: rd } = buildRegistry(manifest.registry, roleFiles, paths, (p) => ({ ...files.get(p)?.meta }));
+  const { roles, diagnostics: rd } = buildRegistry(manifest.registry, roleFiles, paths, (p) => ({
+    ...files.get(p)?.meta,
+  }));
   diagnostics.push(...rd);
 
   // 5. Fleet: fleet.yaml and identity frontmatter.
@@ -183,7 +195,13 @@ export function buildSnapshot(input: BuildInput): LoadResult {
   if (roles.size > 0) {
     for (const agent of agents) {
       if (agent.role !== undefined && !roles.has(agent.role)) {
-        diagnostics.push(error('UNKNOWN_ROLE', `agent ${agent.id} has unknown role ${agent.role}; known roles: ${[...roles.keys()].join(', ')}`, agent.at ?? { file: agent.source }));
+        diagnostics.push(
+          error(
+            'UNKNOWN_ROLE',
+            `agent ${agent.id} has unknown role ${agent.role}; known roles: ${[...roles.keys()].join(', ')}`,
+            agent.at ?? { file: agent.source },
+          ),
+        );
       }
     }
   }
@@ -226,9 +244,14 @@ function presetPart(name: string, diagnostics: Diagnostic[]): ManifestPart {
   return part;
 }
 
-function packVersion(files: ReadonlyMap<string, PackFile>, refused: ReadonlySet<string> | undefined, preset: string): string {
+function packVersion(
+  files: ReadonlyMap<string, PackFile>,
+  refused: ReadonlySet<string> | undefined,
+  preset: string,
+): string {
   const lines = [`preset ${preset}`];
-  for (const [path, file] of [...files].sort(([a], [b]) => byteOrder(a, b))) lines.push(`${file.sha256} ${path}`);
+  for (const [path, file] of [...files].sort(([a], [b]) => byteOrder(a, b)))
+    lines.push(`${file.sha256} ${path}`);
   for (const path of [...(refused ?? [])].sort(byteOrder)) lines.push(`refused ${path}`);
   return sha256(lines.join('\n')).slice(0, 16);
 }

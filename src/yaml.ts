@@ -59,7 +59,9 @@ function findNode(root: unknown, path: readonly PathSegment[], key: boolean): No
     const seg = path[i];
     const isLast = i === path.length - 1;
     if (isMap(node)) {
-      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg));
+      const pair = node.items.find(
+        (p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg),
+      );
       if (!pair) return last;
       if (isLast && key && isNode(pair.key)) return pair.key;
       node = pair.value;

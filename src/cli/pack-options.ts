@@ -47,6 +47,22 @@ export function addRequestOptions(cmd: Command): Command {
  * at all, the pack is empty and composes to the fallback.
  */
 export async function openPack(flags: PackFlags, io: CliIO): Promise<LoadResult> {
+  const { dir, preset, maxFileBytes } = packLocation(flags, io);
+  if (dir === undefined) return buildSnapshot({ files: new Map(), env: io.env, preset });
+  return loadPack(dir, { preset, env: io.env, maxFileBytes });
+}
+
+/** Where a pack is, as {@link openPack} finds it; `dir` is absolute, or undefined for an empty chorus pack. */
+export interface PackLocation {
+  dir?: string;
+  /** The directory as the user gave it (for display, e.g. GitHub annotations). */
+  given?: string;
+  preset?: string;
+  maxFileBytes?: number;
+}
+
+/** Resolves --dir / $STRATA_PROMPTS_DIR / $CHORUS_PROMPTS_DIR, --preset and --max-file-bytes; usage errors throw. */
+export function packLocation(flags: PackFlags, io: CliIO): PackLocation {
   const preset = flags.preset;
   if (preset !== undefined && preset !== 'roboco' && preset !== 'chorus') {
     throw new UsageError(`--preset must be roboco or chorus, not ${JSON.stringify(preset)}`);
@@ -54,14 +70,16 @@ export async function openPack(flags: PackFlags, io: CliIO): Promise<LoadResult>
   let maxFileBytes: number | undefined;
   if (flags.maxFileBytes !== undefined) {
     maxFileBytes = Number(flags.maxFileBytes);
-    if (!Number.isSafeInteger(maxFileBytes) || maxFileBytes <= 0) throw new UsageError('--max-file-bytes must be a positive integer');
+    if (!Number.isSafeInteger(maxFileBytes) || maxFileBytes <= 0)
+      throw new UsageError('--max-file-bytes must be a positive integer');
   }
-  const dir = flags.dir ?? io.env.STRATA_PROMPTS_DIR ?? (preset === 'roboco' ? undefined : io.env.CHORUS_PROMPTS_DIR);
+  const dir =
+    flags.dir ?? io.env.STRATA_PROMPTS_DIR ?? (preset === 'roboco' ? undefined : io.env.CHORUS_PROMPTS_DIR);
   if (dir === undefined || dir === '') {
-    if (preset === 'chorus') return buildSnapshot({ files: new Map(), env: io.env, preset });
+    if (preset === 'chorus') return { preset, maxFileBytes };
     throw new UsageError('no pack directory: give --dir DIR or set STRATA_PROMPTS_DIR');
   }
-  return loadPack(resolvePath(io, dir), { preset, env: io.env, maxFileBytes });
+  return { dir: resolvePath(io, dir), given: dir, preset, maxFileBytes };
 }
 
 /** Prints diagnostics to stderr; returns the snapshot, or undefined when loading failed. */
@@ -75,7 +93,11 @@ export function printDiagnostics(diagnostics: readonly Diagnostic[], io: CliIO):
 }
 
 /** Builds the compose request from flags (role from $CHORUS_ROLE with the chorus preset). */
-export async function requestFromFlags(flags: RequestFlags, snapshot: Snapshot, io: CliIO): Promise<ComposeRequest> {
+export async function requestFromFlags(
+  flags: RequestFlags,
+  snapshot: Snapshot,
+  io: CliIO,
+): Promise<ComposeRequest> {
   if (flags.ambient !== undefined && flags.ambientFile !== undefined) {
     throw new UsageError('give --ambient or --ambient-file, not both');
   }
@@ -91,7 +113,9 @@ export async function requestFromFlags(flags: RequestFlags, snapshot: Snapshot, 
     try {
       request.ambient = await readFile(resolvePath(io, flags.ambientFile), 'utf8');
     } catch (e) {
-      throw new UsageError(`cannot read --ambient-file ${flags.ambientFile}: ${(e as NodeJS.ErrnoException).code ?? e}`);
+      throw new UsageError(
+        `cannot read --ambient-file ${flags.ambientFile}: ${(e as NodeJS.ErrnoException).code ?? e}`,
+      );
     }
   }
   if (Object.keys(overrides).length > 0) request.settings = overrides;

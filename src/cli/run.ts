@@ -1,14 +1,17 @@
 import { Command, CommanderError } from 'commander';
-import { PromptError, formatDiagnostic } from '../diagnostics.js';
+import { formatDiagnostic, PromptError } from '../diagnostics.js';
+import { VERSION } from '../version.js';
 import * as composeCommands from './commands/compose.js';
 import * as roleCommands from './commands/roles.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, EXIT_USAGE, UsageError } from './io.js';
-import { VERSION } from '../version.js';
 
 export type Exit = (code: number) => void;
 
 /** Each command module registers its commands on the program. */
-const COMMANDS: Array<{ register(program: Command, io: CliIO, exit: Exit): void }> = [composeCommands, roleCommands];
+const COMMANDS: Array<{ register(program: Command, io: CliIO, exit: Exit): void }> = [
+  composeCommands,
+  roleCommands,
+];
 
 /**
  * Runs the strata CLI. Exit status: 0 success (warnings allowed), 1 an error in the pack
@@ -26,7 +29,7 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
     code = c;
   };
   const program = new Command('strata')
-    .description('Compose every agent\'s system prompt from layered, ops-tunable files.')
+    .description("Compose every agent's system prompt from layered, ops-tunable files.")
     .version(VERSION, '-V, --version')
     .showHelpAfterError()
     .exitOverride()
@@ -36,13 +39,19 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
     '\nExit status: 0 success (warnings allowed), 1 an error in the pack or the request, 2 a usage error.',
   );
   for (const command of COMMANDS) command.register(program, io, exit);
-  for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  for (const cmd of program.commands)
+    cmd.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return code;
   } catch (e) {
     if (e instanceof CommanderError) {
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT_OK;
+      if (
+        e.code === 'commander.helpDisplayed' ||
+        e.code === 'commander.version' ||
+        e.code === 'commander.help'
+      )
+        return EXIT_OK;
       return e.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
     }
     if (e instanceof UsageError) {

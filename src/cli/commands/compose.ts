@@ -2,7 +2,14 @@ import type { Command } from 'commander';
 import { tryCompose } from '../../compose.js';
 import { formatExplain } from '../../explain.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK } from '../io.js';
-import { addRequestOptions, openPack, printDiagnostics, type RequestFlags, reportLoad, requestFromFlags } from '../pack-options.js';
+import {
+  addRequestOptions,
+  openPack,
+  printDiagnostics,
+  type RequestFlags,
+  reportLoad,
+  requestFromFlags,
+} from '../pack-options.js';
 import type { Exit } from '../run.js';
 
 /** `strata compose` and `strata explain`: the prompt, or the table of its layers. */
@@ -11,14 +18,22 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .description('print the composed prompt (exactly its bytes) for a role, team and agent')
     .option('--json', 'print the result object with provenance instead')
     .action(async (flags: RequestFlags & { json?: boolean }) => {
-      exit(await composeCommand(flags, io, (result) => (flags.json ? `${JSON.stringify(result, null, 2)}\n` : result.text)));
+      exit(
+        await composeCommand(flags, io, (result) =>
+          flags.json ? `${JSON.stringify(result, null, 2)}\n` : result.text,
+        ),
+      );
     });
 
   addRequestOptions(program.command('explain'))
     .description('show every layer of the pipeline: included or why not, source, bytes')
     .option('--json', 'print the result object')
     .action(async (flags: RequestFlags & { json?: boolean }) => {
-      exit(await composeCommand(flags, io, (result) => (flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatExplain(result))));
+      exit(
+        await composeCommand(flags, io, (result) =>
+          flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatExplain(result),
+        ),
+      );
     });
 }
 

@@ -26,7 +26,8 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
       if (!snapshot) return exit(EXIT_FAIL);
       const agents = snapshot.fleet.map(({ at: _, ...agent }) => agent);
       if (flags.json) io.stdout(`${JSON.stringify({ version: snapshot.version, agents }, null, 2)}\n`);
-      else if (agents.length === 0) io.stdout('(no fleet: the pack has no fleet.yaml and no identity frontmatter)\n');
+      else if (agents.length === 0)
+        io.stdout('(no fleet: the pack has no fleet.yaml and no identity frontmatter)\n');
       else {
         const rows = agents.map((a) => [a.id, a.role ?? '-', a.team ?? '-', a.source]);
         io.stdout(`${table([['agent', 'role', 'team', 'declared in'], ...rows]).join('\n')}\n`);

@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import { compose } from '../../src/compose.js';
+import { memPack, okPack } from '../helpers.js';
+
+const robocoFiles = {
+  'base.md': 'Base rules.',
+  'roles/developer.md': 'Developer role.',
+  'teams/core.md': 'Core team.',
+};
+
+describe('extends', () => {
+  it('extends a preset and overrides a default, inserts, replaces and removes layers', () => {
+    const pack = okPack({
+      ...robocoFiles,
+      'notice.md': 'Notice.',
+      'strata.yaml': `
+extends: roboco
+separator: "\\n\\n"
+settings:
+  ponytail_intensity: { default: lite }
+layers:
+  - id: notice
+    file: notice.md
+    before: base
+  - id: team
+    text: "Inline team text."
+  - id: tools
+    remove: true
+`,
+    });
+    expect(pack.preset).toBe('roboco');
+    expect(pack.manifest.layers.map((l) => l.id)).toEqual([
+      'lifecycle',
+      'notice',
+      'base',
+      'fable',
+      'ponytail',
+      'role',
+      'verbs',
+      'team',
+      'identity',
+      'ambient',
+    ]);
+    expect(pack.settings.values.ponytail_intensity).toBe('lite');
+    expect(compose(pack, { role: 'developer', team: 'core' }).text).toBe(
+      'Notice.\n\nBase rules.\n\nDeveloper role.\n\nInline team text.',
+    );
+  });
+
+  it('extends a manifest file relative to the one that names it', () => {
+    const pack = okPack({
+      'strata.yaml': 'extends: ./shared/base.yaml\nfallback: Custom fallback.\n',
+      'shared/base.yaml': 'extends: chorus\nseparator: " | "\n',
+      'defaults.md': 'D.',
+      'roles.yaml': 'roles:\n  r: { system_prompt: S. }\n',
+    });
+    expect(pack.manifest.chain).toEqual(['strata.yaml', 'shared/base.yaml', 'preset:chorus']);
+    expect(compose(pack, { role: 'r' }).text).toBe('S. | D.');
+  });
+
+  it('names the whole chain of an extends cycle', () => {
+    const result = memPack({
+      'strata.yaml': 'extends: ./a.yaml\n',
+      'a.yaml': 'extends: ./b.yaml\n',
+      'b.yaml': 'extends: ./a.yaml\n',
+    });
+    const d = result.diagnostics.find((x) => x.code === 'EXTENDS_CYCLE')!;
+    expect(d.message).toContain('strata.yaml -> a.yaml -> b.yaml -> a.yaml');
+  });
+});
+
+describe('layer sources', () => {
+  const pack = okPack({
+    'strata.yaml': `
+settings:
+  tone: { type: string, default: calm }
+fallback: Nothing to say.
+layers:
+  - id: persona
+    role_field: system_prompt
+  - id: inline
+    text: "Tone: {{tone}}."
+  - id: ambient
+    input: ambient
+  - id: d
+    file: [defaults.md, defaults.txt]
+`,
+    'defaults.txt': '  Defaults from txt.  \n',
+    'roles.yaml':
+      'roles:\n  base: { system_prompt: "  Base persona.  " }\n  child: { extends: base, name: Child }\n',
+    'fleet.yaml': 'agents:\n  - { id: ada, role: child }\n',
+  });
+
+  it('composes with provenance for each kind', () => {
+    const withRoles = okPack({
+      'strata.yaml': `
+registry: { files: [roles.yaml] }
+settings:
+  tone: { type: string, default: calm }
+layers:
+  - id: persona
+    role_field: system_prompt
+  - id: inline
+    text: "Tone: {{tone}}."
+  - id: ambient
+    input: ambient
+  - id: d
+    file: [defaults.md, defaults.txt]
+`,
+      'defaults.txt': '  Defaults from txt.  \n',
+      'roles.yaml':
+        'roles:\n  base: { system_prompt: "  Base persona.  " }\n  child: { extends: base, name: Child }\n',
+      'fleet.yaml': 'agents:\n  - { id: ada, role: child }\n',
+    });
+    const result = compose(withRoles, { agent: 'ada', ambient: ' Now. ', settings: { tone: 'dry' } });
+    expect(result.role).toBe('child');
+    expect(result.text).toBe(
+      'Base persona.\n\n---\n\nTone: dry.\n\n---\n\nNow.\n\n---\n\nDefaults from txt.',
+    );
+    expect(result.layers.map((l) => [l.id, l.kind, l.source ?? null, l.start, l.end])).toEqual([
+      ['persona', 'role_field', 'roles.yaml', 0, 13],
+      ['inline', 'text', null, 20, 30],
+      ['ambient', 'input', null, 37, 41],
+      ['d', 'file', 'defaults.txt', 48, 66],
+    ]);
+    expect(withRoles.roles.get('child')!.fields.system_prompt).toBe('  Base persona.  ');
+  });
+
+  it('falls back when nothing is included, and skips with the right reasons', () => {
+    const result = compose(pack, {});
+    expect(result.layers.map((l) => [l.id, l.included ? 'included' : l.reason])).toEqual([
+      ['persona', 'no-value'],
+      ['inline', 'included'],
+      ['ambient', 'no-value'],
+      ['d', 'included'],
+    ]);
+  });
+
+  it('uses the manifest fallback text', () => {
+    const empty = okPack({
+      'strata.yaml': 'fallback: Nothing to say.\nlayers:\n  - { id: a, file: a.md }\n',
+    });
+    const result = compose(empty, {});
+    expect(result.text).toBe('Nothing to say.');
+    expect(result.layers).toEqual([
+      { id: 'a', included: false, reason: 'missing', kind: 'file', source: 'a.md' },
+    ]);
+  });
+});
+
+describe('preset detection', () => {
+  it.each([
+    [{ 'base.md': 'B' }, 'roboco'],
+    [{ 'roles/x.md': 'X' }, 'roboco'],
+    [{ 'defaults.md': 'D' }, 'chorus'],
+    [{ 'defaults.txt': 'D' }, 'chorus'],
+    [{ 'team.yaml': 'roles:\n  a: { system_prompt: A }\n' }, 'chorus'],
+    [{}, 'chorus'],
+  ])('%j is %s', (files, preset) => {
+    expect(okPack(files).preset).toBe(preset);
+  });
+
+  it('a chorus pack: YAML files without a roles: mapping are not role files', () => {
+    const pack = okPack({
+      'other.yaml': 'agents: []\n',
+      'roles.yaml': 'roles:\n  a: { system_prompt: A }\n',
+    });
+    expect([...pack.roles.keys()]).toEqual(['a']);
+  });
+
+  it('a roboco pack: roles come from roles/*.md and roles.yaml; an aliased file is not a role', () => {
+    const pack = okPack({
+      'roles/dev.md': '---\nname: Developer\n---\nDev.',
+      'roles/board.md': 'Board.',
+      'roles.yaml': 'roles:\n  chair: { file: board, name: Chair }\n',
+    });
+    expect([...pack.roles.keys()]).toEqual(['chair', 'dev']);
+    expect(compose(pack, { role: 'chair' }).text).toBe('Board.');
+    expect(pack.roles.get('dev')!.name).toBe('Developer');
+  });
+});

@@ -1,0 +1,77 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+import { run } from '../src/cli/run.js';
+import { buildSnapshot, type LoadResult, type Snapshot } from '../src/snapshot.js';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const EXAMPLES = join(ROOT, 'examples');
+export const FIXTURES = join(ROOT, 'test', 'fixtures');
+
+/** Builds a snapshot from in-memory files (pure, no disk). */
+export function memPack(
+  files: Record<string, string | Uint8Array>,
+  options: { env?: Record<string, string>; preset?: string } = {},
+): LoadResult {
+  const map = new Map<string, Uint8Array>();
+  for (const [path, content] of Object.entries(files)) {
+    map.set(path, typeof content === 'string' ? new TextEncoder().encode(content) : content);
+  }
+  return buildSnapshot({ files: map, env: options.env ?? {}, preset: options.preset });
+}
+
+export function okPack(
+  files: Record<string, string | Uint8Array>,
+  options: { env?: Record<string, string>; preset?: string } = {},
+): Snapshot {
+  const result = memPack(files, options);
+  expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  return result.snapshot!;
+}
+
+export function codes(result: { diagnostics: Array<{ code: string }> }): string[] {
+  return result.diagnostics.map((d) => d.code);
+}
+
+/** Runs the CLI in-process and captures its output. */
+export async function cli(argv: string[], env: Record<string, string | undefined> = {}, cwd = ROOT) {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(argv, {
+    stdout: (s) => {
+      stdout += s;
+    },
+    stderr: (s) => {
+      stderr += s;
+    },
+    env,
+    cwd,
+  });
+  return { code, stdout, stderr };
+}
+
+export function tempDir(prefix = 'strata-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function writeFiles(dir: string, files: Record<string, string | Uint8Array>): void {
+  for (const [path, content] of Object.entries(files)) {
+    const full = join(dir, path);
+    mkdirSync(dirname(full), { recursive: true });
+    writeFileSync(full, content);
+  }
+}
+
+/** Compares text with a golden file; UPDATE_GOLDEN=1 rewrites the file instead. */
+export function expectGolden(name: string, actual: string): void {
+  const file = join(ROOT, 'test', 'golden', name);
+  if (process.env.UPDATE_GOLDEN === '1') {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, actual);
+    return;
+  }
+  if (!existsSync(file)) throw new Error(`golden file ${name} is missing (UPDATE_GOLDEN=1 writes it)`);
+  expect(actual).toBe(readFileSync(file, 'utf8'));
+}
