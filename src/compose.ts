@@ -87,7 +87,7 @@ export function tryCompose(snapshot: Snapshot, request: ComposeRequest): Compose
     }
   }
   if (diagnostics.length > 0) return { ok: false, diagnostics };
-  const member = request.agent === undefined ? undefined : snapshot.fleet.find((a) => a.id === request.agent);
+  const member = request.agent === undefined ? undefined : memoFor(snapshot).fleet.get(request.agent);
   const role = request.role ?? member?.role;
   const team = request.team ?? member?.team;
   const agent = request.agent;
@@ -192,15 +192,9 @@ function resolveLayer(
   request: ComposeRequest,
   diagnostics: Diagnostic[],
 ): Resolved {
-  const skip = (
-    kind: LayerResult['kind'],
-    reason: SkipReason,
-    extra: Partial<LayerResult> = {},
-  ): Resolved => ({
-    info: { id: layer.id, included: false, reason, kind, ...extra },
-  });
-  if (layer.when && !evaluateGate(layer.when, ctx))
-    return skip('none', 'gated', { gate: describeGate(layer.when) });
+  if (layer.when && !evaluateGate(layer.when, ctx)) {
+    return { info: { id: layer.id, included: false, reason: 'gated', kind: 'none', gate: describeGate(layer.when) } };
+  }
 
   let chosen: VariantDef | undefined;
   let variant: number | undefined;
@@ -208,7 +202,8 @@ function resolveLayer(
     variant = layer.variants.findIndex((v) => !v.when || evaluateGate(v.when, ctx));
     if (variant === -1) {
       const gates = layer.variants.map((v) => (v.when ? describeGate(v.when) : 'always'));
-      return skip('none', 'gated', { gate: `no variant holds: ${gates.join(' | ')}` });
+      const gate = `no variant holds: ${gates.join(' | ')}`;
+      return { info: { id: layer.id, included: false, reason: 'gated', kind: 'none', gate } };
     }
     chosen = layer.variants[variant]!;
   }
@@ -260,7 +255,8 @@ function resolveLayer(
   if (!text) return { info: { ...base, reason: 'empty' } };
   if (append !== undefined) {
     base.appended = true;
-    return { info: base, text: `${text}\n\n${fillText(append, ctx.settings)}` };
+    const appended = `${text}\n\n${fillText(append, ctx.settings)}`;
+    return { info: base, text: appended, ...memoFor(snapshot).measure(appended) };
   }
   return { info: base, text, ...cached };
 }
@@ -314,6 +310,7 @@ function findFile(
 
 /** Normalises a pack-relative path; undefined when it would leave the pack. */
 function normalisePath(path: string): string | undefined {
+  if (!NEEDS_NORMALISING.test(path)) return path;
   const parts: string[] = [];
   for (const seg of path.split('/')) {
     if (seg === '' || seg === '.') continue;
@@ -332,4 +329,37 @@ function packRelative(root: string | undefined, path: string): string | undefine
     return normalisePath(path.slice(root.length));
   }
   return normalisePath(path);
+}
+
+const NEEDS_NORMALISING = /(^|\/)\.{1,2}(\/|$)|\/\/|^\/|\/$/;
+
+/**
+ * Derived look-ups of a snapshot, built on first use. They never change what compose
+ * returns, only how fast: the fleet by id, and sizes and hashes of appended layer texts.
+ */
+interface SnapshotMemo {
+  fleet: Map<string, Snapshot['fleet'][number]>;
+  measure(text: string): { bytes: number; sha256: string };
+}
+
+const memos = new WeakMap<Snapshot, SnapshotMemo>();
+
+function memoFor(snapshot: Snapshot): SnapshotMemo {
+  let memo = memos.get(snapshot);
+  if (!memo) {
+    const measured = new Map<string, { bytes: number; sha256: string }>();
+    memo = {
+      fleet: new Map(snapshot.fleet.map((a) => [a.id, a])),
+      measure(text) {
+        let m = measured.get(text);
+        if (!m) {
+          m = { bytes: utf8Length(text), sha256: sha256(text) };
+          if (measured.size < 4096) measured.set(text, m);
+        }
+        return m;
+      },
+    };
+    memos.set(snapshot, memo);
+  }
+  return memo;
 }

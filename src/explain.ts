@@ -1,4 +1,5 @@
 import type { ComposeResult, LayerResult } from './compose.js';
+import type { TokenizedResult } from './tokens/count.js';
 
 /** Readable forms of a result's provenance, shared by `strata explain` and others. */
 
@@ -30,8 +31,12 @@ export function layerSource(layer: LayerResult): string {
   }
 }
 
-/** The explain table: one row per layer of the pipeline, included or not. */
-export function formatExplain(result: ComposeResult): string {
+/**
+ * The explain table: one row per layer of the pipeline, included or not; with a tokens
+ * column and total when the result carries token counts (`withTokens`).
+ */
+export function formatExplain(result: ComposeResult | TokenizedResult): string {
+  const tokens = 'tokens' in result ? result.tokens : undefined;
   const who = [
     result.role && `role=${result.role}`,
     result.team && `team=${result.team}`,
@@ -47,15 +52,19 @@ export function formatExplain(result: ComposeResult): string {
     layerStatus(l),
     layerSource(l),
     l.included ? String(l.bytes) : '',
+    ...(tokens ? [l.included ? String((l as { tokens?: number }).tokens ?? '') : ''] : []),
     l.included ? `${l.start}-${l.end}` : '',
   ]);
+  const tokenNote = tokens
+    ? `; ${tokens.total} tokens (${tokens.tokenizer}${tokens.estimate ? `, an estimate for ${tokens.family ?? 'this model'}` : ''})${tokens.budget ? `; budget ${tokens.budget.max}: ${tokens.budget.status}` : ''}`
+    : '';
   const lines = [
     `version ${result.version}  ${who.join(' ') || '(no role)'}`,
     `settings ${settings.join(' ') || '(none)'}`,
     '',
-    ...table([['#', 'layer', 'status', 'source', 'bytes', 'range'], ...rows]),
+    ...table([['#', 'layer', 'status', 'source', 'bytes', ...(tokens ? ['tokens'] : []), 'range'], ...rows]),
     '',
-    `${result.layers.filter((l) => l.included).length} of ${result.layers.length} layers included; ${result.bytes} bytes; sha256 ${result.sha256}${result.fallback ? '; fallback text used' : ''}`,
+    `${result.layers.filter((l) => l.included).length} of ${result.layers.length} layers included; ${result.bytes} bytes${tokenNote}; sha256 ${result.sha256}${result.fallback ? '; fallback text used' : ''}`,
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -29,6 +29,7 @@ export {
 } from './diagnostics.js';
 export { formatExplain, layerSource, layerStatus } from './explain.js';
 export type { Agent } from './fleet.js';
+export { type InspectorAsset, inspectorAssets } from './inspector/assets.js';
 export { type LoadOptions, loadPack, loadPackStrict } from './load.js';
 export type { LayerDef, LayerSource, Manifest } from './manifest.js';
 export { isValidName } from './names.js';
@@ -46,3 +47,61 @@ export {
   type PackFile,
   type Snapshot,
 } from './snapshot.js';
+export { analyzeCache, type CacheMember, type CacheReport, formatCacheReport } from './tokens/cache.js';
+export { checkBudgets, checkCacheOrder, type TokenCheckOptions } from './tokens/checks.js';
+export {
+  type BudgetStatus,
+  type Budgets,
+  budgetFor,
+  type TokenConfig,
+  tokenConfig,
+} from './tokens/config.js';
+export {
+  countTokens,
+  type TokenizedLayer,
+  type TokenizedResult,
+  type TokenSummary,
+  withTokens,
+} from './tokens/count.js';
+export {
+  type AnthropicBody,
+  type AnthropicTextBlock,
+  anthropicBody,
+  type OpenAIBody,
+  openaiBody,
+  PROVIDER_FORMATS,
+  type ProviderFormat,
+  providerBody,
+} from './tokens/providers.js';
+export {
+  ENCODINGS,
+  type EncodingName,
+  getTokenizer,
+  TOKENIZER_NAMES,
+  type Tokenizer,
+  type TokenizerName,
+} from './tokens/tokenizer.js';
+export {
+  type AgentConfig,
+  type AgentConfigOutcome,
+  AgentConfigSchema,
+  type AgentConfigValues,
+  agentConfig,
+  agentConfigJsonSchema,
+  type ConfigSource,
+} from './tooling/agent-config.js';
+export {
+  type DiffReport,
+  type DiffSide,
+  diffPacks,
+  type MemberChange,
+  type MemberPrompt,
+  type MemberSame,
+  promptDiff,
+} from './tooling/diff.js';
+export { readPackAtRevision } from './tooling/git-pack.js';
+export { LINT_CHECKS, type LintCheck, type LintContext, lintPack } from './tooling/lint.js';
+export { buildLock, checkLock, formatLock, type Lock, parseLock } from './tooling/lock.js';
+export { composeMember, type Member, packMembers } from './tooling/members.js';
+export { parseUcxl, type UcxlAddress } from './tooling/ucxl.js';
+export { parseVerbRegistry, renderVerbFragments, type Verb, type VerbParam } from './tooling/verbs.js';

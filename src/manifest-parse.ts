@@ -1,6 +1,7 @@
 import { type Diagnostic, error, type Where } from './diagnostics.js';
 import type { Gate } from './gates.js';
 import type { SettingDef, SettingType, SettingValue } from './settings.js';
+import { checkTokenSections } from './tokens/config.js';
 import type { ParsedYaml, PathSegment } from './yaml.js';
 
 /**
@@ -153,6 +154,7 @@ export function parseManifestPart(
   if (top.agent_defaults !== undefined)
     part.agentDefaults = c.mapping(top.agent_defaults, ['agent_defaults']);
   for (const key of ['budgets', 'tokenizer']) if (top[key] !== undefined) part.extra[key] = top[key];
+  c.diagnostics.push(...checkTokenSections(top, (path, key) => c.at(path, key)));
   return { part, diagnostics: c.diagnostics };
 }
 

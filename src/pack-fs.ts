@@ -107,7 +107,14 @@ async function readOne(out: PackFiles, rel: string, real: string, maxBytes: numb
         );
         return;
       }
-      out.files.set(rel, await handle.readFile());
+      const bytes = new Uint8Array(size);
+      let filled = 0;
+      while (filled < size) {
+        const { bytesRead } = await handle.read(bytes, filled, size - filled, filled);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      out.files.set(rel, filled === size ? bytes : bytes.subarray(0, filled));
     } finally {
       await handle.close();
     }

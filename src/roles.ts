@@ -42,7 +42,7 @@ export function buildRegistry(
   const diagnostics: Diagnostic[] = [];
   const raw = new Map<
     string,
-    { fields: Record<string, unknown>; source: string; at: Where; yaml?: ParsedYaml }
+    { fields: Record<string, unknown>; source: string; at: () => Where; yaml?: ParsedYaml }
   >();
   const globs = registry.files.map(globToRegExp);
   const roleFiles = yamlFiles
@@ -54,13 +54,13 @@ export function buildRegistry(
     const doc = yaml.value;
     if (!isObject(doc) || !isObject(doc[registry.key])) continue;
     for (const [id, record] of Object.entries(doc[registry.key] as Record<string, unknown>)) {
-      const at = yaml.locate([registry.key, id], true);
+      const at = () => yaml.locate([registry.key, id], true);
       if (!isValidName(id)) {
-        diagnostics.push(error('BAD_ROLE', `role id ${JSON.stringify(id)} is not a valid name`, at));
+        diagnostics.push(error('BAD_ROLE', `role id ${JSON.stringify(id)} is not a valid name`, at()));
         continue;
       }
       if (!isObject(record)) {
-        diagnostics.push(error('BAD_ROLE', `role ${id} must be a mapping of fields`, at));
+        diagnostics.push(error('BAD_ROLE', `role ${id} must be a mapping of fields`, at()));
         continue;
       }
       const previous = raw.get(id);
@@ -69,7 +69,7 @@ export function buildRegistry(
           warning(
             'DUPLICATE_ROLE',
             `role ${id} is defined in ${previous.source} and again here; this definition replaces it`,
-            at,
+            at(),
           ),
         );
       }
@@ -88,7 +88,7 @@ export function buildRegistry(
       if (!existing && aliased.has(id)) continue;
       const meta = frontmatterOf(path);
       if (existing) existing.fields = { ...pick(meta), ...existing.fields };
-      else raw.set(id, { fields: pick(meta), source: path, at: { file: path } });
+      else raw.set(id, { fields: pick(meta), source: path, at: () => ({ file: path }) });
     }
   }
 
@@ -99,7 +99,7 @@ export function buildRegistry(
     const entry = raw.get(id)!;
     const parent = entry.fields.extends;
     if (parent === undefined) return entry.fields;
-    const at = entry.yaml?.locate([registry.key, id, 'extends']) ?? entry.at;
+    const at = entry.yaml?.locate([registry.key, id, 'extends']) ?? entry.at();
     if (typeof parent !== 'string' || !raw.has(parent)) {
       diagnostics.push(
         error('UNKNOWN_ROLE', `role ${id} extends unknown role ${JSON.stringify(parent)}`, at),
@@ -128,7 +128,7 @@ export function buildRegistry(
     const record = toRecord(id, fields, entry.source);
     const file = fields.file;
     if (file !== undefined && (typeof file !== 'string' || !isValidName(file))) {
-      diagnostics.push(error('BAD_ROLE', `role ${id}: file must be a role-file name like "board"`, entry.at));
+      diagnostics.push(error('BAD_ROLE', `role ${id}: file must be a role-file name like "board"`, entry.at()));
       continue;
     }
     roles.set(id, record);

@@ -29,15 +29,30 @@ export function fillPath(
   template: string,
   values: Readonly<Partial<Record<PathPlaceholder, string>>>,
 ): { path: string } | { missing: string } {
-  let missing: string | undefined;
-  const path = template.replace(PATH_RE, (_, name: string) => {
-    const v = values[name as PathPlaceholder];
-    if (v === undefined || v === '') missing ??= name;
-    return v ?? '';
-  });
-  return missing === undefined ? { path } : { missing };
+  const parts = compiled(template);
+  let path = parts[0] as string;
+  for (let i = 1; i < parts.length; i += 2) {
+    const v = values[parts[i] as PathPlaceholder];
+    if (v === undefined || v === '') return { missing: parts[i]! };
+    path += v + parts[i + 1]!;
+  }
+  return { path };
 }
 
 export function fillText(template: string, settings: Readonly<Record<string, SettingValue>>): string {
   return template.replace(TEXT_RE, (_, name: string) => String(settings[name] ?? ''));
+}
+
+// --- internal ---
+
+const compiledPaths = new Map<string, string[]>();
+
+/** `a/{role}.md` → ['a/', 'role', '.md']: literals at even indexes, names at odd ones. */
+function compiled(template: string): string[] {
+  let parts = compiledPaths.get(template);
+  if (!parts) {
+    parts = template.split(PATH_RE);
+    compiledPaths.set(template, parts);
+  }
+  return parts;
 }

@@ -56,16 +56,27 @@ export function toBytes(text: string): Uint8Array {
 
 /** 1-based line and column of a character offset in text. */
 export function lineCol(text: string, offset: number): { line: number; col: number } {
-  let line = 1;
-  let lineStart = 0;
-  const end = Math.min(offset, text.length);
-  for (let i = 0; i < end; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      lineStart = i + 1;
-    }
+  return new LineIndex(text).lineCol(offset);
+}
+
+/** Line starts of a text, for many offset → line:col look-ups (binary search). */
+export class LineIndex {
+  private readonly starts: number[] = [0];
+  constructor(private readonly text: string) {
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.starts.push(i + 1);
   }
-  return { line, col: end - lineStart + 1 };
+
+  lineCol(offset: number): { line: number; col: number } {
+    const at = Math.max(0, Math.min(offset, this.text.length));
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, col: at - this.starts[lo]! + 1 };
+  }
 }
 
 /** Compares strings in UTF-8 byte order (= code point order), as SPEC §2.11 sorts paths. */

@@ -1,6 +1,6 @@
 import { isMap, isNode, isPair, isScalar, isSeq, type Node, parseDocument } from 'yaml';
 import { type Diagnostic, type DiagnosticCode, error, type Where } from './diagnostics.js';
-import { lineCol } from './text.js';
+import { LineIndex } from './text.js';
 
 /** A parsed YAML text that can point back at the line and column of any value in it. */
 export interface ParsedYaml {
@@ -26,8 +26,10 @@ export interface ParseYamlOptions {
  */
 export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
   const { file, lineOffset = 0, syntaxCode = 'YAML_SYNTAX' } = options;
+  let index: LineIndex | undefined;
   const at = (offset: number): Where => {
-    const { line, col } = lineCol(text, offset);
+    index ??= new LineIndex(text);
+    const { line, col } = index.lineCol(offset);
     return { file, line: line + lineOffset, col };
   };
   const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, strict: true });

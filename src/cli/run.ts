@@ -2,7 +2,14 @@ import { Command, CommanderError } from 'commander';
 import { formatDiagnostic, PromptError } from '../diagnostics.js';
 import { VERSION } from '../version.js';
 import * as composeCommands from './commands/compose.js';
+import * as configCommand from './commands/config.js';
+import * as diffCommand from './commands/diff.js';
+import * as exportCommand from './commands/export.js';
+import * as generateCommand from './commands/generate.js';
 import * as roleCommands from './commands/roles.js';
+import * as serveCommands from './commands/serve.js';
+import * as snapshotCommand from './commands/snapshot.js';
+import * as validateCommand from './commands/validate.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, EXIT_USAGE, UsageError } from './io.js';
 
 export type Exit = (code: number) => void;
@@ -11,6 +18,13 @@ export type Exit = (code: number) => void;
 const COMMANDS: Array<{ register(program: Command, io: CliIO, exit: Exit): void }> = [
   composeCommands,
   roleCommands,
+  serveCommands,
+  validateCommand,
+  diffCommand,
+  snapshotCommand,
+  generateCommand,
+  configCommand,
+  exportCommand,
 ];
 
 /**

@@ -1,7 +1,13 @@
 import type { Command } from 'commander';
-import { tryCompose } from '../../compose.js';
+import { type ComposeRequest, type ComposeResult, tryCompose } from '../../compose.js';
 import { formatExplain } from '../../explain.js';
-import { type CliIO, EXIT_FAIL, EXIT_OK } from '../io.js';
+import type { Snapshot } from '../../snapshot.js';
+import { analyzeCache, formatCacheReport } from '../../tokens/cache.js';
+import { tokenConfig } from '../../tokens/config.js';
+import { withTokens } from '../../tokens/count.js';
+import { isProviderFormat, PROVIDER_FORMATS, providerBody } from '../../tokens/providers.js';
+import { getTokenizer, isTokenizerName, TOKENIZER_NAMES, type Tokenizer } from '../../tokens/tokenizer.js';
+import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
 import {
   addRequestOptions,
   openPack,
@@ -16,42 +22,99 @@ import type { Exit } from '../run.js';
 export function register(program: Command, io: CliIO, exit: Exit): void {
   addRequestOptions(program.command('compose'))
     .description('print the composed prompt (exactly its bytes) for a role, team and agent')
-    .option('--json', 'print the result object with provenance instead')
-    .action(async (flags: RequestFlags & { json?: boolean }) => {
+    .option('--json', 'print the result object with provenance and token counts instead')
+    .option('--format <format>', 'text | json | openai | anthropic (a provider request body)')
+    .option(
+      '--tokenizer <name>',
+      `count tokens with ${TOKENIZER_NAMES.join(' | ')} (default: the manifest's)`,
+    )
+    .action(async (flags: TokenFlags & { json?: boolean; format?: string }) => {
+      const format = flags.format ?? (flags.json ? 'json' : 'text');
+      checkTokenizerFlag(flags);
+      if (!['text', 'json', ...PROVIDER_FORMATS].includes(format)) {
+        throw new UsageError(
+          `--format must be text, json, openai or anthropic, not ${JSON.stringify(format)}`,
+        );
+      }
+      if (flags.json && format !== 'json') throw new UsageError('give --json or --format, not both');
       exit(
-        await composeCommand(flags, io, (result) =>
-          flags.json ? `${JSON.stringify(result, null, 2)}\n` : result.text,
-        ),
+        await composeCommand(flags, io, (result, snapshot, request) => {
+          if (format === 'text') return result.text;
+          if (isProviderFormat(format)) {
+            const body = providerBody(snapshot, result, format, { settings: request.settings });
+            return `${JSON.stringify(body)}\n`;
+          }
+          const tokenized = withTokens(result, snapshot, tokenizerFor(flags, snapshot));
+          return `${JSON.stringify(tokenized, null, 2)}\n`;
+        }),
       );
     });
 
   addRequestOptions(program.command('explain'))
     .description('show every layer of the pipeline: included or why not, source, bytes')
     .option('--json', 'print the result object')
-    .action(async (flags: RequestFlags & { json?: boolean }) => {
+    .option(
+      '--tokenizer <name>',
+      `count tokens with ${TOKENIZER_NAMES.join(' | ')} (default: the manifest's)`,
+    )
+    .option('--cache', 'prefix-cache analysis of the whole fleet instead of one prompt')
+    .action(async (flags: TokenFlags & { json?: boolean; cache?: boolean }) => {
+      checkTokenizerFlag(flags);
+      if (flags.cache) return exit(await cacheCommand(flags, io));
       exit(
-        await composeCommand(flags, io, (result) =>
-          flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatExplain(result),
-        ),
+        await composeCommand(flags, io, (result, snapshot) => {
+          const tokenized = withTokens(result, snapshot, tokenizerFor(flags, snapshot));
+          return flags.json ? `${JSON.stringify(tokenized, null, 2)}\n` : formatExplain(tokenized);
+        }),
       );
     });
 }
 
 // --- internal ---
 
+type TokenFlags = RequestFlags & { tokenizer?: string };
+
 async function composeCommand(
   flags: RequestFlags,
   io: CliIO,
-  render: (result: import('../../compose.js').ComposeResult) => string,
+  render: (result: ComposeResult, snapshot: Snapshot, request: ComposeRequest) => string | Promise<string>,
 ): Promise<number> {
   const snapshot = reportLoad(await openPack(flags, io), io);
   if (!snapshot) return EXIT_FAIL;
-  const outcome = tryCompose(snapshot, await requestFromFlags(flags, snapshot, io));
+  const request = await requestFromFlags(flags, snapshot, io);
+  const outcome = tryCompose(snapshot, request);
   if (!outcome.ok) {
     printDiagnostics(outcome.diagnostics, io);
     return EXIT_FAIL;
   }
   printDiagnostics(outcome.result.diagnostics, io);
-  io.stdout(render(outcome.result));
+  io.stdout(await render(outcome.result, snapshot, request));
   return EXIT_OK;
+}
+
+/** `explain --cache`: the fleet's shared prefix and what a prefix cache serves. */
+async function cacheCommand(flags: TokenFlags & { json?: boolean }, io: CliIO): Promise<number> {
+  for (const key of ['role', 'team', 'agent', 'ambient', 'ambientFile'] as const) {
+    if (flags[key] !== undefined)
+      throw new UsageError('--cache analyses the whole fleet: drop --role, --team, --agent and --ambient');
+  }
+  const snapshot = reportLoad(await openPack(flags, io), io);
+  if (!snapshot) return EXIT_FAIL;
+  const { settings } = await requestFromFlags(flags, snapshot, io);
+  const report = analyzeCache(snapshot, tokenizerFor(flags, snapshot), { settings });
+  io.stdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatCacheReport(report));
+  return EXIT_OK;
+}
+
+function checkTokenizerFlag(flags: TokenFlags): void {
+  if (flags.tokenizer !== undefined && !isTokenizerName(flags.tokenizer)) {
+    throw new UsageError(
+      `--tokenizer must be one of ${TOKENIZER_NAMES.join(', ')}, not ${JSON.stringify(flags.tokenizer)}`,
+    );
+  }
+}
+
+/** --tokenizer, else the manifest's `tokenizer:`, else o200k_base. */
+function tokenizerFor(flags: TokenFlags, snapshot: Snapshot): Tokenizer {
+  return getTokenizer(isTokenizerName(flags.tokenizer) ? flags.tokenizer : tokenConfig(snapshot).tokenizer);
 }

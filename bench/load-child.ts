@@ -1,0 +1,21 @@
+import { readAll } from './read-all.js';
+import { loadPack } from '../src/load.js';
+import { readPackDir } from '../src/pack-fs.js';
+
+/**
+ * Child process of the load benchmark, so each measurement has its own peak RSS:
+ * `load-child.ts load|read|none DIR` prints `{ ms, maxRssKiB }`.
+ */
+const [mode, dir] = process.argv.slice(2);
+const start = performance.now();
+if (mode === 'load') {
+  const { snapshot } = await loadPack(dir!, { env: {}, maxFileBytes: 16 * 2 ** 20 });
+  if (!snapshot) throw new Error('pack failed to load');
+} else if (mode === 'read') {
+  await readAll(dir!);
+} else if (mode === 'walk') {
+  await readPackDir(dir!);
+}
+const ms = performance.now() - start;
+process.stdout.write(JSON.stringify({ ms, maxRssKiB: process.resourceUsage().maxRSS }));
+

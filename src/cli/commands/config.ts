@@ -1,0 +1,90 @@
+import type { Command } from 'commander';
+import { type AgentConfig, agentConfig, agentConfigJsonSchema } from '../../tooling/agent-config.js';
+import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
+import { addPackOptions, openPack, type PackFlags, printDiagnostics, reportLoad } from '../pack-options.js';
+import type { Exit } from '../run.js';
+
+interface ConfigFlags extends PackFlags {
+  role?: string;
+  agent?: string;
+  json?: boolean;
+  schema?: boolean;
+}
+
+/** `strata config`: the agent config a runtime applies, with the source of every field. */
+export function register(program: Command, io: CliIO, exit: Exit): void {
+  addPackOptions(program.command('config'))
+    .description(
+      "an agent's config (model, capabilities, max_tasks, …) merged from agent_defaults, the role and the fleet entry",
+    )
+    .option('--role <role>', 'the role (default: the agent’s role in the fleet)')
+    .option('--agent <agent>', 'the agent; its fleet entry config: overrides the role')
+    .option('--json', 'print { config, sources, … } as JSON')
+    .option('--schema', 'print the JSON Schema of the config and exit')
+    .addHelpText(
+      'after',
+      '\nExit status: 0 success, 1 an error in the pack or the request (unknown role, bad name, invalid value), 2 a usage error.',
+    )
+    .action(async (flags: ConfigFlags) => {
+      exit(await configCommand(flags, io));
+    });
+}
+
+/** The text form: who, then one row per field with its value and source. */
+export function formatAgentConfig(result: AgentConfig): string {
+  const who = [
+    result.agent && `agent=${result.agent}`,
+    result.role && `role=${result.role}`,
+    result.team && `team=${result.team}`,
+  ].filter(Boolean);
+  const rows = Object.entries(result.config).map(([key, value]) => {
+    const s = result.sources[key]!;
+    const origin =
+      s.from === 'role'
+        ? `role ${result.role}`
+        : s.from === 'agent'
+          ? `agent ${result.agent}`
+          : 'agent_defaults';
+    return [
+      key,
+      JSON.stringify(value),
+      `${origin}${s.file ? ` (${s.file})` : ''}${s.via ? `, ${s.via}` : ''}`,
+    ];
+  });
+  const body = rows.length === 0 ? ['(no config fields)'] : columns([['field', 'value', 'source'], ...rows]);
+  return `${[who.join(' '), '', ...body].join('\n')}\n`;
+}
+
+// --- internal ---
+
+async function configCommand(flags: ConfigFlags, io: CliIO): Promise<number> {
+  if (flags.schema) {
+    io.stdout(`${JSON.stringify(agentConfigJsonSchema(), null, 2)}\n`);
+    return EXIT_OK;
+  }
+  if (flags.role === undefined && flags.agent === undefined)
+    throw new UsageError('give --role ROLE, --agent AGENT, or both');
+  const snapshot = reportLoad(await openPack(flags, io), io);
+  if (!snapshot) return EXIT_FAIL;
+  const request: { role?: string; agent?: string } = {};
+  if (flags.role !== undefined) request.role = flags.role;
+  if (flags.agent !== undefined) request.agent = flags.agent;
+  const outcome = agentConfig(snapshot, request);
+  if (!outcome.ok) {
+    printDiagnostics(outcome.diagnostics, io);
+    return EXIT_FAIL;
+  }
+  io.stdout(flags.json ? `${JSON.stringify(outcome.result, null, 2)}\n` : formatAgentConfig(outcome.result));
+  return EXIT_OK;
+}
+
+/** Left-aligned columns, two spaces apart (values are JSON, numbers included). */
+function columns(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) =>
+    r
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd(),
+  );
+}

@@ -1,0 +1,128 @@
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { tryCompose } from '../../compose.js';
+import { error } from '../../diagnostics.js';
+import { ioReason, writeFileAtomic } from '../../tooling/atomic-write.js';
+import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
+import {
+  addRequestOptions,
+  openPack,
+  printDiagnostics,
+  type RequestFlags,
+  reportLoad,
+  requestFromFlags,
+  resolvePath,
+} from '../pack-options.js';
+import type { Exit } from '../run.js';
+
+/** Export targets and the file name each agent runtime reads. */
+export const EXPORT_TARGETS = {
+  claude: 'CLAUDE.md',
+  agents: 'AGENTS.md',
+  gemini: 'GEMINI.md',
+  file: undefined,
+} as const;
+
+interface ExportFlags extends RequestFlags {
+  target?: string;
+  out?: string;
+  json?: boolean;
+  check?: boolean;
+}
+
+/** `strata export`: the composed prompt as a file a CLI agent runtime reads. */
+export function register(program: Command, io: CliIO, exit: Exit): void {
+  addRequestOptions(program.command('export'))
+    .description('write the composed prompt as CLAUDE.md, AGENTS.md, GEMINI.md or a plain file, atomically')
+    .option('--target <target>', 'claude | agents | gemini | file')
+    .option(
+      '--out <path>',
+      'the file to write; for claude/agents/gemini a folder gets CLAUDE.md / AGENTS.md / GEMINI.md',
+    )
+    .option('--check', 'write nothing; exit 1 when the file differs from the composed prompt')
+    .option('--json', 'print { path, target, bytes, sha256, version, written }')
+    .addHelpText(
+      'after',
+      '\nThe file holds exactly the composed prompt bytes (as strata compose prints them). It is written to a temporary\nfile and renamed into place, so readers never see half of it.\nExit status: 0 written / up to date, 1 a pack, request or write error (with --check: the file differs), 2 a usage error.',
+    )
+    .action(async (flags: ExportFlags) => {
+      exit(await exportCommand(flags, io));
+    });
+}
+
+// --- internal ---
+
+async function exportCommand(flags: ExportFlags, io: CliIO): Promise<number> {
+  const target = flags.target;
+  if (target === undefined || !Object.hasOwn(EXPORT_TARGETS, target)) {
+    throw new UsageError(`--target must be one of ${Object.keys(EXPORT_TARGETS).join(', ')}`);
+  }
+  if (flags.out === undefined) throw new UsageError('give --out PATH');
+  const snapshot = reportLoad(await openPack(flags, io), io);
+  if (!snapshot) return EXIT_FAIL;
+  const outcome = tryCompose(snapshot, await requestFromFlags(flags, snapshot, io));
+  if (!outcome.ok) {
+    printDiagnostics(outcome.diagnostics, io);
+    return EXIT_FAIL;
+  }
+  printDiagnostics(outcome.result.diagnostics, io);
+  const { text, sha256, bytes, version } = outcome.result;
+
+  // The path: a folder gets the target's file name.
+  const fileName = EXPORT_TARGETS[target as keyof typeof EXPORT_TARGETS];
+  let shown = flags.out;
+  let path = resolvePath(io, flags.out);
+  const isDir =
+    flags.out.endsWith('/') ||
+    (await fs
+      .stat(path)
+      .then((s) => s.isDirectory())
+      .catch(() => false));
+  if (isDir) {
+    if (fileName === undefined) throw new UsageError('--target file needs --out FILE, not a folder');
+    path = join(path, fileName);
+    shown = join(flags.out, fileName);
+  }
+
+  const before = await fs.readFile(path, 'utf8').catch(() => undefined);
+  const same = before === text;
+  if (flags.check) {
+    report(io, flags, { path: shown, target, bytes, sha256, version, written: false, upToDate: same });
+    if (!same)
+      io.stderr(
+        `drift: ${shown} ${before === undefined ? 'is missing' : 'differs from the composed prompt'}\n`,
+      );
+    return same ? EXIT_OK : EXIT_FAIL;
+  }
+  if (!same) {
+    try {
+      await writeFileAtomic(path, text);
+    } catch (e) {
+      printDiagnostics([error('WRITE_ERROR', `cannot write: ${ioReason(e)}`, { file: shown })], io);
+      return EXIT_FAIL;
+    }
+  }
+  report(io, flags, { path: shown, target, bytes, sha256, version, written: !same, upToDate: true });
+  return EXIT_OK;
+}
+
+function report(
+  io: CliIO,
+  flags: ExportFlags,
+  r: {
+    path: string;
+    target: string;
+    bytes: number;
+    sha256: string;
+    version: string;
+    written: boolean;
+    upToDate: boolean;
+  },
+): void {
+  if (flags.json) io.stdout(`${JSON.stringify(r, null, 2)}\n`);
+  else {
+    const what = flags.check ? (r.upToDate ? 'up to date' : 'differs') : r.written ? 'wrote' : 'unchanged';
+    io.stdout(`${what} ${r.path} (${r.bytes} bytes, sha256 ${r.sha256.slice(0, 12)}, pack ${r.version})\n`);
+  }
+}

@@ -1,0 +1,156 @@
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { type Diagnostic, error, warning } from '../../diagnostics.js';
+import { ioReason, writeFileAtomic } from '../../tooling/atomic-write.js';
+import { promptDiff } from '../../tooling/diff.js';
+import { isFragmentName, parseVerbRegistry, renderVerbFragments } from '../../tooling/verbs.js';
+import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
+import { printDiagnostics, resolvePath } from '../pack-options.js';
+import type { Exit } from '../run.js';
+
+interface GenerateFlags {
+  dir?: string;
+  registry?: string;
+  out?: string;
+  check?: boolean;
+  prune?: boolean;
+  json?: boolean;
+}
+
+/** One generated file compared with what is on disk. */
+interface FileStatus {
+  file: string;
+  status: 'same' | 'changed' | 'missing' | 'stale';
+}
+
+/** `strata generate`: render the verb fragments from a verbs registry. */
+export function register(program: Command, io: CliIO, exit: Exit): void {
+  program
+    .command('generate')
+    .description('render lifecycle-<role>.md and <role>.md verb fragments from a verbs registry')
+    .option('--registry <file>', 'the verbs registry (default with --dir: DIR/verbs.yaml)')
+    .option('--out <dir>', 'folder for the fragments (default with --dir: DIR/_generated)')
+    .option('--dir <dir>', 'a pack: sets the defaults of --registry and --out')
+    .option('--check', 'write nothing; exit 1 listing every file that differs, is missing or is stale')
+    .option('--prune', 'delete stale fragments (.md files in --out that the registry no longer makes)')
+    .option('--json', 'print the status of every file as JSON')
+    .addHelpText(
+      'after',
+      '\nExit status: 0 written / up to date, 1 a bad or unreadable registry, a write error, or (with --check) drift, 2 a usage error.',
+    )
+    .action(async (flags: GenerateFlags) => {
+      exit(await generateCommand(flags, io));
+    });
+}
+
+// --- internal ---
+
+async function generateCommand(flags: GenerateFlags, io: CliIO): Promise<number> {
+  const registryArg = flags.registry ?? (flags.dir !== undefined ? join(flags.dir, 'verbs.yaml') : undefined);
+  const outArg = flags.out ?? (flags.dir !== undefined ? join(flags.dir, '_generated') : undefined);
+  if (registryArg === undefined || outArg === undefined)
+    throw new UsageError('give --registry FILE and --out DIR (or --dir PACK)');
+  const outDir = resolvePath(io, outArg);
+
+  // 1. Read and render.
+  let text: string;
+  try {
+    text = await fs.readFile(resolvePath(io, registryArg), 'utf8');
+  } catch (e) {
+    printDiagnostics(
+      [error('READ_ERROR', `cannot read the verbs registry: ${ioReason(e)}`, { file: registryArg })],
+      io,
+    );
+    return EXIT_FAIL;
+  }
+  const { verbs, diagnostics } = parseVerbRegistry(text, registryArg);
+  printDiagnostics(diagnostics, io);
+  if (diagnostics.some((d) => d.severity === 'error')) return EXIT_FAIL;
+  const rendered = renderVerbFragments(verbs);
+
+  // 2. Compare with the folder.
+  const existing = await listFolder(outDir);
+  if (existing === 'error') {
+    printDiagnostics([error('READ_ERROR', 'the output folder cannot be listed', { file: outArg })], io);
+    return EXIT_FAIL;
+  }
+  const statuses: FileStatus[] = [];
+  const current = new Map<string, string | undefined>();
+  for (const [name, body] of rendered) {
+    const path = join(outDir, name);
+    const now = existing.has(name) ? await fs.readFile(path, 'utf8').catch(() => undefined) : undefined;
+    current.set(name, now);
+    statuses.push({ file: name, status: now === undefined ? 'missing' : now === body ? 'same' : 'changed' });
+  }
+  for (const name of [...existing].sort())
+    if (!rendered.has(name) && isFragmentName(name)) statuses.push({ file: name, status: 'stale' });
+  const drift = statuses.filter((s) => s.status !== 'same');
+
+  // 3. Check, or write what differs.
+  if (flags.check) {
+    if (flags.json) io.stdout(`${JSON.stringify({ ok: drift.length === 0, files: statuses }, null, 2)}\n`);
+    else if (drift.length === 0)
+      io.stdout(`ok: ${rendered.size} fragments in ${outArg} match ${registryArg}\n`);
+    else {
+      for (const s of drift) {
+        io.stdout(`${s.status} ${join(outArg, s.file)}\n`);
+        if (s.status === 'changed')
+          io.stdout(promptDiff(s.file, current.get(s.file) ?? '', rendered.get(s.file)!).diff);
+      }
+      io.stderr(
+        `drift: ${drift.length} file${drift.length === 1 ? '' : 's'}; run strata generate to update\n`,
+      );
+    }
+    return drift.length === 0 ? EXIT_OK : EXIT_FAIL;
+  }
+  const problems: Diagnostic[] = [];
+  try {
+    await fs.mkdir(outDir, { recursive: true });
+  } catch (e) {
+    printDiagnostics(
+      [error('WRITE_ERROR', `cannot create the output folder: ${ioReason(e)}`, { file: outArg })],
+      io,
+    );
+    return EXIT_FAIL;
+  }
+  for (const s of drift) {
+    const path = join(outDir, s.file);
+    try {
+      if (s.status === 'stale') {
+        if (flags.prune) await fs.rm(path);
+        else
+          problems.push(
+            warning(
+              'BAD_REGISTRY',
+              'stale fragment: the registry no longer makes it (delete it, or run with --prune)',
+              { file: join(outArg, s.file) },
+            ),
+          );
+      } else await writeFileAtomic(path, rendered.get(s.file)!);
+    } catch (e) {
+      problems.push(error('WRITE_ERROR', `cannot write: ${ioReason(e)}`, { file: join(outArg, s.file) }));
+    }
+  }
+  printDiagnostics(problems, io);
+  if (flags.json) io.stdout(`${JSON.stringify({ files: statuses }, null, 2)}\n`);
+  else {
+    for (const s of drift)
+      if (s.status !== 'stale' || flags.prune)
+        io.stdout(`${s.status === 'stale' ? 'deleted' : 'wrote'} ${join(outArg, s.file)}\n`);
+    io.stdout(
+      `${rendered.size} fragments for ${verbs.length} verbs; ${drift.filter((s) => s.status !== 'stale').length} written\n`,
+    );
+  }
+  return problems.some((d) => d.severity === 'error') ? EXIT_FAIL : EXIT_OK;
+}
+
+/** Names of the files in a folder; an empty set when it does not exist yet. */
+async function listFolder(dir: string): Promise<Set<string> | 'error'> {
+  try {
+    const entries = await fs.readdir(dir, { withFileTypes: true });
+    return new Set(entries.filter((e) => e.isFile()).map((e) => e.name));
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? new Set() : 'error';
+  }
+}

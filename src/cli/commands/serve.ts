@@ -1,0 +1,90 @@
+import type { Command } from 'commander';
+import { createLogger, LOG_LEVELS, type LogLevel } from '../../server/logging.js';
+import { DEFAULT_HOST, DEFAULT_PORT, startService } from '../../server/node.js';
+import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
+import { addPackOptions, type PackFlags, packLocation, printDiagnostics } from '../pack-options.js';
+import type { Exit } from '../run.js';
+
+interface ServeFlags extends PackFlags {
+  host?: string;
+  port?: string;
+  watch: boolean;
+  debounce?: string;
+  pollInterval?: string;
+  logLevel?: string;
+}
+
+/**
+ * `strata serve`: the prompt service (SPEC §5). Logs are JSON lines on stdout; a pack
+ * with errors at start-up prints its diagnostics on stderr and exits 1. SIGTERM or
+ * SIGINT stops it gracefully (in-flight requests finish) with exit status 0.
+ */
+export function register(program: Command, io: CliIO, exit: Exit): void {
+  addPackOptions(program.command('serve'))
+    .description('serve composed prompts over HTTP, reloading the pack when it changes')
+    .option('--host <host>', `address to bind (default: $STRATA_HOST, else ${DEFAULT_HOST})`)
+    .option('--port <port>', `port (default: $STRATA_PORT, else ${DEFAULT_PORT}; 0 picks a free one)`)
+    .option('--no-watch', 'do not watch the pack (reload only through POST /api/prompts/reload)')
+    .option('--debounce <ms>', 'quiet time after a file change before reloading (default 100)')
+    .option('--poll-interval <ms>', 'backstop re-hash of the pack (default 10000; 0 disables)')
+    .option('--log-level <level>', `${LOG_LEVELS.join(' | ')} (default: $STRATA_LOG_LEVEL, else info)`)
+    .addHelpText(
+      'after',
+      '\nEnvironment: STRATA_ADMIN_TOKEN enables POST /api/prompts/reload (Authorization: Bearer <token>).',
+    )
+    .action(async (flags: ServeFlags) => {
+      const where = packLocation(flags, io);
+      const port = integer(flags.port ?? io.env.STRATA_PORT, '--port', DEFAULT_PORT, 65535);
+      const debounceMs = integer(flags.debounce, '--debounce', 100);
+      const pollMs = integer(flags.pollInterval, '--poll-interval', 10_000);
+      const level = (flags.logLevel ?? io.env.STRATA_LOG_LEVEL ?? 'info') as LogLevel;
+      if (!LOG_LEVELS.includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+      const logger = createLogger({ level, write: io.stdout });
+
+      const started = await startService({
+        dir: where.dir,
+        preset: where.preset,
+        maxFileBytes: where.maxFileBytes,
+        env: io.env,
+        host: flags.host ?? io.env.STRATA_HOST ?? DEFAULT_HOST,
+        port,
+        watch: flags.watch,
+        debounceMs,
+        pollMs,
+        adminToken: io.env.STRATA_ADMIN_TOKEN || undefined,
+        logger,
+      });
+      if (!started.ok) {
+        printDiagnostics(started.diagnostics, io);
+        return exit(EXIT_FAIL);
+      }
+      const signal = await untilSignal();
+      logger.info({ signal }, 'shutting down');
+      await started.service.close();
+      logger.info('stopped');
+      exit(EXIT_OK);
+    });
+}
+
+// --- internal ---
+
+function integer(raw: string | undefined, flag: string, fallback: number, max = 2 ** 31 - 1): number {
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n > max) {
+    throw new UsageError(`${flag} must be an integer from 0 to ${max}, not ${JSON.stringify(raw)}`);
+  }
+  return n;
+}
+
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals) => {
+      process.off('SIGTERM', on);
+      process.off('SIGINT', on);
+      resolve(signal);
+    };
+    process.once('SIGTERM', on);
+    process.once('SIGINT', on);
+  });
+}

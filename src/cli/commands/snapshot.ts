@@ -1,0 +1,113 @@
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { error } from '../../diagnostics.js';
+import { parseSetPairs } from '../../settings.js';
+import { ioReason, writeFileAtomic } from '../../tooling/atomic-write.js';
+import { buildLock, checkLock, formatLock, parseLock } from '../../tooling/lock.js';
+import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
+import {
+  addPackOptions,
+  openPack,
+  type PackFlags,
+  printDiagnostics,
+  reportLoad,
+  resolvePath,
+} from '../pack-options.js';
+import type { Exit } from '../run.js';
+import { formatDiffReport } from './diff.js';
+
+interface SnapshotFlags extends PackFlags {
+  out?: string;
+  check?: string;
+  text: boolean;
+  set: string[];
+  json?: boolean;
+}
+
+/** `strata snapshot`: a lock file of every member's prompt, and the CI check against it. */
+export function register(program: Command, io: CliIO, exit: Exit): void {
+  addPackOptions(program.command('snapshot'))
+    .description("write a lock file of every member's prompt hash and text, or check the pack against one")
+    .option('--out <file>', 'write the lock file (atomically)')
+    .option('--check <file>', 'compare the pack with a lock file; list and diff every member that drifted')
+    .option('--no-text', 'store only hashes and sizes, not prompt texts (a check then cannot show diffs)')
+    .option('--set <key=value>', 'compose with this setting (repeatable)', collect, [])
+    .option('--json', 'print the lock (with --out) or the drift report (with --check) as JSON')
+    .addHelpText(
+      'after',
+      '\nExit status: 0 written / no drift, 1 a pack error, an unreadable or invalid lock file, or drift, 2 a usage error.',
+    )
+    .action(async (flags: SnapshotFlags) => {
+      exit(await snapshotCommand(flags, io));
+    });
+}
+
+// --- internal ---
+
+async function snapshotCommand(flags: SnapshotFlags, io: CliIO): Promise<number> {
+  if ((flags.out === undefined) === (flags.check === undefined))
+    throw new UsageError('give one of --out FILE or --check FILE');
+  const { overrides, bad } = parseSetPairs(flags.set);
+  if (bad.length > 0) throw new UsageError(`--set needs KEY=VALUE, got ${JSON.stringify(bad[0])}`);
+  const snapshot = reportLoad(await openPack(flags, io), io);
+  if (!snapshot) return EXIT_FAIL;
+  const built = buildLock(snapshot, { settings: overrides, text: flags.text });
+  printDiagnostics(built.diagnostics, io);
+  if (!built.lock) return EXIT_FAIL;
+  const current = built.lock;
+
+  if (flags.out !== undefined) {
+    const path = resolvePath(io, flags.out);
+    try {
+      await writeFileAtomic(path, formatLock(current));
+    } catch (e) {
+      printDiagnostics(
+        [error('WRITE_ERROR', `cannot write lock file: ${ioReason(e)}`, { file: flags.out })],
+        io,
+      );
+      return EXIT_FAIL;
+    }
+    if (flags.json) io.stdout(formatLock(current));
+    else io.stdout(`wrote ${flags.out}: ${current.members.length} members\n`);
+    return EXIT_OK;
+  }
+
+  const file = flags.check!;
+  let text: string;
+  try {
+    text = await readFile(resolvePath(io, file), 'utf8');
+  } catch (e) {
+    printDiagnostics([error('READ_ERROR', `cannot read lock file: ${ioReason(e)}`, { file })], io);
+    return EXIT_FAIL;
+  }
+  const parsed = parseLock(text, file);
+  printDiagnostics(parsed.diagnostics, io);
+  if (!parsed.lock) return EXIT_FAIL;
+  const drifted = checkLock(parsed.lock, current);
+  const settingsNote = Object.entries(current.settings)
+    .filter(([k, v]) => parsed.lock!.settings[k] !== v)
+    .map(
+      ([k, v]) =>
+        `${k}=${String(v)} (lock: ${parsed.lock!.settings[k] === undefined ? 'unset' : String(parsed.lock!.settings[k])})`,
+    );
+  if (settingsNote.length > 0) io.stderr(`note: settings differ from the lock: ${settingsNote.join(', ')}\n`);
+  if (flags.json) {
+    const unchanged = current.members.length - drifted.filter((d) => d.status !== 'removed').length;
+    io.stdout(`${JSON.stringify({ ok: drifted.length === 0, drifted, unchanged }, null, 2)}\n`);
+  } else if (drifted.length === 0) {
+    io.stdout(`ok: all ${current.members.length} members match ${file}\n`);
+  } else {
+    const unchanged = current.members
+      .filter((m) => !drifted.some((d) => d.key === m.key))
+      .map(({ text: _, ...m }) => m);
+    io.stdout(formatDiffReport({ changed: drifted, unchanged, diagnostics: [] }));
+    io.stderr(
+      `drift: ${drifted.map((d) => `${d.key} (${d.status})`).join(', ')}; update with strata snapshot --out ${file}\n`,
+    );
+  }
+  return drifted.length === 0 ? EXIT_OK : EXIT_FAIL;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}

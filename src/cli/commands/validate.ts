@@ -1,0 +1,96 @@
+import { relative, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { type Diagnostic, formatLocation } from '../../diagnostics.js';
+import { readPackDir } from '../../pack-fs.js';
+import { lintPack } from '../../tooling/lint.js';
+import { packMembers } from '../../tooling/members.js';
+import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
+import { addPackOptions, type PackFlags, packLocation } from '../pack-options.js';
+import type { Exit } from '../run.js';
+
+const FORMATS = ['text', 'json', 'github'] as const;
+
+/** `strata validate`: lint the whole pack. */
+export function register(program: Command, io: CliIO, exit: Exit): void {
+  addPackOptions(program.command('validate'))
+    .description(
+      'lint the whole pack: load errors, json blocks, UCXL addresses, orphan files, every member composes',
+    )
+    .option('--format <format>', 'text | json | github (workflow annotations)', 'text')
+    .option('--strict', 'exit 1 on warnings too')
+    .addHelpText(
+      'after',
+      '\nEach finding: path:line:col severity CODE message.\nExit status: 0 no error (warnings allowed), 1 an error (or, with --strict, a warning), 2 a usage error.',
+    )
+    .action(async (flags: PackFlags & { format: string; strict?: boolean }) => {
+      exit(await validateCommand(flags, io));
+    });
+}
+
+/** One finding as text: `path:line:col severity CODE message`. */
+export function formatFinding(d: Diagnostic): string {
+  const where = formatLocation(d);
+  return `${where ? `${where} ` : ''}${d.severity} ${d.code} ${d.message}`;
+}
+
+/** One finding as a GitHub workflow annotation; `file` is the path to show (relative to the workspace). */
+export function formatAnnotation(d: Diagnostic, file?: string): string {
+  const props = [
+    file !== undefined && `file=${escapeProperty(file)}`,
+    d.line !== undefined && `line=${d.line}`,
+    d.col !== undefined && `col=${d.col}`,
+    `title=${escapeProperty(d.code)}`,
+  ].filter(Boolean);
+  return `::${d.severity} ${props.join(',')}::${escapeData(d.message)}`;
+}
+
+// --- internal ---
+
+async function validateCommand(
+  flags: PackFlags & { format: string; strict?: boolean },
+  io: CliIO,
+): Promise<number> {
+  if (!(FORMATS as readonly string[]).includes(flags.format)) {
+    throw new UsageError(
+      `--format must be one of ${FORMATS.join(', ')}, not ${JSON.stringify(flags.format)}`,
+    );
+  }
+  const loc = packLocation(flags, io);
+  const read =
+    loc.dir === undefined ? undefined : await readPackDir(loc.dir, { maxFileBytes: loc.maxFileBytes });
+  const { snapshot, diagnostics } = lintPack({
+    files: read?.files ?? new Map(),
+    readDiagnostics: read?.diagnostics ?? [],
+    refused: read?.refused ?? new Set(),
+    env: io.env,
+    preset: loc.preset,
+    root: read?.root,
+  });
+  const errors = diagnostics.filter((d) => d.severity === 'error').length;
+  const warnings = diagnostics.length - errors;
+  if (flags.format === 'json') {
+    const out = { ok: errors === 0, version: snapshot?.version ?? null, errors, warnings, diagnostics };
+    io.stdout(`${JSON.stringify(out, null, 2)}\n`);
+  } else if (flags.format === 'github') {
+    const shown = (file?: string) =>
+      file === undefined || loc.dir === undefined ? file : relative(io.cwd, resolve(loc.dir, file));
+    for (const d of diagnostics) io.stdout(`${formatAnnotation(d, shown(d.file))}\n`);
+  } else {
+    for (const d of diagnostics) io.stdout(`${formatFinding(d)}\n`);
+  }
+  const members = snapshot ? packMembers(snapshot).length : 0;
+  io.stderr(
+    `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}` +
+      (snapshot ? ` (${snapshot.files.size} files, ${members} members, version ${snapshot.version})` : '') +
+      '\n',
+  );
+  return errors > 0 || (flags.strict && warnings > 0) ? EXIT_FAIL : EXIT_OK;
+}
+
+function escapeData(s: string): string {
+  return s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+function escapeProperty(s: string): string {
+  return escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}

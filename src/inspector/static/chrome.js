@@ -1,0 +1,85 @@
+// The page's frame: the theme switch, the live indicator, the reload-error banner, the
+// reload notice and the toast.
+import { h, replace } from './dom.js';
+import { formatDiagnostic, shortHash } from './format.js';
+
+const $ = (id) => document.getElementById(id);
+
+/** Shows whether the event stream is connected: `live` or `down`. */
+export function setLive(state) {
+  const el = $('live');
+  el.dataset.state = state;
+  el.textContent = state === 'live' ? 'live' : 'reconnecting…';
+}
+
+/** Shows the failed reload's diagnostics (or hides the banner when `lastError` is null). */
+export function showBanner(lastError, version) {
+  const el = $('banner');
+  if (!lastError) {
+    el.hidden = true;
+    el.replaceChildren();
+    return;
+  }
+  const lines = (lastError.diagnostics ?? []).filter((d) => d.severity !== 'warning').map(formatDiagnostic);
+  replace(
+    el,
+    h('strong', null, 'The last reload failed'),
+    ` — still serving the last good version ${shortHash(version)}. Fix the pack and save; it reloads by itself.`,
+    h(
+      'pre',
+      { id: 'banner-diagnostics' },
+      (lines.length ? lines : (lastError.diagnostics ?? []).map(formatDiagnostic)).join('\n'),
+    ),
+  );
+  el.hidden = false;
+}
+
+/** Says what the last reload changed. */
+export function notice(text) {
+  const el = $('notice');
+  replace(
+    el,
+    h('span', { id: 'notice-text' }, text),
+    h(
+      'button',
+      { type: 'button', class: 'ghost small', 'aria-label': 'Dismiss', onclick: () => (el.hidden = true) },
+      '✕',
+    ),
+  );
+  el.hidden = false;
+}
+
+let toastTimer;
+
+/** A short confirmation in the corner ("Prompt copied"). */
+export function toast(text) {
+  let el = $('toast');
+  if (!el) {
+    el = h('div', { id: 'toast', class: 'toast', role: 'status' });
+    document.body.append(el);
+  }
+  el.textContent = text;
+  el.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => (el.hidden = true), 1800);
+}
+
+const THEMES = ['auto', 'light', 'dark'];
+
+/** The Theme button: auto (the system's scheme), light, dark; remembered per browser. */
+export function setupTheme() {
+  const button = $('theme');
+  const apply = (theme) => {
+    if (theme === 'auto') delete document.documentElement.dataset.theme;
+    else document.documentElement.dataset.theme = theme;
+    button.textContent = `Theme: ${theme}`;
+  };
+  let theme = localStorage.getItem('strata-theme') ?? 'auto';
+  if (!THEMES.includes(theme)) theme = 'auto';
+  apply(theme);
+  button.addEventListener('click', () => {
+    theme = THEMES[(THEMES.indexOf(theme) + 1) % THEMES.length];
+    localStorage.setItem('strata-theme', theme);
+    apply(theme);
+  });
+}

@@ -1,0 +1,194 @@
+import { type Diagnostic, error } from '../diagnostics.js';
+import type { LoadResult, Snapshot } from '../snapshot.js';
+import { changedPrompts, type PromptChanges } from './changes.js';
+
+/** Reads the pack once and builds a snapshot (or the diagnostics of why it cannot). */
+export type PackLoader = () => Promise<LoadResult>;
+
+/** What started a reload. */
+export type ReloadTrigger = 'initial' | 'watch' | 'poll' | 'manual';
+
+/** The pack version being served: swapped as a whole, never changed in place. */
+export interface PackState {
+  snapshot: Snapshot;
+  /** The last good snapshot before this one (for comparisons). */
+  previous?: Snapshot;
+  /** When this snapshot was swapped in. */
+  loadedAt: Date;
+}
+
+/** The last reload that failed validation; cleared by the next good load. */
+export interface ReloadFailure {
+  /** When this failure was first seen. */
+  at: Date;
+  trigger: ReloadTrigger;
+  diagnostics: Diagnostic[];
+}
+
+export interface ReloadOutcome {
+  /**
+   * `swapped`: a new version is served; `unchanged`: same content; `failed`: the old one is
+   * kept; `superseded`: the pack changed while it was read, so the read was dropped.
+   */
+  outcome: 'swapped' | 'unchanged' | 'failed' | 'superseded';
+  trigger: ReloadTrigger;
+  /** The version served after this reload (undefined while nothing has ever loaded). */
+  version?: string;
+  /** The version served before this reload. */
+  previous?: string;
+  changed: PromptChanges;
+  /** Errors of a failed reload, or the warnings of a good one. */
+  diagnostics: Diagnostic[];
+  /** How long reading and validating took. */
+  durationMs: number;
+}
+
+/** Events for subscribers (SSE, metrics, logs). */
+export type StoreEvent =
+  | { type: 'reload'; version: string; previous?: string; changed: PromptChanges; trigger: ReloadTrigger }
+  | { type: 'error'; version?: string; diagnostics: Diagnostic[]; trigger: ReloadTrigger }
+  | { type: 'recovered'; version: string; trigger: ReloadTrigger }
+  | { type: 'attempt'; outcome: ReloadOutcome };
+
+export interface ReloadOptions {
+  /**
+   * Asked after the pack is read and before anything is swapped: true when the files
+   * changed during the read (the watcher knows), so the read may mix two versions.
+   */
+  stale?: () => boolean | Promise<boolean>;
+}
+
+export interface StoreOptions {
+  now?: () => Date;
+}
+
+/**
+ * Holds the snapshot being served and replaces it only with a whole, validated one.
+ * Readers take `store.state` once per request and use that object throughout, so no
+ * request ever sees two versions. Reloads run one at a time; requests for a reload made
+ * while one runs are served by a single follow-up reload.
+ *
+ * @example
+ * const store = new SnapshotStore(() => loadPack('examples/roboco'));
+ * await store.reload('initial');
+ * const { snapshot } = store.state!;
+ */
+export class SnapshotStore {
+  #loader: PackLoader;
+  #now: () => Date;
+  #state: PackState | undefined;
+  #lastError: ReloadFailure | null = null;
+  #lastAttempt: Date | undefined;
+  #listeners = new Set<(event: StoreEvent) => void>();
+  #chain: Promise<unknown> = Promise.resolve();
+  #queued: Promise<ReloadOutcome> | undefined;
+
+  constructor(loader: PackLoader, options: StoreOptions = {}) {
+    this.#loader = loader;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  /** A store that always serves one snapshot (tests, embedding). */
+  static of(snapshot: Snapshot): SnapshotStore {
+    const store = new SnapshotStore(async () => ({ snapshot, diagnostics: snapshot.warnings }));
+    store.#state = { snapshot, loadedAt: store.#now() };
+    return store;
+  }
+
+  /** The version being served, or undefined before the first good load. */
+  get state(): PackState | undefined {
+    return this.#state;
+  }
+
+  /** The last failed reload, or null when the last reload was good. */
+  get lastError(): ReloadFailure | null {
+    return this.#lastError;
+  }
+
+  /** When the last reload finished (good or not). */
+  get lastAttemptAt(): Date | undefined {
+    return this.#lastAttempt;
+  }
+
+  /** Reads the pack and swaps in the new snapshot when it is valid and different. */
+  reload(trigger: ReloadTrigger = 'manual', options: ReloadOptions = {}): Promise<ReloadOutcome> {
+    if (this.#queued) return this.#queued;
+    const next = this.#chain.then(() => {
+      this.#queued = undefined;
+      return this.#reloadOnce(trigger, options);
+    });
+    this.#queued = next;
+    this.#chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Calls `listener` for every event; returns the unsubscribe function. */
+  subscribe(listener: (event: StoreEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  // --- internal ---
+
+  async #reloadOnce(trigger: ReloadTrigger, options: ReloadOptions): Promise<ReloadOutcome> {
+    const started = performance.now();
+    let result: LoadResult;
+    try {
+      result = await this.#loader();
+    } catch (e) {
+      result = { diagnostics: [error('READ_ERROR', `cannot load the pack: ${e instanceof Error ? e.message : String(e)}`)] };
+    }
+    const current = this.#state?.snapshot;
+    const base = { trigger, previous: current?.version, durationMs: performance.now() - started };
+    const none: PromptChanges = { agents: [], roles: [] };
+    if (options.stale && (await options.stale())) {
+      const outcome: ReloadOutcome = { ...base, outcome: 'superseded', version: current?.version, changed: none, diagnostics: [] };
+      this.#emit({ type: 'attempt', outcome });
+      return outcome;
+    }
+    const at = this.#now();
+    this.#lastAttempt = at;
+
+    // 1. A pack with errors: keep serving what we have, report once per distinct failure.
+    if (!result.snapshot) {
+      const diagnostics = result.diagnostics;
+      const repeated = this.#lastError && sameDiagnostics(this.#lastError.diagnostics, diagnostics);
+      if (!repeated) this.#lastError = { at, trigger, diagnostics };
+      const outcome: ReloadOutcome = { ...base, outcome: 'failed', version: current?.version, changed: none, diagnostics };
+      if (!repeated) this.#emit({ type: 'error', version: current?.version, diagnostics, trigger });
+      this.#emit({ type: 'attempt', outcome });
+      return outcome;
+    }
+
+    // 2. A good pack: clear the error; swap only when the content changed.
+    const next = result.snapshot;
+    const recovered = this.#lastError !== null;
+    this.#lastError = null;
+    if (current && current.version === next.version) {
+      const outcome: ReloadOutcome = { ...base, outcome: 'unchanged', version: current.version, changed: none, diagnostics: result.diagnostics };
+      if (recovered) this.#emit({ type: 'recovered', version: current.version, trigger });
+      this.#emit({ type: 'attempt', outcome });
+      return outcome;
+    }
+    const changed = changedPrompts(current, next);
+    this.#state = { snapshot: next, previous: current, loadedAt: at };
+    const outcome: ReloadOutcome = { ...base, outcome: 'swapped', version: next.version, changed, diagnostics: result.diagnostics };
+    this.#emit({ type: 'reload', version: next.version, previous: current?.version, changed, trigger });
+    this.#emit({ type: 'attempt', outcome });
+    return outcome;
+  }
+
+  #emit(event: StoreEvent): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A failing subscriber must not break reloading or the other subscribers.
+      }
+    }
+  }
+}
+
+function sameDiagnostics(a: readonly Diagnostic[], b: readonly Diagnostic[]): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}

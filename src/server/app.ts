@@ -1,0 +1,199 @@
+import { randomUUID } from 'node:crypto';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { matchedRoutes } from 'hono/route';
+import pino, { type Logger } from 'pino';
+import { type InspectorAsset, inspectorAssets } from '../inspector/assets.js';
+import type { SnapshotStore } from '../reload/store.js';
+import { VERSION } from '../version.js';
+import type { AppEnv, Service } from './context.js';
+import { errorResponse } from './errors.js';
+import { EventHub } from './events.js';
+import { createMetrics, type ServiceMetrics } from './metrics.js';
+import { addRoute } from './route.js';
+import { addAdminRoutes } from './routes-admin.js';
+import { addPackRoutes } from './routes-pack.js';
+import { addPromptRoutes } from './routes-prompts.js';
+
+export interface AppOptions {
+  store: SnapshotStore;
+  /** Enables `POST /api/prompts/reload` (from `STRATA_ADMIN_TOKEN`). */
+  adminToken?: string;
+  /** Structured logs (default: silent). */
+  logger?: Logger;
+  metrics?: ServiceMetrics;
+  /** Whether a watcher reloads the pack (reported in `/api/status`). */
+  watching?: boolean;
+  /** Request bodies over this many bytes are answered 413 (default 64 KiB). */
+  maxBodyBytes?: number;
+  /** SSE heartbeat period (default 15 s). */
+  heartbeatMs?: number;
+  /** The inspector's static files (default: the bundled inspector). */
+  assets?: () => Promise<Map<string, InspectorAsset>>;
+}
+
+/** The prompt service as a `(Request) => Response` handler, plus what shutdown needs. */
+export interface StrataApp {
+  /** The hono app; `app.request(path, init)` calls it without a socket. */
+  app: OpenAPIHono<AppEnv>;
+  fetch: (request: Request) => Response | Promise<Response>;
+  metrics: ServiceMetrics;
+  events: EventHub;
+  /** Ends the event streams (call before closing the HTTP server). */
+  close(): void;
+}
+
+/** The default request body limit. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * Builds the prompt service (SPEC §5) over a snapshot store. Every request reads one
+ * snapshot from the store, so a reload never shows a request two versions.
+ *
+ * @example
+ * const store = new SnapshotStore(stablePackLoader({ dir: 'examples/roboco' }));
+ * await store.reload('initial');
+ * const { app } = createApp({ store });
+ * const res = await app.request('/api/prompts/developer', { headers: { accept: 'text/plain' } });
+ */
+export function createApp(options: AppOptions): StrataApp {
+  const { store } = options;
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const metrics = options.metrics ?? createMetrics(store);
+  const events = new EventHub(store, { heartbeatMs: options.heartbeatMs, onCount: (n) => metrics.sseClients(n) });
+  const service: Service = {
+    store,
+    metrics,
+    events,
+    logger,
+    adminToken: options.adminToken,
+    watching: options.watching ?? false,
+    startedAt: new Date(),
+  };
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result, c) => {
+      if (!result.success) {
+        const issue = result.error.issues[0];
+        const where = issue?.path.length ? `${result.target} ${issue.path.join('.')}` : result.target;
+        return errorResponse(c, 400, 'BAD_REQUEST', `${where}: ${issue?.message ?? 'invalid'}`);
+      }
+    },
+  });
+
+  // 1. Request id, access log, request metrics.
+  app.use('*', async (c, next) => {
+    const given = c.req.header('x-request-id');
+    const id = given && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+    c.set('requestId', id);
+    const started = performance.now();
+    await next();
+    const elapsed = performance.now() - started;
+    c.res.headers.set('X-Request-Id', id);
+    const route = routeLabel(c);
+    metrics.request(route, c.req.method, c.res.status, elapsed / 1000);
+    const quiet = route === '/healthz' || route === '/readyz' || route === '/metrics';
+    logger[quiet ? 'debug' : 'info'](
+      { reqId: id, method: c.req.method, path: c.req.path, route, status: c.res.status, ms: Math.round(elapsed * 100) / 100 },
+      'request',
+    );
+  });
+
+  // 2. Body limit on every POST.
+  const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  app.use('/api/*', async (c, next) => {
+    if (c.req.method !== 'POST') return next();
+    return bodyLimit({
+      maxSize: limit,
+      onError: (cc) => errorResponse(cc, 413, 'BODY_TOO_LARGE', `request body is over ${limit} bytes`),
+    })(c, next);
+  });
+
+  // 3. Routes.
+  addOpsRoutes(app, service, options.assets ?? inspectorAssets);
+  addPromptRoutes(app, service);
+  addPackRoutes(app, service);
+  addAdminRoutes(app, service);
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+  app.doc('/openapi.json', {
+    openapi: '3.0.3',
+    info: { title: 'strata prompt service', version: VERSION, description: 'Composed system prompts with provenance, hot reload and push updates.' },
+  });
+
+  // 4. Errors.
+  app.notFound((c) => errorResponse(c, 404, 'NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`));
+  app.onError((e, c) => {
+    if (e instanceof HTTPException) {
+      if (e.status === 415) return errorResponse(c, 415, 'UNSUPPORTED_MEDIA_TYPE', 'the body must be application/json');
+      if (e.status === 413) return errorResponse(c, 413, 'BODY_TOO_LARGE', `request body is over ${limit} bytes`);
+      if (e.status < 500) return errorResponse(c, 400, 'BAD_REQUEST', e.message || 'bad request');
+    }
+    logger.error({ reqId: c.get('requestId'), err: e }, 'unhandled error');
+    return errorResponse(c, 500, 'INTERNAL', 'internal error');
+  });
+
+  return {
+    app,
+    fetch: (request) => app.fetch(request),
+    metrics,
+    events,
+    close: () => events.close(),
+  };
+}
+
+// --- internal ---
+
+/** The route pattern a request matched (middleware aside), for metrics and logs. */
+function routeLabel(c: Context<AppEnv>): string {
+  const routes = matchedRoutes(c).filter((r) => r.method !== 'ALL');
+  const last = routes[routes.length - 1];
+  if (last) return last.path;
+  return c.res.status === 404 ? 'unmatched' : 'inspector';
+}
+
+function addOpsRoutes(
+  app: OpenAPIHono<AppEnv>,
+  service: Service,
+  assets: () => Promise<Map<string, InspectorAsset>>,
+): void {
+  app.get('/healthz', (c) => c.json({ ok: true }));
+  app.get('/readyz', (c) => {
+    const version = service.store.state?.snapshot.version;
+    return version ? c.json({ ready: true, version }) : c.json({ ready: false, version: null }, 503);
+  });
+  app.get('/metrics', async (c) => {
+    const { registry } = service.metrics;
+    return c.body(await registry.metrics(), 200, { 'Content-Type': registry.contentType });
+  });
+  addRoute(
+    app,
+    {
+      method: 'get',
+      path: '/api/events',
+      tags: ['service'],
+      summary: 'Server-Sent Events: hello, then one reload event per new version',
+      description:
+        'Events: `hello` `{version}`; `reload` `{version, previous, changed: {agents, roles}, trigger}`; `error` `{version, diagnostics}` when a reload fails; `recovered` `{version}`.',
+      responses: { 200: { content: { 'text/event-stream': { schema: { type: 'string' } } }, description: 'The event stream' } },
+    },
+    (c) => (service.store.state ? service.events.stream(c) : errorResponse(c, 503, 'NOT_READY', 'no pack version is loaded yet')),
+  );
+
+  // The inspector: GET / and its asset paths.
+  let loaded: Promise<Map<string, InspectorAsset>> | undefined;
+  const serveAsset = async (c: Context<AppEnv>, next: () => Promise<void>) => {
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return next();
+    loaded ??= assets();
+    const asset = (await loaded).get(c.req.path);
+    if (!asset) return next();
+    return c.body(typeof asset.body === 'string' ? asset.body : (asset.body as Uint8Array<ArrayBuffer>), 200, {
+      'Content-Type': asset.type,
+      'Cache-Control': 'no-cache',
+    });
+  };
+  app.use('*', async (c, next) => {
+    if (c.req.path.startsWith('/api/') || c.req.path === '/openapi.json') return next();
+    return serveAsset(c, next);
+  });
+}

@@ -1,0 +1,56 @@
+import { type ComposeOutcome, type ComposeRequest, type ComposeResult, tryCompose } from '../compose.js';
+import type { Diagnostic } from '../diagnostics.js';
+import type { Snapshot } from '../snapshot.js';
+import { withTokens } from '../tokens/count.js';
+
+/** A composed prompt ready to send: the result and its JSON, serialised once. */
+export interface Rendered {
+  result: ComposeResult;
+  /** `JSON.stringify(result)`, with token counts (`withTokens`). */
+  json: string;
+  /** The quoted ETag: the text's sha256. */
+  etag: string;
+}
+
+export type RenderOutcome = { ok: true; rendered: Rendered } | { ok: false; diagnostics: Diagnostic[] };
+
+/**
+ * Composes through a small per-snapshot cache. A snapshot never changes, so a result
+ * is valid for as long as its snapshot is served; a new snapshot starts an empty cache.
+ * Requests with ambient text are composed every time.
+ */
+export function composeRendered(snapshot: Snapshot, request: ComposeRequest): RenderOutcome {
+  const key = request.ambient === undefined ? cacheKey(request) : undefined;
+  let entries = caches.get(snapshot);
+  if (key !== undefined && entries) {
+    const hit = entries.get(key);
+    if (hit) return hit;
+  }
+  const outcome = render(tryCompose(snapshot, request), snapshot);
+  if (key !== undefined && outcome.ok) {
+    if (!entries) {
+      entries = new Map();
+      caches.set(snapshot, entries);
+    }
+    if (entries.size >= MAX_ENTRIES) entries.clear();
+    entries.set(key, outcome);
+  }
+  return outcome;
+}
+
+// --- internal ---
+
+const MAX_ENTRIES = 1000;
+const caches = new WeakMap<Snapshot, Map<string, RenderOutcome>>();
+
+function render(outcome: ComposeOutcome, snapshot: Snapshot): RenderOutcome {
+  if (!outcome.ok) return outcome;
+  const { result } = outcome;
+  const json = JSON.stringify(withTokens(result, snapshot));
+  return { ok: true, rendered: { result, json, etag: `"${result.sha256}"` } };
+}
+
+function cacheKey(request: ComposeRequest): string {
+  const settings = request.settings ? Object.entries(request.settings).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : [];
+  return JSON.stringify([request.role ?? null, request.team ?? null, request.agent ?? null, settings]);
+}

@@ -1,0 +1,38 @@
+import type { Context } from 'hono';
+import type { Logger } from 'pino';
+import type { PackState, SnapshotStore } from '../reload/store.js';
+import type { Snapshot } from '../snapshot.js';
+import { errorResponse } from './errors.js';
+import type { EventHub } from './events.js';
+import type { ServiceMetrics } from './metrics.js';
+
+/** Variables a request carries through the app. */
+export interface AppEnv {
+  Variables: { requestId: string };
+}
+
+/** What every route reads: the store, and the service's logger, metrics and events. */
+export interface Service {
+  store: SnapshotStore;
+  metrics: ServiceMetrics;
+  events: EventHub;
+  logger: Logger;
+  adminToken?: string;
+  /** Whether a watcher reloads the pack on change (reported in /api/status). */
+  watching: boolean;
+  startedAt: Date;
+}
+
+/**
+ * The snapshot a request reads: taken once from the store, so the whole request uses one
+ * version. `version` picks `current` (default), `previous`, or a version id; the answer
+ * is an error Response when nothing is loaded yet (503) or the version is not held (404).
+ */
+export function pickSnapshot(c: Context, service: Service, version?: string): Snapshot | Response {
+  const state: PackState | undefined = service.store.state;
+  if (!state) return errorResponse(c, 503, 'NOT_READY', 'no pack version is loaded yet');
+  if (version === undefined || version === 'current' || version === state.snapshot.version) return state.snapshot;
+  if (state.previous && (version === 'previous' || version === state.previous.version)) return state.previous;
+  const held = [state.snapshot.version, state.previous?.version].filter(Boolean).join(', ');
+  return errorResponse(c, 404, 'UNKNOWN_VERSION', `version ${JSON.stringify(version)} is not held; held versions: ${held} (or current, previous)`);
+}

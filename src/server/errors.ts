@@ -1,0 +1,62 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { Diagnostic, DiagnosticCode } from '../diagnostics.js';
+
+/** Codes of the service's own errors, beside the diagnostic codes of the core. */
+export const HTTP_ERROR_CODES = [
+  'NOT_READY',
+  'NOT_FOUND',
+  'UNKNOWN_AGENT',
+  'UNKNOWN_VERSION',
+  'BODY_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'RELOAD_FAILED',
+  'INTERNAL',
+] as const;
+
+export type HttpErrorCode = DiagnosticCode | (typeof HTTP_ERROR_CODES)[number];
+
+/** The body of every error answer: `{ error: { code, message, diagnostics? } }`. */
+export interface ErrorBody {
+  error: { code: HttpErrorCode; message: string; diagnostics?: Diagnostic[] };
+}
+
+/** Answers an error as JSON. */
+export function errorResponse(
+  c: Context,
+  status: ContentfulStatusCode,
+  code: HttpErrorCode,
+  message: string,
+  diagnostics?: Diagnostic[],
+): Response {
+  const body: ErrorBody = { error: { code, message } };
+  if (diagnostics && diagnostics.length > 0) body.error.diagnostics = diagnostics;
+  return c.json(body, status);
+}
+
+/**
+ * Answers the errors of a compose: 400 for a bad request (bad name, bad or unknown
+ * setting), 404 for an unknown role, 500 when the pack cannot satisfy a valid request.
+ */
+export function diagnosticsResponse(c: Context, diagnostics: Diagnostic[]): Response {
+  const first = diagnostics.find((d) => d.severity === 'error') ?? diagnostics[0];
+  if (!first) return errorResponse(c, 500, 'INTERNAL', 'compose failed without a diagnostic');
+  return errorResponse(c, statusOf(first.code), first.code, first.message, diagnostics);
+}
+
+/** The HTTP status for a diagnostic code. */
+export function statusOf(code: DiagnosticCode): ContentfulStatusCode {
+  switch (code) {
+    case 'BAD_NAME':
+    case 'BAD_REQUEST':
+    case 'UNKNOWN_SETTING':
+    case 'INVALID_SETTING':
+      return 400;
+    case 'UNKNOWN_ROLE':
+      return 404;
+    default:
+      return 500;
+  }
+}

@@ -1,0 +1,134 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { SnapshotStore } from '../reload/store.js';
+import { VERSION } from '../version.js';
+
+/** The service's Prometheus metrics, in a registry of their own. */
+export interface ServiceMetrics {
+  registry: Registry;
+  /** Records one HTTP request (route pattern, method, status, seconds). */
+  request(route: string, method: string, status: number, seconds: number): void;
+  /** Records one compose answered by a route (`ok` or the error code). */
+  compose(route: string, outcome: string, seconds: number): void;
+  /** Sets the number of open event streams. */
+  sseClients(n: number): void;
+}
+
+export interface MetricsOptions {
+  /** Also collect Node's process metrics (memory, CPU, event loop lag). */
+  processMetrics?: boolean;
+}
+
+/**
+ * Creates the metrics of one service and follows the store's reloads:
+ * `strata_http_requests_total`, `strata_http_request_duration_seconds`,
+ * `strata_compose_total`, `strata_compose_duration_seconds` (by route),
+ * `strata_reloads_total` (by outcome), `strata_reload_duration_seconds`,
+ * `strata_pack_info` (version as a label), `strata_pack_loaded_timestamp_seconds`,
+ * `strata_last_reload_timestamp_seconds`, `strata_reload_error` (1 while the last
+ * reload failed and an older version is served), `strata_sse_clients`.
+ *
+ * @example
+ * const metrics = createMetrics(store);
+ * const text = await metrics.registry.metrics();
+ */
+export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}): ServiceMetrics {
+  const registry = new Registry();
+  if (options.processMetrics) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+
+  const requests = new Counter({
+    name: 'strata_http_requests_total',
+    help: 'HTTP requests by route pattern, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers,
+  });
+  const requestSeconds = new Histogram({
+    name: 'strata_http_request_duration_seconds',
+    help: 'HTTP request latency by route pattern',
+    labelNames: ['route', 'method'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers,
+  });
+  const composes = new Counter({
+    name: 'strata_compose_total',
+    help: 'Prompts composed by route and outcome (ok or the error code)',
+    labelNames: ['route', 'outcome'] as const,
+    registers,
+  });
+  const composeSeconds = new Histogram({
+    name: 'strata_compose_duration_seconds',
+    help: 'Compose latency by route (cache hits included)',
+    labelNames: ['route'] as const,
+    buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05],
+    registers,
+  });
+  const reloads = new Counter({
+    name: 'strata_reloads_total',
+    help: 'Pack reloads by outcome (swapped, unchanged, failed) and trigger',
+    labelNames: ['outcome', 'trigger'] as const,
+    registers,
+  });
+  const reloadSeconds = new Histogram({
+    name: 'strata_reload_duration_seconds',
+    help: 'Time to read and validate the pack',
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+    registers,
+  });
+  const lastReload = new Gauge({
+    name: 'strata_last_reload_timestamp_seconds',
+    help: 'When the last reload finished (good or not), Unix seconds',
+    registers,
+  });
+  new Gauge({
+    name: 'strata_pack_info',
+    help: 'The pack version being served (always 1)',
+    labelNames: ['version', 'preset', 'service_version'] as const,
+    registers,
+    collect() {
+      this.reset();
+      const snapshot = store.state?.snapshot;
+      if (snapshot) this.set({ version: snapshot.version, preset: snapshot.preset ?? 'manifest', service_version: VERSION }, 1);
+    },
+  });
+  new Gauge({
+    name: 'strata_pack_loaded_timestamp_seconds',
+    help: 'When the version being served was swapped in, Unix seconds',
+    registers,
+    collect() {
+      const at = store.state?.loadedAt;
+      if (at) this.set(at.getTime() / 1000);
+    },
+  });
+  new Gauge({
+    name: 'strata_reload_error',
+    help: '1 while the last reload failed validation and the previous good version is served',
+    registers,
+    collect() {
+      this.set(store.lastError ? 1 : 0);
+    },
+  });
+  const sse = new Gauge({ name: 'strata_sse_clients', help: 'Open /api/events streams', registers });
+
+  store.subscribe((event) => {
+    if (event.type !== 'attempt') return;
+    const { outcome } = event;
+    reloads.inc({ outcome: outcome.outcome, trigger: outcome.trigger });
+    reloadSeconds.observe(outcome.durationMs / 1000);
+    lastReload.set(Date.now() / 1000);
+  });
+
+  return {
+    registry,
+    request(route, method, status, seconds) {
+      requests.inc({ route, method, status: String(status) });
+      requestSeconds.observe({ route, method }, seconds);
+    },
+    compose(route, outcome, seconds) {
+      composes.inc({ route, outcome });
+      composeSeconds.observe({ route }, seconds);
+    },
+    sseClients(n) {
+      sse.set(n);
+    },
+  };
+}

@@ -1,0 +1,115 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import type { Logger } from 'pino';
+import type { Diagnostic } from '../diagnostics.js';
+import { type PackSource, stablePackLoader } from '../reload/read.js';
+import { SnapshotStore } from '../reload/store.js';
+import { type PackWatcher, watchPack } from '../reload/watch.js';
+import { createApp, type StrataApp } from './app.js';
+import { createLogger, logReloads } from './logging.js';
+import { createMetrics } from './metrics.js';
+
+export interface ServiceOptions extends PackSource {
+  /** Address to bind (default 127.0.0.1: loopback unless told otherwise). */
+  host?: string;
+  /** Port (default 7411; 0 picks a free one). */
+  port?: number;
+  /** Watch the pack and reload on change (default true). */
+  watch?: boolean;
+  debounceMs?: number;
+  /** Backstop poll of content hashes (default 10 s; 0 disables). */
+  pollMs?: number;
+  adminToken?: string;
+  logger?: Logger;
+  /** How long shutdown waits for in-flight requests before cutting connections (default 10 s). */
+  shutdownTimeoutMs?: number;
+}
+
+/** A running service. */
+export interface RunningService {
+  /** `http://host:port` it listens on. */
+  url: string;
+  store: SnapshotStore;
+  app: StrataApp;
+  /** Graceful stop: stop watching, end event streams, finish in-flight requests, close. */
+  close(): Promise<void>;
+}
+
+export type StartOutcome = { ok: true; service: RunningService } | { ok: false; diagnostics: Diagnostic[] };
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 7411;
+
+/**
+ * Starts the prompt service on a real socket: listens (so `/healthz` answers and
+ * `/readyz` says 503), loads the pack, then watches it. A pack with errors at start-up
+ * stops the service and returns the diagnostics (fail at start-up, not at first request).
+ *
+ * @example
+ * const started = await startService({ dir: 'examples/roboco', port: 0 });
+ * if (started.ok) console.log(started.service.url);
+ */
+export async function startService(options: ServiceOptions): Promise<StartOutcome> {
+  const logger = options.logger ?? createLogger();
+  const store = new SnapshotStore(stablePackLoader(options));
+  logReloads(store, logger);
+  const watching = options.watch !== false && options.dir !== undefined;
+  const app = createApp({
+    store,
+    adminToken: options.adminToken,
+    logger,
+    watching,
+    metrics: createMetrics(store, { processMetrics: true }),
+  });
+
+  // 1. Listen first: liveness answers while the pack loads.
+  const server = serve({ fetch: app.fetch, hostname: options.host ?? DEFAULT_HOST, port: options.port ?? DEFAULT_PORT });
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+
+  // 2. Load; refuse to run on a broken pack.
+  let watcher: PackWatcher | undefined;
+  const close = async () => {
+    await watcher?.close();
+    app.close();
+    await closeServer(server as Server, options.shutdownTimeoutMs ?? 10_000);
+  };
+  const initial = await store.reload('initial');
+  if (initial.outcome === 'failed') {
+    await close();
+    return { ok: false, diagnostics: initial.diagnostics };
+  }
+
+  // 3. Watch.
+  if (watching) {
+    watcher = watchPack(options.dir!, store, {
+      debounceMs: options.debounceMs,
+      pollMs: options.pollMs,
+      onError: (e) => logger.warn({ err: e }, 'watcher error; the poll still runs'),
+    });
+    await watcher.ready;
+  }
+  logger.info({ url, dir: options.dir ?? null, version: store.state?.snapshot.version, watching }, 'listening');
+  return { ok: true, service: { url, store, app, close } };
+}
+
+// --- internal ---
+
+/** Stops accepting connections, lets in-flight requests finish, then cuts what is left. */
+function closeServer(server: Server, timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), timeoutMs);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,234 @@
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { ComposeRequest } from '../compose.js';
+import type { Snapshot } from '../snapshot.js';
+import { type ProviderFormat, providerBody } from '../tokens/providers.js';
+import { composeRendered, type Rendered } from './compose-cache.js';
+import { type AppEnv, pickSnapshot, type Service } from './context.js';
+import { diagnosticsResponse, errorResponse } from './errors.js';
+import { addRoute, errors, json, valid } from './route.js';
+import {
+  AgentPromptQuerySchema,
+  ComposeBodySchema,
+  ComposeResultSchema,
+  PromptQuerySchema,
+  TeamBodySchema,
+  TeamResultSchema,
+} from './schemas.js';
+
+/**
+ * The compose endpoints: `GET /api/prompts/{role}`, `GET /api/agents/{agent}/prompt`,
+ * `POST /api/compose`, `POST /api/teams/compose`. Each request reads one snapshot.
+ */
+export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): void {
+  addRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/prompts/{role}',
+      tags: ['prompts'],
+      summary: "A role's composed prompt",
+      description:
+        'Query `set.KEY=VALUE` overrides a setting. `Accept: text/plain` answers the bare text. `ETag` is the sha256 of the text; `If-None-Match` answers 304.',
+      request: { params: z.object({ role: z.string() }), query: PromptQuerySchema },
+      responses: {
+        200: {
+          content: { 'application/json': { schema: ComposeResultSchema }, 'text/plain': { schema: z.string() } },
+          description: 'The result with provenance, or the bare text',
+        },
+        304: { description: 'Not modified (If-None-Match matched)' },
+        ...errors(400, 404, 500, 503),
+      },
+    }),
+    (c) => {
+      const { version, format, ...query } = valid(c, 'query', PromptQuerySchema);
+      const extra = checkQuery(c, ['team', 'agent', 'ambient', 'version', 'format']);
+      if (extra instanceof Response) return extra;
+      const request: ComposeRequest = { role: c.req.param('role'), ...defined(query), ...extra };
+      return answer(c, service, '/api/prompts/{role}', request, version, false, format);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/agents/{agent}/prompt',
+      tags: ['prompts'],
+      summary: "An agent's composed prompt (its role and team from the fleet)",
+      description:
+        'As `GET /api/prompts/{role}`, for a fleet member; `role` and `team` override the fleet. An agent outside the fleet needs `role`.',
+      request: { params: z.object({ agent: z.string() }), query: AgentPromptQuerySchema },
+      responses: {
+        200: {
+          content: { 'application/json': { schema: ComposeResultSchema }, 'text/plain': { schema: z.string() } },
+          description: 'The result with provenance, or the bare text',
+        },
+        304: { description: 'Not modified (If-None-Match matched)' },
+        ...errors(400, 404, 500, 503),
+      },
+    }),
+    (c) => {
+      const { version, format, ...query } = valid(c, 'query', AgentPromptQuerySchema);
+      const extra = checkQuery(c, ['role', 'team', 'ambient', 'version', 'format']);
+      if (extra instanceof Response) return extra;
+      const request: ComposeRequest = { agent: c.req.param('agent'), ...defined(query), ...extra };
+      return answer(c, service, '/api/agents/{agent}/prompt', request, version, true, format);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/compose',
+      tags: ['prompts'],
+      summary: 'Compose for any request',
+      request: { body: { content: { 'application/json': { schema: ComposeBodySchema } }, required: true } },
+      responses: {
+        200: {
+          content: { 'application/json': { schema: ComposeResultSchema }, 'text/plain': { schema: z.string() } },
+          description: 'The result with provenance, or the bare text',
+        },
+        ...errors(400, 404, 413, 415, 500, 503),
+      },
+    }),
+    (c) => {
+      const { version, format, ...request } = valid(c, 'json', ComposeBodySchema);
+      return answer(c, service, '/api/compose', defined(request), version, false, format);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/teams/compose',
+      tags: ['prompts'],
+      summary: 'Compose for every member of a team, from one pack version',
+      description: 'All or nothing: a member that cannot be composed fails the call, naming the member.',
+      request: { body: { content: { 'application/json': { schema: TeamBodySchema } }, required: true } },
+      responses: {
+        200: json(TeamResultSchema, 'One result per member, in order'),
+        ...errors(400, 404, 413, 415, 500, 503),
+      },
+    }),
+    (c) => {
+      const body = valid(c, 'json', TeamBodySchema);
+      const snapshot = pickSnapshot(c, service);
+      if (snapshot instanceof Response) return snapshot;
+      const started = performance.now();
+      const results: string[] = [];
+      for (const [i, member] of body.members.entries()) {
+        const { settings, ...rest } = member;
+        const request: ComposeRequest = defined({ team: body.team, ...defined(rest) });
+        const merged = { ...body.settings, ...settings };
+        if (Object.keys(merged).length > 0) request.settings = merged;
+        const outcome = composeRendered(snapshot, request);
+        if (!outcome.ok) {
+          service.metrics.compose('/api/teams/compose', outcome.diagnostics[0]?.code ?? 'error', seconds(started));
+          const named = outcome.diagnostics.map((d) => ({ ...d, message: `member ${i} (${member.agent}): ${d.message}` }));
+          return diagnosticsResponse(c, named);
+        }
+        results.push(outcome.rendered.json);
+      }
+      service.metrics.compose('/api/teams/compose', 'ok', seconds(started));
+      return c.body(`{"version":${JSON.stringify(snapshot.version)},"results":[${results.join(',')}]}`, 200, {
+        'Content-Type': 'application/json',
+      });
+    },
+  );
+}
+
+// --- internal ---
+
+/**
+ * Composes one request and answers JSON or text, with ETag and If-None-Match; with a
+ * provider `format`, the provider request body (no ETag: its breakpoint follows the fleet).
+ */
+function answer(
+  c: Context<AppEnv>,
+  service: Service,
+  route: string,
+  request: ComposeRequest,
+  version: string | undefined,
+  agentRoute = false,
+  format?: ProviderFormat,
+): Response {
+  const snapshot = pickSnapshot(c, service, version);
+  if (snapshot instanceof Response) return snapshot;
+  if (agentRoute && request.role === undefined) {
+    const unknown = unknownAgent(c, snapshot, request.agent!);
+    if (unknown) return unknown;
+  }
+  const started = performance.now();
+  const outcome = composeRendered(snapshot, request);
+  service.metrics.compose(route, outcome.ok ? 'ok' : (outcome.diagnostics[0]?.code ?? 'error'), seconds(started));
+  if (!outcome.ok) return diagnosticsResponse(c, outcome.diagnostics);
+  if (format) {
+    const body = providerBody(snapshot, outcome.rendered.result, format, { settings: request.settings });
+    return c.json(body, 200, { 'Cache-Control': 'no-cache', 'X-Strata-Version': snapshot.version });
+  }
+  return send(c, outcome.rendered);
+}
+
+function send(c: Context<AppEnv>, rendered: Rendered): Response {
+  const headers: Record<string, string> = {
+    ETag: rendered.etag,
+    'Cache-Control': 'no-cache',
+    Vary: 'Accept',
+    'X-Strata-Version': rendered.result.version,
+  };
+  const inm = c.req.header('if-none-match');
+  if (inm !== undefined && matchesEtag(inm, rendered.etag)) return c.body(null, 304, headers);
+  if (wantsText(c.req.header('accept'))) {
+    return c.body(rendered.result.text, 200, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' });
+  }
+  return c.body(rendered.json, 200, { ...headers, 'Content-Type': 'application/json' });
+}
+
+function unknownAgent(c: Context<AppEnv>, snapshot: Snapshot, agent: string): Response | undefined {
+  if (snapshot.fleet.some((a) => a.id === agent)) return undefined;
+  const known = snapshot.fleet.map((a) => a.id).join(', ') || '(no fleet)';
+  return errorResponse(c, 404, 'UNKNOWN_AGENT', `agent ${JSON.stringify(agent)} is not in the fleet (known agents: ${known}); give role= to compose for it anyway`);
+}
+
+/** Reads `set.KEY=VALUE` overrides; refuses query keys the route does not know. */
+function checkQuery(c: Context<AppEnv>, allowed: string[]): { settings?: Record<string, string> } | Response {
+  const settings: Record<string, string> = {};
+  const params = new URL(c.req.url).searchParams;
+  for (const [key, value] of params) {
+    if (key.startsWith('set.') && key.length > 4) {
+      if (Object.hasOwn(settings, key.slice(4))) {
+        return errorResponse(c, 400, 'BAD_REQUEST', `query ${key} is given more than once`);
+      }
+      settings[key.slice(4)] = value;
+    } else if (!allowed.includes(key)) {
+      return errorResponse(c, 400, 'BAD_REQUEST', `unknown query parameter ${JSON.stringify(key)}; accepted: ${allowed.join(', ')}, set.KEY`);
+    }
+  }
+  return Object.keys(settings).length > 0 ? { settings } : {};
+}
+
+/** True when the client prefers text/plain over JSON. */
+function wantsText(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const text = accept.indexOf('text/plain');
+  if (text === -1) return false;
+  const jsonAt = accept.indexOf('application/json');
+  return jsonAt === -1 || text < jsonAt;
+}
+
+function matchesEtag(header: string, etag: string): boolean {
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+/** Drops keys whose value is undefined (requests compare by their keys). */
+function defined<T extends object>(o: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as never;
+}
+
+function seconds(started: number): number {
+  return (performance.now() - started) / 1000;
+}

@@ -1,0 +1,191 @@
+import { z } from '@hono/zod-openapi';
+import { PROVIDER_FORMATS } from '../tokens/providers.js';
+
+/**
+ * The API's schemas: they validate request bodies and queries and generate
+ * `/openapi.json`, so the document and the validation cannot disagree.
+ */
+
+const Name = z.string().min(1).max(200).openapi({ description: 'A role, team or agent name', example: 'developer' });
+const SettingValue = z.union([z.string(), z.number(), z.boolean()]);
+const Settings = z
+  .record(z.string(), SettingValue)
+  .openapi({ description: 'Setting overrides: strings are parsed by the setting type', example: { fable_mode_enabled: 'on' } });
+const Version = z
+  .string()
+  .max(64)
+  .openapi({ description: '`current` (default), `previous` (the last good version before this one), or a version id' });
+
+export const DiagnosticSchema = z
+  .object({
+    code: z.string(),
+    severity: z.enum(['error', 'warning']),
+    message: z.string(),
+    file: z.string().optional(),
+    line: z.number().int().optional(),
+    col: z.number().int().optional(),
+  })
+  .openapi('Diagnostic');
+
+export const ErrorSchema = z
+  .object({
+    error: z.object({ code: z.string(), message: z.string(), diagnostics: z.array(DiagnosticSchema).optional() }),
+  })
+  .openapi('Error');
+
+export const LayerSchema = z
+  .looseObject({
+    id: z.string(),
+    included: z.boolean(),
+    reason: z.enum(['gated', 'missing', 'empty', 'no-value']).optional(),
+    gate: z.string().optional(),
+    placeholder: z.string().optional(),
+    kind: z.string(),
+    source: z.string().optional(),
+    field: z.string().optional(),
+    variant: z.number().int().optional(),
+    appended: z.boolean().optional(),
+    start: z.number().int().optional().openapi({ description: 'Byte offset of the layer in the text (UTF-8)' }),
+    end: z.number().int().optional(),
+    bytes: z.number().int().optional(),
+    sha256: z.string().optional(),
+  })
+  .openapi('Layer');
+
+const ProviderFormat = z.enum(PROVIDER_FORMATS).openapi({
+  description:
+    'Answer a provider request body instead of the result: openai `{messages:[{role:"system",content}]}`, or anthropic `{system:[text blocks]}` with cache_control breakpoints after the layers the whole fleet shares and at the end',
+});
+
+export const ComposeResultSchema = z
+  .looseObject({
+    version: z.string(),
+    text: z.string(),
+    sha256: z.string(),
+    bytes: z.number().int(),
+    role: z.string().optional(),
+    team: z.string().optional(),
+    agent: z.string().optional(),
+    settings: z.record(z.string(), SettingValue),
+    settingSources: z.record(z.string(), z.enum(['default', 'env', 'request'])),
+    layers: z.array(LayerSchema),
+    fallback: z.boolean(),
+    diagnostics: z.array(DiagnosticSchema),
+  })
+  .openapi('ComposeResult');
+
+export const PromptQuerySchema = z.object({
+  team: Name.optional(),
+  agent: Name.optional(),
+  ambient: z.string().max(32 * 1024).optional(),
+  version: Version.optional(),
+  format: ProviderFormat.optional(),
+});
+
+export const AgentPromptQuerySchema = PromptQuerySchema.omit({ agent: true }).extend({ role: Name.optional() });
+
+export const ComposeBodySchema = z
+  .strictObject({
+    role: Name.optional(),
+    team: Name.optional(),
+    agent: Name.optional(),
+    ambient: z.string().optional(),
+    settings: Settings.optional(),
+    version: Version.optional(),
+    format: ProviderFormat.optional(),
+  })
+  .openapi('ComposeRequest');
+
+export const TeamMemberSchema = z
+  .strictObject({
+    agent: Name,
+    role: Name.optional(),
+    team: Name.optional(),
+    ambient: z.string().optional(),
+    settings: Settings.optional(),
+  })
+  .openapi('TeamMember');
+
+export const TeamBodySchema = z
+  .strictObject({
+    team: Name.optional().openapi({ description: 'Default team for members that give none' }),
+    settings: Settings.optional().openapi({ description: 'Overrides for every member (a member’s own win)' }),
+    members: z.array(TeamMemberSchema).min(1).max(256),
+  })
+  .openapi('TeamComposeRequest');
+
+export const TeamResultSchema = z
+  .object({
+    version: z.string(),
+    results: z.array(ComposeResultSchema),
+  })
+  .openapi('TeamComposeResult');
+
+export const RolesSchema = z
+  .object({
+    version: z.string(),
+    roles: z.array(
+      z.object({ id: z.string(), name: z.string().optional(), description: z.string().optional(), tags: z.array(z.string()).optional() }),
+    ),
+  })
+  .openapi('Roles');
+
+export const FleetSchema = z
+  .object({
+    version: z.string(),
+    agents: z.array(z.object({ id: z.string(), role: z.string().nullable(), team: z.string().nullable() })),
+  })
+  .openapi('Fleet');
+
+export const SettingsListSchema = z
+  .object({
+    version: z.string(),
+    settings: z.array(
+      z.object({
+        name: z.string(),
+        type: z.enum(['boolean', 'enum', 'string', 'integer']),
+        default: SettingValue,
+        env: z.string().nullable(),
+        values: z.array(z.string()).nullable(),
+        description: z.string().nullable(),
+        value: SettingValue.openapi({ description: 'The value in effect (env over default)' }),
+        source: z.enum(['default', 'env', 'request']),
+      }),
+    ),
+  })
+  .openapi('Settings');
+
+export const AgentConfigSchema = z
+  .looseObject({ version: z.string(), agent: z.string(), role: z.string().optional(), config: z.record(z.string(), z.unknown()) })
+  .openapi('AgentConfig');
+
+export const ChangesSchema = z.object({ agents: z.array(z.string()), roles: z.array(z.string()) }).openapi('Changes');
+
+export const StatusSchema = z
+  .object({
+    ready: z.boolean(),
+    version: z.string().nullable(),
+    previous: z.string().nullable(),
+    preset: z.string().nullable(),
+    loadedAt: z.string().nullable(),
+    lastReloadAt: z.string().nullable(),
+    lastError: z.object({ at: z.string(), trigger: z.string(), diagnostics: z.array(DiagnosticSchema) }).nullable(),
+    warnings: z.array(DiagnosticSchema),
+    counts: z.object({ files: z.number().int(), roles: z.number().int(), agents: z.number().int() }),
+    service: z.object({ version: z.string(), watching: z.boolean(), startedAt: z.string() }),
+  })
+  .openapi('Status');
+
+export const ReloadSchema = z
+  .object({
+    outcome: z.enum(['swapped', 'unchanged', 'failed']),
+    version: z.string().nullable(),
+    previous: z.string().nullable(),
+    changed: ChangesSchema,
+    diagnostics: z.array(DiagnosticSchema),
+  })
+  .openapi('Reload');
+
+export type ComposeBody = z.infer<typeof ComposeBodySchema>;
+export type TeamBody = z.infer<typeof TeamBodySchema>;
+export type PromptQuery = z.infer<typeof PromptQuerySchema>;

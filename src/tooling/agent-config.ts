@@ -1,0 +1,184 @@
+import { z } from 'zod';
+import { type Diagnostic, type DiagnosticCode, error } from '../diagnostics.js';
+import { isValidName } from '../names.js';
+import type { Snapshot } from '../snapshot.js';
+
+/**
+ * The config an agent runtime applies to an agent: model, models, capabilities,
+ * expertise, max_tasks, temperature and the like. Other keys are allowed and passed on.
+ */
+export const AgentConfigSchema = z
+  .object({
+    model: z.string().min(1).describe('The model to run; the first of `models` when only those are given.'),
+    models: z.array(z.string().min(1)).min(1).describe('Acceptable models, in order of preference.'),
+    capabilities: z.array(z.string()).describe('What the agent may do (tool groups, permissions).'),
+    expertise: z.array(z.string()).describe('Subject areas, for routing work.'),
+    max_tasks: z.number().int().min(0).describe('How many tasks the agent may hold at once.'),
+    temperature: z.number().min(0).max(2).describe('Sampling temperature.'),
+    top_p: z.number().min(0).max(1).describe('Nucleus sampling mass.'),
+    max_tokens: z.number().int().min(1).describe('Cap on output tokens per reply.'),
+  })
+  .partial()
+  .catchall(z.unknown())
+  .meta({
+    title: 'strata agent config',
+    description:
+      'Merged from the manifest agent_defaults, the role record (CHORUS: under defaults:) and the fleet entry config, later over earlier.',
+  });
+
+export type AgentConfigValues = z.infer<typeof AgentConfigSchema>;
+
+/** Where a config field's value came from. */
+export interface ConfigSource {
+  /** `agent_defaults` of the manifest, the role record, or the agent's fleet entry. */
+  from: 'agent_defaults' | 'role' | 'agent';
+  file?: string;
+  /** Set when the value was derived: `models[0]` for a model taken from the models list. */
+  via?: 'models[0]';
+}
+
+/** An agent's merged config with the provenance of every field. */
+export interface AgentConfig {
+  version: string;
+  agent?: string;
+  role?: string;
+  team?: string;
+  config: AgentConfigValues;
+  sources: Record<string, ConfigSource>;
+}
+
+export type AgentConfigOutcome = { ok: true; result: AgentConfig } | { ok: false; diagnostics: Diagnostic[] };
+
+/**
+ * Merges an agent's config (pure; never throws): manifest `agent_defaults:` < the role
+ * record (top-level known fields, then everything under `defaults:`) < the fleet entry's
+ * `config:`. At each level, `models` without `model` makes the first model the model.
+ * The role comes from the request, else from the agent's fleet entry. Bad names
+ * (BAD_NAME), unknown roles (UNKNOWN_ROLE) and values that break {@link AgentConfigSchema}
+ * (BAD_MANIFEST, BAD_ROLE or BAD_FLEET, by where the value came from) come back as
+ * diagnostics.
+ *
+ * @example
+ * const out = agentConfig(snapshot, { agent: 'ada' });
+ * if (out.ok) console.log(out.result.config.model, out.result.sources.model);
+ */
+export function agentConfig(
+  snapshot: Snapshot,
+  request: { role?: string; agent?: string },
+): AgentConfigOutcome {
+  // 1. Names, then the agent's fleet entry and the role record.
+  const bad = (['role', 'agent'] as const)
+    .filter((k) => request[k] !== undefined && !isValidName(request[k]!))
+    .map((k) =>
+      error(
+        'BAD_NAME',
+        `${k} ${JSON.stringify(request[k])} is not a valid name (letters, digits, . _ -; no "..")`,
+      ),
+    );
+  if (bad.length > 0) return { ok: false, diagnostics: bad };
+  const member = request.agent === undefined ? undefined : snapshot.fleet.find((a) => a.id === request.agent);
+  const role = request.role ?? member?.role;
+  if (role === undefined) {
+    const why =
+      request.agent === undefined
+        ? 'give a role or an agent'
+        : `agent ${request.agent} is not in the fleet with a role; give a role`;
+    return { ok: false, diagnostics: [error('BAD_REQUEST', why)] };
+  }
+  const record = snapshot.roles.get(role);
+  if (!record && snapshot.roles.size > 0) {
+    return {
+      ok: false,
+      diagnostics: [
+        error(
+          'UNKNOWN_ROLE',
+          `unknown role ${JSON.stringify(role)}; known roles: ${[...snapshot.roles.keys()].join(', ')}`,
+        ),
+      ],
+    };
+  }
+
+  // 2. The three levels, lowest first.
+  const manifestFile = snapshot.manifest.chain.find((k) => !k.startsWith('preset:'));
+  const levels: Array<{ from: ConfigSource['from']; file?: string; values: Record<string, unknown> }> = [
+    { from: 'agent_defaults', file: manifestFile, values: snapshot.manifest.agentDefaults },
+  ];
+  if (record) {
+    const top = Object.fromEntries(Object.entries(record.fields).filter(([k]) => KNOWN_FIELDS.includes(k)));
+    const nested = isObject(record.fields.defaults) ? record.fields.defaults : {};
+    levels.push({ from: 'role', file: record.source, values: { ...top, ...nested } });
+  }
+  if (member?.config) levels.push({ from: 'agent', file: member.source, values: member.config });
+
+  // 3. Merge, deriving model from models at each level.
+  const merged: Record<string, unknown> = {};
+  const sources: Record<string, ConfigSource> = {};
+  for (const level of levels) {
+    const source: ConfigSource = { from: level.from };
+    if (level.file !== undefined) source.file = level.file;
+    for (const [key, value] of Object.entries(level.values)) {
+      merged[key] = value;
+      sources[key] = source;
+    }
+    const models = level.values.models;
+    if (level.values.model === undefined && Array.isArray(models) && typeof models[0] === 'string') {
+      merged.model = models[0];
+      sources.model = { ...source, via: 'models[0]' };
+    }
+  }
+
+  // 4. Check against the schema; each problem points at the level the value came from.
+  const parsed = AgentConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    const diagnostics = parsed.error.issues.map((issue) => {
+      const key = String(issue.path[0] ?? '');
+      const source = sources[key];
+      const code: DiagnosticCode =
+        source?.from === 'agent' ? 'BAD_FLEET' : source?.from === 'role' ? 'BAD_ROLE' : 'BAD_MANIFEST';
+      const origin =
+        source?.from === 'role'
+          ? `role ${role}`
+          : source?.from === 'agent'
+            ? `agent ${request.agent}`
+            : 'agent_defaults';
+      const at =
+        source?.from === 'agent' && member?.at ? member.at : source?.file ? { file: source.file } : {};
+      return error(code, `config ${issue.path.join('.')} (from ${origin}): ${issue.message}`, at);
+    });
+    return { ok: false, diagnostics };
+  }
+  const ordered = orderKeys(merged);
+  const result: AgentConfig = {
+    version: snapshot.version,
+    config: ordered,
+    sources: Object.fromEntries(Object.keys(ordered).map((k) => [k, sources[k]!])),
+  };
+  if (request.agent !== undefined) result.agent = request.agent;
+  result.role = role;
+  const team = member?.team;
+  if (team !== undefined) result.team = team;
+  return { ok: true, result };
+}
+
+/** The JSON Schema (draft 2020-12) of {@link AgentConfigSchema}, for `strata config --schema`. */
+export function agentConfigJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(AgentConfigSchema) as Record<string, unknown>;
+}
+
+// --- internal ---
+
+/** Fields of the schema: the role-record fields that are config (RoboCo keeps them at top level). */
+const KNOWN_FIELDS = Object.keys(AgentConfigSchema.shape);
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Schema fields first, in schema order; other fields after, sorted. */
+function orderKeys(values: Record<string, unknown>): Record<string, unknown> {
+  const known = KNOWN_FIELDS.filter((k) => k in values);
+  const other = Object.keys(values)
+    .filter((k) => !KNOWN_FIELDS.includes(k))
+    .sort();
+  return Object.fromEntries([...known, ...other].map((k) => [k, values[k]]));
+}

@@ -1,0 +1,221 @@
+import { spawn } from 'node:child_process';
+import { error } from '../diagnostics.js';
+import { DEFAULT_MAX_FILE_BYTES, type PackFiles } from '../pack-fs.js';
+
+/**
+ * Reads a pack as it is at a git revision, from git's object store, never touching the
+ * working tree or the index (`git rev-parse`, `git ls-tree -r -z --long`,
+ * `git cat-file --batch`). The pack may be a subfolder of the repository. The result has
+ * the shape of {@link readPackDir}'s, for the pure `buildSnapshot`: hidden entries are
+ * skipped, symlinks are followed inside the pack (PATH_OUTSIDE_PACK when they leave it),
+ * files over the limit are refused (FILE_TOO_LARGE). Git failures, an unknown revision or
+ * a pack folder missing at that revision are GIT_ERROR diagnostics.
+ *
+ * @example
+ * const read = await readPackAtRevision('examples/roboco', 'HEAD~1');
+ * const { snapshot } = buildSnapshot({ files: read.files, readDiagnostics: read.diagnostics });
+ */
+export async function readPackAtRevision(
+  dir: string,
+  rev: string,
+  options: { maxFileBytes?: number } = {},
+): Promise<PackFiles> {
+  const out: PackFiles = { root: dir, files: new Map(), refused: new Set(), diagnostics: [] };
+  const fail = (message: string): PackFiles => {
+    out.diagnostics.push(error('GIT_ERROR', message));
+    return out;
+  };
+  if (rev === '' || rev.startsWith('-')) return fail(`${JSON.stringify(rev)} is not a revision`);
+
+  // 1. Where the pack sits in the repository, and the commit.
+  const prefix = await git(dir, ['rev-parse', '--show-prefix']);
+  if (prefix.code !== 0)
+    return fail(`cannot read git history of ${dir}: ${prefix.stderr || `git exited with ${prefix.code}`}`);
+  const folder = prefix.stdout.toString('utf8').trim().replace(/\/$/, '');
+  const commit = await git(dir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`]);
+  if (commit.code !== 0) return fail(`unknown revision ${JSON.stringify(rev)}`);
+  const oid = commit.stdout.toString('utf8').trim();
+
+  // 2. Every entry under the pack folder at that commit.
+  const tree = await git(dir, [
+    'ls-tree',
+    '-r',
+    '-z',
+    '--long',
+    '--full-tree',
+    folder === '' ? oid : `${oid}:${folder}`,
+  ]);
+  if (tree.code !== 0) return fail(`the pack folder ${folder || '.'} does not exist at ${rev}`);
+  const entries = parseTree(tree.stdout.toString('utf8'));
+
+  // 3. Contents of every blob, then symlinks resolved inside the pack.
+  const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const wanted = entries.filter((e) => e.type === 'blob' && (e.mode === SYMLINK || e.size <= maxBytes));
+  const blobs = await catFiles(dir, [...new Set(wanted.map((e) => e.oid))]);
+  if ('error' in blobs) return fail(blobs.error);
+  const byPath = new Map(entries.filter((e) => e.type === 'blob').map((e) => [e.path, e]));
+  const links = new Map<string, string>();
+  for (const e of byPath.values())
+    if (e.mode === SYMLINK) links.set(e.path, blobs.map.get(e.oid)!.toString('utf8'));
+  const emit = (visible: string, real: string) => {
+    const entry = byPath.get(real)!;
+    if (entry.size > maxBytes) {
+      out.refused.add(visible);
+      out.diagnostics.push(
+        error('FILE_TOO_LARGE', `file is ${entry.size} bytes; the limit is ${maxBytes}`, { file: visible }),
+      );
+      return;
+    }
+    out.files.set(visible, blobs.map.get(entry.oid)!);
+  };
+  for (const e of byPath.values()) {
+    if (hidden(e.path)) continue;
+    if (e.mode !== SYMLINK) {
+      emit(e.path, e.path);
+      continue;
+    }
+    const real = resolveLinks(e.path, links);
+    if (real === OUTSIDE) {
+      out.refused.add(e.path);
+      out.diagnostics.push(
+        error('PATH_OUTSIDE_PACK', `symlink points outside the pack (to ${links.get(e.path)})`, {
+          file: e.path,
+        }),
+      );
+      continue;
+    }
+    if (real !== undefined && byPath.has(real) && !links.has(real)) {
+      emit(e.path, real);
+      continue;
+    }
+    const under = real === undefined ? [] : [...byPath.keys()].filter((p) => p.startsWith(`${real}/`));
+    if (under.length === 0) {
+      out.diagnostics.push(error('READ_ERROR', `broken symlink (to ${links.get(e.path)})`, { file: e.path }));
+      continue;
+    }
+    for (const p of under) {
+      const visible = `${e.path}${p.slice(real!.length)}`;
+      if (hidden(visible)) continue;
+      const target = links.has(p) ? resolveLinks(p, links) : p;
+      if (typeof target === 'string' && byPath.has(target) && !links.has(target)) emit(visible, target);
+      else out.diagnostics.push(error('READ_ERROR', 'broken or escaping symlink', { file: visible }));
+    }
+  }
+  return out;
+}
+
+// --- internal ---
+
+const SYMLINK = '120000';
+const OUTSIDE = Symbol('outside');
+
+interface TreeEntry {
+  mode: string;
+  type: string;
+  oid: string;
+  size: number;
+  path: string;
+}
+
+function parseTree(text: string): TreeEntry[] {
+  const out: TreeEntry[] = [];
+  for (const record of text.split('\0')) {
+    if (record === '') continue;
+    const tab = record.indexOf('\t');
+    const [mode, type, oid, size] = record.slice(0, tab).split(/ +/) as [string, string, string, string];
+    out.push({ mode, type, oid, size: size === '-' ? 0 : Number(size), path: record.slice(tab + 1) });
+  }
+  return out;
+}
+
+function hidden(path: string): boolean {
+  return path.split('/').some((s) => s.startsWith('.'));
+}
+
+/** Follows symlinks along a pack-relative path; OUTSIDE when one leaves the pack, undefined on a loop. */
+function resolveLinks(
+  path: string,
+  links: ReadonlyMap<string, string>,
+  hops = 0,
+): string | typeof OUTSIDE | undefined {
+  if (hops > 40) return undefined;
+  const segs = path.split('/');
+  for (let i = 1; i <= segs.length; i++) {
+    const prefix = segs.slice(0, i).join('/');
+    const target = links.get(prefix);
+    if (target === undefined) continue;
+    if (target.startsWith('/')) return OUTSIDE;
+    const joined = normalise([...segs.slice(0, i - 1), ...target.split('/')]);
+    if (joined === undefined) return OUTSIDE;
+    const rest = segs.slice(i);
+    return resolveLinks([...(joined === '' ? [] : [joined]), ...rest].join('/'), links, hops + 1);
+  }
+  return path;
+}
+
+function normalise(segs: string[]): string | undefined {
+  const parts: string[] = [];
+  for (const s of segs) {
+    if (s === '' || s === '.') continue;
+    if (s === '..') {
+      if (parts.length === 0) return undefined;
+      parts.pop();
+    } else parts.push(s);
+  }
+  return parts.join('/');
+}
+
+async function catFiles(
+  dir: string,
+  oids: string[],
+): Promise<{ map: Map<string, Buffer> } | { error: string }> {
+  const map = new Map<string, Buffer>();
+  if (oids.length === 0) return { map };
+  const res = await git(dir, ['cat-file', '--batch'], `${oids.join('\n')}\n`);
+  if (res.code !== 0) return { error: `git cat-file failed: ${res.stderr}` };
+  const buf = res.stdout;
+  let pos = 0;
+  for (const oid of oids) {
+    const nl = buf.indexOf(10, pos);
+    const header = buf.subarray(pos, nl).toString('utf8').split(' ');
+    if (header[1] === 'missing' || header.length < 3) return { error: `git object ${oid} is missing` };
+    const size = Number(header[2]);
+    map.set(oid, Buffer.from(buf.subarray(nl + 1, nl + 1 + size)));
+    pos = nl + 1 + size + 1;
+  }
+  return { map };
+}
+
+function git(
+  cwd: string,
+  args: string[],
+  input?: string,
+): Promise<{ code: number; stdout: Buffer; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('git', ['-c', 'core.quotePath=false', ...args], {
+      cwd,
+      env: { ...process.env, LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.on('error', (e) =>
+      resolve({
+        code: -1,
+        stdout: Buffer.alloc(0),
+        stderr: `cannot run git: ${(e as NodeJS.ErrnoException).code ?? e.message}`,
+      }),
+    );
+    child.on('close', (code) =>
+      resolve({
+        code: code ?? -1,
+        stdout: Buffer.concat(out),
+        stderr: Buffer.concat(err).toString('utf8').trim().split('\n')[0] ?? '',
+      }),
+    );
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input ?? '');
+  });
+}

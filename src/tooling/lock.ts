@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { type Diagnostic, error } from '../diagnostics.js';
+import { applyOverrides, type SettingValue } from '../settings.js';
+import type { Snapshot } from '../snapshot.js';
+import { comparePrompts, composeMembers, type MemberChange, type MemberPrompt } from './diff.js';
+
+/** The format version of lock files this code writes and reads. */
+export const LOCK_FORMAT = 1;
+
+const LockMemberSchema = z.strictObject({
+  key: z.string(),
+  agent: z.string().optional(),
+  role: z.string().optional(),
+  team: z.string().optional(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  bytes: z.number().int().min(0),
+  text: z.string().optional(),
+});
+
+/** A lock file: every member's prompt hash (and, by default, text) for one pack and its settings. */
+export const LockSchema = z.strictObject({
+  strata_lock: z.literal(LOCK_FORMAT),
+  preset: z.string().optional(),
+  settings: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  members: z.array(LockMemberSchema),
+});
+
+export type Lock = z.infer<typeof LockSchema>;
+
+/**
+ * Builds the lock of a snapshot (pure): every member (fleet agents, else roles) composed
+ * with the pack's settings and `settings` overrides. The pack version is left out on
+ * purpose: a change that leaves every prompt the same leaves the lock the same.
+ */
+export function buildLock(
+  snapshot: Snapshot,
+  options: { settings?: Readonly<Record<string, unknown>>; text?: boolean } = {},
+): { lock?: Lock; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const prompts = composeMembers({ snapshot, settings: options.settings }, 'pack', diagnostics);
+  if (diagnostics.length > 0) return { diagnostics };
+  const members = prompts.map(({ text, ...p }) => (options.text === false ? p : { ...p, text }));
+  const lock: Lock = {
+    strata_lock: LOCK_FORMAT,
+    settings: effectiveSettings(snapshot, options.settings),
+    members,
+  };
+  if (snapshot.preset !== undefined) lock.preset = snapshot.preset;
+  return { lock: orderLock(lock), diagnostics };
+}
+
+/** The lock file's text: pretty JSON with a final newline, stable key order. */
+export function formatLock(lock: Lock): string {
+  return `${JSON.stringify(orderLock(lock), null, 2)}\n`;
+}
+
+/** Reads a lock file's text (BAD_LOCK errors for anything that is not one). */
+export function parseLock(text: string, file: string): { lock?: Lock; diagnostics: Diagnostic[] } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    return { diagnostics: [error('BAD_LOCK', `not JSON: ${(e as Error).message}`, { file })] };
+  }
+  const parsed = LockSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
+    return { diagnostics: [error('BAD_LOCK', `not a strata lock file${where}: ${issue.message}`, { file })] };
+  }
+  return { lock: parsed.data, diagnostics: [] };
+}
+
+/** Members whose prompt drifted from the lock: changed, added (not in the lock) or removed. */
+export function checkLock(lock: Lock, current: Lock): MemberChange[] {
+  return comparePrompts(lock.members as MemberPrompt[], current.members as MemberPrompt[]).changed;
+}
+
+// --- internal ---
+
+function effectiveSettings(
+  snapshot: Snapshot,
+  overrides: Readonly<Record<string, unknown>> | undefined,
+): Record<string, SettingValue> {
+  const { values } = applyOverrides(snapshot.manifest.settings, snapshot.settings, overrides).settings;
+  return Object.fromEntries(
+    Object.keys(values)
+      .sort()
+      .map((k) => [k, values[k]!]),
+  );
+}
+
+/** Top-level keys and member keys in a fixed order, so the file text is stable. */
+function orderLock(lock: Lock): Lock {
+  const members = lock.members.map((m) => {
+    const out: Record<string, unknown> = { key: m.key };
+    for (const k of ['agent', 'role', 'team'] as const) if (m[k] !== undefined) out[k] = m[k];
+    out.sha256 = m.sha256;
+    out.bytes = m.bytes;
+    if (m.text !== undefined) out.text = m.text;
+    return out as Lock['members'][number];
+  });
+  const out: Record<string, unknown> = { strata_lock: lock.strata_lock };
+  if (lock.preset !== undefined) out.preset = lock.preset;
+  out.settings = lock.settings;
+  out.members = members;
+  return out as Lock;
+}

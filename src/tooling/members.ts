@@ -1,0 +1,51 @@
+import { type ComposeOutcome, type ComposeRequest, tryCompose } from '../compose.js';
+import type { Snapshot } from '../snapshot.js';
+
+/**
+ * The members a pack serves (SPEC §1 "fleet"): its fleet agents; with no fleet, every
+ * known role; with neither, one member with an empty request. Diff, snapshot lock files
+ * and validate iterate over these.
+ */
+export interface Member {
+  /** Stable identity across pack versions: the agent id, `role:<id>`, or `(default)`. */
+  key: string;
+  agent?: string;
+  role?: string;
+  team?: string;
+  /** The request that composes this member's prompt. */
+  request: ComposeRequest;
+}
+
+/** The members of a snapshot, in fleet order (or role order). */
+export function packMembers(snapshot: Snapshot): Member[] {
+  if (snapshot.fleet.length > 0) {
+    return snapshot.fleet.map((a) => {
+      const m: Member = { key: a.id, agent: a.id, request: { agent: a.id } };
+      if (a.role !== undefined) m.role = a.role;
+      if (a.team !== undefined) m.team = a.team;
+      return m;
+    });
+  }
+  if (snapshot.roles.size > 0) {
+    return [...snapshot.roles.keys()].map((role) => ({ key: `role:${role}`, role, request: { role } }));
+  }
+  return [{ key: '(default)', request: {} }];
+}
+
+/** Composes one member, with setting overrides applied on top of its request. */
+export function composeMember(
+  snapshot: Snapshot,
+  member: Member,
+  settings?: Readonly<Record<string, unknown>>,
+): ComposeOutcome {
+  const request: ComposeRequest = { ...member.request };
+  if (settings && Object.keys(settings).length > 0) request.settings = settings;
+  return tryCompose(snapshot, request);
+}
+
+/** A member's name for people: the agent id, `role <id>`, or `(default)`. */
+export function memberLabel(member: Pick<Member, 'agent' | 'role' | 'key'>): string {
+  if (member.agent !== undefined) return member.agent;
+  if (member.role !== undefined) return `role ${member.role}`;
+  return member.key;
+}

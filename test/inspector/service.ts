@@ -1,0 +1,40 @@
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { startService } from '../../src/server/node.js';
+import { EXAMPLES } from '../helpers.js';
+
+/** A running strata service over a temp copy of an example pack, on 127.0.0.1. */
+export interface TestService {
+  url: string;
+  dir: string;
+  close(): Promise<void>;
+}
+
+/** Starts the real service (`strata serve`'s own start-up) over a copy of `examples/<pack>`, on a free port. */
+export async function startPackService(pack = 'roboco'): Promise<TestService> {
+  const dir = mkdtempSync(join(tmpdir(), 'strata-inspector-'));
+  cpSync(join(EXAMPLES, pack), dir, { recursive: true });
+  const started = await startService({
+    dir,
+    env: {},
+    host: '127.0.0.1',
+    port: 0,
+    debounceMs: 50,
+    pollMs: 1000,
+    shutdownTimeoutMs: 500,
+    logger: pino({ level: 'silent' }),
+  });
+  if (!started.ok)
+    throw new Error(`the example pack ${pack} does not load: ${JSON.stringify(started.diagnostics)}`);
+  const { service } = started;
+  return {
+    url: service.url,
+    dir,
+    async close() {
+      await service.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

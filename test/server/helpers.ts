@@ -1,0 +1,140 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { loadPack } from '../../src/load.js';
+import { stablePackLoader } from '../../src/reload/read.js';
+import { SnapshotStore } from '../../src/reload/store.js';
+import { SseParser } from '../../src/client/sse.js';
+import { createApp, type AppOptions, type StrataApp } from '../../src/server/app.js';
+import { buildSnapshot, type Snapshot } from '../../src/snapshot.js';
+
+export const FIXTURES = resolve(import.meta.dirname, '../fixtures');
+export const MINI = join(FIXTURES, 'server-mini');
+export const SEP = '\n\n---\n\n';
+
+/** The mini pack's prompts, byte for byte. */
+export const MINI_PROMPTS = {
+  writer: ['Base.', 'Writer.'].join(SEP),
+  critic: ['Base.', 'Critic.'].join(SEP),
+  w1: ['Base.', 'Writer.', 'Team blue.', 'I am w1.'].join(SEP),
+  writerFable: ['Base.', 'Fable.', 'Ethos.', 'Writer.'].join(SEP),
+};
+
+/** A copy of a fixture pack in a fresh temp folder (removed by the returned cleanup). */
+export async function copyFixture(name = 'server-mini'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const base = await mkdtemp(join(tmpdir(), 'strata-server-'));
+  const dir = join(base, 'pack');
+  await cp(join(FIXTURES, name), dir, { recursive: true });
+  return { dir, cleanup: () => rm(base, { recursive: true, force: true }) };
+}
+
+/** A loaded snapshot of a pack directory (throws when it has errors). */
+export async function snapshotOf(dir: string): Promise<Snapshot> {
+  const { snapshot, diagnostics } = await loadPack(dir, { env: {} });
+  if (!snapshot) throw new Error(`pack has errors: ${JSON.stringify(diagnostics)}`);
+  return snapshot;
+}
+
+/** An app over a store that reads `dir` (loaded once before returning). */
+export async function appFor(dir: string, options: Partial<AppOptions> = {}): Promise<StrataApp & { store: SnapshotStore }> {
+  const store = new SnapshotStore(stablePackLoader({ dir, env: {} }));
+  await store.reload('initial');
+  return { ...createApp({ store, heartbeatMs: 0, ...options }), store };
+}
+
+/** A store over in-memory files the test can change between reloads. */
+export function memoryStore(files: Record<string, string>): { store: SnapshotStore; files: Map<string, Uint8Array>; set(path: string, text: string): void } {
+  const map = new Map(Object.entries(files).map(([k, v]) => [k, new TextEncoder().encode(v)]));
+  const store = new SnapshotStore(async () => buildSnapshot({ files: new Map(map), env: {} }));
+  return { store, files: map, set: (path, text) => map.set(path, new TextEncoder().encode(text)) };
+}
+
+/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function waitFor<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs = 3000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Reads SSE events from a streaming response: `next(n)` resolves with the next n events. */
+export function eventStream(res: Response): {
+  next(count?: number, timeoutMs?: number): Promise<Array<{ event: string; data: any }>>;
+  close(): Promise<void>;
+} {
+  const parser = new SseParser();
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  const queue: Array<{ event: string; data: any }> = [];
+  let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
+  return {
+    async next(count = 1, timeoutMs = 3000) {
+      const deadline = Date.now() + timeoutMs;
+      while (queue.length < count) {
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`timed out waiting for ${count} events (got ${queue.length})`);
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const timeout = new Promise<'timeout'>((r) => {
+          timer = setTimeout(() => r('timeout'), left);
+        });
+        pending ??= reader.read();
+        const read = await Promise.race([pending, timeout]);
+        clearTimeout(timer);
+        if (read === 'timeout') continue;
+        pending = undefined;
+        if (read.done) throw new Error('event stream ended');
+        for (const e of parser.push(decoder.decode(read.value, { stream: true }))) {
+          queue.push({ event: e.event, data: JSON.parse(e.data) });
+        }
+      }
+      return queue.splice(0, count);
+    },
+    close: () => reader.cancel().catch(() => undefined),
+  };
+}
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+
+/** `strata serve` in a child process; resolves once it logs that it is listening. */
+export async function spawnServe(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ url: string; child: ChildProcess; logs: () => string[]; stop: () => Promise<number | null> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/strata.ts'), 'serve', ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  let stderr = '';
+  child.stderr!.on('data', (d) => {
+    stderr += d;
+  });
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    let buffer = '';
+    child.stdout!.on('data', (d) => {
+      buffer += d;
+      const parts = buffer.split('\n');
+      buffer = parts.pop()!;
+      for (const line of parts) {
+        lines.push(line);
+        if (line.includes('"msg":"listening"')) resolveUrl(JSON.parse(line).url);
+      }
+    });
+    void exited.then((code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+  });
+  return {
+    url,
+    child,
+    logs: () => lines,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}

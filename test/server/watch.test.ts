@@ -1,0 +1,109 @@
+import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tryCompose } from '../../src/compose.js';
+import { stablePackLoader } from '../../src/reload/read.js';
+import { SnapshotStore, type StoreEvent } from '../../src/reload/store.js';
+import { type PackWatcher, watchPack } from '../../src/reload/watch.js';
+import { copyFixture, SEP, waitFor } from './helpers.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function watched(dir: string, pollMs = 0): Promise<{ store: SnapshotStore; watcher: PackWatcher; events: StoreEvent[] }> {
+  const store = new SnapshotStore(stablePackLoader({ dir, env: {} }));
+  const events: StoreEvent[] = [];
+  store.subscribe((e) => events.push(e));
+  await store.reload('initial');
+  const watcher = watchPack(dir, store, { debounceMs: 50, pollMs });
+  cleanups.push(() => watcher.close());
+  await watcher.ready;
+  return { store, watcher, events };
+}
+
+function writerText(store: SnapshotStore): string | undefined {
+  const snapshot = store.state?.snapshot;
+  if (!snapshot) return undefined;
+  const outcome = tryCompose(snapshot, { role: 'writer' });
+  return outcome.ok ? outcome.result.text : undefined;
+}
+
+async function pack(): Promise<string> {
+  const { dir, cleanup } = await copyFixture();
+  cleanups.push(cleanup);
+  return dir;
+}
+
+describe('watching a pack directory', () => {
+  it('serves an edit within 2 s', async () => {
+    const dir = await pack();
+    const { store } = await watched(dir);
+    const started = Date.now();
+    await writeFile(join(dir, 'roles/writer.md'), 'Writer v2.\n');
+    await waitFor(() => (writerText(store) === ['Base.', 'Writer v2.'].join(SEP) ? true : undefined), 2000, 'the edit');
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('keeps the old prompt when an edit breaks the pack, reports it, and recovers on the next good write', async () => {
+    const dir = await pack();
+    const { store, events } = await watched(dir);
+    const good = store.state!.snapshot.version;
+    await writeFile(join(dir, 'roles/writer.md'), '---\nname: Writer\nno closing line\n');
+    const failure = await waitFor(() => store.lastError ?? undefined, 2000, 'the reload error');
+    expect(failure.diagnostics[0]).toMatchObject({ code: 'BAD_FRONTMATTER', file: 'roles/writer.md', line: 1 });
+    expect(store.state!.snapshot.version).toBe(good);
+    expect(writerText(store)).toBe(['Base.', 'Writer.'].join(SEP));
+
+    await writeFile(join(dir, 'roles/writer.md'), 'Writer v3.\n');
+    await waitFor(() => (writerText(store) === ['Base.', 'Writer v3.'].join(SEP) ? true : undefined), 2000, 'recovery');
+    expect(store.lastError).toBeNull();
+    expect(events.filter((e) => e.type === 'error')).toHaveLength(1);
+  });
+
+  it('reloads on an editor-style save: write a temp file, rename it over the original', async () => {
+    const dir = await pack();
+    const { store } = await watched(dir);
+    const temp = join(dir, 'roles/.writer.md.swp');
+    await writeFile(temp, 'Writer saved.\n');
+    await rename(temp, join(dir, 'roles/writer.md'));
+    await waitFor(() => (writerText(store) === ['Base.', 'Writer saved.'].join(SEP) ? true : undefined), 2000, 'the rename-save');
+  });
+
+  it('reloads on a Kubernetes ConfigMap update (..data symlink swap, old folder deleted)', async () => {
+    const { dir: src, cleanup } = await copyFixture();
+    cleanups.push(cleanup);
+    const dir = join(src, '..', 'configmap');
+    await mkdir(dir);
+    // The kubelet's layout: ..<timestamp>/ holds the files, ..data points at it, and the
+    // visible names are symlinks through ..data.
+    await rename(src, join(dir, '..2024_01_01_00_00_00.000000001'));
+    await symlink('..2024_01_01_00_00_00.000000001', join(dir, '..data'));
+    for (const name of ['base.md', 'fleet.yaml', 'roles', 'doctrine', 'teams', 'identities']) {
+      await symlink(`..data/${name}`, join(dir, name));
+    }
+    const { store, events } = await watched(dir);
+    expect(writerText(store)).toBe(['Base.', 'Writer.'].join(SEP));
+
+    // An update: a new timestamped folder, ..data_tmp → it, renamed over ..data, old folder removed.
+    const next = '..2024_01_01_00_01_00.000000002';
+    await mkdir(join(dir, next));
+    const { cp } = await import('node:fs/promises');
+    await cp(join(dir, '..2024_01_01_00_00_00.000000001'), join(dir, next), { recursive: true });
+    await writeFile(join(dir, next, 'roles/writer.md'), 'Writer from the ConfigMap.\n');
+    await writeFile(join(dir, next, 'base.md'), 'Base v2.\n');
+    await symlink(next, join(dir, '..data_tmp'));
+    await rename(join(dir, '..data_tmp'), join(dir, '..data'));
+    await rm(join(dir, '..2024_01_01_00_00_00.000000001'), { recursive: true });
+
+    await waitFor(() => (writerText(store) === ['Base v2.', 'Writer from the ConfigMap.'].join(SEP) ? true : undefined), 2000, 'the ConfigMap swap');
+    expect(events.some((e) => e.type === 'error')).toBe(false);
+  });
+
+  it('re-hashes the pack on a slow poll as a backstop', async () => {
+    const dir = await pack();
+    const { events } = await watched(dir, 100);
+    await waitFor(() => (events.some((e) => e.type === 'attempt' && e.outcome.trigger === 'poll') ? true : undefined), 2000, 'a poll');
+  });
+});

@@ -1,0 +1,99 @@
+import { appendFileSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { sha256 } from '../../src/text.js';
+import { buildLock, formatLock, parseLock } from '../../src/tooling/lock.js';
+import { cli, EXAMPLES, okPack, tempDir } from '../helpers.js';
+
+describe('strata snapshot', () => {
+  it('writes a lock of every member, and --check passes until a prompt changes', async () => {
+    const dir = tempDir();
+    const pack = join(dir, 'pack');
+    cpSync(join(EXAMPLES, 'roboco'), pack, { recursive: true });
+    const lockFile = join(dir, 'prompts.lock.json');
+    const out = await cli(['snapshot', '--dir', pack, '--out', lockFile]);
+    expect(out.code).toBe(0);
+    const lock = JSON.parse(readFileSync(lockFile, 'utf8'));
+    expect(lock.strata_lock).toBe(1);
+    expect(lock.settings).toEqual({ fable_mode_enabled: false, ponytail_intensity: 'full' });
+    expect(lock.members).toHaveLength(8);
+    const compose = await cli(['compose', '--dir', pack, '--agent', 'ada']);
+    expect(lock.members[0]).toEqual({
+      key: 'ada',
+      agent: 'ada',
+      role: 'developer',
+      team: 'platform',
+      sha256: sha256(compose.stdout),
+      bytes: Buffer.byteLength(compose.stdout),
+      text: compose.stdout,
+    });
+
+    const ok = await cli(['snapshot', '--dir', pack, '--check', lockFile]);
+    expect([ok.code, ok.stdout]).toEqual([0, `ok: all 8 members match ${lockFile}\n`]);
+
+    // A comment in a YAML file changes the pack version but no prompt: still no drift.
+    appendFileSync(join(pack, 'roles.yaml'), '# a comment\n');
+    expect((await cli(['snapshot', '--dir', pack, '--check', lockFile])).code).toBe(0);
+
+    appendFileSync(join(pack, 'identities', 'linus.md'), '\nDrifted.\n');
+    const drift = await cli(['snapshot', '--dir', pack, '--check', lockFile]);
+    expect(drift.code).toBe(1);
+    expect(drift.stdout).toContain('--- a/linus\n+++ b/linus\n');
+    expect(drift.stdout).toContain('+Drifted.\n');
+    expect(drift.stderr).toContain('drift: linus (changed)');
+    const json = JSON.parse((await cli(['snapshot', '--dir', pack, '--check', lockFile, '--json'])).stdout);
+    expect(json.ok).toBe(false);
+    expect(json.drifted.map((d: { key: string; status: string }) => [d.key, d.status])).toEqual([
+      ['linus', 'changed'],
+    ]);
+    expect(json.unchanged).toBe(7);
+  });
+
+  it('--no-text stores hashes only; drift is still found', async () => {
+    const dir = tempDir();
+    const lockFile = join(dir, 'l.json');
+    await cli(['snapshot', '--dir', join(EXAMPLES, 'chorus'), '--out', lockFile, '--no-text']);
+    const lock = JSON.parse(readFileSync(lockFile, 'utf8'));
+    expect(lock.members.map((m: { key: string }) => m.key)).toEqual([
+      'role:arbiter',
+      'role:implementer',
+      'role:maintainer',
+      'role:researcher',
+      'role:reviewer',
+    ]);
+    expect(lock.members.every((m: object) => !('text' in m))).toBe(true);
+    const env = { CHORUS_DEFAULT_INSTRUCTIONS_PATH: join(EXAMPLES, 'chorus', 'roles.yaml') };
+    const drift = await cli(['snapshot', '--dir', join(EXAMPLES, 'chorus'), '--check', lockFile], env);
+    expect(drift.code).toBe(1);
+    expect(drift.stderr).toMatch(/note: settings differ from the lock: default_instructions_path=/);
+  });
+
+  it('hostile input: missing, invalid and foreign lock files; flags', async () => {
+    const dir = tempDir();
+    const pack = join(EXAMPLES, 'roboco');
+    const missing = await cli(['snapshot', '--dir', pack, '--check', join(dir, 'none.json')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^error READ_ERROR: .*none\.json: cannot read lock file: ENOENT\n$/);
+    writeFileSync(join(dir, 'bad.json'), '{ nope');
+    const bad = await cli(['snapshot', '--dir', pack, '--check', join(dir, 'bad.json')]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^error BAD_LOCK: .*bad\.json: not JSON/);
+    writeFileSync(join(dir, 'pkg.json'), '{"name": "x"}');
+    const foreign = await cli(['snapshot', '--dir', pack, '--check', join(dir, 'pkg.json')]);
+    expect(foreign.stderr).toMatch(/^error BAD_LOCK: .*not a strata lock file/);
+    expect((await cli(['snapshot', '--dir', pack])).code).toBe(2);
+    expect((await cli(['snapshot', '--dir', pack, '--out', 'a', '--check', 'b'])).code).toBe(2);
+    const noDir = await cli(['snapshot', '--dir', pack, '--out', join(dir, 'no', 'such', 'l.json')]);
+    expect(noDir.code).toBe(1);
+    expect(noDir.stderr).toMatch(/^error WRITE_ERROR: .*cannot write lock file: ENOENT/);
+  });
+
+  it('the lock text is stable and round-trips', () => {
+    const snapshot = okPack({ 'base.md': 'B', 'roles/dev.md': 'D' });
+    const { lock } = buildLock(snapshot);
+    const text = formatLock(lock!);
+    expect(formatLock(parseLock(text, 'l.json').lock!)).toBe(text);
+    expect(text.endsWith('}\n')).toBe(true);
+    expect(Object.keys(JSON.parse(text))).toEqual(['strata_lock', 'preset', 'settings', 'members']);
+  });
+});

@@ -1,0 +1,176 @@
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { formatAnnotation, formatFinding } from '../../src/cli/commands/validate.js';
+import { error } from '../../src/diagnostics.js';
+import { LINT_CHECKS, lintPack } from '../../src/tooling/lint.js';
+import { cli, EXAMPLES, FIXTURES, tempDir, writeFiles } from '../helpers.js';
+
+const findings = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const m = /^(?:(\S+) )?(error|warning) ([A-Z0-9_]+) /.exec(line)!;
+      return `${m[1] ?? '-'} ${m[2]} ${m[3]}`;
+    });
+
+describe('strata validate', () => {
+  it.each(['roboco', 'chorus'])('passes on the %s example pack (exit 0, no error)', async (pack) => {
+    const r = await cli(['validate', '--dir', join(EXAMPLES, pack)]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(/ error /);
+    expect(r.stdout).not.toMatch(/JSON_BLOCK|BAD_UCXL|ORPHAN_FILE|UNREACHABLE_LAYER|COMPOSE_FAILED/);
+  });
+
+  it('reports every planted lint problem at its line (tooling-lint)', async () => {
+    const r = await cli(['validate', '--dir', join(FIXTURES, 'tooling-lint')]);
+    expect(r.code).toBe(1);
+    const got = findings(r.stdout);
+    expect(got).toEqual(
+      expect.arrayContaining([
+        'base.md:9:1 error JSON_BLOCK',
+        'roles/dev.md:6:51 warning BAD_UCXL',
+        'notes/todo.md warning ORPHAN_FILE',
+        'strata.yaml:4:5 warning UNREACHABLE_LAYER',
+        'fleet.yaml:2:5 error COMPOSE_FAILED',
+        'fleet.yaml:6:5 error COMPOSE_FAILED',
+        'fleet.yaml:2:5 error BAD_FLEET',
+      ]),
+    );
+    expect(r.stdout).toMatch(/UNREACHABLE_LAYER layer team: teams\/\{team\}\.md/);
+    expect(r.stdout).toMatch(/COMPOSE_FAILED alice .*fable_mode_enabled=true.*REQUIRED_MISSING/);
+    // The valid json block, the valid address and the README are not findings.
+    expect(r.stdout.match(/JSON_BLOCK/g)).toHaveLength(1);
+    expect(r.stdout.match(/BAD_UCXL/g)).toHaveLength(1);
+    expect(r.stdout).not.toMatch(/README/);
+  });
+
+  it('reports core load diagnostics and still checks json blocks when the pack does not load', async () => {
+    const r = await cli(['validate', '--dir', join(FIXTURES, 'tooling-load-errors')]);
+    expect(r.code).toBe(1);
+    expect(findings(r.stdout)).toEqual([
+      'base.md:4:7 error JSON_BLOCK',
+      'identities/x.md:1:1 error BAD_FRONTMATTER',
+      'roles.yaml:4:1 error YAML_SYNTAX',
+      'strata.yaml:2:1 error UNKNOWN_KEY',
+    ]);
+  });
+
+  it('reports encoding, symlink and size problems of the reader', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'base.md': 'Base.', 'roles/dev.md': 'Dev.', 'big.md': 'x'.repeat(2000) });
+    writeFileSync(join(dir, 'bad.md'), Uint8Array.from([0x41, 0xff, 0x42]));
+    symlinkSync('/etc/hostname', join(dir, 'escape.md'));
+    symlinkSync(join(dir, 'nowhere.md'), join(dir, 'broken.md'));
+    const r = await cli(['validate', '--dir', dir, '--max-file-bytes', '1000']);
+    expect(r.code).toBe(1);
+    expect(findings(r.stdout)).toEqual([
+      'bad.md error INVALID_UTF8',
+      'big.md error FILE_TOO_LARGE',
+      'broken.md error READ_ERROR',
+      'escape.md error PATH_OUTSIDE_PACK',
+    ]);
+  });
+
+  it('a missing directory is PACK_NOT_FOUND, exit 1; a bad format is a usage error', async () => {
+    const missing = await cli(['validate', '--dir', '/nonexistent/pack']);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toMatch(/^error PACK_NOT_FOUND /);
+    expect((await cli(['validate', '--dir', EXAMPLES, '--format', 'xml'])).code).toBe(2);
+    expect((await cli(['validate'])).code).toBe(2);
+  });
+
+  it('--format json gives counts and diagnostics', async () => {
+    const r = await cli(['validate', '--dir', join(FIXTURES, 'tooling-load-errors'), '--format', 'json']);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ ok: false, version: null, errors: 4, warnings: 0 });
+    expect(out.diagnostics[0]).toEqual({
+      code: 'JSON_BLOCK',
+      severity: 'error',
+      message: 'json block does not parse: unexpected "t"; expected a value',
+      file: 'base.md',
+      line: 4,
+      col: 7,
+    });
+  });
+
+  it('--format github prints workflow annotations with paths relative to the working directory', async () => {
+    const r = await cli(['validate', '--dir', 'test/fixtures/tooling-load-errors', '--format', 'github']);
+    expect(r.stdout.split('\n')[0]).toBe(
+      '::error file=test/fixtures/tooling-load-errors/base.md,line=4,col=7,title=JSON_BLOCK::json block does not parse: unexpected "t"; expected a value',
+    );
+  });
+
+  it('--strict fails on warnings', async () => {
+    const dir = tempDir();
+    writeFiles(dir, {
+      'roles.yaml': 'roles:\n  a: { system_prompt: A }\n',
+      'defaults.md': 'D.',
+      'stray.md': 'Stray.',
+    });
+    expect((await cli(['validate', '--dir', dir])).code).toBe(0);
+    const strict = await cli(['validate', '--dir', dir, '--strict']);
+    expect(strict.code).toBe(1);
+    expect(findings(strict.stdout)).toEqual(['stray.md warning ORPHAN_FILE']);
+  });
+
+  it('formats findings and escapes annotation properties', () => {
+    const d = error('JSON_BLOCK', 'bad, very: bad\n100%', { file: 'a,b.md', line: 3, col: 4 });
+    expect(formatFinding(d)).toBe('a,b.md:3:4 error JSON_BLOCK bad, very: bad\n100%');
+    expect(formatAnnotation(d, 'a,b.md')).toBe(
+      '::error file=a%2Cb.md,line=3,col=4,title=JSON_BLOCK::bad, very: bad%0A100%25',
+    );
+    expect(formatAnnotation(error('BAD_NAME', 'x'))).toBe('::error title=BAD_NAME::x');
+  });
+});
+
+describe('lintPack', () => {
+  it('runs an appended check with the context of the pack', () => {
+    const files = new Map([['base.md', new TextEncoder().encode('Base.')]]);
+    const seen: string[] = [];
+    const { diagnostics } = lintPack({ files, preset: 'roboco' }, [
+      ...LINT_CHECKS,
+      (ctx) => {
+        seen.push(...ctx.texts.keys(), String(ctx.members.length), ctx.snapshot?.preset ?? '-');
+        return [error('OVER_BUDGET', 'planted')];
+      },
+    ]);
+    expect(seen).toEqual(['base.md', '1', 'roboco']);
+    expect(diagnostics.map((d) => d.code)).toContain('OVER_BUDGET');
+  });
+
+  it('finds orphans but not role, fleet, verbs, manifest or README files', () => {
+    const enc = (s: string) => new TextEncoder().encode(s);
+    const files = new Map<string, Uint8Array>([
+      ['base.md', enc('Base.')],
+      ['roles/dev.md', enc('Dev.')],
+      ['roles.yaml', enc('roles:\n  dev: { name: Dev }\n')],
+      ['verbs.yaml', enc('verbs: []\n')],
+      ['other.yaml', enc('stuff: 1\n')],
+      ['fleet.yaml', enc('agents:\n  - { id: a, role: dev }\n')],
+      ['README.md', enc('# Readme')],
+      ['docs/notes.txt', enc('notes')],
+      ['roles/sub/deep.md', enc('deep')],
+    ]);
+    const { diagnostics } = lintPack({ files });
+    expect(diagnostics.filter((d) => d.code === 'ORPHAN_FILE').map((d) => d.file)).toEqual([
+      'docs/notes.txt',
+      'other.yaml',
+      'roles/sub/deep.md',
+    ]);
+  });
+
+  it('chorus: yaml files without roles: are orphans; the named defaults path is not', () => {
+    mkdirSync(join(tempDir(), 'x'), { recursive: true });
+    const enc = (s: string) => new TextEncoder().encode(s);
+    const files = new Map<string, Uint8Array>([
+      ['roles.yaml', enc('roles:\n  a: { system_prompt: A }\n')],
+      ['notes.yaml', enc('hello: 1\n')],
+      ['custom/d.md', enc('D.')],
+    ]);
+    const { diagnostics } = lintPack({ files, env: { CHORUS_DEFAULT_INSTRUCTIONS_PATH: 'custom/d.md' } });
+    expect(diagnostics.filter((d) => d.code === 'ORPHAN_FILE').map((d) => d.file)).toEqual(['notes.yaml']);
+  });
+});
