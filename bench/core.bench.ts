@@ -2,12 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compose, type ComposeRequest } from '../src/compose.js';
+import { type ComposeRequest, compose } from '../src/compose.js';
 import { loadPack, loadPackStrict } from '../src/load.js';
 import { sha256 } from '../src/text.js';
 import { generatePack } from './gen-pack.js';
-import { readAll } from './read-all.js';
 import { compare, machine } from './measure.js';
+import { readAll } from './read-all.js';
 
 /**
  * `npm run bench`: the composition core against baselines measured in the same run.
@@ -24,7 +24,10 @@ log(`machine: ${machine()}; ${new Date().toISOString().slice(0, 10)}`);
 
 // (1) Compose throughput over every fleet member of examples/roboco.
 const snapshot = await loadPackStrict(join(import.meta.dirname, '..', 'examples', 'roboco'), { env: {} });
-const requests: ComposeRequest[] = snapshot.fleet.map((a) => ({ agent: a.id, settings: { fable_mode_enabled: 'on' } }));
+const requests: ComposeRequest[] = snapshot.fleet.map((a) => ({
+  agent: a.id,
+  settings: { fable_mode_enabled: 'on' },
+}));
 const separator = snapshot.manifest.separator;
 const preRead = requests.map((r) => {
   const result = compose(snapshot, r);
@@ -54,13 +57,19 @@ log(`| **ratio** (target <= 2.0) | **${c.ratio.toFixed(2)}** | |`);
 log('');
 log('## Pack load (generated roboco-style packs: roles.yaml + 3 files per role)');
 log('');
-log('| roles | files | read-only ms | load ms | **time ratio** (target <= 3.0) | read-only peak RSS | load peak RSS | **memory ratio** |');
+log(
+  '| roles | files | read-only ms | load ms | **time ratio** (target <= 3.0) | read-only peak RSS | load peak RSS | **memory ratio** |',
+);
 log('| --- | --- | --- | --- | --- | --- | --- | --- |');
 const child = (mode: string, dir: string) =>
   JSON.parse(
-    execFileSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'load-child.ts'), mode, dir], {
-      encoding: 'utf8',
-    }),
+    execFileSync(
+      process.execPath,
+      ['--import', 'tsx', join(import.meta.dirname, 'load-child.ts'), mode, dir],
+      {
+        encoding: 'utf8',
+      },
+    ),
   ) as { ms: number; maxRssKiB: number };
 for (const roles of [100, 1000, 10000]) {
   const dir = mkdtempSync(join(tmpdir(), `strata-bench-${roles}-`));

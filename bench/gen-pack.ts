@@ -12,17 +12,27 @@ export function generatePack(dir: string, roles: number): number {
   mkdirSync(join(dir, '_generated'), { recursive: true });
   mkdirSync(join(dir, 'teams'), { recursive: true });
   writeFileSync(join(dir, 'base.md'), `${'Base rule: be precise, verify, and cite sources.\n'.repeat(40)}`);
-  for (let t = 0; t < 10; t++) writeFileSync(join(dir, 'teams', `team-${t}.md`), `Team ${t} charter.\n`.repeat(20));
+  for (let t = 0; t < 10; t++)
+    writeFileSync(join(dir, 'teams', `team-${t}.md`), `Team ${t} charter.\n`.repeat(20));
   const records: string[] = ['roles:'];
   for (let i = 0; i < roles; i++) {
     const id = `role-${i}`;
-    records.push(`  ${id}:`, `    name: Role ${i}`, `    description: Does task family ${i}.`, `    tags: [t${i % 7}]`, '    model: model-a');
+    records.push(
+      `  ${id}:`,
+      `    name: Role ${i}`,
+      `    description: Does task family ${i}.`,
+      `    tags: [t${i % 7}]`,
+      '    model: model-a',
+    );
     writeFileSync(
       join(dir, 'roles', `${id}.md`),
       `---\nname: Role ${i}\n---\n# Role ${i}\n\n${'You own one slice of the product and keep it healthy.\n'.repeat(12)}`,
     );
     writeFileSync(join(dir, 'tools', `${id}.md`), `# Tools for role ${i}\n\n${'A tool line.\n'.repeat(8)}`);
-    writeFileSync(join(dir, '_generated', `${id}.md`), `| verb | signature |\n| --- | --- |\n| do_${i} | \`do_${i}(x: str)\` |\n`);
+    writeFileSync(
+      join(dir, '_generated', `${id}.md`),
+      `| verb | signature |\n| --- | --- |\n| do_${i} | \`do_${i}(x: str)\` |\n`,
+    );
   }
   writeFileSync(join(dir, 'roles.yaml'), `${records.join('\n')}\n`);
   return roles * 3 + 12;

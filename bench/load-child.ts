@@ -1,6 +1,6 @@
-import { readAll } from './read-all.js';
 import { loadPack } from '../src/load.js';
 import { readPackDir } from '../src/pack-fs.js';
+import { readAll } from './read-all.js';
 
 /**
  * Child process of the load benchmark, so each measurement has its own peak RSS:
@@ -18,4 +18,3 @@ if (mode === 'load') {
 }
 const ms = performance.now() - start;
 process.stdout.write(JSON.stringify({ ms, maxRssKiB: process.resourceUsage().maxRSS }));
-

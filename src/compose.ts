@@ -193,7 +193,9 @@ function resolveLayer(
   diagnostics: Diagnostic[],
 ): Resolved {
   if (layer.when && !evaluateGate(layer.when, ctx)) {
-    return { info: { id: layer.id, included: false, reason: 'gated', kind: 'none', gate: describeGate(layer.when) } };
+    return {
+      info: { id: layer.id, included: false, reason: 'gated', kind: 'none', gate: describeGate(layer.when) },
+    };
   }
 
   let chosen: VariantDef | undefined;
@@ -255,8 +257,11 @@ function resolveLayer(
   if (!text) return { info: { ...base, reason: 'empty' } };
   if (append !== undefined) {
     base.appended = true;
-    const appended = `${text}\n\n${fillText(append, ctx.settings)}`;
-    return { info: base, text: appended, ...memoFor(snapshot).measure(appended) };
+    const tail = fillText(append, ctx.settings);
+    // A file's text is fixed by its path in a snapshot, so its appended form can be memoised.
+    if (source.kind === 'file')
+      return { info: base, ...memoFor(snapshot).appended(base.source!, text, tail) };
+    return { info: base, text: `${text}\n\n${tail}` };
   }
   return { info: base, text, ...cached };
 }
@@ -339,7 +344,8 @@ const NEEDS_NORMALISING = /(^|\/)\.{1,2}(\/|$)|\/\/|^\/|\/$/;
  */
 interface SnapshotMemo {
   fleet: Map<string, Snapshot['fleet'][number]>;
-  measure(text: string): { bytes: number; sha256: string };
+  /** A file's text with a filled append template, joined and measured once per file and tail. */
+  appended(path: string, text: string, tail: string): { text: string; bytes: number; sha256: string };
 }
 
 const memos = new WeakMap<Snapshot, SnapshotMemo>();
@@ -347,14 +353,16 @@ const memos = new WeakMap<Snapshot, SnapshotMemo>();
 function memoFor(snapshot: Snapshot): SnapshotMemo {
   let memo = memos.get(snapshot);
   if (!memo) {
-    const measured = new Map<string, { bytes: number; sha256: string }>();
+    const appended = new Map<string, { text: string; bytes: number; sha256: string }>();
     memo = {
       fleet: new Map(snapshot.fleet.map((a) => [a.id, a])),
-      measure(text) {
-        let m = measured.get(text);
+      appended(path, text, tail) {
+        const key = `${path}\0${tail}`;
+        let m = appended.get(key);
         if (!m) {
-          m = { bytes: utf8Length(text), sha256: sha256(text) };
-          if (measured.size < 4096) measured.set(text, m);
+          const full = `${text}\n\n${tail}`;
+          m = { text: full, bytes: utf8Length(full), sha256: sha256(full) };
+          if (appended.size < 4096) appended.set(key, m);
         }
         return m;
       },

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -11,6 +10,7 @@ import { VERSION } from '../version.js';
 import type { AppEnv, Service } from './context.js';
 import { errorResponse } from './errors.js';
 import { EventHub } from './events.js';
+import { logRequest, requestId } from './logging.js';
 import { createMetrics, type ServiceMetrics } from './metrics.js';
 import { addRoute } from './route.js';
 import { addAdminRoutes } from './routes-admin.js';
@@ -41,6 +41,8 @@ export interface StrataApp {
   fetch: (request: Request) => Response | Promise<Response>;
   metrics: ServiceMetrics;
   events: EventHub;
+  /** What the routes read (for adapters such as the node fast path). */
+  service: Service;
   /** Ends the event streams (call before closing the HTTP server). */
   close(): void;
 }
@@ -84,8 +86,7 @@ export function createApp(options: AppOptions): StrataApp {
 
   // 1. Request id, access log, request metrics.
   app.use('*', async (c, next) => {
-    const given = c.req.header('x-request-id');
-    const id = given && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+    const id = requestId(c.req.header('x-request-id'));
     c.set('requestId', id);
     const started = performance.now();
     await next();
@@ -93,11 +94,7 @@ export function createApp(options: AppOptions): StrataApp {
     c.res.headers.set('X-Request-Id', id);
     const route = routeLabel(c);
     metrics.request(route, c.req.method, c.res.status, elapsed / 1000);
-    const quiet = route === '/healthz' || route === '/readyz' || route === '/metrics';
-    logger[quiet ? 'debug' : 'info'](
-      { reqId: id, method: c.req.method, path: c.req.path, route, status: c.res.status, ms: Math.round(elapsed * 100) / 100 },
-      'request',
-    );
+    logRequest(logger, { reqId: id, method: c.req.method, path: c.req.path, route, status: c.res.status, ms: elapsed });
   });
 
   // 2. Body limit on every POST.
@@ -138,6 +135,7 @@ export function createApp(options: AppOptions): StrataApp {
     fetch: (request) => app.fetch(request),
     metrics,
     events,
+    service,
     close: () => events.close(),
   };
 }

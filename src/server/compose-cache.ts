@@ -38,6 +38,16 @@ export function composeRendered(snapshot: Snapshot, request: ComposeRequest): Re
   return outcome;
 }
 
+/**
+ * The cached answer for a request, without composing: undefined unless an earlier
+ * {@link composeRendered} of the same snapshot and request succeeded.
+ */
+export function peekRendered(snapshot: Snapshot, request: ComposeRequest): Rendered | undefined {
+  if (request.ambient !== undefined) return undefined;
+  const hit = caches.get(snapshot)?.get(cacheKey(request));
+  return hit?.ok ? hit.rendered : undefined;
+}
+
 // --- internal ---
 
 const MAX_ENTRIES = 1000;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import { formatDiagnostic } from '../diagnostics.js';
 import type { SnapshotStore } from '../reload/store.js';
@@ -15,6 +16,22 @@ export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info'
 export function createLogger(options: { level?: LogLevel; write?: (line: string) => void } = {}): Logger {
   const opts = { level: options.level ?? 'info', base: { service: 'strata' }, timestamp: pino.stdTimeFunctions.isoTime };
   return options.write ? pino(opts, { write: options.write }) : pino(opts);
+}
+
+/** The request id: the caller's `X-Request-Id` when it is sane, else a new UUID. */
+export function requestId(given: string | undefined): string {
+  return given && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+}
+
+/** One access-log line (health, readiness and metrics scrapes at debug). */
+export function logRequest(
+  logger: Logger,
+  line: { reqId: string; method: string; path: string; route: string; status: number; ms: number },
+): void {
+  const quiet = line.route === '/healthz' || line.route === '/readyz' || line.route === '/metrics';
+  if (!logger.isLevelEnabled(quiet ? 'debug' : 'info')) return;
+  line.ms = Math.round(line.ms * 100) / 100;
+  logger[quiet ? 'debug' : 'info'](line, 'request');
 }
 
 /** Logs the store's reloads: new versions at info, failed reloads at error (once per distinct failure). */

@@ -1,12 +1,13 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
 import type { Diagnostic } from '../diagnostics.js';
 import { type PackSource, stablePackLoader } from '../reload/read.js';
 import { SnapshotStore } from '../reload/store.js';
 import { type PackWatcher, watchPack } from '../reload/watch.js';
 import { createApp, type StrataApp } from './app.js';
+import { createFastPath } from './fast-path.js';
 import { createLogger, logReloads } from './logging.js';
 import { createMetrics } from './metrics.js';
 
@@ -63,11 +64,15 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
     metrics: createMetrics(store, { processMetrics: true }),
   });
 
-  // 1. Listen first: liveness answers while the pack loads.
-  const server = serve({ fetch: app.fetch, hostname: options.host ?? DEFAULT_HOST, port: options.port ?? DEFAULT_PORT });
+  // 1. Listen first: liveness answers while the pack loads. Cached prompts take the fast path.
+  const appListener = getRequestListener(app.fetch);
+  const fast = createFastPath(app.service);
+  const server = createServer((req, res) => {
+    if (!fast(req, res)) void appListener(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
     server.once('error', reject);
+    server.listen(options.port ?? DEFAULT_PORT, options.host ?? DEFAULT_HOST, () => resolve());
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -78,7 +83,7 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
   const close = async () => {
     await watcher?.close();
     app.close();
-    await closeServer(server as Server, options.shutdownTimeoutMs ?? 10_000);
+    await closeServer(server, options.shutdownTimeoutMs ?? 10_000);
   };
   const initial = await store.reload('initial');
   if (initial.outcome === 'failed') {

@@ -6,6 +6,7 @@ import { type ProviderFormat, providerBody } from '../tokens/providers.js';
 import { composeRendered, type Rendered } from './compose-cache.js';
 import { type AppEnv, pickSnapshot, type Service } from './context.js';
 import { diagnosticsResponse, errorResponse } from './errors.js';
+import { promptAnswer } from './prompt-response.js';
 import { addRoute, errors, json, valid } from './route.js';
 import {
   AgentPromptQuerySchema,
@@ -173,18 +174,8 @@ function answer(
 }
 
 function send(c: Context<AppEnv>, rendered: Rendered): Response {
-  const headers: Record<string, string> = {
-    ETag: rendered.etag,
-    'Cache-Control': 'no-cache',
-    Vary: 'Accept',
-    'X-Strata-Version': rendered.result.version,
-  };
-  const inm = c.req.header('if-none-match');
-  if (inm !== undefined && matchesEtag(inm, rendered.etag)) return c.body(null, 304, headers);
-  if (wantsText(c.req.header('accept'))) {
-    return c.body(rendered.result.text, 200, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' });
-  }
-  return c.body(rendered.json, 200, { ...headers, 'Content-Type': 'application/json' });
+  const { status, headers, body } = promptAnswer(rendered, c.req.header('accept'), c.req.header('if-none-match'));
+  return status === 304 ? c.body(null, 304, headers) : c.body(body!, 200, headers);
 }
 
 function unknownAgent(c: Context<AppEnv>, snapshot: Snapshot, agent: string): Response | undefined {
@@ -208,20 +199,6 @@ function checkQuery(c: Context<AppEnv>, allowed: string[]): { settings?: Record<
     }
   }
   return Object.keys(settings).length > 0 ? { settings } : {};
-}
-
-/** True when the client prefers text/plain over JSON. */
-function wantsText(accept: string | undefined): boolean {
-  if (!accept) return false;
-  const text = accept.indexOf('text/plain');
-  if (text === -1) return false;
-  const jsonAt = accept.indexOf('application/json');
-  return jsonAt === -1 || text < jsonAt;
-}
-
-function matchesEtag(header: string, etag: string): boolean {
-  if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
 /** Drops keys whose value is undefined (requests compare by their keys). */

@@ -179,3 +179,26 @@ describe('preset detection', () => {
     expect(pack.roles.get('dev')!.name).toBe('Developer');
   });
 });
+
+describe('append', () => {
+  it('fills the template per request, on the same snapshot', () => {
+    const pack = okPack({
+      'strata.yaml': `
+settings:
+  level: { type: enum, values: [lite, full], default: full }
+layers:
+  - { id: doc, file: doc.md, append: "Level: {{level}}." }
+  - { id: amb, input: ambient, append: "(ambient, {{level}})" }
+`,
+      'doc.md': '---\nv: 1\n---\nDoc.\n',
+    });
+    for (let i = 0; i < 2; i++) {
+      expect(compose(pack, { settings: { level: 'lite' }, ambient: 'A' }).text).toBe(
+        'Doc.\n\nLevel: lite.\n\n---\n\nA\n\n(ambient, lite)',
+      );
+      expect(compose(pack, { ambient: 'B' }).text).toBe('Doc.\n\nLevel: full.\n\n---\n\nB\n\n(ambient, full)');
+    }
+    const layer = compose(pack, {}).layers[0]!;
+    expect(layer).toMatchObject({ id: 'doc', included: true, appended: true, start: 0, end: 18, bytes: 18 });
+  });
+});

@@ -97,9 +97,10 @@ async function readTree(root: string): Promise<Record<string, string>> {
 
 describe('consistency under load', () => {
   it.each([
-    ['a ConfigMap volume swapped', configMap],
-    ['a plain folder rename-saved file by file', renameSaves],
-  ])(`%s ${REWRITES} times: every answer is one whole version, never a mix`, async (_name, setup) => {
+    // A ConfigMap swap can be served at once; a plain folder only once it is quiet.
+    ['a ConfigMap volume swapped', configMap, 10],
+    ['a plain folder rename-saved file by file', renameSaves, 3],
+  ] as const)(`%s ${REWRITES} times: every answer is one whole version, never a mix`, async (_name, setup, minSwaps) => {
     const { dir, rewrite } = await setup();
     // The service runs in its own process, as in production; clients and writer run here.
     const service = await spawnServe(['--dir', dir, '--port', '0', '--debounce', '5', '--poll-interval', '0']);
@@ -150,7 +151,7 @@ describe('consistency under load', () => {
     expect(MIXES.map(sha256).some((s) => seen.has(s))).toBe(false);
     const metrics = await (await fetch(`${service.url}/metrics`)).text();
     const swaps = Number(/strata_reloads_total\{outcome="swapped",trigger="watch"\} (\d+)/.exec(metrics)?.[1] ?? 0);
-    expect(swaps).toBeGreaterThanOrEqual(10);
+    expect(swaps).toBeGreaterThanOrEqual(minSwaps);
     // The last rewrite wrote version a (REWRITES is even): the service settles on it.
     expect((await (await fetch(`${service.url}/api/prompts/writer`, { headers: { accept: 'text/plain' } })).text())).toBe(PROMPTS.a);
   }, 60_000);

@@ -1,0 +1,151 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SseParser } from '../src/client/sse.js';
+import { machine } from './measure.js';
+
+/**
+ * `npm run bench:http`: the prompt service over loopback (autocannon), against a bare
+ * node:http server answering the same precomputed bytes in the same run; then the
+ * reload latency from a file write to the SSE `reload` event, over 50 edits.
+ * Both servers run in their own processes; autocannon runs here.
+ */
+interface CannonResult {
+  requests: { average: number };
+  latency: { p99: number };
+  errors: number;
+  non2xx: number;
+}
+const autocannon = createRequire(import.meta.url)('autocannon') as (opts: {
+  url: string;
+  connections: number;
+  duration: number;
+  headers: Record<string, string>;
+}) => Promise<CannonResult>;
+
+/** The baseline: node:http answering precomputed bytes, choosing text or JSON by Accept. */
+const BARE_SERVER = `
+const http = require('node:http');
+const text = Buffer.from(process.env.BENCH_TEXT);
+const json = Buffer.from(process.env.BENCH_JSON);
+const server = http.createServer((req, res) => {
+  const wantsText = (req.headers.accept || '').includes('text/plain');
+  const body = wantsText ? text : json;
+  res.writeHead(200, { 'content-type': wantsText ? 'text/plain; charset=utf-8' : 'application/json', 'content-length': body.length });
+  res.end(body);
+});
+server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ url: 'http://127.0.0.1:' + server.address().port })));
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
+`;
+
+const ROOT = join(import.meta.dirname, '..');
+const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = 20;
+const EDITS = 50;
+
+console.log(`machine: ${machine()}; ${new Date().toISOString().slice(0, 10)}; ${DURATION}s per run, ${CONNECTIONS} connections`);
+
+const base = await mkdtemp(join(tmpdir(), 'strata-bench-'));
+const pack = join(base, 'roboco');
+await cp(join(ROOT, 'examples', 'roboco'), pack, { recursive: true });
+const strata = await start(['--import', 'tsx', join(ROOT, 'bin/strata.ts'), 'serve', '--dir', pack, '--port', '0']);
+try {
+  // 1. The bytes both servers answer.
+  const path = '/api/prompts/developer?team=platform';
+  const text = await (await fetch(strata.url + path, { headers: { accept: 'text/plain' } })).text();
+  const json = await (await fetch(strata.url + path)).text();
+  const bare = await start(['-e', BARE_SERVER], { BENCH_TEXT: text, BENCH_JSON: json });
+  try {
+    // 2. Throughput and p99, alternating servers so machine noise hits both alike.
+    const rows: string[][] = [];
+    for (const [label, accept] of [
+      ['text', 'text/plain'],
+      ['JSON', 'application/json'],
+    ] as const) {
+      const b = await load(bare.url + path, accept);
+      const s = await load(strata.url + path, accept);
+      rows.push([`GET ${path} (${label}, ${text.length} B text)`, fmt(s.rps), `${s.p99} ms`, fmt(b.rps), `${b.p99} ms`, (s.rps / b.rps).toFixed(2)]);
+      if (s.errors || b.errors) console.log(`errors: strata ${s.errors}, bare ${b.errors}`);
+    }
+    console.log('\n| request | strata req/s | strata p99 | bare node:http req/s | bare p99 | ratio |');
+    console.log('| --- | --- | --- | --- | --- | --- |');
+    for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+  } finally {
+    await bare.stop();
+  }
+
+  // 3. Reload latency: write → SSE reload event.
+  const latencies = await reloadLatency(strata.url, join(pack, 'roles', 'developer.md'));
+  latencies.sort((a, b) => a - b);
+  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!.toFixed(0);
+  console.log(`\nreload latency, file write → SSE reload event (${EDITS} edits, default 100 ms debounce): p50 ${q(0.5)} ms, p99 ${q(0.99)} ms`);
+} finally {
+  await strata.stop();
+  await rm(base, { recursive: true, force: true });
+}
+
+// --- internal ---
+
+async function load(url: string, accept: string): Promise<{ rps: number; p99: number; errors: number }> {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers: { accept } });
+  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx };
+}
+
+async function reloadLatency(url: string, file: string): Promise<number[]> {
+  const res = await fetch(`${url}/api/events`);
+  const reader = res.body!.getReader();
+  const parser = new SseParser();
+  const decoder = new TextDecoder();
+  const nextEvent = async (name: string): Promise<void> => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error('event stream ended');
+      if (parser.push(decoder.decode(value, { stream: true })).some((e) => e.event === name)) return;
+    }
+  };
+  await nextEvent('hello');
+  const out: number[] = [];
+  for (let i = 0; i < EDITS; i++) {
+    const started = performance.now();
+    await writeFile(file, `# Developer\n\nEdit ${i}: you write code.\n`);
+    await nextEvent('reload');
+    out.push(performance.now() - started);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  await reader.cancel();
+  return out;
+}
+
+async function start(args: string[], env: Record<string, string> = {}): Promise<{ url: string; stop: () => Promise<void> }> {
+  // Logs go to a file, as in production; reading them here would slow the load generator.
+  const logFile = join(base, `server-${args.length}-${Date.now()}.log`);
+  const fd = openSync(logFile, 'w');
+  const child: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', fd, 'inherit'] });
+  closeSync(fd);
+  let exited = false;
+  child.once('exit', () => {
+    exited = true;
+  });
+  let url: string | undefined;
+  while (!url) {
+    if (exited) throw new Error(`server exited: ${args.join(' ')}`);
+    await new Promise((r) => setTimeout(r, 50));
+    url = /"url":"(http:[^"]+)"/.exec(readFileSync(logFile, 'utf8'))?.[1];
+  }
+  return {
+    url,
+    stop: () =>
+      new Promise((resolve) => {
+        if (exited) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+function fmt(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}

@@ -1,0 +1,96 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ComposeRequest } from '../compose.js';
+import { peekRendered } from './compose-cache.js';
+import type { Service } from './context.js';
+import { logRequest, requestId } from './logging.js';
+import { promptAnswer } from './prompt-response.js';
+
+/**
+ * A node:http fast path for the hottest requests: `GET /api/prompts/{role}` and
+ * `GET /api/agents/{agent}/prompt` whose answer is already in the render cache. It
+ * answers exactly what the app would (same status, headers, body, metrics and access
+ * log) without going through routing and validation; anything else — a cache miss, an
+ * error, an unusual query — returns false and goes to the app, which stays the one
+ * source of truth (and fills the cache).
+ *
+ * @example
+ * const fast = createFastPath(strataApp.service);
+ * createServer((req, res) => fast(req, res) || appListener(req, res));
+ */
+export function createFastPath(service: Service): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    const started = performance.now();
+    if (req.method !== 'GET' || req.url === undefined) return false;
+    const match = parse(req.url);
+    if (!match) return false;
+    const snapshot = service.store.state?.snapshot;
+    if (!snapshot) return false;
+    if (match.agentRoute && match.request.role === undefined && !snapshot.fleet.some((a) => a.id === match.request.agent)) {
+      return false;
+    }
+    const rendered = peekRendered(snapshot, match.request);
+    if (!rendered) return false;
+
+    const answer = promptAnswer(rendered, req.headers.accept, header(req.headers['if-none-match']));
+    const id = requestId(header(req.headers['x-request-id']));
+    const headers: Record<string, string | number> = {};
+    for (const [name, value] of Object.entries(answer.headers)) headers[name.toLowerCase()] = value;
+    if (answer.body !== undefined) headers['content-length'] = Buffer.byteLength(answer.body);
+    headers['x-request-id'] = id;
+    res.writeHead(answer.status, headers);
+    res.end(answer.body);
+
+    const seconds = (performance.now() - started) / 1000;
+    service.metrics.compose(match.composeRoute, 'ok', seconds);
+    service.metrics.request(match.route, 'GET', answer.status, seconds);
+    logRequest(service.logger, { reqId: id, method: 'GET', path: match.path, route: match.route, status: answer.status, ms: seconds * 1000 });
+    return true;
+  };
+}
+
+// --- internal ---
+
+interface Match {
+  path: string;
+  /** The route pattern, as the app labels it in metrics and logs. */
+  route: string;
+  composeRoute: string;
+  agentRoute: boolean;
+  request: ComposeRequest;
+}
+
+const PROMPT = /^\/api\/prompts\/([A-Za-z0-9._-]{1,200})$/;
+const AGENT = /^\/api\/agents\/([A-Za-z0-9._-]{1,200})\/prompt$/;
+
+/** The compose request of a plain prompt URL, or undefined for anything the app must judge. */
+function parse(url: string): Match | undefined {
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
+  let m = PROMPT.exec(path);
+  const agentRoute = !m;
+  if (!m) m = AGENT.exec(path);
+  if (!m) return undefined;
+  const request: ComposeRequest = agentRoute ? { agent: m[1]! } : { role: m[1]! };
+  const allowed = agentRoute ? ['role', 'team'] : ['team', 'agent'];
+  if (q !== -1) {
+    const settings: Record<string, string> = {};
+    for (const [key, value] of new URLSearchParams(url.slice(q + 1))) {
+      if (key.startsWith('set.') && key.length > 4) {
+        if (Object.hasOwn(settings, key.slice(4))) return undefined;
+        settings[key.slice(4)] = value;
+      } else if (allowed.includes(key) && value !== '' && value.length <= 200) {
+        const k = key as 'role' | 'team' | 'agent';
+        if (request[k] !== undefined) return undefined;
+        request[k] = value;
+      } else return undefined;
+    }
+    if (Object.keys(settings).length > 0) request.settings = settings;
+  }
+  return agentRoute
+    ? { path, route: '/api/agents/:agent/prompt', composeRoute: '/api/agents/{agent}/prompt', agentRoute, request }
+    : { path, route: '/api/prompts/:role', composeRoute: '/api/prompts/{role}', agentRoute, request };
+}
+
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { type ClientPrompt, PromptClient, PromptServiceError } from '../../src/client/client.js';
+import { SseParser } from '../../src/client/sse.js';
+import { createApp } from '../../src/server/app.js';
+import { sha256 } from '../../src/text.js';
+import { memoryStore, SEP, waitFor } from './helpers.js';
+
+const PACK = { 'base.md': 'Base.', 'roles/writer.md': 'Writer.', 'fleet.yaml': 'agents:\n  - { id: w1, role: writer }\n' };
+
+async function setup() {
+  const mem = memoryStore(PACK);
+  await mem.store.reload('initial');
+  const service = createApp({ store: mem.store, heartbeatMs: 0 });
+  const calls: Array<{ url: string; headers: Record<string, string>; status: number }> = [];
+  let down = false;
+  const fetchFn = (async (input: string | URL | Request, init?: RequestInit) => {
+    if (down) throw new TypeError('fetch failed: ECONNREFUSED');
+    const request = new Request(input, init);
+    const res = await service.fetch(request);
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, key) => {
+      headers[key] = value;
+    });
+    calls.push({ url: request.url, headers, status: res.status });
+    return res;
+  }) as typeof fetch;
+  return { ...mem, service, calls, fetchFn, setDown: (v: boolean) => (down = v) };
+}
+
+describe('PromptClient', () => {
+  it("fetches an agent's prompt, then revalidates with If-None-Match (304)", async () => {
+    const { fetchFn, calls } = await setup();
+    const client = new PromptClient({ url: 'http://strata/', agent: 'w1', fetch: fetchFn });
+    const first = await client.get();
+    expect(first).toMatchObject({ text: ['Base.', 'Writer.'].join(SEP), source: 'service' });
+    expect(first.sha256).toBe(sha256(first.text));
+    const again = await client.get();
+    expect(again.text).toBe(first.text);
+    expect(calls.map((c) => [new URL(c.url).pathname, c.status, c.headers['if-none-match'] ?? null])).toEqual([
+      ['/api/agents/w1/prompt', 200, null],
+      ['/api/agents/w1/prompt', 304, `"${first.sha256}"`],
+    ]);
+  });
+
+  it('sends role, team and settings as query parameters', async () => {
+    const { fetchFn, calls } = await setup();
+    await new PromptClient({ url: 'http://strata', role: 'writer', team: 'blue', settings: { fable_mode_enabled: true }, fetch: fetchFn })
+      .get()
+      .catch(() => undefined);
+    expect(calls[0]!.url).toBe('http://strata/api/prompts/writer?team=blue&set.fable_mode_enabled=true');
+  });
+
+  it('keeps the last good prompt while the service is down, and uses the fallback before the first success', async () => {
+    const { fetchFn, setDown } = await setup();
+    const errors: PromptServiceError[] = [];
+    const client = new PromptClient({ url: 'http://strata', agent: 'w1', fallback: 'You are helpful.', fetch: fetchFn, onError: (e) => errors.push(e) });
+    setDown(true);
+    expect(client.current).toEqual({ text: 'You are helpful.', source: 'fallback' });
+    expect(await client.get()).toEqual({ text: 'You are helpful.', source: 'fallback' });
+    setDown(false);
+    const good = await client.get();
+    setDown(true);
+    expect(await client.get()).toEqual({ ...good, source: 'stale' });
+    expect(errors.map((e) => e.code)).toEqual(['UNAVAILABLE', 'UNAVAILABLE']);
+  });
+
+  it('throws a PromptServiceError with the service code when it has nothing to serve', async () => {
+    const { fetchFn } = await setup();
+    const client = new PromptClient({ url: 'http://strata', role: 'nobody', fetch: fetchFn });
+    const error = await client.get().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PromptServiceError);
+    expect(error).toMatchObject({ code: 'UNKNOWN_ROLE', status: 404 });
+  });
+
+  it('refreshes on a reload event pushed over /api/events', async () => {
+    const { fetchFn, store, set } = await setup();
+    const changes: ClientPrompt[] = [];
+    const client = new PromptClient({ url: 'http://strata', agent: 'w1', fetch: fetchFn, onChange: (p) => changes.push(p) });
+    const stop = client.subscribe();
+    await waitFor(() => (changes.length === 1 ? true : undefined), 2000, 'the first fetch (on hello)');
+    set('roles/writer.md', 'Writer v2.');
+    await store.reload('watch');
+    await waitFor(() => (changes.length === 2 ? true : undefined), 2000, 'the refresh');
+    expect(changes[1]!.text).toBe(['Base.', 'Writer v2.'].join(SEP));
+    expect(client.current!.version).toBe(store.state!.snapshot.version);
+    stop();
+  });
+});
+
+describe('SseParser', () => {
+  it.each([
+    ['event: reload\ndata: {"a":1}\n\n', [{ event: 'reload', data: '{"a":1}' }]],
+    ['data: one\ndata: two\n\n', [{ event: 'message', data: 'one\ntwo' }]],
+    [': ping\n\nevent: x\r\ndata: y\r\n\r\n', [{ event: 'x', data: 'y' }]],
+    ['retry: 2000\nevent: hello\ndata:{}\nid: 7\n\n', [{ event: 'hello', data: '{}', id: '7', retry: 2000 }]],
+    ['event: lonely\n\n', []],
+  ])('%j', (input, expected) => {
+    expect(new SseParser().push(input)).toEqual(expected);
+  });
+
+  it('handles events split across chunks, including a CRLF split in two', () => {
+    const parser = new SseParser();
+    expect(parser.push('event: re')).toEqual([]);
+    expect(parser.push('load\r')).toEqual([]);
+    expect(parser.push('\ndata: 1\r\n\r')).toEqual([]);
+    expect(parser.push('\n')).toEqual([{ event: 'reload', data: '1' }]);
+  });
+});
