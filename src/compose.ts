@@ -2,6 +2,7 @@ import { type Diagnostic, error, PromptError, warning } from './diagnostics.js';
 import { describeGate, evaluateGate, type GateContext } from './gates.js';
 import type { LayerDef, LayerSource, VariantDef } from './manifest.js';
 import { isValidName } from './names.js';
+import { normalisePackPath } from './pack-path.js';
 import { applyOverrides, type SettingSource, type SettingValue } from './settings.js';
 import type { Snapshot } from './snapshot.js';
 import { fillPath, fillText } from './template.js';
@@ -300,7 +301,7 @@ function findFile(
       noValue ??= filled.missing;
       continue;
     }
-    const path = normalisePath(filled.path);
+    const path = normalisePackPath(filled.path);
     first ??= path;
     const file = path === undefined ? undefined : snapshot.files.get(path);
     if (file) return { file };
@@ -313,30 +314,14 @@ function findFile(
   return { missing: first };
 }
 
-/** Normalises a pack-relative path; undefined when it would leave the pack. */
-function normalisePath(path: string): string | undefined {
-  if (!NEEDS_NORMALISING.test(path)) return path;
-  const parts: string[] = [];
-  for (const seg of path.split('/')) {
-    if (seg === '' || seg === '.') continue;
-    if (seg === '..') {
-      if (parts.length === 0) return undefined;
-      parts.pop();
-    } else parts.push(seg);
-  }
-  return parts.join('/');
-}
-
 /** A path given by an operator: absolute inside the pack root, or relative to it. */
 function packRelative(root: string | undefined, path: string): string | undefined {
   if (path.startsWith('/')) {
     if (!root || !(path === root || path.startsWith(`${root}/`))) return undefined;
-    return normalisePath(path.slice(root.length));
+    return normalisePackPath(path.slice(root.length));
   }
-  return normalisePath(path);
+  return normalisePackPath(path);
 }
-
-const NEEDS_NORMALISING = /(^|\/)\.{1,2}(\/|$)|\/\/|^\/|\/$/;
 
 /**
  * Derived look-ups of a snapshot, built on first use. They never change what compose

@@ -4,6 +4,7 @@ import { splitFrontmatter } from './frontmatter.js';
 import { globToRegExp } from './glob.js';
 import { type Manifest, resolveManifest } from './manifest.js';
 import { type ManifestPart, parseManifestPart } from './manifest-parse.js';
+import { resolvePackPath } from './pack-path.js';
 import { isPresetName, PRESET_NAMES, presetText } from './presets.js';
 import { buildRegistry, type RoleRecord } from './roles.js';
 import { type ResolvedSettings, resolveEnvSettings } from './settings.js';
@@ -158,7 +159,7 @@ export function buildSnapshot(input: BuildInput): LoadResult {
     if (isPresetName(target))
       return { key: `preset:${target}`, part: presetPart(target, diagnostics), diagnostics: [] };
     if (!/\.ya?ml$/.test(target)) return undefined;
-    const path = joinRelative(from.startsWith('preset:') ? '' : from, target);
+    const path = resolvePackPath(from.startsWith('preset:') ? '' : from, target);
     if (path === undefined) return undefined;
     const parsed = yamlOf(path);
     if (!parsed) return undefined;
@@ -258,17 +259,4 @@ function packVersion(
 
 function matchesAny(globs: readonly string[], path: string): boolean {
   return globs.some((g) => globToRegExp(g).test(path));
-}
-
-/** Resolves `target` relative to the folder of pack file `from`; undefined if it leaves the pack. */
-function joinRelative(from: string, target: string): string | undefined {
-  const parts = from.split('/').slice(0, -1);
-  for (const seg of target.split('/')) {
-    if (seg === '' || seg === '.') continue;
-    if (seg === '..') {
-      if (parts.length === 0) return undefined;
-      parts.pop();
-    } else parts.push(seg);
-  }
-  return parts.join('/');
 }

@@ -18,6 +18,43 @@ export function createLogger(options: { level?: LogLevel; write?: (line: string)
   return options.write ? pino(opts, { write: options.write }) : pino(opts);
 }
 
+/** A line writer that batches writes (one write per 16 KiB or 100 ms, and on flush). */
+export interface BufferedWriter {
+  write(line: string): void;
+  /** Writes out what is buffered (call on shutdown). */
+  flush(): void;
+}
+
+/**
+ * Batches log lines before handing them to `write`: one write per request would cost a
+ * system call each; this costs one per batch. Lines are at most `flushMs` late.
+ */
+export function bufferedWriter(write: (text: string) => void, options: { maxBytes?: number; flushMs?: number } = {}): BufferedWriter {
+  const maxBytes = options.maxBytes ?? 16 * 1024;
+  const flushMs = options.flushMs ?? 100;
+  let buffer = '';
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (buffer === '') return;
+    const text = buffer;
+    buffer = '';
+    write(text);
+  };
+  return {
+    write(line) {
+      buffer += line;
+      if (buffer.length >= maxBytes) flush();
+      else if (!timer) {
+        timer = setTimeout(flush, flushMs);
+        timer.unref?.();
+      }
+    },
+    flush,
+  };
+}
+
 /** The request id: the caller's `X-Request-Id` when it is sane, else a new UUID. */
 export function requestId(given: string | undefined): string {
   return given && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();

@@ -8,7 +8,7 @@ export interface ServiceMetrics {
   /** Records one HTTP request (route pattern, method, status, seconds). */
   request(route: string, method: string, status: number, seconds: number): void;
   /** Records one compose answered by a route (`ok` or the error code). */
-  compose(route: string, outcome: string, seconds: number): void;
+  compose(route: string, outcome: string, seconds?: number): void;
   /** Sets the number of open event streams. */
   sseClients(n: number): void;
 }
@@ -21,7 +21,7 @@ export interface MetricsOptions {
 /**
  * Creates the metrics of one service and follows the store's reloads:
  * `strata_http_requests_total`, `strata_http_request_duration_seconds`,
- * `strata_compose_total`, `strata_compose_duration_seconds` (by route),
+ * `strata_compose_total` (by route and outcome),
  * `strata_reloads_total` (by outcome), `strata_reload_duration_seconds`,
  * `strata_pack_info` (version as a label), `strata_pack_loaded_timestamp_seconds`,
  * `strata_last_reload_timestamp_seconds`, `strata_reload_error` (1 while the last
@@ -36,11 +36,21 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
   if (options.processMetrics) collectDefaultMetrics({ register: registry });
   const registers = [registry];
 
-  const requests = new Counter({
+  // Hot-path counts are kept in plain maps and handed to prom-client at scrape time.
+  const requestCounts = new Map<string, number>();
+  const composeCounts = new Map<string, number>();
+  new Counter({
     name: 'strata_http_requests_total',
     help: 'HTTP requests by route pattern, method and status',
     labelNames: ['route', 'method', 'status'] as const,
     registers,
+    collect() {
+      this.reset();
+      for (const [key, n] of requestCounts) {
+        const [route, method, status] = key.split('\t') as [string, string, string];
+        this.inc({ route, method, status }, n);
+      }
+    },
   });
   const requestSeconds = new Histogram({
     name: 'strata_http_request_duration_seconds',
@@ -49,18 +59,18 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers,
   });
-  const composes = new Counter({
+  new Counter({
     name: 'strata_compose_total',
-    help: 'Prompts composed by route and outcome (ok or the error code)',
+    help: 'Prompts answered by route and outcome (ok or the error code); latency is in strata_http_request_duration_seconds',
     labelNames: ['route', 'outcome'] as const,
     registers,
-  });
-  const composeSeconds = new Histogram({
-    name: 'strata_compose_duration_seconds',
-    help: 'Compose latency by route (cache hits included)',
-    labelNames: ['route'] as const,
-    buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05],
-    registers,
+    collect() {
+      this.reset();
+      for (const [key, n] of composeCounts) {
+        const [route, outcome] = key.split('\t') as [string, string];
+        this.inc({ route, outcome }, n);
+      }
+    },
   });
   const reloads = new Counter({
     name: 'strata_reloads_total',
@@ -120,12 +130,13 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
   return {
     registry,
     request(route, method, status, seconds) {
-      requests.inc({ route, method, status: String(status) });
+      const key = `${route}\t${method}\t${status}`;
+      requestCounts.set(key, (requestCounts.get(key) ?? 0) + 1);
       requestSeconds.observe({ route, method }, seconds);
     },
-    compose(route, outcome, seconds) {
-      composes.inc({ route, outcome });
-      composeSeconds.observe({ route }, seconds);
+    compose(route, outcome) {
+      const key = `${route}\t${outcome}`;
+      composeCounts.set(key, (composeCounts.get(key) ?? 0) + 1);
     },
     sseClients(n) {
       sse.set(n);

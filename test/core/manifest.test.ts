@@ -70,27 +70,6 @@ layers:
 });
 
 describe('layer sources', () => {
-  const pack = okPack({
-    'strata.yaml': `
-settings:
-  tone: { type: string, default: calm }
-fallback: Nothing to say.
-layers:
-  - id: persona
-    role_field: system_prompt
-  - id: inline
-    text: "Tone: {{tone}}."
-  - id: ambient
-    input: ambient
-  - id: d
-    file: [defaults.md, defaults.txt]
-`,
-    'defaults.txt': '  Defaults from txt.  \n',
-    'roles.yaml':
-      'roles:\n  base: { system_prompt: "  Base persona.  " }\n  child: { extends: base, name: Child }\n',
-    'fleet.yaml': 'agents:\n  - { id: ada, role: child }\n',
-  });
-
   it('composes with provenance for each kind', () => {
     const withRoles = okPack({
       'strata.yaml': `
@@ -126,7 +105,12 @@ layers:
     expect(withRoles.roles.get('child')!.fields.system_prompt).toBe('  Base persona.  ');
   });
 
-  it('falls back when nothing is included, and skips with the right reasons', () => {
+  it('skips with the right reasons', () => {
+    const pack = okPack({
+      'strata.yaml':
+        'layers:\n  - { id: persona, role_field: system_prompt }\n  - { id: inline, text: T }\n  - { id: ambient, input: ambient }\n  - { id: d, file: [defaults.md, defaults.txt] }\n',
+      'defaults.txt': 'D',
+    });
     const result = compose(pack, {});
     expect(result.layers.map((l) => [l.id, l.included ? 'included' : l.reason])).toEqual([
       ['persona', 'no-value'],
@@ -196,7 +180,9 @@ layers:
       expect(compose(pack, { settings: { level: 'lite' }, ambient: 'A' }).text).toBe(
         'Doc.\n\nLevel: lite.\n\n---\n\nA\n\n(ambient, lite)',
       );
-      expect(compose(pack, { ambient: 'B' }).text).toBe('Doc.\n\nLevel: full.\n\n---\n\nB\n\n(ambient, full)');
+      expect(compose(pack, { ambient: 'B' }).text).toBe(
+        'Doc.\n\nLevel: full.\n\n---\n\nB\n\n(ambient, full)',
+      );
     }
     const layer = compose(pack, {}).layers[0]!;
     expect(layer).toMatchObject({ id: 'doc', included: true, appended: true, start: 0, end: 18, bytes: 18 });

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createLogger, LOG_LEVELS, type LogLevel } from '../../server/logging.js';
+import { bufferedWriter, createLogger, LOG_LEVELS, type LogLevel } from '../../server/logging.js';
 import { DEFAULT_HOST, DEFAULT_PORT, startService } from '../../server/node.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
 import { addPackOptions, type PackFlags, packLocation, printDiagnostics } from '../pack-options.js';
@@ -39,7 +39,8 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
       const pollMs = integer(flags.pollInterval, '--poll-interval', 10_000);
       const level = (flags.logLevel ?? io.env.STRATA_LOG_LEVEL ?? 'info') as LogLevel;
       if (!LOG_LEVELS.includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
-      const logger = createLogger({ level, write: io.stdout });
+      const out = bufferedWriter(io.stdout);
+      const logger = createLogger({ level, write: out.write });
 
       const started = await startService({
         dir: where.dir,
@@ -55,6 +56,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
         logger,
       });
       if (!started.ok) {
+        out.flush();
         printDiagnostics(started.diagnostics, io);
         return exit(EXIT_FAIL);
       }
@@ -62,6 +64,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
       logger.info({ signal }, 'shutting down');
       await started.service.close();
       logger.info('stopped');
+      out.flush();
       exit(EXIT_OK);
     });
 }
