@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SseParser } from '../src/client/sse.js';
@@ -32,12 +33,13 @@ const http = require('node:http');
 const text = Buffer.from(process.env.BENCH_TEXT);
 const json = Buffer.from(process.env.BENCH_JSON);
 const server = http.createServer((req, res) => {
+  if (req.url === '/readyz') return res.end('ok');
   const wantsText = (req.headers.accept || '').includes('text/plain');
   const body = wantsText ? text : json;
   res.writeHead(200, { 'content-type': wantsText ? 'text/plain; charset=utf-8' : 'application/json', 'content-length': body.length });
   res.end(body);
 });
-server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ url: 'http://127.0.0.1:' + server.address().port })));
+server.listen(Number(process.env.BENCH_PORT), '127.0.0.1');
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
 `;
 
@@ -46,18 +48,31 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 20;
 const EDITS = 50;
 
-console.log(`machine: ${machine()}; ${new Date().toISOString().slice(0, 10)}; ${DURATION}s per run, ${CONNECTIONS} connections`);
+console.log(
+  `machine: ${machine()}; ${new Date().toISOString().slice(0, 10)}; ${DURATION}s per run, ${CONNECTIONS} connections`,
+);
 
 const base = await mkdtemp(join(tmpdir(), 'strata-bench-'));
 const pack = join(base, 'roboco');
 await cp(join(ROOT, 'examples', 'roboco'), pack, { recursive: true });
-const strata = await start(['--import', 'tsx', join(ROOT, 'bin/strata.ts'), 'serve', '--dir', pack, '--port', '0']);
+const serveArgs = (level: string) => [
+  '--import',
+  'tsx',
+  join(ROOT, 'bin/strata.ts'),
+  'serve',
+  '--dir',
+  pack,
+  '--log-level',
+  level,
+];
+const strata = await start(serveArgs('info'));
 try {
   // 1. The bytes both servers answer.
   const path = '/api/prompts/developer?team=platform';
   const text = await (await fetch(strata.url + path, { headers: { accept: 'text/plain' } })).text();
   const json = await (await fetch(strata.url + path)).text();
   const bare = await start(['-e', BARE_SERVER], { BENCH_TEXT: text, BENCH_JSON: json });
+  const quiet = await start(serveArgs('warn'));
   try {
     // 2. Throughput and p99, alternating servers so machine noise hits both alike.
     const rows: string[][] = [];
@@ -65,23 +80,41 @@ try {
       ['text', 'text/plain'],
       ['JSON', 'application/json'],
     ] as const) {
-      const b = await load(bare.url + path, accept);
-      const s = await load(strata.url + path, accept);
-      rows.push([`GET ${path} (${label}, ${text.length} B text)`, fmt(s.rps), `${s.p99} ms`, fmt(b.rps), `${b.p99} ms`, (s.rps / b.rps).toFixed(2)]);
-      if (s.errors || b.errors) console.log(`errors: strata ${s.errors}, bare ${b.errors}`);
+      for (const [server, logs] of [
+        [strata, 'access log on (info, default)'],
+        [quiet, 'access log off (warn)'],
+      ] as const) {
+        await fetch(server.url + path, { headers: { accept } }); // fill the render cache
+        const b = await load(bare.url + path, accept);
+        const s = await load(server.url + path, accept);
+        rows.push([
+          `${label}, ${logs}`,
+          fmt(s.rps),
+          `${s.p99} ms`,
+          fmt(b.rps),
+          `${b.p99} ms`,
+          (s.rps / b.rps).toFixed(2),
+        ]);
+        if (s.errors || b.errors) console.log(`errors: strata ${s.errors}, bare ${b.errors}`);
+      }
     }
-    console.log('\n| request | strata req/s | strata p99 | bare node:http req/s | bare p99 | ratio |');
+    console.log(`\nGET ${path} (${Buffer.byteLength(text)} B text, ${Buffer.byteLength(json)} B JSON)\n`);
+    console.log('| answer | strata req/s | strata p99 | bare node:http req/s | bare p99 | ratio |');
     console.log('| --- | --- | --- | --- | --- | --- |');
     for (const r of rows) console.log(`| ${r.join(' | ')} |`);
   } finally {
     await bare.stop();
+    await quiet.stop();
   }
 
   // 3. Reload latency: write → SSE reload event.
   const latencies = await reloadLatency(strata.url, join(pack, 'roles', 'developer.md'));
   latencies.sort((a, b) => a - b);
-  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!.toFixed(0);
-  console.log(`\nreload latency, file write → SSE reload event (${EDITS} edits, default 100 ms debounce): p50 ${q(0.5)} ms, p99 ${q(0.99)} ms`);
+  const q = (p: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!.toFixed(0);
+  console.log(
+    `\nreload latency, file write → SSE reload event (${EDITS} edits, default 100 ms debounce): p50 ${q(0.5)} ms, p99 ${q(0.99)} ms`,
+  );
 } finally {
   await strata.stop();
   await rm(base, { recursive: true, force: true });
@@ -119,21 +152,35 @@ async function reloadLatency(url: string, file: string): Promise<number[]> {
   return out;
 }
 
-async function start(args: string[], env: Record<string, string> = {}): Promise<{ url: string; stop: () => Promise<void> }> {
-  // Logs go to a file, as in production; reading them here would slow the load generator.
-  const logFile = join(base, `server-${args.length}-${Date.now()}.log`);
+async function start(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ url: string; stop: () => Promise<void> }> {
+  // A free port, then wait for it to answer. Logs go to a file, as in production:
+  // reading them here would slow the load generator.
+  const port = await freePort();
+  const logFile = join(base, `server-${port}.log`);
   const fd = openSync(logFile, 'w');
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', fd, 'inherit'] });
+  const portArgs = args[0] === '-e' ? [] : ['--port', String(port)];
+  const child: ChildProcess = spawn(process.execPath, [...args, ...portArgs], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, BENCH_PORT: String(port) },
+    stdio: ['ignore', fd, 'inherit'],
+  });
   closeSync(fd);
   let exited = false;
   child.once('exit', () => {
     exited = true;
   });
-  let url: string | undefined;
-  while (!url) {
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
     if (exited) throw new Error(`server exited: ${args.join(' ')}`);
+    const ok = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
     await new Promise((r) => setTimeout(r, 50));
-    url = /"url":"(http:[^"]+)"/.exec(readFileSync(logFile, 'utf8'))?.[1];
   }
   return {
     url,
@@ -144,6 +191,16 @@ async function start(args: string[], env: Record<string, string> = {}): Promise<
         child.kill('SIGTERM');
       }),
   };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createNetServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 function fmt(n: number): string {

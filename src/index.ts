@@ -10,6 +10,13 @@
 export type { CliIO } from './cli/io.js';
 export { run } from './cli/run.js';
 export {
+  type ClientPrompt,
+  PromptClient,
+  type PromptClientOptions,
+  PromptServiceError,
+} from './client/client.js';
+export { type SseEvent, SseParser } from './client/sse.js';
+export {
   type ComposeOutcome,
   type ComposeRequest,
   type ComposeResult,
@@ -35,8 +42,21 @@ export type { LayerDef, LayerSource, Manifest } from './manifest.js';
 export { isValidName } from './names.js';
 export { DEFAULT_MAX_FILE_BYTES, readPackDir } from './pack-fs.js';
 export { PRESET_NAMES } from './presets.js';
+export { changedPrompts, type PromptChanges } from './reload/changes.js';
+export { type PackSource, readOnce, stablePackLoader } from './reload/read.js';
+export {
+  type PackLoader,
+  type PackState,
+  type ReloadOutcome,
+  type ReloadTrigger,
+  SnapshotStore,
+  type StoreEvent,
+} from './reload/store.js';
+export { type PackWatcher, type WatchOptions, watchPack } from './reload/watch.js';
 export type { RoleRecord } from './roles.js';
 export { type SystemPromptOptions, systemPrompt } from './runtime.js';
+export { type AppOptions, createApp, MAX_BODY_BYTES, type StrataApp } from './server/app.js';
+export { type RunningService, type ServiceOptions, type StartOutcome, startService } from './server/node.js';
 export type { SettingDef, SettingType, SettingValue } from './settings.js';
 export {
   type BuildInput,

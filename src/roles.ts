@@ -128,7 +128,9 @@ export function buildRegistry(
     const record = toRecord(id, fields, entry.source);
     const file = fields.file;
     if (file !== undefined && (typeof file !== 'string' || !isValidName(file))) {
-      diagnostics.push(error('BAD_ROLE', `role ${id}: file must be a role-file name like "board"`, entry.at()));
+      diagnostics.push(
+        error('BAD_ROLE', `role ${id}: file must be a role-file name like "board"`, entry.at()),
+      );
       continue;
     }
     roles.set(id, record);

@@ -68,15 +68,24 @@ export class PromptClient {
   #inflight: Promise<ClientPrompt> | undefined;
 
   constructor(options: PromptClientOptions) {
-    if (options.agent === undefined && options.role === undefined) throw new TypeError('PromptClient needs an agent or a role');
+    if (options.agent === undefined && options.role === undefined)
+      throw new TypeError('PromptClient needs an agent or a role');
     this.#options = options;
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   }
 
   /** The prompt held now (undefined before the first fetch when there is no fallback). */
   get current(): ClientPrompt | undefined {
-    if (this.#last) return { text: this.#last.text, sha256: this.#last.sha256, version: this.#last.version, source: 'service' };
-    return this.#options.fallback === undefined ? undefined : { text: this.#options.fallback, source: 'fallback' };
+    if (this.#last)
+      return {
+        text: this.#last.text,
+        sha256: this.#last.sha256,
+        version: this.#last.version,
+        source: 'service',
+      };
+    return this.#options.fallback === undefined
+      ? undefined
+      : { text: this.#options.fallback, source: 'fallback' };
   }
 
   /**
@@ -115,20 +124,39 @@ export class PromptClient {
     try {
       const headers: Record<string, string> = { accept: 'application/json' };
       if (this.#last) headers['if-none-match'] = this.#last.etag;
-      const res = await this.#fetch(this.#promptUrl(), { headers, signal: AbortSignal.timeout(this.#options.timeoutMs ?? 5000) });
+      const res = await this.#fetch(this.#promptUrl(), {
+        headers,
+        signal: AbortSignal.timeout(this.#options.timeoutMs ?? 5000),
+      });
       if (res.status === 304 && this.#last) return this.current!;
       if (!res.ok) throw await serviceError(res);
       const body = (await res.json()) as { text: string; sha256: string; version: string };
       const changed = this.#last?.sha256 !== body.sha256;
-      this.#last = { text: body.text, sha256: body.sha256, version: body.version, etag: res.headers.get('etag') ?? `"${body.sha256}"` };
+      this.#last = {
+        text: body.text,
+        sha256: body.sha256,
+        version: body.version,
+        etag: res.headers.get('etag') ?? `"${body.sha256}"`,
+      };
       const prompt = this.current!;
       if (changed) this.#options.onChange?.(prompt);
       return prompt;
     } catch (e) {
       const error =
-        e instanceof PromptServiceError ? e : new PromptServiceError('UNAVAILABLE', `prompt service unreachable: ${e instanceof Error ? e.message : String(e)}`);
+        e instanceof PromptServiceError
+          ? e
+          : new PromptServiceError(
+              'UNAVAILABLE',
+              `prompt service unreachable: ${e instanceof Error ? e.message : String(e)}`,
+            );
       this.#options.onError?.(error);
-      if (this.#last) return { text: this.#last.text, sha256: this.#last.sha256, version: this.#last.version, source: 'stale' };
+      if (this.#last)
+        return {
+          text: this.#last.text,
+          sha256: this.#last.sha256,
+          version: this.#last.version,
+          source: 'stale',
+        };
       if (this.#options.fallback !== undefined) return { text: this.#options.fallback, source: 'fallback' };
       throw error;
     }
@@ -176,7 +204,12 @@ export class PromptClient {
       } catch (e) {
         if (signal.aborted) return;
         this.#options.onError?.(
-          e instanceof PromptServiceError ? e : new PromptServiceError('UNAVAILABLE', `event stream failed: ${e instanceof Error ? e.message : String(e)}`),
+          e instanceof PromptServiceError
+            ? e
+            : new PromptServiceError(
+                'UNAVAILABLE',
+                `event stream failed: ${e instanceof Error ? e.message : String(e)}`,
+              ),
         );
       }
       if (signal.aborted) return;

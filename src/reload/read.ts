@@ -66,7 +66,8 @@ export function stablePackLoader(source: PackSource, options: StableReadOptions 
  */
 export async function readOnce(source: PackSource, data?: string): Promise<LoadResult> {
   const env = source.env ?? process.env;
-  if (source.dir === undefined) return buildSnapshot({ files: new Map(), env, preset: source.preset ?? 'chorus' });
+  if (source.dir === undefined)
+    return buildSnapshot({ files: new Map(), env, preset: source.preset ?? 'chorus' });
   const root = await fs.realpath(source.dir).catch(() => undefined);
   const read = await readPackDir(data ?? source.dir, { maxFileBytes: source.maxFileBytes });
   return buildSnapshot({

@@ -136,13 +136,23 @@ export class SnapshotStore {
     try {
       result = await this.#loader();
     } catch (e) {
-      result = { diagnostics: [error('READ_ERROR', `cannot load the pack: ${e instanceof Error ? e.message : String(e)}`)] };
+      result = {
+        diagnostics: [
+          error('READ_ERROR', `cannot load the pack: ${e instanceof Error ? e.message : String(e)}`),
+        ],
+      };
     }
     const current = this.#state?.snapshot;
     const base = { trigger, previous: current?.version, durationMs: performance.now() - started };
     const none: PromptChanges = { agents: [], roles: [] };
     if (options.stale && (await options.stale())) {
-      const outcome: ReloadOutcome = { ...base, outcome: 'superseded', version: current?.version, changed: none, diagnostics: [] };
+      const outcome: ReloadOutcome = {
+        ...base,
+        outcome: 'superseded',
+        version: current?.version,
+        changed: none,
+        diagnostics: [],
+      };
       this.#emit({ type: 'attempt', outcome });
       return outcome;
     }
@@ -154,7 +164,13 @@ export class SnapshotStore {
       const diagnostics = result.diagnostics;
       const repeated = this.#lastError && sameDiagnostics(this.#lastError.diagnostics, diagnostics);
       if (!repeated) this.#lastError = { at, trigger, diagnostics };
-      const outcome: ReloadOutcome = { ...base, outcome: 'failed', version: current?.version, changed: none, diagnostics };
+      const outcome: ReloadOutcome = {
+        ...base,
+        outcome: 'failed',
+        version: current?.version,
+        changed: none,
+        diagnostics,
+      };
       if (!repeated) this.#emit({ type: 'error', version: current?.version, diagnostics, trigger });
       this.#emit({ type: 'attempt', outcome });
       return outcome;
@@ -165,14 +181,26 @@ export class SnapshotStore {
     const recovered = this.#lastError !== null;
     this.#lastError = null;
     if (current && current.version === next.version) {
-      const outcome: ReloadOutcome = { ...base, outcome: 'unchanged', version: current.version, changed: none, diagnostics: result.diagnostics };
+      const outcome: ReloadOutcome = {
+        ...base,
+        outcome: 'unchanged',
+        version: current.version,
+        changed: none,
+        diagnostics: result.diagnostics,
+      };
       if (recovered) this.#emit({ type: 'recovered', version: current.version, trigger });
       this.#emit({ type: 'attempt', outcome });
       return outcome;
     }
     const changed = changedPrompts(current, next);
     this.#state = { snapshot: next, previous: current, loadedAt: at };
-    const outcome: ReloadOutcome = { ...base, outcome: 'swapped', version: next.version, changed, diagnostics: result.diagnostics };
+    const outcome: ReloadOutcome = {
+      ...base,
+      outcome: 'swapped',
+      version: next.version,
+      changed,
+      diagnostics: result.diagnostics,
+    };
     this.#emit({ type: 'reload', version: next.version, previous: current?.version, changed, trigger });
     this.#emit({ type: 'attempt', outcome });
     return outcome;

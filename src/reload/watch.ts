@@ -71,7 +71,8 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
     const now = Date.now();
     const quiet = now - lastEventAt;
     const waited = now - (pendingSince ?? now);
-    if (quiet < debounceMs && waited < maxWaitMs) return schedule(Math.min(debounceMs - quiet, maxWaitMs - waited));
+    if (quiet < debounceMs && waited < maxWaitMs)
+      return schedule(Math.min(debounceMs - quiet, maxWaitMs - waited));
     pendingSince = undefined;
     // A dropped read (files changed meanwhile) is retried once the pack is quiet again.
     void reloadUnlessChanged('watch').then((o) => {

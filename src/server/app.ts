@@ -64,7 +64,10 @@ export function createApp(options: AppOptions): StrataApp {
   const { store } = options;
   const logger = options.logger ?? pino({ level: 'silent' });
   const metrics = options.metrics ?? createMetrics(store);
-  const events = new EventHub(store, { heartbeatMs: options.heartbeatMs, onCount: (n) => metrics.sseClients(n) });
+  const events = new EventHub(store, {
+    heartbeatMs: options.heartbeatMs,
+    onCount: (n) => metrics.sseClients(n),
+  });
   const service: Service = {
     store,
     metrics,
@@ -94,7 +97,14 @@ export function createApp(options: AppOptions): StrataApp {
     c.res.headers.set('X-Request-Id', id);
     const route = routeLabel(c);
     metrics.request(route, c.req.method, c.res.status, elapsed / 1000);
-    logRequest(logger, { reqId: id, method: c.req.method, path: c.req.path, route, status: c.res.status, ms: elapsed });
+    logRequest(logger, {
+      reqId: id,
+      method: c.req.method,
+      path: c.req.path,
+      route,
+      status: c.res.status,
+      ms: elapsed,
+    });
   });
 
   // 2. Body limit on every POST.
@@ -115,15 +125,21 @@ export function createApp(options: AppOptions): StrataApp {
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.doc('/openapi.json', {
     openapi: '3.0.3',
-    info: { title: 'strata prompt service', version: VERSION, description: 'Composed system prompts with provenance, hot reload and push updates.' },
+    info: {
+      title: 'strata prompt service',
+      version: VERSION,
+      description: 'Composed system prompts with provenance, hot reload and push updates.',
+    },
   });
 
   // 4. Errors.
   app.notFound((c) => errorResponse(c, 404, 'NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`));
   app.onError((e, c) => {
     if (e instanceof HTTPException) {
-      if (e.status === 415) return errorResponse(c, 415, 'UNSUPPORTED_MEDIA_TYPE', 'the body must be application/json');
-      if (e.status === 413) return errorResponse(c, 413, 'BODY_TOO_LARGE', `request body is over ${limit} bytes`);
+      if (e.status === 415)
+        return errorResponse(c, 415, 'UNSUPPORTED_MEDIA_TYPE', 'the body must be application/json');
+      if (e.status === 413)
+        return errorResponse(c, 413, 'BODY_TOO_LARGE', `request body is over ${limit} bytes`);
       if (e.status < 500) return errorResponse(c, 400, 'BAD_REQUEST', e.message || 'bad request');
     }
     logger.error({ reqId: c.get('requestId'), err: e }, 'unhandled error');
@@ -173,9 +189,17 @@ function addOpsRoutes(
       summary: 'Server-Sent Events: hello, then one reload event per new version',
       description:
         'Events: `hello` `{version}`; `reload` `{version, previous, changed: {agents, roles}, trigger}`; `error` `{version, diagnostics}` when a reload fails; `recovered` `{version}`.',
-      responses: { 200: { content: { 'text/event-stream': { schema: { type: 'string' } } }, description: 'The event stream' } },
+      responses: {
+        200: {
+          content: { 'text/event-stream': { schema: { type: 'string' } } },
+          description: 'The event stream',
+        },
+      },
     },
-    (c) => (service.store.state ? service.events.stream(c) : errorResponse(c, 503, 'NOT_READY', 'no pack version is loaded yet')),
+    (c) =>
+      service.store.state
+        ? service.events.stream(c)
+        : errorResponse(c, 503, 'NOT_READY', 'no pack version is loaded yet'),
   );
 
   // The inspector: GET / and its asset paths.
@@ -185,10 +209,14 @@ function addOpsRoutes(
     loaded ??= assets();
     const asset = (await loaded).get(c.req.path);
     if (!asset) return next();
-    return c.body(typeof asset.body === 'string' ? asset.body : (asset.body as Uint8Array<ArrayBuffer>), 200, {
-      'Content-Type': asset.type,
-      'Cache-Control': 'no-cache',
-    });
+    return c.body(
+      typeof asset.body === 'string' ? asset.body : (asset.body as Uint8Array<ArrayBuffer>),
+      200,
+      {
+        'Content-Type': asset.type,
+        'Cache-Control': 'no-cache',
+      },
+    );
   };
   app.use('*', async (c, next) => {
     if (c.req.path.startsWith('/api/') || c.req.path === '/openapi.json') return next();

@@ -61,6 +61,8 @@ function render(outcome: ComposeOutcome, snapshot: Snapshot): RenderOutcome {
 }
 
 function cacheKey(request: ComposeRequest): string {
-  const settings = request.settings ? Object.entries(request.settings).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : [];
+  const settings = request.settings
+    ? Object.entries(request.settings).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    : [];
   return JSON.stringify([request.role ?? null, request.team ?? null, request.agent ?? null, settings]);
 }

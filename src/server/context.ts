@@ -31,8 +31,14 @@ export interface Service {
 export function pickSnapshot(c: Context, service: Service, version?: string): Snapshot | Response {
   const state: PackState | undefined = service.store.state;
   if (!state) return errorResponse(c, 503, 'NOT_READY', 'no pack version is loaded yet');
-  if (version === undefined || version === 'current' || version === state.snapshot.version) return state.snapshot;
+  if (version === undefined || version === 'current' || version === state.snapshot.version)
+    return state.snapshot;
   if (state.previous && (version === 'previous' || version === state.previous.version)) return state.previous;
   const held = [state.snapshot.version, state.previous?.version].filter(Boolean).join(', ');
-  return errorResponse(c, 404, 'UNKNOWN_VERSION', `version ${JSON.stringify(version)} is not held; held versions: ${held} (or current, previous)`);
+  return errorResponse(
+    c,
+    404,
+    'UNKNOWN_VERSION',
+    `version ${JSON.stringify(version)} is not held; held versions: ${held} (or current, previous)`,
+  );
 }

@@ -33,7 +33,10 @@ export class EventHub {
     this.#unsubscribe = store.subscribe((event) => this.#onStoreEvent(event));
     const every = options.heartbeatMs ?? 15_000;
     if (every > 0) {
-      this.#heartbeat = setInterval(() => this.#each((client) => enqueue(client, () => client.stream.write(': ping\n\n'))), every);
+      this.#heartbeat = setInterval(
+        () => this.#each((client) => enqueue(client, () => client.stream.write(': ping\n\n'))),
+        every,
+      );
       this.#heartbeat.unref?.();
     }
   }
@@ -84,7 +87,9 @@ export class EventHub {
         );
         break;
       case 'error':
-        this.#each((client) => send(client, 'error', { version: event.version ?? null, diagnostics: event.diagnostics }));
+        this.#each((client) =>
+          send(client, 'error', { version: event.version ?? null, diagnostics: event.diagnostics }),
+        );
         break;
       case 'recovered':
         this.#each((client) => send(client, 'recovered', { version: event.version }));
@@ -105,7 +110,10 @@ interface Client {
 }
 
 function send(client: Client, event: string, data: unknown, retry?: number): void {
-  const message = retry === undefined ? { event, data: JSON.stringify(data) } : { event, data: JSON.stringify(data), retry };
+  const message =
+    retry === undefined
+      ? { event, data: JSON.stringify(data) }
+      : { event, data: JSON.stringify(data), retry };
   enqueue(client, () => client.stream.writeSSE(message));
 }
 

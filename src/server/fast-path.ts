@@ -25,7 +25,11 @@ export function createFastPath(service: Service): (req: IncomingMessage, res: Se
     if (!match) return false;
     const snapshot = service.store.state?.snapshot;
     if (!snapshot) return false;
-    if (match.agentRoute && match.request.role === undefined && !snapshot.fleet.some((a) => a.id === match.request.agent)) {
+    if (
+      match.agentRoute &&
+      match.request.role === undefined &&
+      !snapshot.fleet.some((a) => a.id === match.request.agent)
+    ) {
       return false;
     }
     const rendered = peekRendered(snapshot, match.request);
@@ -43,7 +47,14 @@ export function createFastPath(service: Service): (req: IncomingMessage, res: Se
     const seconds = (performance.now() - started) / 1000;
     service.metrics.compose(match.composeRoute, 'ok', seconds);
     service.metrics.request(match.route, 'GET', answer.status, seconds);
-    logRequest(service.logger, { reqId: id, method: 'GET', path: match.path, route: match.route, status: answer.status, ms: seconds * 1000 });
+    logRequest(service.logger, {
+      reqId: id,
+      method: 'GET',
+      path: match.path,
+      route: match.route,
+      status: answer.status,
+      ms: seconds * 1000,
+    });
     return true;
   };
 }
@@ -87,7 +98,13 @@ function parse(url: string): Match | undefined {
     if (Object.keys(settings).length > 0) request.settings = settings;
   }
   return agentRoute
-    ? { path, route: '/api/agents/:agent/prompt', composeRoute: '/api/agents/{agent}/prompt', agentRoute, request }
+    ? {
+        path,
+        route: '/api/agents/:agent/prompt',
+        composeRoute: '/api/agents/{agent}/prompt',
+        agentRoute,
+        request,
+      }
     : { path, route: '/api/prompts/:role', composeRoute: '/api/prompts/{role}', agentRoute, request };
 }
 

@@ -14,7 +14,11 @@ export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info'
  * const logger = createLogger({ level: 'info', write: (line) => process.stdout.write(line) });
  */
 export function createLogger(options: { level?: LogLevel; write?: (line: string) => void } = {}): Logger {
-  const opts = { level: options.level ?? 'info', base: { service: 'strata' }, timestamp: pino.stdTimeFunctions.isoTime };
+  const opts = {
+    level: options.level ?? 'info',
+    base: { service: 'strata' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
   return options.write ? pino(opts, { write: options.write }) : pino(opts);
 }
 
@@ -29,7 +33,10 @@ export interface BufferedWriter {
  * Batches log lines before handing them to `write`: one write per request would cost a
  * system call each; this costs one per batch. Lines are at most `flushMs` late.
  */
-export function bufferedWriter(write: (text: string) => void, options: { maxBytes?: number; flushMs?: number } = {}): BufferedWriter {
+export function bufferedWriter(
+  write: (text: string) => void,
+  options: { maxBytes?: number; flushMs?: number } = {},
+): BufferedWriter {
   const maxBytes = options.maxBytes ?? 16 * 1024;
   const flushMs = options.flushMs ?? 100;
   let buffer = '';
@@ -77,7 +84,12 @@ export function logReloads(store: SnapshotStore, logger: Logger): () => void {
     switch (event.type) {
       case 'reload':
         logger.info(
-          { version: event.version, previous: event.previous ?? null, changed: event.changed, trigger: event.trigger },
+          {
+            version: event.version,
+            previous: event.previous ?? null,
+            changed: event.changed,
+            trigger: event.trigger,
+          },
           'pack loaded',
         );
         break;

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { SnapshotStore } from '../reload/store.js';
 import { VERSION } from '../version.js';
 
@@ -97,7 +97,11 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
     collect() {
       this.reset();
       const snapshot = store.state?.snapshot;
-      if (snapshot) this.set({ version: snapshot.version, preset: snapshot.preset ?? 'manifest', service_version: VERSION }, 1);
+      if (snapshot)
+        this.set(
+          { version: snapshot.version, preset: snapshot.preset ?? 'manifest', service_version: VERSION },
+          1,
+        );
     },
   });
   new Gauge({

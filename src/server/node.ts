@@ -100,7 +100,10 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
     });
     await watcher.ready;
   }
-  logger.info({ url, dir: options.dir ?? null, version: store.state?.snapshot.version, watching }, 'listening');
+  logger.info(
+    { url, dir: options.dir ?? null, version: store.state?.snapshot.version, watching },
+    'listening',
+  );
   return { ok: true, service: { url, store, app, close } };
 }
 

@@ -13,7 +13,11 @@ export interface PromptAnswer {
  * JSON), else the JSON result; `ETag` is the text's sha256 and a matching
  * `If-None-Match` answers 304. Shared by the hono route and the node fast path.
  */
-export function promptAnswer(rendered: Rendered, accept: string | undefined, ifNoneMatch: string | undefined): PromptAnswer {
+export function promptAnswer(
+  rendered: Rendered,
+  accept: string | undefined,
+  ifNoneMatch: string | undefined,
+): PromptAnswer {
   const headers: Record<string, string> = {
     ETag: rendered.etag,
     'Cache-Control': 'no-cache',

@@ -12,7 +12,11 @@ export function addRoute(app: OpenAPIHono<AppEnv>, config: RouteConfig, handler:
 }
 
 /** The validated input of a route (the schema already checked it). */
-export function valid<S extends z.ZodType>(c: Context<AppEnv>, target: 'json' | 'query' | 'param', _schema: S): z.infer<S> {
+export function valid<S extends z.ZodType>(
+  c: Context<AppEnv>,
+  target: 'json' | 'query' | 'param',
+  _schema: S,
+): z.infer<S> {
   return (c.req.valid as (t: string) => unknown)(target) as z.infer<S>;
 }
 

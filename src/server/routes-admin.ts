@@ -25,7 +25,8 @@ export function addAdminRoutes(app: OpenAPIHono<AppEnv>, service: Service): void
     }),
     async (c) => {
       const check = checkAdmin(c.req.header('authorization'), service.adminToken);
-      if (check === 'disabled') return errorResponse(c, 403, 'FORBIDDEN', 'reload is disabled: set STRATA_ADMIN_TOKEN to enable it');
+      if (check === 'disabled')
+        return errorResponse(c, 403, 'FORBIDDEN', 'reload is disabled: set STRATA_ADMIN_TOKEN to enable it');
       if (check === 'unauthorized') {
         c.header('WWW-Authenticate', 'Bearer');
         return errorResponse(c, 401, 'UNAUTHORIZED', 'missing or wrong admin token');
@@ -40,7 +41,10 @@ export function addAdminRoutes(app: OpenAPIHono<AppEnv>, service: Service): void
       };
       if (outcome.outcome === 'failed') {
         const first = outcome.diagnostics.find((d) => d.severity === 'error');
-        return c.json({ ...body, error: { code: 'RELOAD_FAILED', message: first?.message ?? 'the pack has errors' } }, 422);
+        return c.json(
+          { ...body, error: { code: 'RELOAD_FAILED', message: first?.message ?? 'the pack has errors' } },
+          422,
+        );
       }
       return c.json(body, 200);
     },

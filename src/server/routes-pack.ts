@@ -84,8 +84,14 @@ export function addPackRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
       path: '/api/agents/{agent}/config',
       tags: ['pack'],
       summary: "An agent's config with its role's model and capability overrides applied",
-      request: { params: z.object({ agent: z.string() }), query: z.object({ role: z.string().min(1).optional() }) },
-      responses: { 200: json(AgentConfigSchema, 'The merged config and where each field came from'), ...errors(400, 404, 500, 503) },
+      request: {
+        params: z.object({ agent: z.string() }),
+        query: z.object({ role: z.string().min(1).optional() }),
+      },
+      responses: {
+        200: json(AgentConfigSchema, 'The merged config and where each field came from'),
+        ...errors(400, 404, 500, 503),
+      },
     }),
     (c) => {
       const snapshot = pickSnapshot(c, service);
@@ -94,7 +100,12 @@ export function addPackRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
       const role = c.req.query('role');
       if (role === undefined && !snapshot.fleet.some((a) => a.id === agent)) {
         const known = snapshot.fleet.map((a) => a.id).join(', ') || '(no fleet)';
-        return errorResponse(c, 404, 'UNKNOWN_AGENT', `agent ${JSON.stringify(agent)} is not in the fleet (known agents: ${known}); give role=`);
+        return errorResponse(
+          c,
+          404,
+          'UNKNOWN_AGENT',
+          `agent ${JSON.stringify(agent)} is not in the fleet (known agents: ${known}); give role=`,
+        );
       }
       const outcome = agentConfig(snapshot, role === undefined ? { agent } : { agent, role });
       if (!outcome.ok) return diagnosticsResponse(c, outcome.diagnostics);
@@ -123,9 +134,15 @@ export function addPackRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
         preset: snapshot ? (snapshot.preset ?? null) : null,
         loadedAt: state?.loadedAt.toISOString() ?? null,
         lastReloadAt: store.lastAttemptAt?.toISOString() ?? null,
-        lastError: failure ? { at: failure.at.toISOString(), trigger: failure.trigger, diagnostics: failure.diagnostics } : null,
+        lastError: failure
+          ? { at: failure.at.toISOString(), trigger: failure.trigger, diagnostics: failure.diagnostics }
+          : null,
         warnings: snapshot?.warnings ?? [],
-        counts: { files: snapshot?.files.size ?? 0, roles: snapshot?.roles.size ?? 0, agents: snapshot?.fleet.length ?? 0 },
+        counts: {
+          files: snapshot?.files.size ?? 0,
+          roles: snapshot?.roles.size ?? 0,
+          agents: snapshot?.fleet.length ?? 0,
+        },
         service: { version: VERSION, watching: service.watching, startedAt: service.startedAt.toISOString() },
       });
     },

@@ -34,7 +34,10 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       request: { params: z.object({ role: z.string() }), query: PromptQuerySchema },
       responses: {
         200: {
-          content: { 'application/json': { schema: ComposeResultSchema }, 'text/plain': { schema: z.string() } },
+          content: {
+            'application/json': { schema: ComposeResultSchema },
+            'text/plain': { schema: z.string() },
+          },
           description: 'The result with provenance, or the bare text',
         },
         304: { description: 'Not modified (If-None-Match matched)' },
@@ -62,7 +65,10 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       request: { params: z.object({ agent: z.string() }), query: AgentPromptQuerySchema },
       responses: {
         200: {
-          content: { 'application/json': { schema: ComposeResultSchema }, 'text/plain': { schema: z.string() } },
+          content: {
+            'application/json': { schema: ComposeResultSchema },
+            'text/plain': { schema: z.string() },
+          },
           description: 'The result with provenance, or the bare text',
         },
         304: { description: 'Not modified (If-None-Match matched)' },
@@ -88,7 +94,10 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       request: { body: { content: { 'application/json': { schema: ComposeBodySchema } }, required: true } },
       responses: {
         200: {
-          content: { 'application/json': { schema: ComposeResultSchema }, 'text/plain': { schema: z.string() } },
+          content: {
+            'application/json': { schema: ComposeResultSchema },
+            'text/plain': { schema: z.string() },
+          },
           description: 'The result with provenance, or the bare text',
         },
         ...errors(400, 404, 413, 415, 500, 503),
@@ -127,8 +136,15 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
         if (Object.keys(merged).length > 0) request.settings = merged;
         const outcome = composeRendered(snapshot, request);
         if (!outcome.ok) {
-          service.metrics.compose('/api/teams/compose', outcome.diagnostics[0]?.code ?? 'error', seconds(started));
-          const named = outcome.diagnostics.map((d) => ({ ...d, message: `member ${i} (${member.agent}): ${d.message}` }));
+          service.metrics.compose(
+            '/api/teams/compose',
+            outcome.diagnostics[0]?.code ?? 'error',
+            seconds(started),
+          );
+          const named = outcome.diagnostics.map((d) => ({
+            ...d,
+            message: `member ${i} (${member.agent}): ${d.message}`,
+          }));
           return diagnosticsResponse(c, named);
         }
         results.push(outcome.rendered.json);
@@ -164,7 +180,11 @@ function answer(
   }
   const started = performance.now();
   const outcome = composeRendered(snapshot, request);
-  service.metrics.compose(route, outcome.ok ? 'ok' : (outcome.diagnostics[0]?.code ?? 'error'), seconds(started));
+  service.metrics.compose(
+    route,
+    outcome.ok ? 'ok' : (outcome.diagnostics[0]?.code ?? 'error'),
+    seconds(started),
+  );
   if (!outcome.ok) return diagnosticsResponse(c, outcome.diagnostics);
   if (format) {
     const body = providerBody(snapshot, outcome.rendered.result, format, { settings: request.settings });
@@ -174,14 +194,23 @@ function answer(
 }
 
 function send(c: Context<AppEnv>, rendered: Rendered): Response {
-  const { status, headers, body } = promptAnswer(rendered, c.req.header('accept'), c.req.header('if-none-match'));
+  const { status, headers, body } = promptAnswer(
+    rendered,
+    c.req.header('accept'),
+    c.req.header('if-none-match'),
+  );
   return status === 304 ? c.body(null, 304, headers) : c.body(body!, 200, headers);
 }
 
 function unknownAgent(c: Context<AppEnv>, snapshot: Snapshot, agent: string): Response | undefined {
   if (snapshot.fleet.some((a) => a.id === agent)) return undefined;
   const known = snapshot.fleet.map((a) => a.id).join(', ') || '(no fleet)';
-  return errorResponse(c, 404, 'UNKNOWN_AGENT', `agent ${JSON.stringify(agent)} is not in the fleet (known agents: ${known}); give role= to compose for it anyway`);
+  return errorResponse(
+    c,
+    404,
+    'UNKNOWN_AGENT',
+    `agent ${JSON.stringify(agent)} is not in the fleet (known agents: ${known}); give role= to compose for it anyway`,
+  );
 }
 
 /** Reads `set.KEY=VALUE` overrides; refuses query keys the route does not know. */
@@ -195,7 +224,12 @@ function checkQuery(c: Context<AppEnv>, allowed: string[]): { settings?: Record<
       }
       settings[key.slice(4)] = value;
     } else if (!allowed.includes(key)) {
-      return errorResponse(c, 400, 'BAD_REQUEST', `unknown query parameter ${JSON.stringify(key)}; accepted: ${allowed.join(', ')}, set.KEY`);
+      return errorResponse(
+        c,
+        400,
+        'BAD_REQUEST',
+        `unknown query parameter ${JSON.stringify(key)}; accepted: ${allowed.join(', ')}, set.KEY`,
+      );
     }
   }
   return Object.keys(settings).length > 0 ? { settings } : {};

@@ -6,15 +6,19 @@ import { PROVIDER_FORMATS } from '../tokens/providers.js';
  * `/openapi.json`, so the document and the validation cannot disagree.
  */
 
-const Name = z.string().min(1).max(200).openapi({ description: 'A role, team or agent name', example: 'developer' });
-const SettingValue = z.union([z.string(), z.number(), z.boolean()]);
-const Settings = z
-  .record(z.string(), SettingValue)
-  .openapi({ description: 'Setting overrides: strings are parsed by the setting type', example: { fable_mode_enabled: 'on' } });
-const Version = z
+const Name = z
   .string()
-  .max(64)
-  .openapi({ description: '`current` (default), `previous` (the last good version before this one), or a version id' });
+  .min(1)
+  .max(200)
+  .openapi({ description: 'A role, team or agent name', example: 'developer' });
+const SettingValue = z.union([z.string(), z.number(), z.boolean()]);
+const Settings = z.record(z.string(), SettingValue).openapi({
+  description: 'Setting overrides: strings are parsed by the setting type',
+  example: { fable_mode_enabled: 'on' },
+});
+const Version = z.string().max(64).openapi({
+  description: '`current` (default), `previous` (the last good version before this one), or a version id',
+});
 
 export const DiagnosticSchema = z
   .object({
@@ -29,7 +33,11 @@ export const DiagnosticSchema = z
 
 export const ErrorSchema = z
   .object({
-    error: z.object({ code: z.string(), message: z.string(), diagnostics: z.array(DiagnosticSchema).optional() }),
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      diagnostics: z.array(DiagnosticSchema).optional(),
+    }),
   })
   .openapi('Error');
 
@@ -45,7 +53,11 @@ export const LayerSchema = z
     field: z.string().optional(),
     variant: z.number().int().optional(),
     appended: z.boolean().optional(),
-    start: z.number().int().optional().openapi({ description: 'Byte offset of the layer in the text (UTF-8)' }),
+    start: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'Byte offset of the layer in the text (UTF-8)' }),
     end: z.number().int().optional(),
     bytes: z.number().int().optional(),
     sha256: z.string().optional(),
@@ -77,12 +89,17 @@ export const ComposeResultSchema = z
 export const PromptQuerySchema = z.object({
   team: Name.optional(),
   agent: Name.optional(),
-  ambient: z.string().max(32 * 1024).optional(),
+  ambient: z
+    .string()
+    .max(32 * 1024)
+    .optional(),
   version: Version.optional(),
   format: ProviderFormat.optional(),
 });
 
-export const AgentPromptQuerySchema = PromptQuerySchema.omit({ agent: true }).extend({ role: Name.optional() });
+export const AgentPromptQuerySchema = PromptQuerySchema.omit({ agent: true }).extend({
+  role: Name.optional(),
+});
 
 export const ComposeBodySchema = z
   .strictObject({
@@ -125,7 +142,12 @@ export const RolesSchema = z
   .object({
     version: z.string(),
     roles: z.array(
-      z.object({ id: z.string(), name: z.string().optional(), description: z.string().optional(), tags: z.array(z.string()).optional() }),
+      z.object({
+        id: z.string(),
+        name: z.string().optional(),
+        description: z.string().optional(),
+        tags: z.array(z.string()).optional(),
+      }),
     ),
   })
   .openapi('Roles');
@@ -156,10 +178,17 @@ export const SettingsListSchema = z
   .openapi('Settings');
 
 export const AgentConfigSchema = z
-  .looseObject({ version: z.string(), agent: z.string(), role: z.string().optional(), config: z.record(z.string(), z.unknown()) })
+  .looseObject({
+    version: z.string(),
+    agent: z.string(),
+    role: z.string().optional(),
+    config: z.record(z.string(), z.unknown()),
+  })
   .openapi('AgentConfig');
 
-export const ChangesSchema = z.object({ agents: z.array(z.string()), roles: z.array(z.string()) }).openapi('Changes');
+export const ChangesSchema = z
+  .object({ agents: z.array(z.string()), roles: z.array(z.string()) })
+  .openapi('Changes');
 
 export const StatusSchema = z
   .object({
@@ -169,7 +198,9 @@ export const StatusSchema = z
     preset: z.string().nullable(),
     loadedAt: z.string().nullable(),
     lastReloadAt: z.string().nullable(),
-    lastError: z.object({ at: z.string(), trigger: z.string(), diagnostics: z.array(DiagnosticSchema) }).nullable(),
+    lastError: z
+      .object({ at: z.string(), trigger: z.string(), diagnostics: z.array(DiagnosticSchema) })
+      .nullable(),
     warnings: z.array(DiagnosticSchema),
     counts: z.object({ files: z.number().int(), roles: z.number().int(), agents: z.number().int() }),
     service: z.object({ version: z.string(), watching: z.boolean(), startedAt: z.string() }),

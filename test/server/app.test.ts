@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256 } from '../../src/text.js';
 import { SnapshotStore } from '../../src/reload/store.js';
 import { createApp } from '../../src/server/app.js';
+import { sha256 } from '../../src/text.js';
 import { appFor, MINI, MINI_PROMPTS } from './helpers.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -29,7 +29,11 @@ describe('GET /api/prompts/:role', () => {
     expect(body.text).toBe(MINI_PROMPTS.writer);
     expect(body.sha256).toBe(sha256(MINI_PROMPTS.writer));
     expect(body.version).toBe(version);
-    expect(body.layers.filter((l: { included: boolean }) => l.included).map((l: { id: string; source: string }) => [l.id, l.source])).toEqual([
+    expect(
+      body.layers
+        .filter((l: { included: boolean }) => l.included)
+        .map((l: { id: string; source: string }) => [l.id, l.source]),
+    ).toEqual([
       ['base', 'base.md'],
       ['role', 'roles/writer.md'],
     ]);
@@ -46,19 +50,27 @@ describe('GET /api/prompts/:role', () => {
   it('answers 304 to a matching If-None-Match, in either representation', async () => {
     const etag = `"${sha256(MINI_PROMPTS.writer)}"`;
     for (const accept of ['text/plain', 'application/json']) {
-      const res = await service.app.request('/api/prompts/writer', { headers: { accept, 'if-none-match': `"x", ${etag}` } });
+      const res = await service.app.request('/api/prompts/writer', {
+        headers: { accept, 'if-none-match': `"x", ${etag}` },
+      });
       expect(res.status).toBe(304);
       expect(res.headers.get('etag')).toBe(etag);
       expect(await res.text()).toBe('');
     }
-    const stale = await service.app.request('/api/prompts/writer', { headers: { 'if-none-match': '"other"' } });
+    const stale = await service.app.request('/api/prompts/writer', {
+      headers: { 'if-none-match': '"other"' },
+    });
     expect(stale.status).toBe(200);
   });
 
   it('takes team, agent and set.KEY=VALUE from the query', async () => {
-    const res = await service.app.request('/api/prompts/writer?set.fable_mode_enabled=on', { headers: { accept: 'text/plain' } });
+    const res = await service.app.request('/api/prompts/writer?set.fable_mode_enabled=on', {
+      headers: { accept: 'text/plain' },
+    });
     expect(await res.text()).toBe(MINI_PROMPTS.writerFable);
-    const agent = await service.app.request('/api/prompts/writer?team=blue&agent=w1', { headers: { accept: 'text/plain' } });
+    const agent = await service.app.request('/api/prompts/writer?team=blue&agent=w1', {
+      headers: { accept: 'text/plain' },
+    });
     expect(await agent.text()).toBe(MINI_PROMPTS.w1);
   });
 
@@ -94,14 +106,19 @@ describe('GET /api/agents/:agent/prompt', () => {
     const res = await service.app.request('/api/agents/zed/prompt');
     expect(res.status).toBe(404);
     expect((await res.json()).error.code).toBe('UNKNOWN_AGENT');
-    const withRole = await service.app.request('/api/agents/zed/prompt?role=critic', { headers: { accept: 'text/plain' } });
+    const withRole = await service.app.request('/api/agents/zed/prompt?role=critic', {
+      headers: { accept: 'text/plain' },
+    });
     expect(await withRole.text()).toBe(MINI_PROMPTS.critic);
   });
 });
 
 describe('POST /api/compose', () => {
   it('composes a request body', async () => {
-    const res = await service.app.request('/api/compose', post({ role: 'writer', settings: { fable_mode_enabled: true } }));
+    const res = await service.app.request(
+      '/api/compose',
+      post({ role: 'writer', settings: { fable_mode_enabled: true } }),
+    );
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.text).toBe(MINI_PROMPTS.writerFable);
@@ -110,7 +127,10 @@ describe('POST /api/compose', () => {
   });
 
   it('composes with ambient text', async () => {
-    const res = await service.app.request('/api/compose', post({ agent: 'w1', ambient: '  Now: review.  ' }, { accept: 'text/plain' }));
+    const res = await service.app.request(
+      '/api/compose',
+      post({ agent: 'w1', ambient: '  Now: review.  ' }, { accept: 'text/plain' }),
+    );
     expect(await res.text()).toBe(`${MINI_PROMPTS.w1}${'\n\n---\n\n'}Now: review.`);
   });
 
@@ -121,7 +141,12 @@ describe('POST /api/compose', () => {
     ['a bad name', post({ agent: 'a b' }), 400, 'BAD_NAME'],
     ['an unknown role', post({ role: 'nobody' }), 404, 'UNKNOWN_ROLE'],
     ['an invalid setting', post({ settings: { fable_mode_enabled: 'perhaps' } }), 400, 'INVALID_SETTING'],
-    ['a body that is not JSON', { method: 'POST', body: 'role=writer', headers: { 'content-type': 'text/plain' } }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    [
+      'a body that is not JSON',
+      { method: 'POST', body: 'role=writer', headers: { 'content-type': 'text/plain' } },
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    ],
     ['a body over 64 KiB', post({ ambient: 'x'.repeat(64 * 1024) }), 413, 'BODY_TOO_LARGE'],
   ] as const)('refuses %s', async (_what, init, status, code) => {
     const res = await service.app.request('/api/compose', init as RequestInit);
@@ -137,7 +162,14 @@ describe('POST /api/compose', () => {
         controller.close();
       },
     });
-    const res = await service.fetch(new Request('http://x/api/compose', { method: 'POST', body, headers: JSON_HEADERS, duplex: 'half' } as RequestInit));
+    const res = await service.fetch(
+      new Request('http://x/api/compose', {
+        method: 'POST',
+        body,
+        headers: JSON_HEADERS,
+        duplex: 'half',
+      } as RequestInit),
+    );
     expect(res.status).toBe(413);
   });
 });
@@ -146,21 +178,31 @@ describe('POST /api/teams/compose', () => {
   it('composes every member from one version, in order', async () => {
     const res = await service.app.request(
       '/api/teams/compose',
-      post({ team: 'blue', members: [{ agent: 'w1' }, { agent: 'zed', role: 'critic', settings: { fable_mode_enabled: 'on' } }] }),
+      post({
+        team: 'blue',
+        members: [{ agent: 'w1' }, { agent: 'zed', role: 'critic', settings: { fable_mode_enabled: 'on' } }],
+      }),
     );
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.version).toBe(version);
-    expect(body.results.map((r: { agent: string; team: string; role: string }) => [r.agent, r.role, r.team])).toEqual([
+    expect(
+      body.results.map((r: { agent: string; team: string; role: string }) => [r.agent, r.role, r.team]),
+    ).toEqual([
       ['w1', 'writer', 'blue'],
       ['zed', 'critic', 'blue'],
     ]);
     expect(body.results[0].text).toBe(MINI_PROMPTS.w1);
-    expect(body.results[1].text).toBe(['Base.', 'Fable.', 'Ethos.', 'Critic.', 'Team blue.'].join('\n\n---\n\n'));
+    expect(body.results[1].text).toBe(
+      ['Base.', 'Fable.', 'Ethos.', 'Critic.', 'Team blue.'].join('\n\n---\n\n'),
+    );
   });
 
   it('fails as a whole, naming the member', async () => {
-    const res = await service.app.request('/api/teams/compose', post({ members: [{ agent: 'w1' }, { agent: 'x', role: 'nobody' }] }));
+    const res = await service.app.request(
+      '/api/teams/compose',
+      post({ members: [{ agent: 'w1' }, { agent: 'x', role: 'nobody' }] }),
+    );
     expect(res.status).toBe(404);
     const body = await res.json();
     expect(body.error.code).toBe('UNKNOWN_ROLE');
@@ -178,7 +220,10 @@ describe('pack endpoints', () => {
     const body = await (await service.app.request('/api/roles')).json();
     expect(body).toEqual({
       version,
-      roles: [{ id: 'critic', name: 'Critic', description: 'Finds faults.', tags: ['review'] }, { id: 'writer' }],
+      roles: [
+        { id: 'critic', name: 'Critic', description: 'Finds faults.', tags: ['review'] },
+        { id: 'writer' },
+      ],
     });
   });
 
@@ -195,7 +240,14 @@ describe('pack endpoints', () => {
 
   it('GET /api/settings', async () => {
     const body = await (await service.app.request('/api/settings')).json();
-    expect(body.settings.map((s: { name: string; value: unknown; source: string; env: string }) => [s.name, s.value, s.source, s.env])).toEqual([
+    expect(
+      body.settings.map((s: { name: string; value: unknown; source: string; env: string }) => [
+        s.name,
+        s.value,
+        s.source,
+        s.env,
+      ]),
+    ).toEqual([
       ['fable_mode_enabled', false, 'default', 'ROBOCO_FABLE_MODE_ENABLED'],
       ['ponytail_intensity', 'full', 'default', 'ROBOCO_PONYTAIL_INTENSITY'],
     ]);
@@ -223,7 +275,14 @@ describe('pack endpoints', () => {
 
   it('GET /api/status', async () => {
     const body = await (await service.app.request('/api/status')).json();
-    expect(body).toMatchObject({ ready: true, version, previous: null, preset: 'roboco', lastError: null, counts: { roles: 2, agents: 2 } });
+    expect(body).toMatchObject({
+      ready: true,
+      version,
+      previous: null,
+      preset: 'roboco',
+      lastError: null,
+      counts: { roles: 2, agents: 2 },
+    });
     expect(Date.parse(body.loadedAt)).not.toBeNaN();
   });
 });
@@ -231,7 +290,10 @@ describe('pack endpoints', () => {
 describe('POST /api/prompts/reload', () => {
   it('answers 403 when no admin token is configured', async () => {
     const other = createApp({ store: SnapshotStore.of(service.store.state!.snapshot), heartbeatMs: 0 });
-    const res = await other.app.request('/api/prompts/reload', { method: 'POST', headers: { authorization: 'Bearer s3cret' } });
+    const res = await other.app.request('/api/prompts/reload', {
+      method: 'POST',
+      headers: { authorization: 'Bearer s3cret' },
+    });
     expect(res.status).toBe(403);
     expect((await res.json()).error.code).toBe('FORBIDDEN');
     other.close();
@@ -248,7 +310,14 @@ describe('POST /api/prompts/reload', () => {
     const res = await service.app.request('/api/prompts/reload', { method: 'POST', headers });
     expect(res.status).toBe(status);
     const body = await res.json();
-    if (status === 200) expect(body).toEqual({ outcome: 'unchanged', version, previous: version, changed: { agents: [], roles: [] }, diagnostics: [] });
+    if (status === 200)
+      expect(body).toEqual({
+        outcome: 'unchanged',
+        version,
+        previous: version,
+        changed: { agents: [], roles: [] },
+        diagnostics: [],
+      });
     else expect(body.error.code).toBe('UNAUTHORIZED');
   });
 });
@@ -278,10 +347,16 @@ describe('operations', () => {
     const res = await service.app.request('/metrics');
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await res.text();
-    expect(text).toContain(`strata_pack_info{version="${version}",preset="roboco",service_version="0.1.0"} 1`);
-    expect(text).toMatch(/strata_http_requests_total\{route="\/api\/prompts\/:role",method="GET",status="200"\} \d+/);
+    expect(text).toContain(
+      `strata_pack_info{version="${version}",preset="roboco",service_version="0.1.0"} 1`,
+    );
+    expect(text).toMatch(
+      /strata_http_requests_total\{route="\/api\/prompts\/:role",method="GET",status="200"\} \d+/,
+    );
     expect(text).toMatch(/strata_compose_total\{route="\/api\/prompts\/\{role\}",outcome="ok"\} \d+/);
-    expect(text).toContain('strata_http_request_duration_seconds_bucket{le="0.001",route="/api/prompts/:role",method="GET"}');
+    expect(text).toContain(
+      'strata_http_request_duration_seconds_bucket{le="0.001",route="/api/prompts/:role",method="GET"}',
+    );
     expect(text).toMatch(/strata_reloads_total\{outcome="unchanged",trigger="manual"\} \d+/);
     expect(text).toContain('strata_reload_error 0');
   });
@@ -322,6 +397,14 @@ describe('operations', () => {
       '/api/teams/compose',
     ]);
     expect(doc.components.schemas.ComposeRequest.additionalProperties).toBe(false);
-    expect(Object.keys(doc.paths['/api/compose'].post.responses).sort()).toEqual(['200', '400', '404', '413', '415', '500', '503']);
+    expect(Object.keys(doc.paths['/api/compose'].post.responses).sort()).toEqual([
+      '200',
+      '400',
+      '404',
+      '413',
+      '415',
+      '500',
+      '503',
+    ]);
   });
 });

@@ -5,7 +5,11 @@ import { createApp } from '../../src/server/app.js';
 import { sha256 } from '../../src/text.js';
 import { memoryStore, SEP, waitFor } from './helpers.js';
 
-const PACK = { 'base.md': 'Base.', 'roles/writer.md': 'Writer.', 'fleet.yaml': 'agents:\n  - { id: w1, role: writer }\n' };
+const PACK = {
+  'base.md': 'Base.',
+  'roles/writer.md': 'Writer.',
+  'fleet.yaml': 'agents:\n  - { id: w1, role: writer }\n',
+};
 
 async function setup() {
   const mem = memoryStore(PACK);
@@ -36,15 +40,23 @@ describe('PromptClient', () => {
     expect(first.sha256).toBe(sha256(first.text));
     const again = await client.get();
     expect(again.text).toBe(first.text);
-    expect(calls.map((c) => [new URL(c.url).pathname, c.status, c.headers['if-none-match'] ?? null])).toEqual([
-      ['/api/agents/w1/prompt', 200, null],
-      ['/api/agents/w1/prompt', 304, `"${first.sha256}"`],
-    ]);
+    expect(calls.map((c) => [new URL(c.url).pathname, c.status, c.headers['if-none-match'] ?? null])).toEqual(
+      [
+        ['/api/agents/w1/prompt', 200, null],
+        ['/api/agents/w1/prompt', 304, `"${first.sha256}"`],
+      ],
+    );
   });
 
   it('sends role, team and settings as query parameters', async () => {
     const { fetchFn, calls } = await setup();
-    await new PromptClient({ url: 'http://strata', role: 'writer', team: 'blue', settings: { fable_mode_enabled: true }, fetch: fetchFn })
+    await new PromptClient({
+      url: 'http://strata',
+      role: 'writer',
+      team: 'blue',
+      settings: { fable_mode_enabled: true },
+      fetch: fetchFn,
+    })
       .get()
       .catch(() => undefined);
     expect(calls[0]!.url).toBe('http://strata/api/prompts/writer?team=blue&set.fable_mode_enabled=true');
@@ -53,7 +65,13 @@ describe('PromptClient', () => {
   it('keeps the last good prompt while the service is down, and uses the fallback before the first success', async () => {
     const { fetchFn, setDown } = await setup();
     const errors: PromptServiceError[] = [];
-    const client = new PromptClient({ url: 'http://strata', agent: 'w1', fallback: 'You are helpful.', fetch: fetchFn, onError: (e) => errors.push(e) });
+    const client = new PromptClient({
+      url: 'http://strata',
+      agent: 'w1',
+      fallback: 'You are helpful.',
+      fetch: fetchFn,
+      onError: (e) => errors.push(e),
+    });
     setDown(true);
     expect(client.current).toEqual({ text: 'You are helpful.', source: 'fallback' });
     expect(await client.get()).toEqual({ text: 'You are helpful.', source: 'fallback' });
@@ -75,7 +93,12 @@ describe('PromptClient', () => {
   it('refreshes on a reload event pushed over /api/events', async () => {
     const { fetchFn, store, set } = await setup();
     const changes: ClientPrompt[] = [];
-    const client = new PromptClient({ url: 'http://strata', agent: 'w1', fetch: fetchFn, onChange: (p) => changes.push(p) });
+    const client = new PromptClient({
+      url: 'http://strata',
+      agent: 'w1',
+      fetch: fetchFn,
+      onChange: (p) => changes.push(p),
+    });
     const stop = client.subscribe();
     await waitFor(() => (changes.length === 1 ? true : undefined), 2000, 'the first fetch (on hello)');
     set('roles/writer.md', 'Writer v2.');

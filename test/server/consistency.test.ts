@@ -1,5 +1,5 @@
 import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/text.js';
@@ -72,7 +72,8 @@ async function configMap(): Promise<{ dir: string; rewrite: Rewrite }> {
   let current = '..v0';
   await rename(src, join(dir, current));
   await symlink(current, join(dir, '..data'));
-  for (const name of ['base.md', 'fleet.yaml', 'roles', 'doctrine', 'teams', 'identities']) await symlink(`..data/${name}`, join(dir, name));
+  for (const name of ['base.md', 'fleet.yaml', 'roles', 'doctrine', 'teams', 'identities'])
+    await symlink(`..data/${name}`, join(dir, name));
   const rewrite: Rewrite = async (_v, i) => {
     const next = `..v${i + 1}`;
     renameSync(join(staging, next), join(dir, next));
@@ -100,59 +101,81 @@ describe('consistency under load', () => {
     // A ConfigMap swap can be served at once; a plain folder only once it is quiet.
     ['a ConfigMap volume swapped', configMap, 10],
     ['a plain folder rename-saved file by file', renameSaves, 3],
-  ] as const)(`%s ${REWRITES} times: every answer is one whole version, never a mix`, async (_name, setup, minSwaps) => {
-    const { dir, rewrite } = await setup();
-    // The service runs in its own process, as in production; clients and writer run here.
-    const service = await spawnServe(['--dir', dir, '--port', '0', '--debounce', '5', '--poll-interval', '0']);
-    cleanups.push(async () => void (await service.stop()));
+  ] as const)(
+    `%s ${REWRITES} times: every answer is one whole version, never a mix`,
+    async (_name, setup, minSwaps) => {
+      const { dir, rewrite } = await setup();
+      // The service runs in its own process, as in production; clients and writer run here.
+      const service = await spawnServe([
+        '--dir',
+        dir,
+        '--port',
+        '0',
+        '--debounce',
+        '5',
+        '--poll-interval',
+        '0',
+      ]);
+      cleanups.push(async () => void (await service.stop()));
 
-    const allowed = new Set([sha256(PROMPTS.a), sha256(PROMPTS.b)]);
-    const seen = new Map<string, number>();
-    const failures: string[] = [];
-    let done = false;
-    const client = async (n: number) => {
-      let i = 0;
-      while (!done) {
-        i++;
-        const res =
-          (n + i) % 2 === 0
-            ? await fetch(`${service.url}/api/prompts/writer`, { headers: { accept: 'text/plain' } })
-            : await fetch(`${service.url}/api/compose`, {
-                method: 'POST',
-                body: JSON.stringify({ role: 'writer' }),
-                headers: { 'content-type': 'application/json' },
-              });
-        const body = await res.text();
-        if (res.status !== 200) {
-          failures.push(`${res.status} ${body}`);
-          continue;
+      const allowed = new Set([sha256(PROMPTS.a), sha256(PROMPTS.b)]);
+      const seen = new Map<string, number>();
+      const failures: string[] = [];
+      let done = false;
+      const client = async (n: number) => {
+        let i = 0;
+        while (!done) {
+          i++;
+          const res =
+            (n + i) % 2 === 0
+              ? await fetch(`${service.url}/api/prompts/writer`, { headers: { accept: 'text/plain' } })
+              : await fetch(`${service.url}/api/compose`, {
+                  method: 'POST',
+                  body: JSON.stringify({ role: 'writer' }),
+                  headers: { 'content-type': 'application/json' },
+                });
+          const body = await res.text();
+          if (res.status !== 200) {
+            failures.push(`${res.status} ${body}`);
+            continue;
+          }
+          const text = res.headers.get('content-type')?.startsWith('text/plain')
+            ? body
+            : (JSON.parse(body) as { text: string }).text;
+          const sum = sha256(text);
+          seen.set(sum, (seen.get(sum) ?? 0) + 1);
+          if (res.headers.get('etag') !== `"${sum}"`)
+            failures.push(`etag ${res.headers.get('etag')} is not the text's sha256`);
         }
-        const text = res.headers.get('content-type')?.startsWith('text/plain') ? body : (JSON.parse(body) as { text: string }).text;
-        const sum = sha256(text);
-        seen.set(sum, (seen.get(sum) ?? 0) + 1);
-        if (res.headers.get('etag') !== `"${sum}"`) failures.push(`etag ${res.headers.get('etag')} is not the text's sha256`);
+      };
+      const clients = Array.from({ length: CLIENTS }, (_, n) => client(n));
+      for (let i = 0; i < REWRITES; i++) {
+        await rewrite(i % 2 === 0 ? 'b' : 'a', i);
+        // Irregular pauses: most shorter than the debounce, every 7th long enough for a
+        // reload (so the pauses fall on version a and b in turn).
+        await new Promise((r) => setTimeout(r, i % 7 === 6 ? 200 : 1 + (i % 3)));
       }
-    };
-    const clients = Array.from({ length: CLIENTS }, (_, n) => client(n));
-    for (let i = 0; i < REWRITES; i++) {
-      await rewrite(i % 2 === 0 ? 'b' : 'a', i);
-      // Irregular pauses: most shorter than the debounce, every 7th long enough for a
-      // reload (so the pauses fall on version a and b in turn).
-      await new Promise((r) => setTimeout(r, i % 7 === 6 ? 200 : 1 + (i % 3)));
-    }
-    await new Promise((r) => setTimeout(r, 300));
-    done = true;
-    await Promise.all(clients);
+      await new Promise((r) => setTimeout(r, 300));
+      done = true;
+      await Promise.all(clients);
 
-    const total = [...seen.values()].reduce((a, b) => a + b, 0);
-    expect(failures).toEqual([]);
-    expect(total).toBeGreaterThan(200);
-    expect([...seen.keys()].filter((s) => !allowed.has(s))).toEqual([]);
-    expect(MIXES.map(sha256).some((s) => seen.has(s))).toBe(false);
-    const metrics = await (await fetch(`${service.url}/metrics`)).text();
-    const swaps = Number(/strata_reloads_total\{outcome="swapped",trigger="watch"\} (\d+)/.exec(metrics)?.[1] ?? 0);
-    expect(swaps).toBeGreaterThanOrEqual(minSwaps);
-    // The last rewrite wrote version a (REWRITES is even): the service settles on it.
-    expect((await (await fetch(`${service.url}/api/prompts/writer`, { headers: { accept: 'text/plain' } })).text())).toBe(PROMPTS.a);
-  }, 60_000);
+      const total = [...seen.values()].reduce((a, b) => a + b, 0);
+      expect(failures).toEqual([]);
+      expect(total).toBeGreaterThan(200);
+      expect([...seen.keys()].filter((s) => !allowed.has(s))).toEqual([]);
+      expect(MIXES.map(sha256).some((s) => seen.has(s))).toBe(false);
+      const metrics = await (await fetch(`${service.url}/metrics`)).text();
+      const swaps = Number(
+        /strata_reloads_total\{outcome="swapped",trigger="watch"\} (\d+)/.exec(metrics)?.[1] ?? 0,
+      );
+      expect(swaps).toBeGreaterThanOrEqual(minSwaps);
+      // The last rewrite wrote version a (REWRITES is even): the service settles on it.
+      expect(
+        await (
+          await fetch(`${service.url}/api/prompts/writer`, { headers: { accept: 'text/plain' } })
+        ).text(),
+      ).toBe(PROMPTS.a);
+    },
+    60_000,
+  );
 });

@@ -31,7 +31,7 @@ describe('deploy/Dockerfile', () => {
   it('is multi-stage, building on Node 20 and shipping only the runtime', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
     expect(stages.every((s) => /^node:20\b/.test(s.from))).toBe(true);
-    expect(stages[0]!.lines.some(([o, r]) => o === 'RUN' && r.includes('npm ci') )).toBe(true);
+    expect(stages[0]!.lines.some(([o, r]) => o === 'RUN' && r.includes('npm ci'))).toBe(true);
     expect(ops('COPY').every((c) => c.startsWith('--from=build'))).toBe(true);
   });
 
@@ -47,7 +47,8 @@ describe('deploy/Dockerfile', () => {
 
   it('copies every runtime file the service reads', () => {
     const copied = ops('COPY').join('\n');
-    for (const path of ['/app/dist', '/app/node_modules', '/app/presets', '/app/src/inspector/static']) expect(copied).toContain(path);
+    for (const path of ['/app/dist', '/app/node_modules', '/app/presets', '/app/src/inspector/static'])
+      expect(copied).toContain(path);
   });
 });
 
@@ -57,7 +58,9 @@ describe('deploy/compose.yaml', () => {
 
   it('mounts a pack read-only at the directory the service reads, on a read-only root', () => {
     expect(svc.read_only).toBe(true);
-    expect(svc.volumes).toEqual([expect.objectContaining({ target: '/etc/strata/prompts', read_only: true })]);
+    expect(svc.volumes).toEqual([
+      expect.objectContaining({ target: '/etc/strata/prompts', read_only: true }),
+    ]);
     expect(svc.environment.STRATA_PROMPTS_DIR).toBe('/etc/strata/prompts');
     expect(svc.build.dockerfile).toBe('deploy/Dockerfile');
     expect(svc.ports).toEqual(['127.0.0.1:7411:7411']);
@@ -78,7 +81,12 @@ describe('deploy/k8s', () => {
   const container = deployment.spec.template.spec.containers[0];
 
   it('holds a valid pack in the ConfigMap', () => {
-    const files = new Map(Object.entries(configMap.data as Record<string, string>).map(([k, v]) => [k, new TextEncoder().encode(v)]));
+    const files = new Map(
+      Object.entries(configMap.data as Record<string, string>).map(([k, v]) => [
+        k,
+        new TextEncoder().encode(v),
+      ]),
+    );
     const { snapshot, diagnostics } = buildSnapshot({ files, env: {} });
     expect(diagnostics).toEqual([]);
     expect(snapshot!.preset).toBe('chorus');
@@ -103,7 +111,9 @@ describe('deploy/k8s', () => {
     expect(mount.subPath).toBeUndefined();
     const volume = deployment.spec.template.spec.volumes.find((v: { name: string }) => v.name === mount.name);
     expect(volume.configMap.name).toBe(configMap.metadata.name);
-    const env = Object.fromEntries(container.env.map((e: { name: string; value?: string }) => [e.name, e.value]));
+    const env = Object.fromEntries(
+      container.env.map((e: { name: string; value?: string }) => [e.name, e.value]),
+    );
     expect(env.STRATA_PROMPTS_DIR).toBe(mount.mountPath);
   });
 

@@ -2,11 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { SseParser } from '../../src/client/sse.js';
 import { loadPack } from '../../src/load.js';
 import { stablePackLoader } from '../../src/reload/read.js';
 import { SnapshotStore } from '../../src/reload/store.js';
-import { SseParser } from '../../src/client/sse.js';
-import { createApp, type AppOptions, type StrataApp } from '../../src/server/app.js';
+import { type AppOptions, createApp, type StrataApp } from '../../src/server/app.js';
 import { buildSnapshot, type Snapshot } from '../../src/snapshot.js';
 
 export const FIXTURES = resolve(import.meta.dirname, '../fixtures');
@@ -22,7 +22,9 @@ export const MINI_PROMPTS = {
 };
 
 /** A copy of a fixture pack in a fresh temp folder (removed by the returned cleanup). */
-export async function copyFixture(name = 'server-mini'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+export async function copyFixture(
+  name = 'server-mini',
+): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const base = await mkdtemp(join(tmpdir(), 'strata-server-'));
   const dir = join(base, 'pack');
   await cp(join(FIXTURES, name), dir, { recursive: true });
@@ -37,21 +39,32 @@ export async function snapshotOf(dir: string): Promise<Snapshot> {
 }
 
 /** An app over a store that reads `dir` (loaded once before returning). */
-export async function appFor(dir: string, options: Partial<AppOptions> = {}): Promise<StrataApp & { store: SnapshotStore }> {
+export async function appFor(
+  dir: string,
+  options: Partial<AppOptions> = {},
+): Promise<StrataApp & { store: SnapshotStore }> {
   const store = new SnapshotStore(stablePackLoader({ dir, env: {} }));
   await store.reload('initial');
   return { ...createApp({ store, heartbeatMs: 0, ...options }), store };
 }
 
 /** A store over in-memory files the test can change between reloads. */
-export function memoryStore(files: Record<string, string>): { store: SnapshotStore; files: Map<string, Uint8Array>; set(path: string, text: string): void } {
+export function memoryStore(files: Record<string, string>): {
+  store: SnapshotStore;
+  files: Map<string, Uint8Array>;
+  set(path: string, text: string): void;
+} {
   const map = new Map(Object.entries(files).map(([k, v]) => [k, new TextEncoder().encode(v)]));
   const store = new SnapshotStore(async () => buildSnapshot({ files: new Map(map), env: {} }));
   return { store, files: map, set: (path, text) => map.set(path, new TextEncoder().encode(text)) };
 }
 
 /** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function waitFor<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs = 3000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 3000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -63,13 +76,13 @@ export async function waitFor<T>(check: () => T | undefined | Promise<T | undefi
 
 /** Reads SSE events from a streaming response: `next(n)` resolves with the next n events. */
 export function eventStream(res: Response): {
-  next(count?: number, timeoutMs?: number): Promise<Array<{ event: string; data: any }>>;
+  next(count?: number, timeoutMs?: number): Promise<Array<{ event: string; data: unknown }>>;
   close(): Promise<void>;
 } {
   const parser = new SseParser();
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
-  const queue: Array<{ event: string; data: any }> = [];
+  const queue: Array<{ event: string; data: unknown }> = [];
   let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
   return {
     async next(count = 1, timeoutMs = 3000) {

@@ -19,16 +19,27 @@ describe('SnapshotStore', () => {
     const events: StoreEvent[] = [];
     mem.store.subscribe((e) => events.push(e));
     const first = await mem.store.reload('initial');
-    expect(first).toMatchObject({ outcome: 'swapped', changed: { agents: ['c1', 'w1'], roles: ['critic', 'writer'] } });
+    expect(first).toMatchObject({
+      outcome: 'swapped',
+      changed: { agents: ['c1', 'w1'], roles: ['critic', 'writer'] },
+    });
 
     mem.set('teams/blue.md', 'Blue team.');
     const second = await mem.store.reload('watch');
-    expect(second).toMatchObject({ outcome: 'swapped', previous: first.version, changed: { agents: ['w1'], roles: [] } });
+    expect(second).toMatchObject({
+      outcome: 'swapped',
+      previous: first.version,
+      changed: { agents: ['w1'], roles: [] },
+    });
     expect(mem.store.state!.previous!.version).toBe(first.version);
 
     mem.set('roles/critic.md', 'Critic!');
     expect((await mem.store.reload()).changed).toEqual({ agents: ['c1'], roles: ['critic'] });
-    expect(events.filter((e) => e.type === 'reload').map((e) => e.type === 'reload' && e.trigger)).toEqual(['initial', 'watch', 'manual']);
+    expect(events.filter((e) => e.type === 'reload').map((e) => e.type === 'reload' && e.trigger)).toEqual([
+      'initial',
+      'watch',
+      'manual',
+    ]);
   });
 
   it('answers unchanged for the same content', async () => {
@@ -50,7 +61,11 @@ describe('SnapshotStore', () => {
     const failed = await mem.store.reload('watch');
     expect(failed.outcome).toBe('failed');
     expect(failed.version).toBe(good.snapshot.version);
-    expect(failed.diagnostics[0]).toMatchObject({ code: 'BAD_FRONTMATTER', file: 'roles/writer.md', line: 1 });
+    expect(failed.diagnostics[0]).toMatchObject({
+      code: 'BAD_FRONTMATTER',
+      file: 'roles/writer.md',
+      line: 1,
+    });
     expect(mem.store.state).toBe(good);
     expect(mem.store.lastError?.diagnostics).toEqual(failed.diagnostics);
     await mem.store.reload('poll'); // the same failure again: not reported twice
@@ -97,7 +112,12 @@ describe('SnapshotStore', () => {
 
   it('changedPrompts compares composed prompts, not files', () => {
     const build = (extra: Record<string, string>) =>
-      buildSnapshot({ files: new Map(Object.entries({ ...PACK, ...extra }).map(([k, v]) => [k, new TextEncoder().encode(v)])), env: {} }).snapshot!;
+      buildSnapshot({
+        files: new Map(
+          Object.entries({ ...PACK, ...extra }).map(([k, v]) => [k, new TextEncoder().encode(v)]),
+        ),
+        env: {},
+      }).snapshot!;
     const a = build({});
     const b = build({ 'teams/red.md': 'Red.', 'notes.txt': 'not a layer' });
     expect(a.version).not.toBe(b.version);
@@ -124,11 +144,20 @@ describe('reloads through the service', () => {
 
     set('roles/writer.md', 'Writer v2.');
     const reload = await (await service.app.request('/api/prompts/reload', auth)).json();
-    expect(reload).toMatchObject({ outcome: 'swapped', previous: v1, changed: { agents: ['w1'], roles: ['writer'] } });
+    expect(reload).toMatchObject({
+      outcome: 'swapped',
+      previous: v1,
+      changed: { agents: ['w1'], roles: ['writer'] },
+    });
     const [pushed] = await events.next();
     expect(pushed).toEqual({
       event: 'reload',
-      data: { version: reload.version, previous: v1, changed: { agents: ['w1'], roles: ['writer'] }, trigger: 'manual' },
+      data: {
+        version: reload.version,
+        previous: v1,
+        changed: { agents: ['w1'], roles: ['writer'] },
+        trigger: 'manual',
+      },
     });
     expect(service.events.size).toBe(1);
     await events.close();
@@ -150,9 +179,17 @@ describe('reloads through the service', () => {
 
     const status = await (await service.app.request('/api/status')).json();
     expect(status.version).toBe(v1);
-    expect(status.lastError.diagnostics[0]).toMatchObject({ code: 'UNKNOWN_ROLE', file: 'fleet.yaml', line: 2, col: expect.any(Number) });
+    expect(status.lastError.diagnostics[0]).toMatchObject({
+      code: 'UNKNOWN_ROLE',
+      file: 'fleet.yaml',
+      line: 2,
+      col: expect.any(Number),
+    });
     expect(await (await service.app.request('/metrics')).text()).toContain('strata_reload_error 1');
-    expect((await events.next())[0]).toMatchObject({ event: 'error', data: { version: v1, diagnostics: [{ code: 'UNKNOWN_ROLE' }] } });
+    expect((await events.next())[0]).toMatchObject({
+      event: 'error',
+      data: { version: v1, diagnostics: [{ code: 'UNKNOWN_ROLE' }] },
+    });
     const prompt = await service.app.request('/api/prompts/writer', { headers: { accept: 'text/plain' } });
     expect(await prompt.text()).toBe(['Base.', 'Writer.'].join(SEP));
 
@@ -174,7 +211,11 @@ describe('reloads through the service', () => {
     expect(await text('/api/prompts/writer')).toBe(['Base.', 'Writer v2.'].join(SEP));
     expect(await text('/api/prompts/writer?version=previous')).toBe(['Base.', 'Writer.'].join(SEP));
     const body = await (
-      await service.app.request('/api/compose', { method: 'POST', body: JSON.stringify({ role: 'writer', version: 'previous' }), headers: { 'content-type': 'application/json' } })
+      await service.app.request('/api/compose', {
+        method: 'POST',
+        body: JSON.stringify({ role: 'writer', version: 'previous' }),
+        headers: { 'content-type': 'application/json' },
+      })
     ).json();
     expect(body.text).toBe(['Base.', 'Writer.'].join(SEP));
     service.close();

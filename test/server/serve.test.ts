@@ -8,7 +8,9 @@ import { copyFixture, MINI, ROOT, spawnServe } from './helpers.js';
 describe('strata serve', () => {
   it('binds loopback, serves, reloads on a file change, and stops gracefully on SIGTERM (exit 0)', async () => {
     const { dir, cleanup } = await copyFixture();
-    const service = await spawnServe(['--dir', dir, '--port', '0', '--debounce', '20'], { STRATA_ADMIN_TOKEN: 'tok' });
+    const service = await spawnServe(['--dir', dir, '--port', '0', '--debounce', '20'], {
+      STRATA_ADMIN_TOKEN: 'tok',
+    });
     try {
       expect(service.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
@@ -16,42 +18,61 @@ describe('strata serve', () => {
       const deadline = Date.now() + 2000;
       let text = '';
       while (Date.now() < deadline && !text.endsWith('Writer v2.')) {
-        text = await (await fetch(`${service.url}/api/prompts/writer`, { headers: { accept: 'text/plain' } })).text();
+        text = await (
+          await fetch(`${service.url}/api/prompts/writer`, { headers: { accept: 'text/plain' } })
+        ).text();
         await new Promise((r) => setTimeout(r, 50));
       }
       expect(text).toBe('Base.\n\n---\n\nWriter v2.');
-      const reload = await fetch(`${service.url}/api/prompts/reload`, { method: 'POST', headers: { authorization: 'Bearer tok' } });
+      const reload = await fetch(`${service.url}/api/prompts/reload`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer tok' },
+      });
       expect(reload.status).toBe(200);
     } finally {
       expect(await service.stop()).toBe(0);
       await cleanup();
     }
     const logs = service.logs().map((l) => JSON.parse(l));
-    expect(logs.map((l) => l.msg)).toEqual(expect.arrayContaining(['pack loaded', 'listening', 'request', 'shutting down', 'stopped']));
-    expect(logs.find((l) => l.msg === 'request')).toMatchObject({ reqId: expect.any(String), method: 'GET', status: 200 });
+    expect(logs.map((l) => l.msg)).toEqual(
+      expect.arrayContaining(['pack loaded', 'listening', 'request', 'shutting down', 'stopped']),
+    );
+    expect(logs.find((l) => l.msg === 'request')).toMatchObject({
+      reqId: expect.any(String),
+      method: 'GET',
+      status: 200,
+    });
   });
 
   it('refuses to start on a pack with errors (exit 1, diagnostics on stderr)', async () => {
     const { dir, cleanup } = await copyFixture();
     await writeFile(join(dir, 'fleet.yaml'), 'agents:\n  - { id: w1, role: nobody }\n');
-    const out = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/strata.ts'), 'serve', '--dir', dir, '--port', '0'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH },
-      timeout: 20_000,
-    });
+    const out = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'bin/strata.ts'), 'serve', '--dir', dir, '--port', '0'],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH },
+        timeout: 20_000,
+      },
+    );
     await cleanup();
     expect(out.status).toBe(1);
     expect(out.stderr).toMatch(/^error UNKNOWN_ROLE: fleet\.yaml:2:\d+: /m);
   });
 
   it('refuses to start on an invalid setting from the environment', async () => {
-    const out = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/strata.ts'), 'serve', '--dir', MINI, '--port', '0'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH, ROBOCO_PONYTAIL_INTENSITY: 'max' },
-      timeout: 20_000,
-    });
+    const out = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'bin/strata.ts'), 'serve', '--dir', MINI, '--port', '0'],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, ROBOCO_PONYTAIL_INTENSITY: 'max' },
+        timeout: 20_000,
+      },
+    );
     expect(out.status).toBe(1);
     expect(out.stderr).toMatch(/^error INVALID_SETTING: /m);
   });

@@ -12,7 +12,10 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function watched(dir: string, pollMs = 0): Promise<{ store: SnapshotStore; watcher: PackWatcher; events: StoreEvent[] }> {
+async function watched(
+  dir: string,
+  pollMs = 0,
+): Promise<{ store: SnapshotStore; watcher: PackWatcher; events: StoreEvent[] }> {
   const store = new SnapshotStore(stablePackLoader({ dir, env: {} }));
   const events: StoreEvent[] = [];
   store.subscribe((e) => events.push(e));
@@ -42,7 +45,11 @@ describe('watching a pack directory', () => {
     const { store } = await watched(dir);
     const started = Date.now();
     await writeFile(join(dir, 'roles/writer.md'), 'Writer v2.\n');
-    await waitFor(() => (writerText(store) === ['Base.', 'Writer v2.'].join(SEP) ? true : undefined), 2000, 'the edit');
+    await waitFor(
+      () => (writerText(store) === ['Base.', 'Writer v2.'].join(SEP) ? true : undefined),
+      2000,
+      'the edit',
+    );
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
@@ -52,12 +59,20 @@ describe('watching a pack directory', () => {
     const good = store.state!.snapshot.version;
     await writeFile(join(dir, 'roles/writer.md'), '---\nname: Writer\nno closing line\n');
     const failure = await waitFor(() => store.lastError ?? undefined, 2000, 'the reload error');
-    expect(failure.diagnostics[0]).toMatchObject({ code: 'BAD_FRONTMATTER', file: 'roles/writer.md', line: 1 });
+    expect(failure.diagnostics[0]).toMatchObject({
+      code: 'BAD_FRONTMATTER',
+      file: 'roles/writer.md',
+      line: 1,
+    });
     expect(store.state!.snapshot.version).toBe(good);
     expect(writerText(store)).toBe(['Base.', 'Writer.'].join(SEP));
 
     await writeFile(join(dir, 'roles/writer.md'), 'Writer v3.\n');
-    await waitFor(() => (writerText(store) === ['Base.', 'Writer v3.'].join(SEP) ? true : undefined), 2000, 'recovery');
+    await waitFor(
+      () => (writerText(store) === ['Base.', 'Writer v3.'].join(SEP) ? true : undefined),
+      2000,
+      'recovery',
+    );
     expect(store.lastError).toBeNull();
     expect(events.filter((e) => e.type === 'error')).toHaveLength(1);
   });
@@ -68,7 +83,11 @@ describe('watching a pack directory', () => {
     const temp = join(dir, 'roles/.writer.md.swp');
     await writeFile(temp, 'Writer saved.\n');
     await rename(temp, join(dir, 'roles/writer.md'));
-    await waitFor(() => (writerText(store) === ['Base.', 'Writer saved.'].join(SEP) ? true : undefined), 2000, 'the rename-save');
+    await waitFor(
+      () => (writerText(store) === ['Base.', 'Writer saved.'].join(SEP) ? true : undefined),
+      2000,
+      'the rename-save',
+    );
   });
 
   it('reloads on a Kubernetes ConfigMap update (..data symlink swap, old folder deleted)', async () => {
@@ -97,13 +116,21 @@ describe('watching a pack directory', () => {
     await rename(join(dir, '..data_tmp'), join(dir, '..data'));
     await rm(join(dir, '..2024_01_01_00_00_00.000000001'), { recursive: true });
 
-    await waitFor(() => (writerText(store) === ['Base v2.', 'Writer from the ConfigMap.'].join(SEP) ? true : undefined), 2000, 'the ConfigMap swap');
+    await waitFor(
+      () => (writerText(store) === ['Base v2.', 'Writer from the ConfigMap.'].join(SEP) ? true : undefined),
+      2000,
+      'the ConfigMap swap',
+    );
     expect(events.some((e) => e.type === 'error')).toBe(false);
   });
 
   it('re-hashes the pack on a slow poll as a backstop', async () => {
     const dir = await pack();
     const { events } = await watched(dir, 100);
-    await waitFor(() => (events.some((e) => e.type === 'attempt' && e.outcome.trigger === 'poll') ? true : undefined), 2000, 'a poll');
+    await waitFor(
+      () => (events.some((e) => e.type === 'attempt' && e.outcome.trigger === 'poll') ? true : undefined),
+      2000,
+      'a poll',
+    );
   });
 });

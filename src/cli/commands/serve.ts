@@ -38,7 +38,8 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
       const debounceMs = integer(flags.debounce, '--debounce', 100);
       const pollMs = integer(flags.pollInterval, '--poll-interval', 10_000);
       const level = (flags.logLevel ?? io.env.STRATA_LOG_LEVEL ?? 'info') as LogLevel;
-      if (!LOG_LEVELS.includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+      if (!LOG_LEVELS.includes(level))
+        throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
       const out = bufferedWriter(io.stdout);
       const logger = createLogger({ level, write: out.write });
 

@@ -1,0 +1,68 @@
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningService, startService } from '../../src/server/node.js';
+import { MINI } from './helpers.js';
+
+let service: RunningService;
+beforeAll(async () => {
+  const started = await startService({
+    dir: MINI,
+    env: {},
+    port: 0,
+    watch: false,
+    logger: pino({ level: 'silent' }),
+  });
+  if (!started.ok) throw new Error(JSON.stringify(started.diagnostics));
+  service = started.service;
+});
+afterAll(() => service.close());
+
+async function snapshotOf(res: Response) {
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, key) => {
+    if (key !== 'date' && key !== 'x-request-id') headers[key] = value;
+  });
+  return { status: res.status, headers, body: await res.text() };
+}
+
+describe('the node fast path for cached prompts', () => {
+  it.each([
+    ['/api/prompts/writer', { accept: 'text/plain' }],
+    ['/api/prompts/writer?team=blue&set.fable_mode_enabled=on', {}],
+    ['/api/agents/w1/prompt', { accept: 'text/plain, application/json' }],
+    ['/api/agents/zed/prompt?role=critic&team=blue', {}],
+  ])('answers %s exactly as the app does (200 and 304)', async (path, headers) => {
+    const viaApp = await snapshotOf(await fetch(service.url + path, { headers })); // fills the cache
+    const viaFast = await snapshotOf(await fetch(service.url + path, { headers }));
+    expect(viaFast).toEqual(viaApp);
+    const etag = viaApp.headers.etag!;
+    const notModified = await snapshotOf(
+      await fetch(service.url + path, { headers: { ...headers, 'if-none-match': etag } }),
+    );
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers.etag).toBe(etag);
+  });
+
+  it('leaves errors and unusual queries to the app', async () => {
+    await fetch(`${service.url}/api/prompts/writer`);
+    for (const [path, status] of [
+      ['/api/prompts/writer?team=', 400],
+      ['/api/prompts/writer?colour=red', 400],
+      ['/api/prompts/writer?version=previous', 404],
+      ['/api/agents/zed/prompt', 404],
+    ] as const) {
+      expect((await fetch(service.url + path)).status, path).toBe(status);
+    }
+  });
+
+  it('counts fast answers in the metrics like any other', async () => {
+    for (let i = 0; i < 3; i++) await fetch(`${service.url}/api/prompts/critic`);
+    const text = await (await fetch(`${service.url}/metrics`)).text();
+    const n = Number(
+      /strata_http_requests_total\{route="\/api\/prompts\/:role",method="GET",status="200"\} (\d+)/.exec(
+        text,
+      )?.[1],
+    );
+    expect(n).toBeGreaterThanOrEqual(3);
+  });
+});
