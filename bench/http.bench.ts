@@ -27,16 +27,22 @@ const autocannon = createRequire(import.meta.url)('autocannon') as (opts: {
   headers: Record<string, string>;
 }) => Promise<CannonResult>;
 
-/** The baseline: node:http answering precomputed bytes, choosing text or JSON by Accept. */
+/**
+ * The baseline: node:http answering precomputed bytes — the same body and the same
+ * response headers strata sends — choosing text or JSON by Accept. Replaying the headers
+ * too matters on a 2-core machine, where the load generator's parsing shares the CPU.
+ */
 const BARE_SERVER = `
 const http = require('node:http');
 const text = Buffer.from(process.env.BENCH_TEXT);
 const json = Buffer.from(process.env.BENCH_JSON);
+const textHeaders = JSON.parse(process.env.BENCH_TEXT_HEADERS);
+const jsonHeaders = JSON.parse(process.env.BENCH_JSON_HEADERS);
 const server = http.createServer((req, res) => {
   if (req.url === '/readyz') return res.end('ok');
   const wantsText = (req.headers.accept || '').includes('text/plain');
   const body = wantsText ? text : json;
-  res.writeHead(200, { 'content-type': wantsText ? 'text/plain; charset=utf-8' : 'application/json', 'content-length': body.length });
+  res.writeHead(200, { ...(wantsText ? textHeaders : jsonHeaders), 'content-length': body.length });
   res.end(body);
 });
 server.listen(Number(process.env.BENCH_PORT), '127.0.0.1');
@@ -55,10 +61,9 @@ console.log(
 const base = await mkdtemp(join(tmpdir(), 'strata-bench-'));
 const pack = join(base, 'roboco');
 await cp(join(ROOT, 'examples', 'roboco'), pack, { recursive: true });
+// The built service, as `npm start` runs it (the script builds first).
 const serveArgs = (level: string) => [
-  '--import',
-  'tsx',
-  join(ROOT, 'bin/strata.ts'),
+  join(ROOT, 'dist/bin/strata.js'),
   'serve',
   '--dir',
   pack,
@@ -69,9 +74,16 @@ const strata = await start(serveArgs('info'));
 try {
   // 1. The bytes both servers answer.
   const path = '/api/prompts/developer?team=platform';
-  const text = await (await fetch(strata.url + path, { headers: { accept: 'text/plain' } })).text();
-  const json = await (await fetch(strata.url + path)).text();
-  const bare = await start(['-e', BARE_SERVER], { BENCH_TEXT: text, BENCH_JSON: json });
+  const textRes = await fetch(strata.url + path, { headers: { accept: 'text/plain' } });
+  const jsonRes = await fetch(strata.url + path, { headers: { accept: 'application/json' } });
+  const text = await textRes.text();
+  const json = await jsonRes.text();
+  const bare = await start(['-e', BARE_SERVER], {
+    BENCH_TEXT: text,
+    BENCH_JSON: json,
+    BENCH_TEXT_HEADERS: JSON.stringify(replayHeaders(textRes.headers)),
+    BENCH_JSON_HEADERS: JSON.stringify(replayHeaders(jsonRes.headers)),
+  });
   const quiet = await start(serveArgs('warn'));
   try {
     // 2. Throughput and p99, alternating servers so machine noise hits both alike.
@@ -121,6 +133,16 @@ try {
 }
 
 // --- internal ---
+
+/** The headers strata answered with, less those node:http adds itself. */
+function replayHeaders(headers: Headers): Record<string, string> {
+  const skip = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    if (!skip.has(name)) out[name] = value;
+  });
+  return out;
+}
 
 async function load(url: string, accept: string): Promise<{ rps: number; p99: number; errors: number }> {
   const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers: { accept } });

@@ -6,6 +6,8 @@ import type { Diagnostic } from '../diagnostics.js';
 import { type PackSource, stablePackLoader } from '../reload/read.js';
 import { SnapshotStore } from '../reload/store.js';
 import { type PackWatcher, watchPack } from '../reload/watch.js';
+import { tokenConfig } from '../tokens/config.js';
+import { getTokenizer } from '../tokens/tokenizer.js';
 import { createApp, type StrataApp } from './app.js';
 import { createFastPath } from './fast-path.js';
 import { createLogger, logReloads } from './logging.js';
@@ -90,6 +92,8 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
     await close();
     return { ok: false, diagnostics: initial.diagnostics };
   }
+  // Load the tokenizer's tables now (about a second), not on the first request.
+  getTokenizer(tokenConfig(store.state!.snapshot).tokenizer).count('warm up');
 
   // 3. Watch.
   if (watching) {
