@@ -10,6 +10,9 @@ export interface Rendered {
   json: string;
   /** The quoted ETag: the text's sha256. */
   etag: string;
+  /** The two bodies as UTF-8 bytes, encoded once rather than on every send. */
+  textBytes: Uint8Array<ArrayBuffer>;
+  jsonBytes: Uint8Array<ArrayBuffer>;
 }
 
 export type RenderOutcome = { ok: true; rendered: Rendered } | { ok: false; diagnostics: Diagnostic[] };
@@ -57,7 +60,14 @@ function render(outcome: ComposeOutcome, snapshot: Snapshot): RenderOutcome {
   if (!outcome.ok) return outcome;
   const { result } = outcome;
   const json = JSON.stringify(withTokens(result, snapshot));
-  return { ok: true, rendered: { result, json, etag: `"${result.sha256}"` } };
+  const rendered: Rendered = {
+    result,
+    json,
+    etag: `"${result.sha256}"`,
+    textBytes: new TextEncoder().encode(result.text),
+    jsonBytes: new TextEncoder().encode(json),
+  };
+  return { ok: true, rendered };
 }
 
 function cacheKey(request: ComposeRequest): string {

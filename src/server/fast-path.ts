@@ -39,7 +39,7 @@ export function createFastPath(service: Service): (req: IncomingMessage, res: Se
     const id = requestId(header(req.headers['x-request-id']));
     const headers: Record<string, string | number> = {};
     for (const [name, value] of Object.entries(answer.headers)) headers[name.toLowerCase()] = value;
-    if (answer.body !== undefined) headers['content-length'] = Buffer.byteLength(answer.body);
+    if (answer.body !== undefined) headers['content-length'] = answer.body.byteLength;
     headers['x-request-id'] = id;
     res.writeHead(answer.status, headers);
     res.end(answer.body);

@@ -4,8 +4,8 @@ import type { Rendered } from './compose-cache.js';
 export interface PromptAnswer {
   status: 200 | 304;
   headers: Record<string, string>;
-  /** Undefined for 304. */
-  body?: string;
+  /** UTF-8 bytes; undefined for 304. */
+  body?: Uint8Array<ArrayBuffer>;
 }
 
 /**
@@ -27,10 +27,10 @@ export function promptAnswer(
   if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, rendered.etag)) return { status: 304, headers };
   if (wantsText(accept)) {
     headers['Content-Type'] = 'text/plain; charset=utf-8';
-    return { status: 200, headers, body: rendered.result.text };
+    return { status: 200, headers, body: rendered.textBytes };
   }
   headers['Content-Type'] = 'application/json';
-  return { status: 200, headers, body: rendered.json };
+  return { status: 200, headers, body: rendered.jsonBytes };
 }
 
 // --- internal ---
