@@ -88,6 +88,18 @@ describe.sequential('the inspector page', () => {
     expect(await page.textContent('#stat-size dd')).toBe(`${want.bytes.toLocaleString('en')} B`);
     expect(await page.textContent('.band[data-layer="role"] .source')).toBe('roles/qa.md');
 
+    // Token counts come from the service and show on each band.
+    const served = (await (
+      await fetch(`${service.url}/api/compose`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ agent: 'grace' }),
+      })
+    ).json()) as { layers: Array<{ id: string; tokens?: number }> };
+    const roleTokens = served.layers.find((l) => l.id === 'role')!.tokens!;
+    expect(roleTokens).toBeGreaterThan(0);
+    expect(await page.textContent('.band[data-layer="role"] .tokens')).toBe(`${roleTokens.toLocaleString('en')} tok`);
+
     // Layers left out are listed with their reason.
     const skipped = await page.$$eval('.skipped li', (els) =>
       els.map((el) => [(el as HTMLElement).dataset.layer, (el as HTMLElement).dataset.reason]),
