@@ -25,7 +25,7 @@ export interface PackFile {
   meta: Readonly<Record<string, unknown>>;
   /** The layer text: body after frontmatter, trimmed (SPEC §2.3). */
   prompt: string;
-  promptSha256: string;
+  readonly promptSha256: string;
   promptBytes: number;
   /** Character offset of the body in `text`. */
   bodyOffset: number;
@@ -108,13 +108,18 @@ export function buildSnapshot(input: BuildInput): LoadResult {
       if (split.yaml) frontmatter.set(path, split.yaml);
     }
     const prompt = body.trim();
+    let promptHash: string | undefined;
     files.set(path, {
       path,
       sha256: sha256(bytes),
       text,
       meta,
       prompt,
-      promptSha256: sha256(prompt),
+      // Hashed on first use: most files of a large pack are never composed in a process.
+      get promptSha256() {
+        promptHash ??= sha256(prompt);
+        return promptHash;
+      },
       promptBytes: utf8Length(prompt),
       bodyOffset,
     });
@@ -237,12 +242,20 @@ function finish(diagnostics: Diagnostic[]): LoadResult {
   return { diagnostics: sortDiagnostics(diagnostics) };
 }
 
+const presetParts = new Map<string, { part: ManifestPart; diagnostics: Diagnostic[] }>();
+
+/** A preset's manifest part, parsed once per process (presets are shipped data). */
 function presetPart(name: string, diagnostics: Diagnostic[]): ManifestPart {
-  const file = `preset:${name}`;
-  const parsed = parseYaml(presetText(name)!, { file });
-  const { part, diagnostics: d } = parseManifestPart(parsed, file);
-  diagnostics.push(...parsed.diagnostics, ...d);
-  return part;
+  let parsed = presetParts.get(name);
+  if (!parsed) {
+    const file = `preset:${name}`;
+    const yaml = parseYaml(presetText(name)!, { file });
+    const result = parseManifestPart(yaml, file);
+    parsed = { part: result.part, diagnostics: [...yaml.diagnostics, ...result.diagnostics] };
+    presetParts.set(name, parsed);
+  }
+  diagnostics.push(...parsed.diagnostics);
+  return parsed.part;
 }
 
 function packVersion(

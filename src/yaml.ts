@@ -1,4 +1,4 @@
-import { isMap, isNode, isPair, isScalar, isSeq, type Node, parseDocument } from 'yaml';
+import { isMap, isNode, isPair, isScalar, isSeq, type Node, parseDocument, visit } from 'yaml';
 import { type Diagnostic, type DiagnosticCode, error, type Where } from './diagnostics.js';
 import { LineIndex } from './text.js';
 
@@ -32,10 +32,16 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
     const { line, col } = index.lineCol(offset);
     return { file, line: line + lineOffset, col };
   };
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, strict: true });
+  // The library's own unique-key check is quadratic in a mapping's size; ours is linear.
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: false, strict: true });
   const diagnostics: Diagnostic[] = doc.errors.map((e) =>
     error(syntaxCode, e.message.split('\n')[0] ?? e.message, at(e.pos[0])),
   );
+  if (diagnostics.length === 0) {
+    for (const offset of duplicateKeys(doc.contents)) {
+      diagnostics.push(error(syntaxCode, 'Map keys must be unique', at(offset)));
+    }
+  }
   let value: unknown;
   if (diagnostics.length === 0) {
     try {
@@ -53,6 +59,23 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
 }
 
 // --- internal ---
+
+/** Offsets of mapping keys that repeat an earlier key of the same mapping. */
+function duplicateKeys(root: unknown): number[] {
+  const found: number[] = [];
+  visit(root as Node, {
+    Map(_, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key)) continue;
+        const key = pair.key.value;
+        if (seen.has(key)) found.push(pair.key.range?.[0] ?? 0);
+        seen.add(key);
+      }
+    },
+  });
+  return found;
+}
 
 function findNode(root: unknown, path: readonly PathSegment[], key: boolean): Node | undefined {
   let node: unknown = root;

@@ -159,3 +159,16 @@ describe('compose diagnostics', () => {
     expect(outcome.result.diagnostics.map((d) => d.code)).toEqual(['FALLBACK_USED']);
   });
 });
+
+describe('YAML duplicate keys', () => {
+  it.each([
+    ['roles.yaml', 'roles:\n  a: { system_prompt: A }\n  b: { system_prompt: B }\n  a: { system_prompt: C }\n', 4, 3],
+    ['strata.yaml', 'separator: x\nfallback: y\nseparator: z\n', 3, 1],
+    ['identities/ada.md', '---\nrole: dev\nrole: qa\n---\nAda.\n', 3, 1],
+  ])('%s: a repeated key is refused where it repeats', (file, text, line, col) => {
+    const result = memPack({ 'base.md': 'B', [file]: text });
+    const d = result.diagnostics.find((x) => x.file === file)!;
+    expect(d).toMatchObject({ severity: 'error', file, line, col });
+    expect(['YAML_SYNTAX', 'BAD_FRONTMATTER']).toContain(d.code);
+  });
+});
