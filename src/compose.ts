@@ -94,15 +94,7 @@ export function tryCompose(snapshot: Snapshot, request: ComposeRequest): Compose
   const agent = request.agent;
   const record = role === undefined ? undefined : snapshot.roles.get(role);
   if (role !== undefined && !record && snapshot.roles.size > 0) {
-    return {
-      ok: false,
-      diagnostics: [
-        error(
-          'UNKNOWN_ROLE',
-          `unknown role ${JSON.stringify(role)}; known roles: ${[...snapshot.roles.keys()].join(', ')}`,
-        ),
-      ],
-    };
+    return { ok: false, diagnostics: [unknownRole(snapshot, role)] };
   }
 
   // 2. Settings: request over env over default.
@@ -174,6 +166,14 @@ export function compose(snapshot: Snapshot, request: ComposeRequest): ComposeRes
   const outcome = tryCompose(snapshot, request);
   if (!outcome.ok) throw new PromptError(outcome.diagnostics);
   return outcome.result;
+}
+
+/** The UNKNOWN_ROLE error, listing the known role ids. */
+export function unknownRole(snapshot: Snapshot, role: string): Diagnostic {
+  return error(
+    'UNKNOWN_ROLE',
+    `unknown role ${JSON.stringify(role)}; known roles: ${[...snapshot.roles.keys()].join(', ')}`,
+  );
 }
 
 // --- internal ---

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { unknownRole } from '../compose.js';
 import { type Diagnostic, type DiagnosticCode, error } from '../diagnostics.js';
 import { isValidName } from '../names.js';
 import type { Snapshot } from '../snapshot.js';
@@ -86,17 +87,7 @@ export function agentConfig(
     return { ok: false, diagnostics: [error('BAD_REQUEST', why)] };
   }
   const record = snapshot.roles.get(role);
-  if (!record && snapshot.roles.size > 0) {
-    return {
-      ok: false,
-      diagnostics: [
-        error(
-          'UNKNOWN_ROLE',
-          `unknown role ${JSON.stringify(role)}; known roles: ${[...snapshot.roles.keys()].join(', ')}`,
-        ),
-      ],
-    };
-  }
+  if (!record && snapshot.roles.size > 0) return { ok: false, diagnostics: [unknownRole(snapshot, role)] };
 
   // 2. The three levels, lowest first.
   const manifestFile = snapshot.manifest.chain.find((k) => !k.startsWith('preset:'));

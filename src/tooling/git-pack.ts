@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { error } from '../diagnostics.js';
 import { DEFAULT_MAX_FILE_BYTES, type PackFiles } from '../pack-fs.js';
+import { normalisePackPath } from '../pack-path.js';
 
 /**
  * Reads a pack as it is at a git revision, from git's object store, never touching the
@@ -145,24 +146,12 @@ function resolveLinks(
     const target = links.get(prefix);
     if (target === undefined) continue;
     if (target.startsWith('/')) return OUTSIDE;
-    const joined = normalise([...segs.slice(0, i - 1), ...target.split('/')]);
+    const joined = normalisePackPath([...segs.slice(0, i - 1), ...target.split('/')].join('/'));
     if (joined === undefined) return OUTSIDE;
     const rest = segs.slice(i);
     return resolveLinks([...(joined === '' ? [] : [joined]), ...rest].join('/'), links, hops + 1);
   }
   return path;
-}
-
-function normalise(segs: string[]): string | undefined {
-  const parts: string[] = [];
-  for (const s of segs) {
-    if (s === '' || s === '.') continue;
-    if (s === '..') {
-      if (parts.length === 0) return undefined;
-      parts.pop();
-    } else parts.push(s);
-  }
-  return parts.join('/');
 }
 
 async function catFiles(
