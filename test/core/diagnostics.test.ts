@@ -162,7 +162,12 @@ describe('compose diagnostics', () => {
 
 describe('YAML duplicate keys', () => {
   it.each([
-    ['roles.yaml', 'roles:\n  a: { system_prompt: A }\n  b: { system_prompt: B }\n  a: { system_prompt: C }\n', 4, 3],
+    [
+      'roles.yaml',
+      'roles:\n  a: { system_prompt: A }\n  b: { system_prompt: B }\n  a: { system_prompt: C }\n',
+      4,
+      3,
+    ],
     ['strata.yaml', 'separator: x\nfallback: y\nseparator: z\n', 3, 1],
     ['identities/ada.md', '---\nrole: dev\nrole: qa\n---\nAda.\n', 3, 1],
   ])('%s: a repeated key is refused where it repeats', (file, text, line, col) => {

@@ -98,7 +98,9 @@ describe.sequential('the inspector page', () => {
     ).json()) as { layers: Array<{ id: string; tokens?: number }> };
     const roleTokens = served.layers.find((l) => l.id === 'role')!.tokens!;
     expect(roleTokens).toBeGreaterThan(0);
-    expect(await page.textContent('.band[data-layer="role"] .tokens')).toBe(`${roleTokens.toLocaleString('en')} tok`);
+    expect(await page.textContent('.band[data-layer="role"] .tokens')).toBe(
+      `${roleTokens.toLocaleString('en')} tok`,
+    );
 
     // Layers left out are listed with their reason.
     const skipped = await page.$$eval('.skipped li', (els) =>
