@@ -157,3 +157,23 @@ describe('strata explain, roles, fleet', () => {
     expect(r.stdout).toContain('Exit status: 0 success');
   });
 });
+
+describe('every command documents its exit statuses', () => {
+  it.each([
+    'compose',
+    'explain',
+    'roles',
+    'fleet',
+    'validate',
+    'diff',
+    'snapshot',
+    'generate',
+    'config',
+    'export',
+    'serve',
+  ])('%s --help', async (command) => {
+    const r = await cli([command, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Exit status: 0 .*1 .*2 a usage error\./);
+  });
+});

@@ -24,6 +24,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .description('print the composed prompt (exactly its bytes) for a role, team and agent')
     .option('--json', 'print the result object with provenance and token counts instead')
     .option('--format <format>', 'text | json | openai | anthropic (a provider request body)')
+    .addHelpText('after', EXIT_HELP)
     .option(
       '--tokenizer <name>',
       `count tokens with ${TOKENIZER_NAMES.join(' | ')} (default: the manifest's)`,
@@ -53,6 +54,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
   addRequestOptions(program.command('explain'))
     .description('show every layer of the pipeline: included or why not, source, bytes')
     .option('--json', 'print the result object')
+    .addHelpText('after', EXIT_HELP)
     .option(
       '--tokenizer <name>',
       `count tokens with ${TOKENIZER_NAMES.join(' | ')} (default: the manifest's)`,
@@ -71,6 +73,9 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
 }
 
 // --- internal ---
+
+const EXIT_HELP =
+  '\nExit status: 0 composed (warnings allowed), 1 an error in the pack or the request, 2 a usage error.';
 
 type TokenFlags = RequestFlags & { tokenizer?: string };
 

@@ -9,6 +9,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
   addPackOptions(program.command('roles'))
     .description('list the role ids of the registry, one a line')
     .option('--json', 'print the role records')
+    .addHelpText('after', EXIT_HELP)
     .action(async (flags: PackFlags & { json?: boolean }) => {
       const snapshot = reportLoad(await openPack(flags, io), io);
       if (!snapshot) return exit(EXIT_FAIL);
@@ -21,6 +22,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
   addPackOptions(program.command('fleet'))
     .description('list the agents of the fleet with their role and team')
     .option('--json', 'print the agents')
+    .addHelpText('after', EXIT_HELP)
     .action(async (flags: PackFlags & { json?: boolean }) => {
       const snapshot = reportLoad(await openPack(flags, io), io);
       if (!snapshot) return exit(EXIT_FAIL);
@@ -35,3 +37,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
       exit(EXIT_OK);
     });
 }
+
+// --- internal ---
+
+const EXIT_HELP = '\nExit status: 0 listed, 1 an error in the pack, 2 a usage error.';

@@ -30,7 +30,8 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .option('--log-level <level>', `${LOG_LEVELS.join(' | ')} (default: $STRATA_LOG_LEVEL, else info)`)
     .addHelpText(
       'after',
-      '\nEnvironment: STRATA_ADMIN_TOKEN enables POST /api/prompts/reload (Authorization: Bearer <token>).',
+      '\nEnvironment: STRATA_ADMIN_TOKEN enables POST /api/prompts/reload (Authorization: Bearer <token>).' +
+        '\nExit status: 0 after a clean shutdown (SIGTERM or SIGINT), 1 a pack error at start-up, 2 a usage error.',
     )
     .action(async (flags: ServeFlags) => {
       const where = packLocation(flags, io);
