@@ -71,8 +71,12 @@ function render(outcome: ComposeOutcome, snapshot: Snapshot): RenderOutcome {
 }
 
 function cacheKey(request: ComposeRequest): string {
-  const settings = request.settings
-    ? Object.entries(request.settings).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    : [];
-  return JSON.stringify([request.role ?? null, request.team ?? null, request.agent ?? null, settings]);
+  // JSON-quoted parts cannot run into each other, whatever characters they hold.
+  const q = JSON.stringify;
+  let key = `${q(request.role ?? null)},${q(request.team ?? null)},${q(request.agent ?? null)}`;
+  if (request.settings) {
+    for (const name of Object.keys(request.settings).sort())
+      key += `,${q(name)}:${q(request.settings[name])}`;
+  }
+  return key;
 }

@@ -86,6 +86,7 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
     await watcher?.close();
     app.close();
     await closeServer(server, options.shutdownTimeoutMs ?? 10_000);
+    fast.flush();
   };
   const initial = await store.reload('initial');
   if (initial.outcome === 'failed') {

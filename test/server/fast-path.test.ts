@@ -66,3 +66,30 @@ describe('the node fast path for cached prompts', () => {
     expect(n).toBeGreaterThanOrEqual(3);
   });
 });
+
+describe('fast-path access log', () => {
+  it('writes one request line per answer, with its request id, by the time the service closes', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const started = await startService({
+      dir: MINI,
+      env: {},
+      port: 0,
+      watch: false,
+      logger: pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) }),
+    });
+    if (!started.ok) throw new Error(JSON.stringify(started.diagnostics));
+    const { url } = started.service;
+    await fetch(`${url}/api/prompts/writer`); // through the app: fills the cache
+    const ids = ['req-a', 'req-b', 'req-c'];
+    for (const id of ids) {
+      const res = await fetch(`${url}/api/prompts/writer`, { headers: { 'x-request-id': id } });
+      expect(res.headers.get('x-request-id')).toBe(id);
+      await res.text();
+    }
+    await started.service.close();
+    const requests = lines.filter((l) => l.msg === 'request' && ids.includes(l.reqId as string));
+    expect(requests.map((l) => [l.reqId, l.route, l.status, l.method])).toEqual(
+      ids.map((id) => [id, '/api/prompts/:role', 200, 'GET']),
+    );
+  });
+});
