@@ -97,6 +97,9 @@ try {
         [quiet, 'access log off (warn)'],
       ] as const) {
         await fetch(server.url + path, { headers: { accept } }); // fill the render cache
+        // A short warm-up of each, so neither is measured while its code is still being compiled.
+        await load(bare.url + path, accept, 1);
+        await load(server.url + path, accept, 1);
         const b = await load(bare.url + path, accept);
         const s = await load(server.url + path, accept);
         rows.push([
@@ -144,8 +147,12 @@ function replayHeaders(headers: Headers): Record<string, string> {
   return out;
 }
 
-async function load(url: string, accept: string): Promise<{ rps: number; p99: number; errors: number }> {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers: { accept } });
+async function load(
+  url: string,
+  accept: string,
+  duration = DURATION,
+): Promise<{ rps: number; p99: number; errors: number }> {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration, headers: { accept } });
   return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx };
 }
 

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ComposeRequest } from '../compose.js';
 import { peekRendered } from './compose-cache.js';
 import type { Service } from './context.js';
-import { logRequest, requestId } from './logging.js';
+import { type AccessLine, requestId, writeAccessLines } from './logging.js';
 import { type PromptAnswer, promptAnswer } from './prompt-response.js';
 
 /**
@@ -23,10 +23,11 @@ export function createFastPath(service: Service): FastPath {
   // same lines and counts, at a fraction of the per-request cost.
   const pending: AccessRecord[] = [];
   const flush = () => {
+    const lines: AccessLine[] = [];
     for (const r of pending) {
       service.metrics.compose(r.match.composeRoute, 'ok', r.seconds);
       service.metrics.request(r.match.route, 'GET', r.status, r.seconds);
-      logRequest(service.logger, {
+      lines.push({
         reqId: r.id,
         method: 'GET',
         path: r.match.path,
@@ -35,6 +36,7 @@ export function createFastPath(service: Service): FastPath {
         ms: r.seconds * 1000,
       });
     }
+    writeAccessLines(service.logger, lines);
     pending.length = 0;
   };
   const fast = (req: IncomingMessage, res: ServerResponse): boolean => {

@@ -78,6 +78,40 @@ export function logRequest(
   logger[quiet ? 'debug' : 'info'](line, 'request');
 }
 
+export type AccessLine = {
+  reqId: string;
+  method: string;
+  path: string;
+  route: string;
+  status: number;
+  ms: number;
+};
+
+/**
+ * Writes many info-level access lines at once, byte for byte as {@link logRequest} would
+ * (pino's level, time and bindings, then the fields, then `msg`), straight to the
+ * logger's destination: the hot path's lines without pino's per-call work. Falls back
+ * to {@link logRequest} for a logger without a plain destination.
+ */
+export function writeAccessLines(logger: Logger, lines: readonly AccessLine[]): void {
+  if (lines.length === 0 || !logger.isLevelEnabled('info')) return;
+  const internals = logger as unknown as Record<symbol, unknown>;
+  const stream = internals[pino.symbols.streamSym] as { write?: (s: string) => void } | undefined;
+  const time = internals[pino.symbols.timeSym] as (() => string) | undefined;
+  const bindings = internals[pino.symbols.chindingsSym];
+  if (typeof stream?.write !== 'function' || typeof time !== 'function' || typeof bindings !== 'string') {
+    for (const line of lines) logRequest(logger, line);
+    return;
+  }
+  const head = `{"level":${logger.levels.values.info}${time()}${bindings}`;
+  for (const l of lines) {
+    const ms = Math.round(l.ms * 100) / 100;
+    stream.write(
+      `${head},"reqId":${JSON.stringify(l.reqId)},"method":${JSON.stringify(l.method)},"path":${JSON.stringify(l.path)},"route":${JSON.stringify(l.route)},"status":${l.status},"ms":${ms},"msg":"request"}\n`,
+    );
+  }
+}
+
 /** Logs the store's reloads: new versions at info, failed reloads at error (once per distinct failure). */
 export function logReloads(store: SnapshotStore, logger: Logger): () => void {
   return store.subscribe((event) => {

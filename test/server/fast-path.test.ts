@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger, logRequest, writeAccessLines } from '../../src/server/logging.js';
 import { type RunningService, startService } from '../../src/server/node.js';
 import { MINI } from './helpers.js';
 
@@ -91,5 +92,37 @@ describe('fast-path access log', () => {
     expect(requests.map((l) => [l.reqId, l.route, l.status, l.method])).toEqual(
       ids.map((id) => [id, '/api/prompts/:role', 200, 'GET']),
     );
+  });
+});
+
+describe('writeAccessLines', () => {
+  it('writes the same bytes as logRequest, apart from the time', () => {
+    const viaPino: string[] = [];
+    const direct: string[] = [];
+    const line = {
+      reqId: 'r-1',
+      method: 'GET',
+      path: '/api/prompts/a"b',
+      route: '/api/prompts/:role',
+      status: 200,
+      ms: 1.23456,
+    };
+    logRequest(createLogger({ level: 'info', write: (s) => viaPino.push(s) }), { ...line });
+    writeAccessLines(createLogger({ level: 'info', write: (s) => direct.push(s) }), [
+      line,
+      { ...line, reqId: 'r-2' },
+    ]);
+    const untimed = (s: string) => s.replace(/"time":"[^"]+"/, '"time":"T"');
+    expect(direct).toHaveLength(2);
+    expect(untimed(direct[0]!)).toBe(untimed(viaPino[0]!));
+    expect(JSON.parse(direct[1]!).reqId).toBe('r-2');
+  });
+
+  it('writes nothing below info', () => {
+    const out: string[] = [];
+    writeAccessLines(createLogger({ level: 'warn', write: (s) => out.push(s) }), [
+      { reqId: 'r', method: 'GET', path: '/', route: '/', status: 200, ms: 1 },
+    ]);
+    expect(out).toEqual([]);
   });
 });
