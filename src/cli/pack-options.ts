@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { ComposeRequest } from '../compose.js';
+import { type ComposeRequest, type ComposeResult, tryCompose } from '../compose.js';
 import { type Diagnostic, formatDiagnostic } from '../diagnostics.js';
 import { loadPack } from '../load.js';
 import { parseSetPairs } from '../settings.js';
@@ -90,6 +90,22 @@ export function reportLoad(result: LoadResult, io: CliIO): Snapshot | undefined 
 
 export function printDiagnostics(diagnostics: readonly Diagnostic[], io: CliIO): void {
   for (const d of diagnostics) io.stderr(`${formatDiagnostic(d)}\n`);
+}
+
+/**
+ * Loads the pack, builds the request from flags and composes, printing every
+ * diagnostic on stderr. Undefined when loading or composing failed (exit 1).
+ */
+export async function composeFromFlags(
+  flags: RequestFlags,
+  io: CliIO,
+): Promise<{ snapshot: Snapshot; request: ComposeRequest; result: ComposeResult } | undefined> {
+  const snapshot = reportLoad(await openPack(flags, io), io);
+  if (!snapshot) return undefined;
+  const request = await requestFromFlags(flags, snapshot, io);
+  const outcome = tryCompose(snapshot, request);
+  printDiagnostics(outcome.ok ? outcome.result.diagnostics : outcome.diagnostics, io);
+  return outcome.ok ? { snapshot, request, result: outcome.result } : undefined;
 }
 
 /** Builds the compose request from flags (role from $CHORUS_ROLE with the chorus preset). */

@@ -33,14 +33,8 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
         'Query `set.KEY=VALUE` overrides a setting. `Accept: text/plain` answers the bare text. `ETag` is the sha256 of the text; `If-None-Match` answers 304.',
       request: { params: z.object({ role: z.string() }), query: PromptQuerySchema },
       responses: {
-        200: {
-          content: {
-            'application/json': { schema: ComposeResultSchema },
-            'text/plain': { schema: z.string() },
-          },
-          description: 'The result with provenance, or the bare text',
-        },
-        304: { description: 'Not modified (If-None-Match matched)' },
+        200: PROMPT_OK,
+        304: NOT_MODIFIED,
         ...errors(400, 404, 500, 503),
       },
     }),
@@ -64,14 +58,8 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
         'As `GET /api/prompts/{role}`, for a fleet member; `role` and `team` override the fleet. An agent outside the fleet needs `role`.',
       request: { params: z.object({ agent: z.string() }), query: AgentPromptQuerySchema },
       responses: {
-        200: {
-          content: {
-            'application/json': { schema: ComposeResultSchema },
-            'text/plain': { schema: z.string() },
-          },
-          description: 'The result with provenance, or the bare text',
-        },
-        304: { description: 'Not modified (If-None-Match matched)' },
+        200: PROMPT_OK,
+        304: NOT_MODIFIED,
         ...errors(400, 404, 500, 503),
       },
     }),
@@ -93,13 +81,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       summary: 'Compose for any request',
       request: { body: { content: { 'application/json': { schema: ComposeBodySchema } }, required: true } },
       responses: {
-        200: {
-          content: {
-            'application/json': { schema: ComposeResultSchema },
-            'text/plain': { schema: z.string() },
-          },
-          description: 'The result with provenance, or the bare text',
-        },
+        200: PROMPT_OK,
         ...errors(400, 404, 413, 415, 500, 503),
       },
     }),
@@ -158,6 +140,16 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
 }
 
 // --- internal ---
+
+/** The 200 answer of every prompt route: the result as JSON, or the bare text. */
+const PROMPT_OK = {
+  content: {
+    'application/json': { schema: ComposeResultSchema },
+    'text/plain': { schema: z.string() },
+  },
+  description: 'The result with provenance, or the bare text',
+};
+const NOT_MODIFIED = { description: 'Not modified (If-None-Match matched)' };
 
 /**
  * Composes one request and answers JSON or text, with ETag and If-None-Match; with a

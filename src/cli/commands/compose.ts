@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type ComposeRequest, type ComposeResult, tryCompose } from '../../compose.js';
+import type { ComposeRequest, ComposeResult } from '../../compose.js';
 import { formatExplain } from '../../explain.js';
 import type { Snapshot } from '../../snapshot.js';
 import { analyzeCache, formatCacheReport } from '../../tokens/cache.js';
@@ -10,8 +10,8 @@ import { getTokenizer, isTokenizerName, TOKENIZER_NAMES, type Tokenizer } from '
 import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
 import {
   addRequestOptions,
+  composeFromFlags,
   openPack,
-  printDiagnostics,
   type RequestFlags,
   reportLoad,
   requestFromFlags,
@@ -84,16 +84,9 @@ async function composeCommand(
   io: CliIO,
   render: (result: ComposeResult, snapshot: Snapshot, request: ComposeRequest) => string | Promise<string>,
 ): Promise<number> {
-  const snapshot = reportLoad(await openPack(flags, io), io);
-  if (!snapshot) return EXIT_FAIL;
-  const request = await requestFromFlags(flags, snapshot, io);
-  const outcome = tryCompose(snapshot, request);
-  if (!outcome.ok) {
-    printDiagnostics(outcome.diagnostics, io);
-    return EXIT_FAIL;
-  }
-  printDiagnostics(outcome.result.diagnostics, io);
-  io.stdout(await render(outcome.result, snapshot, request));
+  const composed = await composeFromFlags(flags, io);
+  if (!composed) return EXIT_FAIL;
+  io.stdout(await render(composed.result, composed.snapshot, composed.request));
   return EXIT_OK;
 }
 

@@ -1,17 +1,14 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { tryCompose } from '../../compose.js';
 import { error } from '../../diagnostics.js';
 import { ioReason, writeFileAtomic } from '../../tooling/atomic-write.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
 import {
   addRequestOptions,
-  openPack,
+  composeFromFlags,
   printDiagnostics,
   type RequestFlags,
-  reportLoad,
-  requestFromFlags,
   resolvePath,
 } from '../pack-options.js';
 import type { Exit } from '../run.js';
@@ -59,15 +56,9 @@ async function exportCommand(flags: ExportFlags, io: CliIO): Promise<number> {
     throw new UsageError(`--target must be one of ${Object.keys(EXPORT_TARGETS).join(', ')}`);
   }
   if (flags.out === undefined) throw new UsageError('give --out PATH');
-  const snapshot = reportLoad(await openPack(flags, io), io);
-  if (!snapshot) return EXIT_FAIL;
-  const outcome = tryCompose(snapshot, await requestFromFlags(flags, snapshot, io));
-  if (!outcome.ok) {
-    printDiagnostics(outcome.diagnostics, io);
-    return EXIT_FAIL;
-  }
-  printDiagnostics(outcome.result.diagnostics, io);
-  const { text, sha256, bytes, version } = outcome.result;
+  const composed = await composeFromFlags(flags, io);
+  if (!composed) return EXIT_FAIL;
+  const { text, sha256, bytes, version } = composed.result;
 
   // The path: a folder gets the target's file name.
   const fileName = EXPORT_TARGETS[target as keyof typeof EXPORT_TARGETS];
