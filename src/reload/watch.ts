@@ -1,4 +1,5 @@
-import { lstat } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import type { SnapshotStore } from './store.js';
@@ -50,14 +51,17 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
   let closed = false;
 
   // A read is stale when any file event arrived since it began (late events get a grace
-  // period). A ConfigMap volume is read from one ..data folder, which never changes: no
-  // read of it can be stale.
+  // period), or when any file's identity (inode, size, times) differs between just before
+  // and just after it — which catches changes whose events are late, however late. A
+  // ConfigMap volume is read from one ..data folder, which never changes: no read of it
+  // can be stale.
   const reloadUnlessChanged = async (trigger: 'watch' | 'poll') => {
     if (await isConfigMapVolume(dir)) return store.reload(trigger);
     const at = generation;
+    const before = await treeIdentity(dir);
     const stale = async () => {
       await new Promise((resolve) => setTimeout(resolve, graceMs));
-      return generation !== at;
+      return generation !== at || (await treeIdentity(dir)) !== before;
     };
     return store.reload(trigger, { stale });
   };
@@ -117,6 +121,29 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
 }
 
 // --- internal ---
+
+/**
+ * One string naming every file of a plain folder by identity: path, inode, size and
+ * modification times. A rename-save or an in-place write changes it.
+ */
+async function treeIdentity(dir: string): Promise<string> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  } catch {
+    return '';
+  }
+  const parts = await Promise.all(
+    entries
+      .filter((e) => !e.isDirectory())
+      .map(async (e) => {
+        const path = join(e.parentPath, e.name);
+        const st = await stat(path, { bigint: true }).catch(() => undefined);
+        return st ? `${path}\0${st.ino}\0${st.size}\0${st.mtimeNs}\0${st.ctimeNs}` : `${path}\0gone`;
+      }),
+  );
+  return parts.sort().join('\n');
+}
 
 async function isConfigMapVolume(dir: string): Promise<boolean> {
   try {
