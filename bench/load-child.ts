@@ -1,5 +1,5 @@
-import { loadPack } from '../src/load.js';
-import { readPackDir } from '../src/pack-fs.js';
+import { loadPack } from '../src/source/load.js';
+import { readPackDir } from '../src/source/read-dir.js';
 import { readAll } from './read-all.js';
 
 /**

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { compose } from '../src/compose.js';
-import { loadPackStrict } from '../src/load.js';
-import type { Snapshot } from '../src/snapshot.js';
+import { compose } from '../src/core/compose.js';
+import type { Snapshot } from '../src/core/snapshot.js';
+import { loadPackStrict } from '../src/source/load.js';
 import { analyzeCache } from '../src/tokens/cache.js';
 import { withTokens } from '../src/tokens/count.js';
 import { getTokenizer } from '../src/tokens/tokenizer.js';

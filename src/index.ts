@@ -7,6 +7,15 @@
  * const { text, layers } = compose(snapshot, { agent: 'ada' });
  */
 
+export {
+  type AgentConfig,
+  type AgentConfigOutcome,
+  AgentConfigSchema,
+  type AgentConfigValues,
+  agentConfig,
+  agentConfigJsonSchema,
+  type ConfigSource,
+} from './agent-config/agent-config.js';
 export type { CliIO } from './cli/io.js';
 export { run } from './cli/run.js';
 export {
@@ -24,7 +33,7 @@ export {
   type LayerResult,
   type SkipReason,
   tryCompose,
-} from './compose.js';
+} from './core/compose.js';
 export {
   DIAGNOSTIC_CODES,
   type Diagnostic,
@@ -33,15 +42,37 @@ export {
   formatLocation,
   PromptError,
   type Severity,
-} from './diagnostics.js';
-export { formatExplain, layerSource, layerStatus } from './explain.js';
-export type { Agent } from './fleet.js';
+} from './core/diagnostics.js';
+export { formatExplain, layerSource, layerStatus } from './core/explain.js';
+export type { Agent } from './core/fleet.js';
+export type { LayerDef, LayerSource, Manifest } from './core/manifest.js';
+export { composeMember, type Member, packMembers } from './core/members.js';
+export { isValidName } from './core/names.js';
+export { PRESET_NAMES } from './core/presets.js';
+export type { RoleRecord } from './core/roles.js';
+export type { SettingDef, SettingType, SettingValue } from './core/settings.js';
+export {
+  type BuildInput,
+  buildSnapshot,
+  detectPreset,
+  type LoadResult,
+  MANIFEST_FILE,
+  type PackFile,
+  type Snapshot,
+} from './core/snapshot.js';
+export {
+  type DiffReport,
+  type DiffSide,
+  diffPacks,
+  type MemberChange,
+  type MemberPrompt,
+  type MemberSame,
+  promptDiff,
+} from './diff/diff.js';
 export { type InspectorAsset, inspectorAssets } from './inspector/assets.js';
-export { type LoadOptions, loadPack, loadPackStrict } from './load.js';
-export type { LayerDef, LayerSource, Manifest } from './manifest.js';
-export { isValidName } from './names.js';
-export { DEFAULT_MAX_FILE_BYTES, readPackDir } from './pack-fs.js';
-export { PRESET_NAMES } from './presets.js';
+export { LINT_CHECKS, type LintCheck, type LintContext, lintPack } from './lint/lint.js';
+export { parseUcxl, type UcxlAddress } from './lint/ucxl.js';
+export { buildLock, checkLock, formatLock, type Lock, parseLock } from './lock/lock.js';
 export { changedPrompts, type PromptChanges } from './reload/changes.js';
 export { type PackSource, readOnce, stablePackLoader } from './reload/read.js';
 export {
@@ -53,20 +84,12 @@ export {
   type StoreEvent,
 } from './reload/store.js';
 export { type PackWatcher, type WatchOptions, watchPack } from './reload/watch.js';
-export type { RoleRecord } from './roles.js';
-export { type SystemPromptOptions, systemPrompt } from './runtime.js';
+export { type SystemPromptOptions, systemPrompt } from './runtime/system-prompt.js';
 export { type AppOptions, createApp, MAX_BODY_BYTES, type StrataApp } from './server/app.js';
 export { type RunningService, type ServiceOptions, type StartOutcome, startService } from './server/node.js';
-export type { SettingDef, SettingType, SettingValue } from './settings.js';
-export {
-  type BuildInput,
-  buildSnapshot,
-  detectPreset,
-  type LoadResult,
-  MANIFEST_FILE,
-  type PackFile,
-  type Snapshot,
-} from './snapshot.js';
+export { readPackAtRevision } from './source/git.js';
+export { type LoadOptions, loadPack, loadPackStrict } from './source/load.js';
+export { DEFAULT_MAX_FILE_BYTES, readPackDir } from './source/read-dir.js';
 export { analyzeCache, type CacheMember, type CacheReport, formatCacheReport } from './tokens/cache.js';
 export { checkBudgets, checkCacheOrder, type TokenCheckOptions } from './tokens/checks.js';
 export {
@@ -101,27 +124,4 @@ export {
   type Tokenizer,
   type TokenizerName,
 } from './tokens/tokenizer.js';
-export {
-  type AgentConfig,
-  type AgentConfigOutcome,
-  AgentConfigSchema,
-  type AgentConfigValues,
-  agentConfig,
-  agentConfigJsonSchema,
-  type ConfigSource,
-} from './tooling/agent-config.js';
-export {
-  type DiffReport,
-  type DiffSide,
-  diffPacks,
-  type MemberChange,
-  type MemberPrompt,
-  type MemberSame,
-  promptDiff,
-} from './tooling/diff.js';
-export { readPackAtRevision } from './tooling/git-pack.js';
-export { LINT_CHECKS, type LintCheck, type LintContext, lintPack } from './tooling/lint.js';
-export { buildLock, checkLock, formatLock, type Lock, parseLock } from './tooling/lock.js';
-export { composeMember, type Member, packMembers } from './tooling/members.js';
-export { parseUcxl, type UcxlAddress } from './tooling/ucxl.js';
-export { parseVerbRegistry, renderVerbFragments, type Verb, type VerbParam } from './tooling/verbs.js';
+export { parseVerbRegistry, renderVerbFragments, type Verb, type VerbParam } from './verbs/verbs.js';

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { run } from '../src/cli/run.js';
-import { buildSnapshot, type LoadResult, type Snapshot } from '../src/snapshot.js';
+import { buildSnapshot, type LoadResult, type Snapshot } from '../src/core/snapshot.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const EXAMPLES = join(ROOT, 'examples');

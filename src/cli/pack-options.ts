@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { type ComposeRequest, type ComposeResult, tryCompose } from '../compose.js';
-import { type Diagnostic, formatDiagnostic } from '../diagnostics.js';
-import { loadPack } from '../load.js';
-import { parseSetPairs } from '../settings.js';
-import { buildSnapshot, type LoadResult, type Snapshot } from '../snapshot.js';
+import { type ComposeRequest, type ComposeResult, tryCompose } from '../core/compose.js';
+import { type Diagnostic, formatDiagnostic } from '../core/diagnostics.js';
+import { parseSetPairs } from '../core/settings.js';
+import { buildSnapshot, type LoadResult, type Snapshot } from '../core/snapshot.js';
+import { loadPack } from '../source/load.js';
 import { type CliIO, UsageError } from './io.js';
 
 /** Options every pack-reading command shares (SPEC §4). */

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { formatDiagnostic, PromptError } from '../diagnostics.js';
+import { formatDiagnostic, PromptError } from '../core/diagnostics.js';
 import { VERSION } from '../version.js';
 import * as composeCommands from './commands/compose.js';
 import * as configCommand from './commands/config.js';

@@ -1,6 +1,6 @@
-import { tryCompose } from '../compose.js';
-import type { Snapshot } from '../snapshot.js';
-import { byteOrder } from '../text.js';
+import { tryCompose } from '../core/compose.js';
+import type { Snapshot } from '../core/snapshot.js';
+import { byteOrder } from '../core/text.js';
 
 /** Which fleet members and roles got a different prompt between two pack versions. */
 export interface PromptChanges {

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { readPackDir } from '../pack-fs.js';
-import { buildSnapshot, type LoadResult } from '../snapshot.js';
+import { buildSnapshot, type LoadResult } from '../core/snapshot.js';
+import { readPackDir } from '../source/read-dir.js';
 import type { PackLoader } from './store.js';
 
 /** Where the service reads its pack from. */

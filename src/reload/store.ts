@@ -1,5 +1,5 @@
-import { type Diagnostic, error } from '../diagnostics.js';
-import type { LoadResult, Snapshot } from '../snapshot.js';
+import { type Diagnostic, error } from '../core/diagnostics.js';
+import type { LoadResult, Snapshot } from '../core/snapshot.js';
 import { changedPrompts, type PromptChanges } from './changes.js';
 
 /** Reads the pack once and builds a snapshot (or the diagnostics of why it cannot). */

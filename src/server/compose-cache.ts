@@ -1,6 +1,6 @@
-import { type ComposeOutcome, type ComposeRequest, type ComposeResult, tryCompose } from '../compose.js';
-import type { Diagnostic } from '../diagnostics.js';
-import type { Snapshot } from '../snapshot.js';
+import { type ComposeOutcome, type ComposeRequest, type ComposeResult, tryCompose } from '../core/compose.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import type { Snapshot } from '../core/snapshot.js';
 import { withTokens } from '../tokens/count.js';
 
 /** A composed prompt ready to send: the result and its JSON, serialised once. */

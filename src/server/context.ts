@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
+import type { Snapshot } from '../core/snapshot.js';
 import type { PackState, SnapshotStore } from '../reload/store.js';
-import type { Snapshot } from '../snapshot.js';
 import { errorResponse } from './errors.js';
 import type { EventHub } from './events.js';
 import type { ServiceMetrics } from './metrics.js';

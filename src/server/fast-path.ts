@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ComposeRequest } from '../compose.js';
+import type { ComposeRequest } from '../core/compose.js';
 import { peekRendered } from './compose-cache.js';
 import type { Service } from './context.js';
 import { type AccessLine, requestId, writeAccessLines } from './logging.js';

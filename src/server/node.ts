@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
-import type { Diagnostic } from '../diagnostics.js';
+import type { Diagnostic } from '../core/diagnostics.js';
 import { type PackSource, stablePackLoader } from '../reload/read.js';
 import { SnapshotStore } from '../reload/store.js';
 import { type PackWatcher, watchPack } from '../reload/watch.js';

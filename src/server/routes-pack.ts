@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { agentConfig } from '../tooling/agent-config.js';
+import { agentConfig } from '../agent-config/agent-config.js';
 import { VERSION } from '../version.js';
 import { type AppEnv, pickSnapshot, type Service } from './context.js';
 import { diagnosticsResponse, errorResponse } from './errors.js';

@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { ComposeRequest } from '../compose.js';
-import type { Snapshot } from '../snapshot.js';
+import type { ComposeRequest } from '../core/compose.js';
+import type { Snapshot } from '../core/snapshot.js';
 import { type ProviderFormat, providerBody } from '../tokens/providers.js';
 import { composeRendered, type Rendered } from './compose-cache.js';
 import { type AppEnv, pickSnapshot, type Service } from './context.js';

@@ -1,10 +1,10 @@
-import { table } from '../explain.js';
-import type { Snapshot } from '../snapshot.js';
-import { sha256 } from '../text.js';
-import { memberLabel } from '../tooling/members.js';
+import { table } from '../core/explain.js';
+import { memberLabel } from '../core/members.js';
+import type { Snapshot } from '../core/snapshot.js';
+import { sha256 } from '../core/text.js';
 import { tokenConfig } from './config.js';
 import { countTokens } from './count.js';
-import { composeFleet } from './members.js';
+import { composeFleet } from './fleet-composition.js';
 import {
   betterOrder,
   type LayerStability,

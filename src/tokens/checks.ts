@@ -1,12 +1,12 @@
-import type { ComposeResult } from '../compose.js';
-import { type Diagnostic, error, type Where, warning } from '../diagnostics.js';
-import type { Snapshot } from '../snapshot.js';
-import type { LintCheck } from '../tooling/lint.js';
-import { type Member, memberLabel } from '../tooling/members.js';
+import type { ComposeResult } from '../core/compose.js';
+import { type Diagnostic, error, type Where, warning } from '../core/diagnostics.js';
+import { type Member, memberLabel } from '../core/members.js';
+import type { Snapshot } from '../core/snapshot.js';
+import type { LintCheck } from '../lint/lint.js';
 import { analyzeCache } from './cache.js';
 import { budgetsLocator, tokenConfig } from './config.js';
 import { type TokenizedLayer, withTokens } from './count.js';
-import { composeFleet } from './members.js';
+import { composeFleet } from './fleet-composition.js';
 import { betterOrder, layerStability } from './prefix.js';
 import { getTokenizer, type Tokenizer } from './tokenizer.js';
 

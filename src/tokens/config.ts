@@ -1,7 +1,7 @@
-import { type Diagnostic, error, type Where } from '../diagnostics.js';
-import type { Manifest } from '../manifest.js';
-import type { Snapshot } from '../snapshot.js';
-import { type ParsedYaml, type PathSegment, parseYaml } from '../yaml.js';
+import { type Diagnostic, error, type Where } from '../core/diagnostics.js';
+import type { Manifest } from '../core/manifest.js';
+import type { Snapshot } from '../core/snapshot.js';
+import { type ParsedYaml, type PathSegment, parseYaml } from '../core/yaml.js';
 import {
   DEFAULT_TOKENIZER,
   isTokenizerName,

@@ -1,6 +1,6 @@
-import type { ComposeResult, LayerResult } from '../compose.js';
-import type { Snapshot } from '../snapshot.js';
-import { sha256 } from '../text.js';
+import type { ComposeResult, LayerResult } from '../core/compose.js';
+import type { Snapshot } from '../core/snapshot.js';
+import { sha256 } from '../core/text.js';
 import { type BudgetStatus, budgetFor, budgetStatus, nearFrom, tokenConfig } from './config.js';
 import { type EncodingName, getTokenizer, type Tokenizer, type TokenizerName } from './tokenizer.js';
 

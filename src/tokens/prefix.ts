@@ -1,5 +1,5 @@
-import type { ComposeResult } from '../compose.js';
-import type { Manifest } from '../manifest.js';
+import type { ComposeResult } from '../core/compose.js';
+import type { Manifest } from '../core/manifest.js';
 
 /**
  * Shared prefixes at layer granularity: the leading included layers that are the same

@@ -1,6 +1,6 @@
-import type { ComposeResult } from '../compose.js';
-import type { Snapshot } from '../snapshot.js';
-import { composeFleet } from './members.js';
+import type { ComposeResult } from '../core/compose.js';
+import type { Snapshot } from '../core/snapshot.js';
+import { composeFleet } from './fleet-composition.js';
 import { sharedLayerCount, sharedPrefix, splitAfterLayers } from './prefix.js';
 
 /** Request bodies strata can print a prompt as. */

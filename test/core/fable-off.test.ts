@@ -1,8 +1,8 @@
 import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compose } from '../../src/compose.js';
-import { loadPackStrict } from '../../src/load.js';
+import { compose } from '../../src/core/compose.js';
+import { loadPackStrict } from '../../src/source/load.js';
 import { EXAMPLES, tempDir } from '../helpers.js';
 
 describe('fable_mode_enabled off', () => {

@@ -1,8 +1,8 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compose } from '../../src/compose.js';
-import { loadPack } from '../../src/load.js';
+import { compose } from '../../src/core/compose.js';
+import { loadPack } from '../../src/source/load.js';
 import { codes, tempDir, writeFiles } from '../helpers.js';
 
 describe('reading files from disk', () => {

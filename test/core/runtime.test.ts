@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PromptError } from '../../src/diagnostics.js';
-import { systemPrompt } from '../../src/runtime.js';
+import { PromptError } from '../../src/core/diagnostics.js';
+import { systemPrompt } from '../../src/runtime/system-prompt.js';
 import { EXAMPLES, ROOT, tempDir, writeFiles } from '../helpers.js';
 
 describe('systemPrompt (the agent runtime one-call helper)', () => {

@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as Diff from 'diff';
 import { describe, expect, it } from 'vitest';
-import { compose } from '../../src/compose.js';
-import { type Diagnostic, formatDiagnostic } from '../../src/diagnostics.js';
-import { loadPackStrict } from '../../src/load.js';
+import { compose } from '../../src/core/compose.js';
+import { type Diagnostic, formatDiagnostic } from '../../src/core/diagnostics.js';
+import { loadPackStrict } from '../../src/source/load.js';
 import { EXAMPLES, ROOT } from '../helpers.js';
 
 // The page's modules are plain browser ES modules; their pure parts run in Node as well.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256 } from '../../src/core/text.js';
 import { SnapshotStore } from '../../src/reload/store.js';
 import { createApp } from '../../src/server/app.js';
-import { sha256 } from '../../src/text.js';
 import { appFor, MINI, MINI_PROMPTS } from './helpers.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };

@@ -2,7 +2,7 @@ import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:
 import { mkdir, readdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sha256 } from '../../src/text.js';
+import { sha256 } from '../../src/core/text.js';
 import { copyFixture, SEP, spawnServe } from './helpers.js';
 
 /** Two valid versions that differ in two files, so a mix of them has a third sha256. */

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
-import { tryCompose } from '../../src/compose.js';
-import { buildSnapshot } from '../../src/snapshot.js';
+import { tryCompose } from '../../src/core/compose.js';
+import { buildSnapshot } from '../../src/core/snapshot.js';
 import { ROOT } from './helpers.js';
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');

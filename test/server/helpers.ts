@@ -3,11 +3,11 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SseParser } from '../../src/client/sse.js';
-import { loadPack } from '../../src/load.js';
+import { buildSnapshot, type Snapshot } from '../../src/core/snapshot.js';
 import { stablePackLoader } from '../../src/reload/read.js';
 import { SnapshotStore } from '../../src/reload/store.js';
 import { type AppOptions, createApp, type StrataApp } from '../../src/server/app.js';
-import { buildSnapshot, type Snapshot } from '../../src/snapshot.js';
+import { loadPack } from '../../src/source/load.js';
 
 export const FIXTURES = resolve(import.meta.dirname, '../fixtures');
 export const MINI = join(FIXTURES, 'server-mini');

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { buildSnapshot } from '../../src/core/snapshot.js';
 import { changedPrompts } from '../../src/reload/changes.js';
 import { SnapshotStore, type StoreEvent } from '../../src/reload/store.js';
 import { createApp } from '../../src/server/app.js';
-import { buildSnapshot } from '../../src/snapshot.js';
 import { eventStream, memoryStore, SEP } from './helpers.js';
 
 const PACK = {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadPackStrict } from '../../src/load.js';
+import { loadPackStrict } from '../../src/source/load.js';
 import { analyzeCache, formatCacheReport } from '../../src/tokens/cache.js';
 import { betterOrder, sharedPrefix } from '../../src/tokens/prefix.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';

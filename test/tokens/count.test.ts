@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compose } from '../../src/compose.js';
-import { loadPackStrict } from '../../src/load.js';
+import { compose } from '../../src/core/compose.js';
+import { loadPackStrict } from '../../src/source/load.js';
 import { countTokens, withTokens } from '../../src/tokens/count.js';
 import { getTokenizer, type Tokenizer } from '../../src/tokens/tokenizer.js';
 import { EXAMPLES, FIXTURES, okPack } from '../helpers.js';

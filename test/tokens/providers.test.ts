@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compose } from '../../src/compose.js';
-import { loadPackStrict } from '../../src/load.js';
-import type { Snapshot } from '../../src/snapshot.js';
+import { compose } from '../../src/core/compose.js';
+import type { Snapshot } from '../../src/core/snapshot.js';
+import { loadPackStrict } from '../../src/source/load.js';
 import { type AnthropicBody, anthropicBody, openaiBody, providerBody } from '../../src/tokens/providers.js';
 import { EXAMPLES, FIXTURES, okPack } from '../helpers.js';
 

@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, cpSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildSnapshot } from '../../src/snapshot.js';
-import { diffPacks, promptDiff } from '../../src/tooling/diff.js';
-import { readPackAtRevision } from '../../src/tooling/git-pack.js';
+import { buildSnapshot } from '../../src/core/snapshot.js';
+import { diffPacks, promptDiff } from '../../src/diff/diff.js';
+import { readPackAtRevision } from '../../src/source/git.js';
 import { cli, EXAMPLES, okPack, tempDir, writeFiles } from '../helpers.js';
 
 const AGENTS = ['ada', 'linus', 'frances', 'grace', 'ken', 'margaret', 'barbara', 'edsger'];

@@ -1,7 +1,7 @@
 import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeFileAtomic } from '../../src/tooling/atomic-write.js';
+import { writeFileAtomic } from '../../src/cli/atomic-write.js';
 import { cli, EXAMPLES, tempDir } from '../helpers.js';
 
 const ROBOCO = join(EXAMPLES, 'roboco');

@@ -1,8 +1,8 @@
 import { appendFileSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sha256 } from '../../src/text.js';
-import { buildLock, formatLock, parseLock } from '../../src/tooling/lock.js';
+import { sha256 } from '../../src/core/text.js';
+import { buildLock, formatLock, parseLock } from '../../src/lock/lock.js';
 import { cli, EXAMPLES, okPack, tempDir } from '../helpers.js';
 
 describe('strata snapshot', () => {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import type { ComposeRequest, ComposeResult } from '../../compose.js';
-import { formatExplain } from '../../explain.js';
-import type { Snapshot } from '../../snapshot.js';
+import type { ComposeRequest, ComposeResult } from '../../core/compose.js';
+import { formatExplain } from '../../core/explain.js';
+import type { Snapshot } from '../../core/snapshot.js';
 import { analyzeCache, formatCacheReport } from '../../tokens/cache.js';
 import { tokenConfig } from '../../tokens/config.js';
 import { withTokens } from '../../tokens/count.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type AgentConfig, agentConfig, agentConfigJsonSchema } from '../../tooling/agent-config.js';
+import { type AgentConfig, agentConfig, agentConfigJsonSchema } from '../../agent-config/agent-config.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
 import { addPackOptions, openPack, type PackFlags, printDiagnostics, reportLoad } from '../pack-options.js';
 import type { Exit } from '../run.js';

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import type { Diagnostic } from '../../diagnostics.js';
-import { table } from '../../explain.js';
-import { loadPack } from '../../load.js';
-import { parseSetPairs } from '../../settings.js';
-import { buildSnapshot, type LoadResult, type Snapshot } from '../../snapshot.js';
-import { type DiffReport, diffPacks, type MemberChange } from '../../tooling/diff.js';
-import { readPackAtRevision } from '../../tooling/git-pack.js';
+import type { Diagnostic } from '../../core/diagnostics.js';
+import { table } from '../../core/explain.js';
+import { parseSetPairs } from '../../core/settings.js';
+import { buildSnapshot, type LoadResult, type Snapshot } from '../../core/snapshot.js';
+import { type DiffReport, diffPacks, type MemberChange } from '../../diff/diff.js';
+import { readPackAtRevision } from '../../source/git.js';
+import { loadPack } from '../../source/load.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
 import {
   addPackOptions,

@@ -1,8 +1,8 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { error } from '../../diagnostics.js';
-import { ioReason, writeFileAtomic } from '../../tooling/atomic-write.js';
+import { error } from '../../core/diagnostics.js';
+import { ioReason, writeFileAtomic } from '../atomic-write.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
 import {
   addRequestOptions,

@@ -1,10 +1,10 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { type Diagnostic, error, warning } from '../../diagnostics.js';
-import { ioReason, writeFileAtomic } from '../../tooling/atomic-write.js';
-import { promptDiff } from '../../tooling/diff.js';
-import { isFragmentName, parseVerbRegistry, renderVerbFragments } from '../../tooling/verbs.js';
+import { type Diagnostic, error, warning } from '../../core/diagnostics.js';
+import { promptDiff } from '../../diff/diff.js';
+import { isFragmentName, parseVerbRegistry, renderVerbFragments } from '../../verbs/verbs.js';
+import { ioReason, writeFileAtomic } from '../atomic-write.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
 import { printDiagnostics, resolvePath } from '../pack-options.js';
 import type { Exit } from '../run.js';

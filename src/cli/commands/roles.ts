@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { table } from '../../explain.js';
+import { table } from '../../core/explain.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK } from '../io.js';
 import { addPackOptions, openPack, type PackFlags, reportLoad } from '../pack-options.js';
 import type { Exit } from '../run.js';

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { error } from '../../diagnostics.js';
-import { parseSetPairs } from '../../settings.js';
-import { ioReason, writeFileAtomic } from '../../tooling/atomic-write.js';
-import { buildLock, checkLock, formatLock, parseLock } from '../../tooling/lock.js';
+import { error } from '../../core/diagnostics.js';
+import { parseSetPairs } from '../../core/settings.js';
+import { buildLock, checkLock, formatLock, parseLock } from '../../lock/lock.js';
+import { ioReason, writeFileAtomic } from '../atomic-write.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
 import {
   addPackOptions,

@@ -1,9 +1,9 @@
 import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { type Diagnostic, formatLocation } from '../../diagnostics.js';
-import { readPackDir } from '../../pack-fs.js';
-import { lintPack } from '../../tooling/lint.js';
-import { packMembers } from '../../tooling/members.js';
+import { type Diagnostic, formatLocation } from '../../core/diagnostics.js';
+import { packMembers } from '../../core/members.js';
+import { lintPack } from '../../lint/lint.js';
+import { readPackDir } from '../../source/read-dir.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
 import { addPackOptions, type PackFlags, packLocation } from '../pack-options.js';
 import type { Exit } from '../run.js';

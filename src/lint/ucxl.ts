@@ -1,5 +1,5 @@
-import { type Diagnostic, warning } from '../diagnostics.js';
-import { lineCol } from '../text.js';
+import { type Diagnostic, warning } from '../core/diagnostics.js';
+import { lineCol } from '../core/text.js';
 
 /** A parsed UCXL address: `ucxl://agent:role@project:task/<temporal>/path`. */
 export interface UcxlAddress {

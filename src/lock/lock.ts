@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { type Diagnostic, error } from '../diagnostics.js';
-import { applyOverrides, type SettingValue } from '../settings.js';
-import type { Snapshot } from '../snapshot.js';
-import { comparePrompts, composeMembers, type MemberChange, type MemberPrompt } from './diff.js';
+import { type Diagnostic, error } from '../core/diagnostics.js';
+import { applyOverrides, type SettingValue } from '../core/settings.js';
+import type { Snapshot } from '../core/snapshot.js';
+import { comparePrompts, composeMembers, type MemberChange, type MemberPrompt } from '../diff/diff.js';
 
 /** The format version of lock files this code writes and reads. */
 export const LOCK_FORMAT = 1;

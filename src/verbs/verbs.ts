@@ -1,8 +1,8 @@
 import { isScalar, parseDocument } from 'yaml';
-import { type Diagnostic, error, type Where } from '../diagnostics.js';
-import { isValidName } from '../names.js';
-import { byteOrder } from '../text.js';
-import { type ParsedYaml, parseYaml } from '../yaml.js';
+import { type Diagnostic, error, type Where } from '../core/diagnostics.js';
+import { isValidName } from '../core/names.js';
+import { byteOrder } from '../core/text.js';
+import { type ParsedYaml, parseYaml } from '../core/yaml.js';
 
 /** One verb of a verbs registry. */
 export interface Verb {

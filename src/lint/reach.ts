@@ -1,10 +1,10 @@
-import { type Diagnostic, type Where, warning } from '../diagnostics.js';
-import { globToRegExp } from '../glob.js';
-import type { LayerDef, LayerSource } from '../manifest.js';
-import { MANIFEST_FILE, type Snapshot } from '../snapshot.js';
-import { fillPath, pathPlaceholders } from '../template.js';
-import { byteOrder } from '../text.js';
-import { parseYaml } from '../yaml.js';
+import { type Diagnostic, type Where, warning } from '../core/diagnostics.js';
+import { globToRegExp } from '../core/glob.js';
+import type { LayerDef, LayerSource } from '../core/manifest.js';
+import { MANIFEST_FILE, type Snapshot } from '../core/snapshot.js';
+import { fillPath, pathPlaceholders } from '../core/template.js';
+import { byteOrder } from '../core/text.js';
+import { parseYaml } from '../core/yaml.js';
 
 /** Root files a pack may hold for people, never read by a layer and never orphans. */
 const DOC_FILE_RE = /^(?:README|LICENSE|LICENCE|CHANGELOG|NOTICE)(?:\.[A-Za-z0-9]+)?$/i;

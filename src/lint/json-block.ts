@@ -1,4 +1,4 @@
-import { type Diagnostic, error } from '../diagnostics.js';
+import { type Diagnostic, error } from '../core/diagnostics.js';
 import { findJsonError } from './json-check.js';
 
 /**

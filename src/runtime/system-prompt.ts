@@ -1,7 +1,7 @@
-import { type ComposeRequest, compose } from './compose.js';
-import { PromptError } from './diagnostics.js';
-import { loadPack } from './load.js';
-import { buildSnapshot } from './snapshot.js';
+import { type ComposeRequest, compose } from '../core/compose.js';
+import { PromptError } from '../core/diagnostics.js';
+import { buildSnapshot } from '../core/snapshot.js';
+import { loadPack } from '../source/load.js';
 
 export interface SystemPromptOptions extends Omit<ComposeRequest, 'role'> {
   /** Role (default: $STRATA_ROLE, else $CHORUS_ROLE). */

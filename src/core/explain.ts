@@ -1,5 +1,5 @@
+import type { TokenizedResult } from '../tokens/count.js';
 import type { ComposeResult, LayerResult } from './compose.js';
-import type { TokenizedResult } from './tokens/count.js';
 
 /** Readable forms of a result's provenance, shared by `strata explain` and others. */
 

@@ -1,5 +1,5 @@
-import { type ComposeOutcome, type ComposeRequest, tryCompose } from '../compose.js';
-import type { Snapshot } from '../snapshot.js';
+import { type ComposeOutcome, type ComposeRequest, tryCompose } from './compose.js';
+import type { Snapshot } from './snapshot.js';
 
 /**
  * The members a pack serves (SPEC §1 "fleet"): its fleet agents; with no fleet, every

@@ -1,9 +1,9 @@
 import { createTwoFilesPatch } from 'diff';
-import { type Diagnostic, error } from '../diagnostics.js';
-import { applyOverrides } from '../settings.js';
-import type { Snapshot } from '../snapshot.js';
-import { sha256, utf8Length } from '../text.js';
-import { composeMember, type Member, memberLabel, packMembers } from './members.js';
+import { type Diagnostic, error } from '../core/diagnostics.js';
+import { composeMember, type Member, memberLabel, packMembers } from '../core/members.js';
+import { applyOverrides } from '../core/settings.js';
+import type { Snapshot } from '../core/snapshot.js';
+import { sha256, utf8Length } from '../core/text.js';
 
 /** One member's prompt on one side of a comparison. */
 export interface MemberPrompt {

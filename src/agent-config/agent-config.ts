@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { unknownRole } from '../compose.js';
-import { type Diagnostic, type DiagnosticCode, error } from '../diagnostics.js';
-import { isValidName } from '../names.js';
-import type { Snapshot } from '../snapshot.js';
+import { unknownRole } from '../core/compose.js';
+import { type Diagnostic, type DiagnosticCode, error } from '../core/diagnostics.js';
+import { isValidName } from '../core/names.js';
+import type { Snapshot } from '../core/snapshot.js';
 
 /**
  * The config an agent runtime applies to an agent: model, models, capabilities,

@@ -1,7 +1,7 @@
+import { checkTokenSections } from '../tokens/config.js';
 import { type Diagnostic, error, type Where } from './diagnostics.js';
 import type { Gate } from './gates.js';
 import type { SettingDef, SettingType, SettingValue } from './settings.js';
-import { checkTokenSections } from './tokens/config.js';
 import type { ParsedYaml, PathSegment } from './yaml.js';
 
 /**

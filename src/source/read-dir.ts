@@ -1,6 +1,6 @@
 import { type Dirent, promises as fs } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import { type Diagnostic, error } from './diagnostics.js';
+import { type Diagnostic, error } from '../core/diagnostics.js';
 
 /** Reads a pack directory from disk: the only place the core touches the file system. */
 

@@ -1,7 +1,7 @@
-import type { ComposeResult } from '../compose.js';
-import type { Diagnostic } from '../diagnostics.js';
-import type { Snapshot } from '../snapshot.js';
-import { composeMember, type Member, packMembers } from '../tooling/members.js';
+import type { ComposeResult } from '../core/compose.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import { composeMember, type Member, packMembers } from '../core/members.js';
+import type { Snapshot } from '../core/snapshot.js';
 
 /** Every member's composed prompt, and the members that failed to compose. */
 export interface FleetComposition {

@@ -1,6 +1,6 @@
-import { PromptError } from './diagnostics.js';
-import { type ReadPackOptions, readPackDir } from './pack-fs.js';
-import { buildSnapshot, type LoadResult, type Snapshot } from './snapshot.js';
+import { PromptError } from '../core/diagnostics.js';
+import { buildSnapshot, type LoadResult, type Snapshot } from '../core/snapshot.js';
+import { type ReadPackOptions, readPackDir } from './read-dir.js';
 
 export interface LoadOptions extends ReadPackOptions {
   /** Force a preset (`roboco`, `chorus`) instead of the pack's manifest or layout. */

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { error } from '../diagnostics.js';
-import { DEFAULT_MAX_FILE_BYTES, type PackFiles } from '../pack-fs.js';
-import { normalisePackPath } from '../pack-path.js';
+import { error } from '../core/diagnostics.js';
+import { normalisePackPath } from '../core/pack-path.js';
+import { DEFAULT_MAX_FILE_BYTES, type PackFiles } from './read-dir.js';
 
 /**
  * Reads a pack as it is at a git revision, from git's object store, never touching the

@@ -1,15 +1,15 @@
-import type { ComposeOutcome } from '../compose.js';
-import { type Diagnostic, error, sortDiagnostics, warning } from '../diagnostics.js';
-import type { SettingDef, SettingValue } from '../settings.js';
-import { type BuildInput, buildSnapshot, type Snapshot } from '../snapshot.js';
-import { decodeText } from '../text.js';
+import { agentConfig } from '../agent-config/agent-config.js';
+import type { ComposeOutcome } from '../core/compose.js';
+import { type Diagnostic, error, sortDiagnostics, warning } from '../core/diagnostics.js';
+import { composeMember, type Member, memberLabel, packMembers } from '../core/members.js';
+import type { SettingDef, SettingValue } from '../core/settings.js';
+import { type BuildInput, buildSnapshot, type Snapshot } from '../core/snapshot.js';
+import { decodeText } from '../core/text.js';
 import { cacheOrder, tokenBudgets } from '../tokens/checks.js';
-import { agentConfig } from './agent-config.js';
+import { parseVerbRegistry, renderVerbFragments } from '../verbs/verbs.js';
 import { jsonBlockDiagnostics } from './json-block.js';
-import { composeMember, type Member, memberLabel, packMembers } from './members.js';
 import { orphanDiagnostics, unreachableLayerDiagnostics } from './reach.js';
 import { ucxlDiagnostics } from './ucxl.js';
-import { parseVerbRegistry, renderVerbFragments } from './verbs.js';
 
 /** What a lint check sees: the pack's texts and, when it loads, its snapshot and composed members. */
 export interface LintContext {
