@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+// The slow tier: suites that drive a real browser, external tools or long soaks.
+export default defineConfig({
+  test: {
+    include: ['test/**/*.slow.test.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    fileParallelism: false,
+  },
+});
