@@ -1,15 +1,35 @@
-/** Minimal glob and path-template matching over pack-relative paths (always `/`). */
+/**
+ * Minimal glob and path-template matching over pack-relative paths (always `/`). Globs
+ * come from pack files, so matching must stay cheap whatever the pattern: a glob is run
+ * as a set of states over the path's characters (time proportional to path length ×
+ * pattern length, never exponential; no regular expression backtracking).
+ */
 
-const compiled = new Map<string, RegExp>();
+/** A compiled glob: true when the whole path matches. */
+export type GlobMatcher = (path: string) => boolean;
 
-/** `*` matches within one path segment, `**` across segments, `?` one character. */
-export function globToRegExp(glob: string): RegExp {
-  let regexp = compiled.get(glob);
-  if (!regexp) {
-    regexp = compile(glob);
-    compiled.set(glob, regexp);
+/**
+ * Compiles a glob: `*` matches within one path segment, `**` across segments, `**∕`
+ * zero or more whole segments, `?` one character other than `/`; everything else is
+ * literal.
+ *
+ * @example
+ * compileGlob('roles/**∕*.yaml')('roles/a/b.yaml'); // true
+ */
+export function compileGlob(glob: string): GlobMatcher {
+  let matcher = compiled.get(glob);
+  if (!matcher) {
+    const tokens = tokenize(glob);
+    matcher = (path) => run(tokens, path);
+    if (compiled.size >= MAX_COMPILED) compiled.clear();
+    compiled.set(glob, matcher);
   }
-  return regexp;
+  return matcher;
+}
+
+/** True when `path` matches `glob` (see {@link compileGlob}). */
+export function globMatch(glob: string, path: string): boolean {
+  return compileGlob(glob)(path);
 }
 
 /**
@@ -24,17 +44,81 @@ export function templateMatcher(template: string): (path: string) => string | un
 
 // --- internal ---
 
-function compile(glob: string): RegExp {
-  let re = '';
+/** Globs kept compiled; a pack holds a handful, so this only bounds a hostile one. */
+const MAX_COMPILED = 1024;
+const compiled = new Map<string, GlobMatcher>();
+
+type Token =
+  | { kind: 'char'; ch: string }
+  /** `?`: one character other than `/`. */
+  | { kind: 'one' }
+  /** `*`: zero or more characters other than `/`. */
+  | { kind: 'star' }
+  /** `**`: zero or more characters of any kind. */
+  | { kind: 'globstar' }
+  /** `**∕`: nothing, or any characters ending with `/`. */
+  | { kind: 'segments' };
+
+function tokenize(glob: string): Token[] {
+  const tokens: Token[] = [];
   for (let i = 0; i < glob.length; i++) {
     const ch = glob[i]!;
     if (ch === '*' && glob[i + 1] === '*') {
       const slash = glob[i + 2] === '/';
-      re += slash ? '(?:.*/)?' : '.*';
+      tokens.push({ kind: slash ? 'segments' : 'globstar' });
       i += slash ? 2 : 1;
-    } else if (ch === '*') re += '[^/]*';
-    else if (ch === '?') re += '[^/]';
-    else re += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+    } else if (ch === '*') tokens.push({ kind: 'star' });
+    else if (ch === '?') tokens.push({ kind: 'one' });
+    else tokens.push({ kind: 'char', ch });
   }
-  return new RegExp(`^${re}$`);
+  return tokens;
+}
+
+/**
+ * Simulates the glob's automaton: state `i` means "tokens before i are matched"; state
+ * `n + 1 + i` is inside the `.*∕` loop of a `segments` token at i. Each character moves
+ * every live state at once, so the work is bounded by states × characters.
+ */
+function run(tokens: readonly Token[], path: string): boolean {
+  const n = tokens.length;
+  const size = 2 * (n + 1);
+  let current = new Uint8Array(size);
+  let next = new Uint8Array(size);
+  const add = (set: Uint8Array, state: number): void => {
+    // Epsilon closure: star-like tokens and the optional `segments` group may match nothing.
+    while (state <= n && !set[state]) {
+      set[state] = 1;
+      const token = tokens[state];
+      if (token === undefined) return;
+      if (token.kind === 'segments') set[n + 1 + state] = 1;
+      else if (token.kind !== 'star' && token.kind !== 'globstar') return;
+      state++;
+    }
+  };
+  add(current, 0);
+  for (let c = 0; c < path.length; c++) {
+    const ch = path[c]!;
+    next.fill(0);
+    let alive = false;
+    for (let s = 0; s < n; s++) {
+      if (current[s]) {
+        const token = tokens[s]!;
+        if (token.kind === 'char') {
+          if (token.ch === ch) add(next, s + 1);
+        } else if (token.kind === 'one') {
+          if (ch !== '/') add(next, s + 1);
+        } else if (token.kind === 'star') {
+          if (ch !== '/') add(next, s);
+        } else if (token.kind === 'globstar') add(next, s);
+      }
+      if (current[n + 1 + s]) {
+        next[n + 1 + s] = 1;
+        if (ch === '/') add(next, s + 1);
+      }
+    }
+    for (let s = 0; s < size && !alive; s++) alive = next[s] === 1;
+    if (!alive) return false;
+    [current, next] = [next, current];
+  }
+  return current[n] === 1;
 }

@@ -1,5 +1,5 @@
 import { type Diagnostic, error, type Where, warning } from './diagnostics.js';
-import { globToRegExp, templateMatcher } from './glob.js';
+import { compileGlob, templateMatcher } from './glob.js';
 import type { RegistryDef } from './manifest.js';
 import { isValidName } from './names.js';
 import type { ParsedYaml } from './yaml.js';
@@ -44,9 +44,9 @@ export function buildRegistry(
     string,
     { fields: Record<string, unknown>; source: string; at: () => Where; yaml?: ParsedYaml }
   >();
-  const globs = registry.files.map(globToRegExp);
+  const globs = registry.files.map(compileGlob);
   const roleFiles = yamlFiles
-    .filter((f) => globs.some((g) => g.test(f.path)))
+    .filter((f) => globs.some((match) => match(f.path)))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
   // 1. YAML role files, in byte order of their paths.

@@ -1,7 +1,7 @@
 import { type Diagnostic, error, hasErrors, sortDiagnostics, type Where } from './diagnostics.js';
 import { type Agent, buildFleet } from './fleet.js';
 import { splitFrontmatter } from './frontmatter.js';
-import { globToRegExp } from './glob.js';
+import { globMatch } from './glob.js';
 import { type Manifest, resolveManifest } from './manifest.js';
 import { type ManifestPart, parseManifestPart } from './manifest-parse.js';
 import { resolvePackPath } from './pack-path.js';
@@ -180,12 +180,14 @@ export function buildSnapshot(input: BuildInput): LoadResult {
   diagnostics.push(...sd);
 
   // 4. Role registry.
-  const registryPaths = paths.filter(
-    (p) => /\.ya?ml$/i.test(p) && p !== MANIFEST_FILE && p !== manifest.fleet.file,
-  );
-  const roleFiles = registryPaths
-    .filter((p) => matchesAny(manifest.registry.files, p))
-    .map((path) => ({ path, yaml: yamlOf(path)! }));
+  // Only decoded files: one that is not UTF-8 already has its INVALID_UTF8 error.
+  const roleFiles: Array<{ path: string; yaml: ParsedYaml }> = [];
+  for (const path of files.keys()) {
+    if (!/\.ya?ml$/i.test(path) || path === MANIFEST_FILE || path === manifest.fleet.file) continue;
+    if (!matchesAny(manifest.registry.files, path)) continue;
+    const yaml = yamlOf(path);
+    if (yaml) roleFiles.push({ path, yaml });
+  }
   const { roles, diagnostics: rd } = buildRegistry(manifest.registry, roleFiles, paths, (p) => ({
     ...files.get(p)?.meta,
   }));
@@ -271,5 +273,5 @@ function packVersion(
 }
 
 function matchesAny(globs: readonly string[], path: string): boolean {
-  return globs.some((g) => globToRegExp(g).test(path));
+  return globs.some((g) => globMatch(g, path));
 }

@@ -1,5 +1,5 @@
 import { type Diagnostic, type Where, warning } from '../core/diagnostics.js';
-import { globToRegExp } from '../core/glob.js';
+import { compileGlob } from '../core/glob.js';
 import type { LayerDef, LayerSource } from '../core/manifest.js';
 import { MANIFEST_FILE, type Snapshot } from '../core/snapshot.js';
 import { fillPath, pathPlaceholders } from '../core/template.js';
@@ -25,7 +25,7 @@ export function orphanDiagnostics(snapshot: Snapshot): Diagnostic[] {
     const value = snapshot.settings.values[source.pathSetting];
     if (typeof value === 'string' && value !== '') named.add(value.replace(/^\.\//, ''));
   }
-  const registry = manifest.registry.files.map(globToRegExp);
+  const registry = manifest.registry.files.map(compileGlob);
   const declaring = [manifest.registry.discover, manifest.fleet.identities]
     .filter((t): t is string => t !== undefined)
     .map(templateRegExp);
@@ -35,7 +35,7 @@ export function orphanDiagnostics(snapshot: Snapshot): Diagnostic[] {
     if (DOC_FILE_RE.test(path) || named.has(path)) continue;
     if (templates.some((re) => re.test(path)) || declaring.some((re) => re.test(path))) continue;
     const isYaml = /\.ya?ml$/i.test(path);
-    if (isYaml && registry.some((re) => re.test(path)) && hasTopKey(file.text, path, manifest.registry.key))
+    if (isYaml && registry.some((match) => match(path)) && hasTopKey(file.text, path, manifest.registry.key))
       continue;
     if (isYaml && hasTopKey(file.text, path, 'verbs')) continue;
     out.push(

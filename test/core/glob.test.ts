@@ -1,0 +1,56 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compileGlob, globMatch } from '../../src/core/glob.js';
+
+/** The reference semantics, as a regular expression (only safe on small inputs). */
+function reference(glob: string): RegExp {
+  let re = '';
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i]!;
+    if (ch === '*' && glob[i + 1] === '*') {
+      const slash = glob[i + 2] === '/';
+      re += slash ? '(?:.*/)?' : '.*';
+      i += slash ? 2 : 1;
+    } else if (ch === '*') re += '[^/]*';
+    else if (ch === '?') re += '[^/]';
+    else re += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+describe('glob matching', () => {
+  it.each([
+    ['*.yaml', 'roles.yaml', true],
+    ['*.yaml', 'roles/a.yaml', false],
+    ['**/*.yaml', 'roles.yaml', true],
+    ['**/*.yaml', 'a/b/c.yaml', true],
+    ['roles/**/*.md', 'roles/x.md', true],
+    ['roles/**/*.md', 'roles/a/b/x.md', true],
+    ['roles/**', 'roles/a/b', true],
+    ['roles/**', 'other/a', false],
+    ['r?les.yaml', 'roles.yaml', true],
+    ['r?les.yaml', 'r/les.yaml', false],
+    ['a.b', 'axb', false],
+    ['', '', true],
+  ])('%s against %s is %s', (glob, path, expected) => {
+    expect(globMatch(glob, path)).toBe(expected);
+  });
+
+  it('agrees with the reference semantics on random globs and paths', () => {
+    const alphabet = fc.constantFrom('a', 'b', '/', '.', '*', '?');
+    const glob = fc.array(alphabet, { maxLength: 8 }).map((a) => a.join(''));
+    const path = fc.array(fc.constantFrom('a', 'b', '/', '.'), { maxLength: 10 }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(glob, path, (g, p) => compileGlob(g)(p) === reference(g).test(p)),
+      { numRuns: 3000, seed: 11 },
+    );
+  });
+
+  it('a glob built to backtrack (*a*a…*ab.yaml) is answered at once', () => {
+    const glob = `${'*a'.repeat(30)}*ab.yaml`;
+    const name = `${'a'.repeat(35)}.yaml`;
+    // The regular expression form of this glob takes longer than the test timeout.
+    expect(globMatch(glob, name)).toBe(false);
+    expect(globMatch(`**${'*a'.repeat(30)}**b.yaml`, `${'a'.repeat(200)}.yaml`)).toBe(false);
+  });
+});
