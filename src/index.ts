@@ -74,7 +74,7 @@ export { LINT_CHECKS, type LintCheck, type LintContext, lintPack } from './lint/
 export { parseUcxl, type UcxlAddress } from './lint/ucxl.js';
 export { buildLock, checkLock, formatLock, type Lock, parseLock } from './lock/lock.js';
 export { changedPrompts, type PromptChanges } from './reload/changes.js';
-export { type PackSource, readOnce, stablePackLoader } from './reload/read.js';
+export { type ReloadSource, readOnce, stablePackLoader } from './reload/read.js';
 export {
   type PackLoader,
   type PackState,

@@ -3,9 +3,11 @@ import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { type ComposeRequest, type ComposeResult, tryCompose } from '../core/compose.js';
 import { type Diagnostic, formatDiagnostic } from '../core/diagnostics.js';
+import { PRESET_NAMES } from '../core/presets.js';
 import { parseSetPairs } from '../core/settings.js';
-import { buildSnapshot, type LoadResult, type Snapshot } from '../core/snapshot.js';
-import { loadPack } from '../source/load.js';
+import type { LoadResult, Snapshot } from '../core/snapshot.js';
+import { requestRole, resolvePackEnvironment } from '../source/environment.js';
+import { type OpenOptions, openPack, type PackSource } from '../source/open.js';
 import { type CliIO, UsageError } from './io.js';
 
 /** Options every pack-reading command shares (SPEC §4). */
@@ -26,14 +28,14 @@ export interface RequestFlags extends PackFlags {
 
 export function addPackOptions(cmd: Command): Command {
   return cmd
-    .option('--dir <dir>', 'pack directory (default: $STRATA_PROMPTS_DIR, or $CHORUS_PROMPTS_DIR)')
-    .option('--preset <name>', 'roboco | chorus (default: the pack manifest, else its layout)')
+    .option('--dir <dir>', 'pack directory (default: $STRATA_PROMPTS_DIR, else $CHORUS_PROMPTS_DIR)')
+    .option('--preset <name>', `${PRESET_NAMES.join(' | ')} (default: the pack manifest, else its layout)`)
     .option('--max-file-bytes <n>', 'refuse files larger than this (default 1048576)');
 }
 
 export function addRequestOptions(cmd: Command): Command {
   return addPackOptions(cmd)
-    .option('--role <role>', 'role to compose for (default: $CHORUS_ROLE with the chorus preset)')
+    .option('--role <role>', 'role to compose for (default without --agent: $STRATA_ROLE, else $CHORUS_ROLE)')
     .option('--team <team>', 'team')
     .option('--agent <agent>', 'agent id (a fleet member brings its role and team)')
     .option('--ambient <text>', 'ambient text for the ambient layer')
@@ -42,18 +44,22 @@ export function addRequestOptions(cmd: Command): Command {
 }
 
 /**
- * Finds and loads the pack as SPEC §4 says: --dir, else $STRATA_PROMPTS_DIR, else
- * $CHORUS_PROMPTS_DIR (not with --preset roboco). With the chorus preset and no directory
- * at all, the pack is empty and composes to the fallback.
+ * Finds and opens the pack under the environment contract (src/source/environment.ts):
+ * --dir, else $STRATA_PROMPTS_DIR, else $CHORUS_PROMPTS_DIR; with the chorus preset and no
+ * directory at all, the pack is empty and composes to the fallback.
  */
-export async function openPack(flags: PackFlags, io: CliIO): Promise<LoadResult> {
-  const { dir, preset, maxFileBytes } = packLocation(flags, io);
-  if (dir === undefined) return buildSnapshot({ files: new Map(), env: io.env, preset });
-  return loadPack(dir, { preset, env: io.env, maxFileBytes });
+export async function openPackFromFlags(
+  flags: PackFlags,
+  io: CliIO,
+  build?: OpenOptions['build'],
+): Promise<LoadResult> {
+  const { source, preset, maxFileBytes } = packLocation(flags, io);
+  return openPack(source, { preset, env: io.env, maxFileBytes, build });
 }
 
-/** Where a pack is, as {@link openPack} finds it; `dir` is absolute, or undefined for an empty chorus pack. */
+/** Where a pack is, as {@link openPackFromFlags} finds it; `dir` is absolute, or undefined for an empty chorus pack. */
 export interface PackLocation {
+  source: PackSource;
   dir?: string;
   /** The directory as the user gave it (for display, e.g. GitHub annotations). */
   given?: string;
@@ -63,23 +69,24 @@ export interface PackLocation {
 
 /** Resolves --dir / $STRATA_PROMPTS_DIR / $CHORUS_PROMPTS_DIR, --preset and --max-file-bytes; usage errors throw. */
 export function packLocation(flags: PackFlags, io: CliIO): PackLocation {
-  const preset = flags.preset;
-  if (preset !== undefined && preset !== 'roboco' && preset !== 'chorus') {
-    throw new UsageError(`--preset must be roboco or chorus, not ${JSON.stringify(preset)}`);
-  }
   let maxFileBytes: number | undefined;
+  const found = resolvePackEnvironment(
+    { dir: flags.dir, preset: flags.preset },
+    { env: io.env, cwd: io.cwd, withoutPack: 'refuse' },
+  );
+  if (!found.ok)
+    throw new UsageError(found.problem === 'preset' ? `--preset: ${found.refusal}` : found.refusal);
   if (flags.maxFileBytes !== undefined) {
     maxFileBytes = Number(flags.maxFileBytes);
     if (!Number.isSafeInteger(maxFileBytes) || maxFileBytes <= 0)
       throw new UsageError('--max-file-bytes must be a positive integer');
   }
-  const dir =
-    flags.dir ?? io.env.STRATA_PROMPTS_DIR ?? (preset === 'roboco' ? undefined : io.env.CHORUS_PROMPTS_DIR);
-  if (dir === undefined || dir === '') {
-    if (preset === 'chorus') return { preset, maxFileBytes };
-    throw new UsageError('no pack directory: give --dir DIR or set STRATA_PROMPTS_DIR');
-  }
-  return { dir: resolvePath(io, dir), given: dir, preset, maxFileBytes };
+  const { source, dir, given, preset } = found.pack;
+  const location: PackLocation = { source, maxFileBytes };
+  if (dir !== undefined) location.dir = dir;
+  if (given !== undefined) location.given = given;
+  if (preset !== undefined) location.preset = preset;
+  return location;
 }
 
 /** Prints diagnostics to stderr; returns the snapshot, or undefined when loading failed. */
@@ -100,27 +107,23 @@ export async function composeFromFlags(
   flags: RequestFlags,
   io: CliIO,
 ): Promise<{ snapshot: Snapshot; request: ComposeRequest; result: ComposeResult } | undefined> {
-  const snapshot = reportLoad(await openPack(flags, io), io);
+  const snapshot = reportLoad(await openPackFromFlags(flags, io), io);
   if (!snapshot) return undefined;
-  const request = await requestFromFlags(flags, snapshot, io);
+  const request = await requestFromFlags(flags, io);
   const outcome = tryCompose(snapshot, request);
   printDiagnostics(outcome.ok ? outcome.result.diagnostics : outcome.diagnostics, io);
   return outcome.ok ? { snapshot, request, result: outcome.result } : undefined;
 }
 
-/** Builds the compose request from flags (role from $CHORUS_ROLE with the chorus preset). */
-export async function requestFromFlags(
-  flags: RequestFlags,
-  snapshot: Snapshot,
-  io: CliIO,
-): Promise<ComposeRequest> {
+/** Builds the compose request from flags (without --role and --agent: the role from $STRATA_ROLE / $CHORUS_ROLE). */
+export async function requestFromFlags(flags: RequestFlags, io: CliIO): Promise<ComposeRequest> {
   if (flags.ambient !== undefined && flags.ambientFile !== undefined) {
     throw new UsageError('give --ambient or --ambient-file, not both');
   }
   const { overrides, bad } = parseSetPairs(flags.set ?? []);
   if (bad.length > 0) throw new UsageError(`--set needs KEY=VALUE, got ${JSON.stringify(bad[0])}`);
   const request: ComposeRequest = {};
-  const role = flags.role ?? (snapshot.preset === 'chorus' ? io.env.CHORUS_ROLE || undefined : undefined);
+  const role = requestRole(flags, io.env);
   if (role !== undefined) request.role = role;
   if (flags.team !== undefined) request.team = flags.team;
   if (flags.agent !== undefined) request.agent = flags.agent;

@@ -1,11 +1,11 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { buildSnapshot, type LoadResult } from '../core/snapshot.js';
-import { readPackDir } from '../source/read-dir.js';
+import type { LoadResult } from '../core/snapshot.js';
+import { openPack, type PackSource } from '../source/open.js';
 import type { PackLoader } from './store.js';
 
 /** Where the service reads its pack from. */
-export interface PackSource {
+export interface ReloadSource {
   /** The pack directory; undefined serves an empty pack (the chorus fallback). */
   dir?: string;
   preset?: string;
@@ -31,7 +31,7 @@ export interface StableReadOptions {
  * @example
  * const store = new SnapshotStore(stablePackLoader({ dir: '/etc/strata/prompts' }));
  */
-export function stablePackLoader(source: PackSource, options: StableReadOptions = {}): PackLoader {
+export function stablePackLoader(source: ReloadSource, options: StableReadOptions = {}): PackLoader {
   const attempts = options.attempts ?? 5;
   const settleMs = options.settleMs ?? 20;
   return async () => {
@@ -64,20 +64,17 @@ export function stablePackLoader(source: PackSource, options: StableReadOptions 
  * Reads the pack once; an undefined dir is an empty pack. On a ConfigMap volume, give
  * `data` (the folder `..data` points to) to read every file from it.
  */
-export async function readOnce(source: PackSource, data?: string): Promise<LoadResult> {
-  const env = source.env ?? process.env;
-  if (source.dir === undefined)
-    return buildSnapshot({ files: new Map(), env, preset: source.preset ?? 'chorus' });
-  const root = await fs.realpath(source.dir).catch(() => undefined);
-  const read = await readPackDir(data ?? source.dir, { maxFileBytes: source.maxFileBytes });
-  return buildSnapshot({
-    files: read.files,
-    readDiagnostics: read.diagnostics,
-    refused: read.refused,
-    env,
+export function readOnce(source: ReloadSource, data?: string): Promise<LoadResult> {
+  const options = {
     preset: source.preset,
-    root: root ?? read.root,
-  });
+    env: source.env ?? process.env,
+    maxFileBytes: source.maxFileBytes,
+  };
+  if (source.dir === undefined)
+    return openPack({ kind: 'files', files: new Map() }, { ...options, preset: source.preset ?? 'chorus' });
+  const dir: PackSource = { kind: 'dir', dir: source.dir };
+  if (data !== undefined) dir.data = data;
+  return openPack(dir, options);
 }
 
 // --- internal ---

@@ -1,23 +1,28 @@
 import { type ComposeRequest, compose } from '../core/compose.js';
-import { PromptError } from '../core/diagnostics.js';
-import { buildSnapshot } from '../core/snapshot.js';
-import { loadPack } from '../source/load.js';
+import { error, PromptError } from '../core/diagnostics.js';
+import { requestRole, resolvePackEnvironment } from '../source/environment.js';
+import { openPack } from '../source/open.js';
 
-export interface SystemPromptOptions extends Omit<ComposeRequest, 'role'> {
-  /** Role (default: $STRATA_ROLE, else $CHORUS_ROLE). */
+export interface SystemPromptOptions extends ComposeRequest {
+  /** Role (default, when no agent is given: $STRATA_ROLE, else $CHORUS_ROLE). */
   role?: string;
   /** Pack directory (default: $STRATA_PROMPTS_DIR, else $CHORUS_PROMPTS_DIR). */
   dir?: string;
   /** Force a preset (default: the pack's manifest, else its layout). */
   preset?: string;
+  /** Refuse files larger than this (default 1 MiB). */
+  maxFileBytes?: number;
+  /** Environment for the pack directory, the role and settings' env vars (default: process.env). */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Relative pack directories resolve against this (default: process.cwd()). */
+  cwd?: string;
 }
 
 /**
- * The one call an agent runtime makes at start-up: reads the pack directory and role
- * from the environment and returns the composed system prompt. With no pack directory
- * at all it answers with the chorus fallback; a pack with errors throws a
- * {@link PromptError} (fail at start-up, not at the first model call).
+ * The one call an agent runtime makes at start-up: finds the pack and role as the
+ * environment contract says (README, "Environment") and returns the composed system
+ * prompt. With no pack directory at all it answers with the chorus fallback; a pack with
+ * errors throws a {@link PromptError} (fail at start-up, not at the first model call).
  *
  * @example
  * // CHORUS_PROMPTS_DIR=/etc/chorus/prompts CHORUS_ROLE=arbiter node agent.js
@@ -25,15 +30,17 @@ export interface SystemPromptOptions extends Omit<ComposeRequest, 'role'> {
  * await client.messages.create({ model, system, messages });
  */
 export async function systemPrompt(options: SystemPromptOptions = {}): Promise<string> {
-  const env = options.env ?? process.env;
-  const { dir: optDir, preset, env: _env, ...rest } = options;
-  const dir = optDir ?? (env.STRATA_PROMPTS_DIR || env.CHORUS_PROMPTS_DIR || undefined);
-  const loaded = dir
-    ? await loadPack(dir, { preset, env })
-    : buildSnapshot({ files: new Map(), env, preset: preset ?? 'chorus' });
+  const { dir, preset, maxFileBytes, env: given, cwd, ...rest } = options;
+  const env = given ?? process.env;
+  const found = resolvePackEnvironment({ dir, preset }, { env, cwd, withoutPack: 'chorus' });
+  if (!found.ok)
+    throw new PromptError([
+      error(found.problem === 'preset' ? 'UNKNOWN_PRESET' : 'PACK_NOT_FOUND', found.refusal),
+    ]);
+  const loaded = await openPack(found.pack.source, { preset: found.pack.preset, env, maxFileBytes });
   if (!loaded.snapshot) throw new PromptError(loaded.diagnostics);
-  const role = rest.role ?? (env.STRATA_ROLE || env.CHORUS_ROLE || undefined);
   const request: ComposeRequest = { ...rest };
+  const role = requestRole(rest, env);
   if (role !== undefined) request.role = role;
   return compose(loaded.snapshot, request).text;
 }

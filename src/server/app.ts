@@ -26,6 +26,11 @@ export interface AppOptions {
   metrics?: ServiceMetrics;
   /** Whether a watcher reloads the pack (reported in `/api/status`). */
   watching?: boolean;
+  /**
+   * The role of a `POST /api/compose` that names neither a role nor an agent (`strata serve`
+   * takes it from `STRATA_ROLE`, else `CHORUS_ROLE`).
+   */
+  defaultRole?: string;
   /** Request bodies over this many bytes are answered 413 (default 64 KiB). */
   maxBodyBytes?: number;
   /** SSE heartbeat period (default 15 s). */
@@ -75,6 +80,7 @@ export function createApp(options: AppOptions): StrataApp {
     logger,
     adminToken: options.adminToken,
     watching: options.watching ?? false,
+    defaultRole: options.defaultRole,
     startedAt: new Date(),
   };
   const app = new OpenAPIHono<AppEnv>({

@@ -20,6 +20,8 @@ export interface Service {
   adminToken?: string;
   /** Whether a watcher reloads the pack on change (reported in /api/status). */
   watching: boolean;
+  /** The role of a compose request that names neither a role nor an agent. */
+  defaultRole?: string;
   startedAt: Date;
 }
 

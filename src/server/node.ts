@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
 import type { Diagnostic } from '../core/diagnostics.js';
-import { type PackSource, stablePackLoader } from '../reload/read.js';
+import { type ReloadSource, stablePackLoader } from '../reload/read.js';
 import { SnapshotStore } from '../reload/store.js';
 import { type PackWatcher, watchPack } from '../reload/watch.js';
 import { tokenConfig } from '../tokens/config.js';
@@ -13,7 +13,7 @@ import { createFastPath } from './fast-path.js';
 import { createLogger, logReloads } from './logging.js';
 import { createMetrics } from './metrics.js';
 
-export interface ServiceOptions extends PackSource {
+export interface ServiceOptions extends ReloadSource {
   /** Address to bind (default 127.0.0.1: loopback unless told otherwise). */
   host?: string;
   /** Port (default 7411; 0 picks a free one). */
@@ -24,6 +24,8 @@ export interface ServiceOptions extends PackSource {
   /** Backstop poll of content hashes (default 10 s; 0 disables). */
   pollMs?: number;
   adminToken?: string;
+  /** The role of a `POST /api/compose` that names neither a role nor an agent. */
+  defaultRole?: string;
   logger?: Logger;
   /** How long shutdown waits for in-flight requests before cutting connections (default 10 s). */
   shutdownTimeoutMs?: number;
@@ -61,6 +63,7 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
   const app = createApp({
     store,
     adminToken: options.adminToken,
+    defaultRole: options.defaultRole,
     logger,
     watching,
     metrics: createMetrics(store, { processMetrics: true }),

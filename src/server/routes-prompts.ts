@@ -79,6 +79,8 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       path: '/api/compose',
       tags: ['prompts'],
       summary: 'Compose for any request',
+      description:
+        'A request that names neither `role` nor `agent` gets the service default role (`STRATA_ROLE`, else `CHORUS_ROLE`, when `strata serve` started with one).',
       request: { body: { content: { 'application/json': { schema: ComposeBodySchema } }, required: true } },
       responses: {
         200: PROMPT_OK,
@@ -86,8 +88,11 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       },
     }),
     (c) => {
-      const { version, format, ...request } = valid(c, 'json', ComposeBodySchema);
-      return answer(c, service, '/api/compose', defined(request), version, false, format);
+      const { version, format, ...body } = valid(c, 'json', ComposeBodySchema);
+      const request: ComposeRequest = defined(body);
+      if (request.role === undefined && request.agent === undefined && service.defaultRole !== undefined)
+        request.role = service.defaultRole;
+      return answer(c, service, '/api/compose', request, version, false, format);
     },
   );
 

@@ -1,32 +1,21 @@
 import { PromptError } from '../core/diagnostics.js';
-import { buildSnapshot, type LoadResult, type Snapshot } from '../core/snapshot.js';
-import { type ReadPackOptions, readPackDir } from './read-dir.js';
+import type { LoadResult, Snapshot } from '../core/snapshot.js';
+import { type OpenOptions, openPack } from './open.js';
 
-export interface LoadOptions extends ReadPackOptions {
-  /** Force a preset (`roboco`, `chorus`) instead of the pack's manifest or layout. */
-  preset?: string;
-  /** Environment for settings' env vars and CHORUS paths (default: process.env). */
-  env?: Readonly<Record<string, string | undefined>>;
-}
+/** Options of {@link loadPack}: those of {@link openPack} but the build step. */
+export type LoadOptions = Omit<OpenOptions, 'build'>;
 
 /**
- * Loads a pack directory into a snapshot. Never throws on bad content: every problem is
- * a diagnostic, and `snapshot` is set only when there is no error.
+ * Loads a pack directory: `openPack({ kind: 'dir', dir }, options)`. Never throws on bad
+ * content: every problem is a diagnostic, and `snapshot` is set only when there is no
+ * error.
  *
  * @example
  * const { snapshot, diagnostics } = await loadPack('examples/roboco');
  * if (!snapshot) for (const d of diagnostics) console.error(formatDiagnostic(d));
  */
-export async function loadPack(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
-  const read = await readPackDir(dir, options);
-  return buildSnapshot({
-    files: read.files,
-    readDiagnostics: read.diagnostics,
-    refused: read.refused,
-    env: options.env ?? process.env,
-    preset: options.preset,
-    root: read.root,
-  });
+export function loadPack(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
+  return openPack({ kind: 'dir', dir }, options);
 }
 
 /**

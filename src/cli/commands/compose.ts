@@ -11,7 +11,7 @@ import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
 import {
   addRequestOptions,
   composeFromFlags,
-  openPack,
+  openPackFromFlags,
   type RequestFlags,
   reportLoad,
   requestFromFlags,
@@ -96,9 +96,9 @@ async function cacheCommand(flags: TokenFlags & { json?: boolean }, io: CliIO): 
     if (flags[key] !== undefined)
       throw new UsageError('--cache analyses the whole fleet: drop --role, --team, --agent and --ambient');
   }
-  const snapshot = reportLoad(await openPack(flags, io), io);
+  const snapshot = reportLoad(await openPackFromFlags(flags, io), io);
   if (!snapshot) return EXIT_FAIL;
-  const { settings } = await requestFromFlags(flags, snapshot, io);
+  const { settings } = await requestFromFlags(flags, io);
   const report = analyzeCache(snapshot, tokenizerFor(flags, snapshot), { settings });
   io.stdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatCacheReport(report));
   return EXIT_OK;

@@ -1,7 +1,14 @@
 import type { Command } from 'commander';
 import { type AgentConfig, agentConfig, agentConfigJsonSchema } from '../../agent-config/agent-config.js';
+import { requestRole } from '../../source/environment.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
-import { addPackOptions, openPack, type PackFlags, printDiagnostics, reportLoad } from '../pack-options.js';
+import {
+  addPackOptions,
+  openPackFromFlags,
+  type PackFlags,
+  printDiagnostics,
+  reportLoad,
+} from '../pack-options.js';
 import type { Exit } from '../run.js';
 
 interface ConfigFlags extends PackFlags {
@@ -17,7 +24,10 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .description(
       "an agent's config (model, capabilities, max_tasks, …) merged from agent_defaults, the role and the fleet entry",
     )
-    .option('--role <role>', 'the role (default: the agent’s role in the fleet)')
+    .option(
+      '--role <role>',
+      'the role (default: the agent’s role in the fleet; without --agent, $STRATA_ROLE, else $CHORUS_ROLE)',
+    )
     .option('--agent <agent>', 'the agent; its fleet entry config: overrides the role')
     .option('--json', 'print { config, sources, … } as JSON')
     .option('--schema', 'print the JSON Schema of the config and exit')
@@ -62,12 +72,13 @@ async function configCommand(flags: ConfigFlags, io: CliIO): Promise<number> {
     io.stdout(`${JSON.stringify(agentConfigJsonSchema(), null, 2)}\n`);
     return EXIT_OK;
   }
-  if (flags.role === undefined && flags.agent === undefined)
-    throw new UsageError('give --role ROLE, --agent AGENT, or both');
-  const snapshot = reportLoad(await openPack(flags, io), io);
+  const role = requestRole(flags, io.env);
+  if (role === undefined && flags.agent === undefined)
+    throw new UsageError('give --role ROLE, --agent AGENT, or both (or set STRATA_ROLE)');
+  const snapshot = reportLoad(await openPackFromFlags(flags, io), io);
   if (!snapshot) return EXIT_FAIL;
   const request: { role?: string; agent?: string } = {};
-  if (flags.role !== undefined) request.role = flags.role;
+  if (role !== undefined) request.role = role;
   if (flags.agent !== undefined) request.agent = flags.agent;
   const outcome = agentConfig(snapshot, request);
   if (!outcome.ok) {

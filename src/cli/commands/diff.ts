@@ -2,10 +2,9 @@ import type { Command } from 'commander';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { table } from '../../core/explain.js';
 import { parseSetPairs } from '../../core/settings.js';
-import { buildSnapshot, type LoadResult, type Snapshot } from '../../core/snapshot.js';
+import type { LoadResult, Snapshot } from '../../core/snapshot.js';
 import { type DiffReport, diffPacks, type MemberChange } from '../../diff/diff.js';
-import { readPackAtRevision } from '../../source/git.js';
-import { loadPack } from '../../source/load.js';
+import { openPack, type PackSource } from '../../source/open.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
 import {
   addPackOptions,
@@ -98,38 +97,18 @@ async function diffCommand(flags: DiffFlags, io: CliIO): Promise<number> {
   const set = pairs(flags.set, '--set');
   const baseSet = pairs(flags.baseSet, '--base-set');
   const loc = packLocation(flags, io);
-  const head = reportLoad(
-    loc.dir === undefined
-      ? buildSnapshot({ files: new Map(), env: io.env, preset: loc.preset })
-      : await loadPack(loc.dir, { preset: loc.preset, env: io.env, maxFileBytes: loc.maxFileBytes }),
-    io,
-  );
+  const options = { preset: loc.preset, env: io.env, maxFileBytes: loc.maxFileBytes };
+  const head = reportLoad(await openPack(loc.source, options), io);
   if (!head) return EXIT_FAIL;
 
   let base: Snapshot | undefined = head;
   if (flags.baseDir !== undefined) {
-    base = reportBase(
-      await loadPack(resolvePath(io, flags.baseDir), {
-        preset: loc.preset,
-        env: io.env,
-        maxFileBytes: loc.maxFileBytes,
-      }),
-      io,
-    );
+    base = reportBase(await openPack({ kind: 'dir', dir: resolvePath(io, flags.baseDir) }, options), io);
   } else if (flags.baseRef !== undefined) {
     if (loc.dir === undefined) throw new UsageError('--base-ref needs a pack directory (--dir)');
-    const read = await readPackAtRevision(head.root ?? loc.dir, flags.baseRef, {
-      maxFileBytes: loc.maxFileBytes,
-    });
-    const loaded = buildSnapshot({
-      files: read.files,
-      readDiagnostics: read.diagnostics,
-      refused: read.refused,
-      env: io.env,
-      preset: loc.preset,
-      root: head.root,
-    });
-    base = reportBase(loaded, io);
+    const source: PackSource = { kind: 'git', dir: head.root ?? loc.dir, rev: flags.baseRef };
+    if (head.root !== undefined) source.root = head.root;
+    base = reportBase(await openPack(source, options), io);
   }
   if (!base) return EXIT_FAIL;
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { table } from '../../core/explain.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK } from '../io.js';
-import { addPackOptions, openPack, type PackFlags, reportLoad } from '../pack-options.js';
+import { addPackOptions, openPackFromFlags, type PackFlags, reportLoad } from '../pack-options.js';
 import type { Exit } from '../run.js';
 
 /** `strata roles` and `strata fleet`: what the pack knows. */
@@ -11,7 +11,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .option('--json', 'print the role records')
     .addHelpText('after', EXIT_HELP)
     .action(async (flags: PackFlags & { json?: boolean }) => {
-      const snapshot = reportLoad(await openPack(flags, io), io);
+      const snapshot = reportLoad(await openPackFromFlags(flags, io), io);
       if (!snapshot) return exit(EXIT_FAIL);
       const roles = [...snapshot.roles.values()];
       if (flags.json) io.stdout(`${JSON.stringify({ version: snapshot.version, roles }, null, 2)}\n`);
@@ -24,7 +24,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .option('--json', 'print the agents')
     .addHelpText('after', EXIT_HELP)
     .action(async (flags: PackFlags & { json?: boolean }) => {
-      const snapshot = reportLoad(await openPack(flags, io), io);
+      const snapshot = reportLoad(await openPackFromFlags(flags, io), io);
       if (!snapshot) return exit(EXIT_FAIL);
       const agents = snapshot.fleet.map(({ at: _, ...agent }) => agent);
       if (flags.json) io.stdout(`${JSON.stringify({ version: snapshot.version, agents }, null, 2)}\n`);

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { bufferedWriter, createLogger, LOG_LEVELS, type LogLevel } from '../../server/logging.js';
 import { DEFAULT_HOST, DEFAULT_PORT, startService } from '../../server/node.js';
+import { environmentRole } from '../../source/environment.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
 import { addPackOptions, type PackFlags, packLocation, printDiagnostics } from '../pack-options.js';
 import type { Exit } from '../run.js';
@@ -31,6 +32,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .addHelpText(
       'after',
       '\nEnvironment: STRATA_ADMIN_TOKEN enables POST /api/prompts/reload (Authorization: Bearer <token>).' +
+        '\nSTRATA_ROLE (else CHORUS_ROLE) is the role of a POST /api/compose that names neither a role nor an agent.' +
         '\nExit status: 0 after a clean shutdown (SIGTERM or SIGINT), 1 a pack error at start-up, 2 a usage error.',
     )
     .action(async (flags: ServeFlags) => {
@@ -55,6 +57,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
         debounceMs,
         pollMs,
         adminToken: io.env.STRATA_ADMIN_TOKEN || undefined,
+        defaultRole: environmentRole(io.env),
         logger,
       });
       if (!started.ok) {

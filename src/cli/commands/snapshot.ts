@@ -7,7 +7,7 @@ import { ioReason, writeFileAtomic } from '../atomic-write.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
 import {
   addPackOptions,
-  openPack,
+  openPackFromFlags,
   type PackFlags,
   printDiagnostics,
   reportLoad,
@@ -49,7 +49,7 @@ async function snapshotCommand(flags: SnapshotFlags, io: CliIO): Promise<number>
     throw new UsageError('give one of --out FILE or --check FILE');
   const { overrides, bad } = parseSetPairs(flags.set);
   if (bad.length > 0) throw new UsageError(`--set needs KEY=VALUE, got ${JSON.stringify(bad[0])}`);
-  const snapshot = reportLoad(await openPack(flags, io), io);
+  const snapshot = reportLoad(await openPackFromFlags(flags, io), io);
   if (!snapshot) return EXIT_FAIL;
   const built = buildLock(snapshot, { settings: overrides, text: flags.text });
   printDiagnostics(built.diagnostics, io);

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { type Diagnostic, formatLocation } from '../../core/diagnostics.js';
 import { packMembers } from '../../core/members.js';
 import { lintPack } from '../../lint/lint.js';
-import { readPackDir } from '../../source/read-dir.js';
+import { openPack } from '../../source/open.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
 import { addPackOptions, type PackFlags, packLocation } from '../pack-options.js';
 import type { Exit } from '../run.js';
@@ -56,15 +56,11 @@ async function validateCommand(
     );
   }
   const loc = packLocation(flags, io);
-  const read =
-    loc.dir === undefined ? undefined : await readPackDir(loc.dir, { maxFileBytes: loc.maxFileBytes });
-  const { snapshot, diagnostics } = lintPack({
-    files: read?.files ?? new Map(),
-    readDiagnostics: read?.diagnostics ?? [],
-    refused: read?.refused ?? new Set(),
-    env: io.env,
+  const { snapshot, diagnostics } = await openPack(loc.source, {
     preset: loc.preset,
-    root: read?.root,
+    env: io.env,
+    maxFileBytes: loc.maxFileBytes,
+    build: (input) => lintPack(input),
   });
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
   const warnings = diagnostics.length - errors;
