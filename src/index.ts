@@ -2,7 +2,7 @@
  * strata: compose every agent's system prompt from layered, ops-tunable files.
  *
  * @example
- * import { loadPackStrict, compose } from 'strata';
+ * import { loadPackStrict, compose } from 'strata-prompts';
  * const snapshot = await loadPackStrict('/etc/strata/prompts');
  * const { text, layers } = compose(snapshot, { agent: 'ada' });
  */

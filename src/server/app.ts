@@ -35,6 +35,8 @@ export interface AppOptions {
   maxBodyBytes?: number;
   /** SSE heartbeat period (default 15 s). */
   heartbeatMs?: number;
+  /** Past SSE events kept for `Last-Event-ID` replay (default 256). */
+  replayEvents?: number;
   /** The inspector's static files (default: the bundled inspector). */
   assets?: () => Promise<Map<string, InspectorAsset>>;
 }
@@ -71,6 +73,7 @@ export function createApp(options: AppOptions): StrataApp {
   const metrics = options.metrics ?? createMetrics(store);
   const events = new EventHub(store, {
     heartbeatMs: options.heartbeatMs,
+    replayEvents: options.replayEvents,
     onCount: (n) => metrics.sseClients(n),
   });
   const service: Service = {
@@ -194,7 +197,7 @@ function addOpsRoutes(
       tags: ['service'],
       summary: 'Server-Sent Events: hello, then one reload event per new version',
       description:
-        'Events: `hello` `{version}`; `reload` `{version, previous, changed: {agents, roles}, trigger}`; `error` `{version, diagnostics}` when a reload fails; `recovered` `{version}`.',
+        'Events: `hello` `{version}`; `reload` `{version, previous, changed: {agents, roles}, trigger}`; `reload-failed` `{version, diagnostics}` when a reload fails; `recovered` `{version}`. Every event has an `id:`; a client reconnecting with `Last-Event-ID` is sent the events it missed (from a bounded ring) after its `hello`.',
       responses: {
         200: {
           content: { 'text/event-stream': { schema: { type: 'string' } } },

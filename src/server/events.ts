@@ -2,19 +2,38 @@ import type { Context } from 'hono';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import type { SnapshotStore, StoreEvent } from '../reload/store.js';
 
+/** The events of `/api/events`, by name (none is a name EventSource gives a meaning to). */
+export const SSE_EVENTS = ['hello', 'reload', 'reload-failed', 'recovered'] as const;
+export type SseEventName = (typeof SSE_EVENTS)[number];
+
+/** How many past events a reconnecting client can be sent (`Last-Event-ID`), at most. */
+export const REPLAY_EVENTS = 256;
+/** The replay ring's size bound, in bytes of event data. */
+export const REPLAY_BYTES = 1024 * 1024;
+
 export interface EventHubOptions {
   /** A comment line this often keeps proxies from closing idle streams (default 15 s; 0 disables). */
   heartbeatMs?: number;
   /** Called with the number of open streams whenever it changes. */
   onCount?: (n: number) => void;
+  /** Past events kept for `Last-Event-ID` replay (default {@link REPLAY_EVENTS}). */
+  replayEvents?: number;
+  /** Byte bound of the kept events' data (default {@link REPLAY_BYTES}). */
+  replayBytes?: number;
 }
 
 /**
  * Server-Sent Events for `/api/events`. Each stream starts with a `hello` event
  * (`{ version }`), then gets:
  * - `reload`: `{ version, previous, changed: { agents, roles }, trigger }` once per new version;
- * - `error`: `{ version, diagnostics }` when a reload fails (the old version is still served);
+ * - `reload-failed`: `{ version, diagnostics }` when a reload fails (the old version is still served);
  * - `recovered`: `{ version }` when a good pack is back without a new version.
+ *
+ * Every event has an `id:` (`BOOT.N`: this process, then a counter; `hello` carries the
+ * latest). A client that reconnects with `Last-Event-ID` is sent, after its `hello`, the
+ * events it missed, from a ring of the last {@link REPLAY_EVENTS} (bounded in bytes too);
+ * an id from another process or older than the ring gets no replay (the `hello` version
+ * tells what is served now).
  *
  * @example
  * const hub = new EventHub(store);
@@ -26,10 +45,18 @@ export class EventHub {
   #onCount: (n: number) => void;
   #heartbeat: ReturnType<typeof setInterval> | undefined;
   #unsubscribe: () => void;
+  #boot = bootId();
+  #seq = 0;
+  #ring: Array<Past & { seq: number }> = [];
+  #ringBytes = 0;
+  #maxEvents: number;
+  #maxBytes: number;
 
   constructor(store: SnapshotStore, options: EventHubOptions = {}) {
     this.#store = store;
     this.#onCount = options.onCount ?? (() => {});
+    this.#maxEvents = options.replayEvents ?? REPLAY_EVENTS;
+    this.#maxBytes = options.replayBytes ?? REPLAY_BYTES;
     this.#unsubscribe = store.subscribe((event) => this.#onStoreEvent(event));
     const every = options.heartbeatMs ?? 15_000;
     if (every > 0) {
@@ -46,9 +73,16 @@ export class EventHub {
     return this.#clients.size;
   }
 
+  /** The id of the latest event (what `hello` carries). */
+  get lastId(): string {
+    return `${this.#boot}.${this.#seq}`;
+  }
+
   /** Answers one `/api/events` request with a stream that lasts until the client leaves. */
   stream(c: Context): Response {
     c.header('X-Accel-Buffering', 'no');
+    c.header('Cache-Control', 'no-cache');
+    const missed = this.#missed(c.req.header('last-event-id'));
     return streamSSE(c, async (stream) => {
       let done!: () => void;
       const finished = new Promise<void>((resolve) => {
@@ -58,11 +92,28 @@ export class EventHub {
       stream.onAbort(() => done());
       this.#clients.add(client);
       this.#onCount(this.#clients.size);
-      send(client, 'hello', { version: this.#store.state?.snapshot.version ?? null }, 2000);
+      const hello = JSON.stringify({ version: this.#store.state?.snapshot.version ?? null });
+      send(client, { id: this.lastId, event: 'hello', data: hello, retry: 2000 });
+      for (const past of missed) send(client, past);
       await finished;
       this.#clients.delete(client);
       this.#onCount(this.#clients.size);
     });
+  }
+
+  /** Sends an event to every open stream (and keeps it for replay). */
+  publish(event: string, data: unknown): void {
+    this.#seq += 1;
+    const past = { seq: this.#seq, id: `${this.#boot}.${this.#seq}`, event, data: JSON.stringify(data) };
+    this.#ring.push(past);
+    this.#ringBytes += past.data.length;
+    while (
+      this.#ring.length > this.#maxEvents ||
+      (this.#ringBytes > this.#maxBytes && this.#ring.length > 1)
+    ) {
+      this.#ringBytes -= this.#ring.shift()!.data.length;
+    }
+    this.#each((client) => send(client, past));
   }
 
   /** Ends every open stream and stops listening to the store (for shutdown). */
@@ -74,25 +125,35 @@ export class EventHub {
 
   // --- internal ---
 
+  /** The kept events after `lastEventId`, or none when it is not one this ring can resume. */
+  #missed(lastEventId: string | undefined): Past[] {
+    if (!lastEventId) return [];
+    const dot = lastEventId.lastIndexOf('.');
+    if (dot === -1 || lastEventId.slice(0, dot) !== this.#boot) return [];
+    const seen = lastEventId.slice(dot + 1);
+    if (!/^\d{1,15}$/.test(seen)) return [];
+    const n = Number(seen);
+    const firstSeq = this.#ring[0]?.seq ?? this.#seq + 1;
+    // Events between `n` and the ring's first were dropped: nothing can be replayed whole.
+    if (n > this.#seq || n < firstSeq - 1) return [];
+    return this.#ring.filter((p) => p.seq > n);
+  }
+
   #onStoreEvent(event: StoreEvent): void {
     switch (event.type) {
       case 'reload':
-        this.#each((client) =>
-          send(client, 'reload', {
-            version: event.version,
-            previous: event.previous ?? null,
-            changed: event.changed,
-            trigger: event.trigger,
-          }),
-        );
+        this.publish('reload', {
+          version: event.version,
+          previous: event.previous ?? null,
+          changed: event.changed,
+          trigger: event.trigger,
+        });
         break;
       case 'error':
-        this.#each((client) =>
-          send(client, 'error', { version: event.version ?? null, diagnostics: event.diagnostics }),
-        );
+        this.publish('reload-failed', { version: event.version ?? null, diagnostics: event.diagnostics });
         break;
       case 'recovered':
-        this.#each((client) => send(client, 'recovered', { version: event.version }));
+        this.publish('recovered', { version: event.version });
         break;
     }
   }
@@ -109,14 +170,23 @@ interface Client {
   done: () => void;
 }
 
-function send(client: Client, event: string, data: unknown, retry?: number): void {
-  const message =
-    retry === undefined
-      ? { event, data: JSON.stringify(data) }
-      : { event, data: JSON.stringify(data), retry };
+interface Past {
+  seq?: number;
+  id: string;
+  event: string;
+  data: string;
+  retry?: number;
+}
+
+function send(client: Client, message: Past): void {
   enqueue(client, () => client.stream.writeSSE(message));
 }
 
 function enqueue(client: Client, write: () => Promise<unknown>): void {
   client.queue = client.queue.then(write).catch(() => client.done());
+}
+
+/** A short id for this process, so ids from another process (or a restart) are not resumed. */
+function bootId(): string {
+  return `${Date.now().toString(36)}${Math.floor(Math.random() * 36 ** 4).toString(36)}`;
 }

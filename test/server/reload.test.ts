@@ -187,7 +187,7 @@ describe('reloads through the service', () => {
     });
     expect(await (await service.app.request('/metrics')).text()).toContain('strata_reload_error 1');
     expect((await events.next())[0]).toMatchObject({
-      event: 'error',
+      event: 'reload-failed',
       data: { version: v1, diagnostics: [{ code: 'UNKNOWN_ROLE' }] },
     });
     const prompt = await service.app.request('/api/prompts/writer', { headers: { accept: 'text/plain' } });

@@ -23,7 +23,7 @@ export function compose(request) {
 
 /**
  * Subscribes to `GET /api/events`: `onHello(data)` when a stream starts, `onReload(data)`
- * per new version, `onError(data)` when a reload fails, `onRecovered(data)` when a good
+ * per new version, `onError(data)` when a reload fails (`reload-failed`), `onRecovered(data)` when a good
  * pack is back, `onState('live'|'down')` as the connection comes and goes.
  */
 export function subscribe({ onHello, onReload, onError, onRecovered, onState }) {
@@ -32,11 +32,9 @@ export function subscribe({ onHello, onReload, onError, onRecovered, onState }) 
   source.addEventListener('hello', (e) => onHello(parse(e.data)));
   source.addEventListener('reload', (e) => onReload(parse(e.data)));
   source.addEventListener('recovered', (e) => onRecovered(parse(e.data)));
-  source.addEventListener('error', (e) => {
-    // A server-sent `error` event carries data; the browser's own error event does not.
-    if (typeof e.data === 'string') onError(parse(e.data));
-    else onState('down');
-  });
+  source.addEventListener('reload-failed', (e) => onError(parse(e.data)));
+  // `error` is only the browser's own: the connection dropped (it reconnects by itself).
+  source.addEventListener('error', () => onState('down'));
   return source;
 }
 
