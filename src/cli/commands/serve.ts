@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import { bufferedWriter, createLogger, LOG_LEVELS, type LogLevel } from '../../server/logging.js';
-import { DEFAULT_HOST, DEFAULT_PORT, startService } from '../../server/node.js';
+import { DEFAULT_HOST, DEFAULT_PORT, type ServiceOptions, startService } from '../../server/node.js';
 import { environmentRole } from '../../source/environment.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
 import { addPackOptions, type PackFlags, packLocation, printDiagnostics } from '../pack-options.js';
 import type { Exit } from '../run.js';
 
-interface ServeFlags extends PackFlags {
+export interface ServeFlags extends PackFlags {
   host?: string;
   port?: string;
   watch: boolean;
@@ -36,30 +36,13 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
         '\nExit status: 0 after a clean shutdown (SIGTERM or SIGINT), 1 a pack error at start-up, 2 a usage error.',
     )
     .action(async (flags: ServeFlags) => {
-      const where = packLocation(flags, io);
-      const port = integer(flags.port ?? io.env.STRATA_PORT, '--port', DEFAULT_PORT, 65535);
-      const debounceMs = integer(flags.debounce, '--debounce', 100);
-      const pollMs = integer(flags.pollInterval, '--poll-interval', 10_000);
+      const options = serviceOptions(flags, io);
       const level = (flags.logLevel ?? io.env.STRATA_LOG_LEVEL ?? 'info') as LogLevel;
       if (!LOG_LEVELS.includes(level))
         throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
       const out = bufferedWriter(io.stdout);
       const logger = createLogger({ level, write: out.write });
-
-      const started = await startService({
-        dir: where.dir,
-        preset: where.preset,
-        maxFileBytes: where.maxFileBytes,
-        env: io.env,
-        host: flags.host ?? io.env.STRATA_HOST ?? DEFAULT_HOST,
-        port,
-        watch: flags.watch,
-        debounceMs,
-        pollMs,
-        adminToken: io.env.STRATA_ADMIN_TOKEN || undefined,
-        defaultRole: environmentRole(io.env),
-        logger,
-      });
+      const started = await startService({ ...options, logger });
       if (!started.ok) {
         out.flush();
         printDiagnostics(started.diagnostics, io);
@@ -72,6 +55,29 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
       out.flush();
       exit(EXIT_OK);
     });
+}
+
+/**
+ * What `strata serve` starts with these flags in this environment: the pack directory,
+ * preset and default role under the environment contract, and the address and timings.
+ * Usage errors throw.
+ */
+export function serviceOptions(flags: Omit<ServeFlags, 'logLevel'>, io: CliIO): ServiceOptions {
+  const where = packLocation(flags, io);
+  const options: ServiceOptions = {
+    dir: where.dir,
+    preset: where.preset,
+    maxFileBytes: where.maxFileBytes,
+    env: io.env,
+    host: flags.host ?? io.env.STRATA_HOST ?? DEFAULT_HOST,
+    port: integer(flags.port ?? io.env.STRATA_PORT, '--port', DEFAULT_PORT, 65535),
+    watch: flags.watch,
+    debounceMs: integer(flags.debounce, '--debounce', 100),
+    pollMs: integer(flags.pollInterval, '--poll-interval', 10_000),
+    adminToken: io.env.STRATA_ADMIN_TOKEN || undefined,
+    defaultRole: environmentRole(io.env),
+  };
+  return options;
 }
 
 // --- internal ---
