@@ -37,6 +37,11 @@ export const DIAGNOSTIC_CODES = [
   'BAD_REQUEST',
   'REQUIRED_MISSING',
   'FALLBACK_USED',
+  // reloading (a new version that would take something away from a member is held)
+  'LAYER_LOST',
+  'MEMBER_FALLBACK',
+  'MEMBER_FAILS',
+  'MEMBER_REMOVED',
   // pack linting (strata validate)
   'JSON_BLOCK',
   'BAD_UCXL',

@@ -1,3 +1,4 @@
+import { type DegradationReport, degradation, degradationDiagnostics } from '../core/degradation.js';
 import { type Diagnostic, error } from '../core/diagnostics.js';
 import type { LoadResult, Snapshot } from '../core/snapshot.js';
 import { changedPrompts, type PromptChanges } from './changes.js';
@@ -25,12 +26,31 @@ export interface ReloadFailure {
   diagnostics: Diagnostic[];
 }
 
+/**
+ * A valid new version that is not served because it would take something away from a
+ * member (a layer, its prompt, or the member itself); cleared by the next swap or when
+ * the pack is back to the served version.
+ */
+export interface HeldReload {
+  /** The version held back. */
+  version: string;
+  /** When this version was first held. */
+  at: Date;
+  trigger: ReloadTrigger;
+  /** The members and layers it would degrade. */
+  report: DegradationReport;
+  /** The same as warnings (LAYER_LOST, MEMBER_FALLBACK, MEMBER_FAILS, MEMBER_REMOVED). */
+  diagnostics: Diagnostic[];
+}
+
 export interface ReloadOutcome {
   /**
    * `swapped`: a new version is served; `unchanged`: same content; `failed`: the old one is
-   * kept; `superseded`: the pack changed while it was read, so the read was dropped.
+   * kept; `held`: the new version is valid but would degrade members, so the old one is
+   * kept until it is accepted; `superseded`: the pack changed while it was read, so the
+   * read was dropped.
    */
-  outcome: 'swapped' | 'unchanged' | 'failed' | 'superseded';
+  outcome: 'swapped' | 'unchanged' | 'failed' | 'held' | 'superseded';
   trigger: ReloadTrigger;
   /** The version served after this reload (undefined while nothing has ever loaded). */
   version?: string;
@@ -41,11 +61,26 @@ export interface ReloadOutcome {
   diagnostics: Diagnostic[];
   /** How long reading and validating took. */
   durationMs: number;
+  /** The version held back (outcome `held`). */
+  held?: string;
+  /** What the new version takes away (outcome `held`, or `swapped` when it was accepted). */
+  degradation?: DegradationReport;
+  /** True when a degrading version was swapped in because the reload accepted it. */
+  accepted?: boolean;
 }
 
 /** Events for subscribers (SSE, metrics, logs). */
 export type StoreEvent =
-  | { type: 'reload'; version: string; previous?: string; changed: PromptChanges; trigger: ReloadTrigger }
+  | {
+      type: 'reload';
+      version: string;
+      previous?: string;
+      changed: PromptChanges;
+      trigger: ReloadTrigger;
+      /** Set when a degrading version was accepted on purpose. */
+      degradation?: DegradationReport;
+    }
+  | { type: 'held'; version: string; held: HeldReload }
   | { type: 'error'; version?: string; diagnostics: Diagnostic[]; trigger: ReloadTrigger }
   | { type: 'recovered'; version: string; trigger: ReloadTrigger }
   | { type: 'attempt'; outcome: ReloadOutcome };
@@ -56,10 +91,22 @@ export interface ReloadOptions {
    * changed during the read (the watcher knows), so the read may mix two versions.
    */
   stale?: () => boolean | Promise<boolean>;
+  /**
+   * Serve the new version even when it degrades members: `true` accepts whatever this
+   * reload reads; a version id accepts only that version (the one `/api/status` showed as
+   * held), so a pack that changed again meanwhile is held anew.
+   */
+  accept?: true | string;
 }
 
 export interface StoreOptions {
   now?: () => Date;
+  /**
+   * Swap in versions that degrade members without holding them (default false: a version
+   * that would make a member lose a layer, get the fallback text, fail, or disappear is
+   * held until a reload accepts it).
+   */
+  allowLayerLoss?: boolean;
 }
 
 /**
@@ -78,6 +125,8 @@ export class SnapshotStore {
   #now: () => Date;
   #state: PackState | undefined;
   #lastError: ReloadFailure | null = null;
+  #held: HeldReload | null = null;
+  #allowLayerLoss: boolean;
   #lastAttempt: Date | undefined;
   #listeners = new Set<(event: StoreEvent) => void>();
   #chain: Promise<unknown> = Promise.resolve();
@@ -86,6 +135,7 @@ export class SnapshotStore {
   constructor(loader: PackLoader, options: StoreOptions = {}) {
     this.#loader = loader;
     this.#now = options.now ?? (() => new Date());
+    this.#allowLayerLoss = options.allowLayerLoss ?? false;
   }
 
   /** A store that always serves one snapshot (tests, embedding). */
@@ -103,6 +153,16 @@ export class SnapshotStore {
   /** The last failed reload, or null when the last reload was good. */
   get lastError(): ReloadFailure | null {
     return this.#lastError;
+  }
+
+  /** The version held back because it would degrade members, or null. */
+  get held(): HeldReload | null {
+    return this.#held;
+  }
+
+  /** Whether degrading versions are swapped in without being held. */
+  get allowLayerLoss(): boolean {
+    return this.#allowLayerLoss;
   }
 
   /** When the last reload finished (good or not). */
@@ -178,9 +238,10 @@ export class SnapshotStore {
 
     // 2. A good pack: clear the error; swap only when the content changed.
     const next = result.snapshot;
-    const recovered = this.#lastError !== null;
+    const recovered = this.#lastError !== null || (this.#held !== null && current?.version === next.version);
     this.#lastError = null;
     if (current && current.version === next.version) {
+      this.#held = null;
       const outcome: ReloadOutcome = {
         ...base,
         outcome: 'unchanged',
@@ -192,16 +253,50 @@ export class SnapshotStore {
       this.#emit({ type: 'attempt', outcome });
       return outcome;
     }
+
+    // 3. A version that would degrade members is held unless this reload accepts it.
+    const report = current && !this.#allowLayerLoss ? degradation(current, next) : undefined;
+    const degraded = report?.degraded ? report : undefined;
+    const accepted = degraded && (options.accept === true || options.accept === next.version);
+    if (degraded && !accepted) {
+      const diagnostics = [...degradationDiagnostics(degraded), ...result.diagnostics];
+      const repeated = this.#held?.version === next.version;
+      if (!repeated) this.#held = { version: next.version, at, trigger, report: degraded, diagnostics };
+      const outcome: ReloadOutcome = {
+        ...base,
+        outcome: 'held',
+        version: current!.version,
+        changed: none,
+        diagnostics,
+        held: next.version,
+        degradation: degraded,
+      };
+      if (!repeated) this.#emit({ type: 'held', version: current!.version, held: this.#held! });
+      this.#emit({ type: 'attempt', outcome });
+      return outcome;
+    }
+
+    // 4. Swap.
     const changed = changedPrompts(current, next);
     this.#state = { snapshot: next, previous: current, loadedAt: at };
+    this.#held = null;
     const outcome: ReloadOutcome = {
       ...base,
       outcome: 'swapped',
       version: next.version,
       changed,
-      diagnostics: result.diagnostics,
+      diagnostics: degraded
+        ? [...degradationDiagnostics(degraded), ...result.diagnostics]
+        : result.diagnostics,
     };
-    this.#emit({ type: 'reload', version: next.version, previous: current?.version, changed, trigger });
+    if (degraded) {
+      outcome.degradation = degraded;
+      outcome.accepted = true;
+    }
+    const event: StoreEvent = { type: 'reload', version: next.version, changed, trigger };
+    if (current) event.previous = current.version;
+    if (degraded) event.degradation = degraded;
+    this.#emit(event);
     this.#emit({ type: 'attempt', outcome });
     return outcome;
   }

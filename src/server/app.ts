@@ -197,7 +197,7 @@ function addOpsRoutes(
       tags: ['service'],
       summary: 'Server-Sent Events: hello, then one reload event per new version',
       description:
-        'Events: `hello` `{version}`; `reload` `{version, previous, changed: {agents, roles}, trigger}`; `reload-failed` `{version, diagnostics}` when a reload fails; `recovered` `{version}`. Every event has an `id:`; a client reconnecting with `Last-Event-ID` is sent the events it missed (from a bounded ring) after its `hello`.',
+        'Events: `hello` `{version}`; `reload` `{version, previous, changed: {agents, roles}, trigger}`; `reload-failed` `{version, diagnostics}` when a reload fails; `held` `{version, held, members, layers, diagnostics, trigger}` when a new version is held back because it would degrade members; `recovered` `{version}`. Every event has an `id:`; a client reconnecting with `Last-Event-ID` is sent the events it missed (from a bounded ring) after its `hello`.',
       responses: {
         200: {
           content: { 'text/event-stream': { schema: { type: 'string' } } },

@@ -13,6 +13,7 @@ export const HTTP_ERROR_CODES = [
   'UNAUTHORIZED',
   'FORBIDDEN',
   'RELOAD_FAILED',
+  'RELOAD_HELD',
   'INTERNAL',
 ] as const;
 

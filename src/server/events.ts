@@ -25,7 +25,10 @@ export interface EventHubOptions {
 /**
  * Server-Sent Events for `/api/events`. Each stream starts with a `hello` event
  * (`{ version }`), then gets:
- * - `reload`: `{ version, previous, changed: { agents, roles }, trigger }` once per new version;
+ * - `reload`: `{ version, previous, changed: { agents, roles }, trigger }` once per new version
+ *   (with `accepted: true` and `degradation` when a held version was accepted);
+ * - `held`: `{ version, held, members, layers, diagnostics, trigger }` when a new version is
+ *   held back because it would degrade members (`version` is still served);
  * - `reload-failed`: `{ version, diagnostics }` when a reload fails (the old version is still served);
  * - `recovered`: `{ version }` when a good pack is back without a new version.
  *
@@ -141,14 +144,32 @@ export class EventHub {
 
   #onStoreEvent(event: StoreEvent): void {
     switch (event.type) {
-      case 'reload':
-        this.publish('reload', {
+      case 'reload': {
+        const data: Record<string, unknown> = {
           version: event.version,
           previous: event.previous ?? null,
           changed: event.changed,
           trigger: event.trigger,
+        };
+        if (event.degradation) {
+          data.accepted = true;
+          data.degradation = event.degradation;
+        }
+        this.publish('reload', data);
+        break;
+      }
+      case 'held': {
+        const { held } = event;
+        this.publish('held', {
+          version: event.version,
+          held: held.version,
+          members: held.report.members,
+          layers: held.report.layers,
+          diagnostics: held.diagnostics,
+          trigger: held.trigger,
         });
         break;
+      }
       case 'error':
         this.publish('reload-failed', { version: event.version ?? null, diagnostics: event.diagnostics });
         break;

@@ -123,6 +123,9 @@ export function logReloads(store: SnapshotStore, logger: Logger): () => void {
             previous: event.previous ?? null,
             changed: event.changed,
             trigger: event.trigger,
+            ...(event.degradation
+              ? { accepted: true, degraded: event.degradation.members.map((m) => m.label) }
+              : {}),
           },
           'pack loaded',
         );
@@ -139,6 +142,19 @@ export function logReloads(store: SnapshotStore, logger: Logger): () => void {
         break;
       case 'recovered':
         logger.info({ version: event.version, trigger: event.trigger }, 'reload recovered');
+        break;
+      case 'held':
+        logger.warn(
+          {
+            serving: event.version,
+            held: event.held.version,
+            trigger: event.held.trigger,
+            members: event.held.report.members.map((m) => m.label),
+            layers: event.held.report.layers,
+            diagnostics: event.held.diagnostics.map(formatDiagnostic),
+          },
+          'new version held: it would degrade members; still serving the last good version',
+        );
         break;
     }
   });

@@ -25,7 +25,9 @@ export interface MetricsOptions {
  * `strata_reloads_total` (by outcome), `strata_reload_duration_seconds`,
  * `strata_pack_info` (version as a label), `strata_pack_loaded_timestamp_seconds`,
  * `strata_last_reload_timestamp_seconds`, `strata_reload_error` (1 while the last
- * reload failed and an older version is served), `strata_sse_clients`.
+ * reload failed and an older version is served), `strata_reload_holds_total` (new
+ * versions held back because they would degrade members), `strata_reload_held` (1 while
+ * a version is held), `strata_sse_clients`.
  *
  * @example
  * const metrics = createMetrics(store);
@@ -74,7 +76,7 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
   });
   const reloads = new Counter({
     name: 'strata_reloads_total',
-    help: 'Pack reloads by outcome (swapped, unchanged, failed) and trigger',
+    help: 'Pack reloads by outcome (swapped, unchanged, failed, held, superseded) and trigger',
     labelNames: ['outcome', 'trigger'] as const,
     registers,
   });
@@ -121,9 +123,24 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
       this.set(store.lastError ? 1 : 0);
     },
   });
+  const holds = new Counter({
+    name: 'strata_reload_holds_total',
+    help: 'New pack versions held back (not served) because they would degrade members, by trigger',
+    labelNames: ['trigger'] as const,
+    registers,
+  });
+  new Gauge({
+    name: 'strata_reload_held',
+    help: '1 while a new version is held back and the previous version is served',
+    registers,
+    collect() {
+      this.set(store.held ? 1 : 0);
+    },
+  });
   const sse = new Gauge({ name: 'strata_sse_clients', help: 'Open /api/events streams', registers });
 
   store.subscribe((event) => {
+    if (event.type === 'held') holds.inc({ trigger: event.held.trigger });
     if (event.type !== 'attempt') return;
     const { outcome } = event;
     reloads.inc({ outcome: outcome.outcome, trigger: outcome.trigger });

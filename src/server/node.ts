@@ -26,6 +26,11 @@ export interface ServiceOptions extends ReloadSource {
   adminToken?: string;
   /** The role of a `POST /api/compose` that names neither a role nor an agent. */
   defaultRole?: string;
+  /**
+   * Swap in new versions that degrade members instead of holding them (default false:
+   * such a version is held until `POST /api/prompts/reload?accept=<version>`).
+   */
+  allowLayerLoss?: boolean;
   logger?: Logger;
   /** How long shutdown waits for in-flight requests before cutting connections (default 10 s). */
   shutdownTimeoutMs?: number;
@@ -57,7 +62,7 @@ export const DEFAULT_PORT = 7411;
  */
 export async function startService(options: ServiceOptions): Promise<StartOutcome> {
   const logger = options.logger ?? createLogger();
-  const store = new SnapshotStore(stablePackLoader(options));
+  const store = new SnapshotStore(stablePackLoader(options), { allowLayerLoss: options.allowLayerLoss });
   logReloads(store, logger);
   const watching = options.watch !== false && options.dir !== undefined;
   const app = createApp({

@@ -40,6 +40,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'Admin endpoints are disabled (no STRATA_ADMIN_TOKEN)',
   404: 'Unknown role, agent or version',
   413: 'Body over the size limit',
+  409: 'The new version would degrade members and is held; the previous version is still served',
   415: 'Body is not JSON',
   422: 'The reload failed validation; the previous version is still served',
   500: 'The pack cannot satisfy the request',

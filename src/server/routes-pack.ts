@@ -126,6 +126,7 @@ export function addPackRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
       const { store } = service;
       const state = store.state;
       const failure = store.lastError;
+      const held = store.held;
       const snapshot = state?.snapshot;
       return c.json({
         ready: state !== undefined,
@@ -137,13 +138,28 @@ export function addPackRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
         lastError: failure
           ? { at: failure.at.toISOString(), trigger: failure.trigger, diagnostics: failure.diagnostics }
           : null,
+        held: held
+          ? {
+              version: held.version,
+              at: held.at.toISOString(),
+              trigger: held.trigger,
+              members: held.report.members,
+              layers: held.report.layers,
+              diagnostics: held.diagnostics,
+            }
+          : null,
         warnings: snapshot?.warnings ?? [],
         counts: {
           files: snapshot?.files.size ?? 0,
           roles: snapshot?.roles.size ?? 0,
           agents: snapshot?.fleet.length ?? 0,
         },
-        service: { version: VERSION, watching: service.watching, startedAt: service.startedAt.toISOString() },
+        service: {
+          version: VERSION,
+          watching: service.watching,
+          startedAt: service.startedAt.toISOString(),
+          allowLayerLoss: store.allowLayerLoss,
+        },
       });
     },
   );

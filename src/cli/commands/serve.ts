@@ -13,6 +13,7 @@ export interface ServeFlags extends PackFlags {
   debounce?: string;
   pollInterval?: string;
   logLevel?: string;
+  allowLayerLoss?: boolean;
 }
 
 /**
@@ -28,6 +29,10 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .option('--no-watch', 'do not watch the pack (reload only through POST /api/prompts/reload)')
     .option('--debounce <ms>', 'quiet time after a file change before reloading (default 100)')
     .option('--poll-interval <ms>', 'backstop re-hash of the pack (default 10000; 0 disables)')
+    .option(
+      '--allow-layer-loss',
+      'serve a new pack version even when a member would lose a layer, get the fallback text, fail or disappear (default: hold it until POST /api/prompts/reload?accept=<version>)',
+    )
     .option('--log-level <level>', `${LOG_LEVELS.join(' | ')} (default: $STRATA_LOG_LEVEL, else info)`)
     .addHelpText(
       'after',
@@ -77,6 +82,7 @@ export function serviceOptions(flags: Omit<ServeFlags, 'logLevel'>, io: CliIO): 
     adminToken: io.env.STRATA_ADMIN_TOKEN || undefined,
     defaultRole: environmentRole(io.env),
   };
+  if (flags.allowLayerLoss === true) options.allowLayerLoss = true;
   return options;
 }
 
