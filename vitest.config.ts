@@ -6,7 +6,17 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/*.slow.test.ts'],
-    testTimeout: 20_000,
+    // Generous: on a busy machine a test waits for a condition, never a time.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // expect.poll waits up to 1 s by default: too little on a busy machine.
+    expect: { poll: { timeout: 30_000 } },
     pool: 'forks',
+    // Two workers (vitest's default on two cores is one: files would run one at a time,
+    // mostly waiting on sockets and watchers). Files share a worker's module cache
+    // instead of importing the CLI, server and tokenizer again for each file; tests hold
+    // no process-wide state (no mocks, stubs or env changes), so sharing is safe.
+    maxWorkers: 2,
+    isolate: false,
   },
 });

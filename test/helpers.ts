@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import { run } from '../src/cli/run.js';
 import { buildSnapshot, type LoadResult, type Snapshot } from '../src/core/snapshot.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -35,8 +34,12 @@ export function codes(result: { diagnostics: Array<{ code: string }> }): string[
   return result.diagnostics.map((d) => d.code);
 }
 
-/** Runs the CLI in-process and captures its output. */
+/**
+ * Runs the CLI in-process and captures its output. The CLI is imported on first use, so
+ * test files that never call this do not load it.
+ */
 export async function cli(argv: string[], env: Record<string, string | undefined> = {}, cwd = ROOT) {
+  const { run } = await import('../src/cli/run.js');
   let stdout = '';
   let stderr = '';
   const code = await run(argv, {

@@ -8,6 +8,12 @@ export interface CliIO {
   isTTY?: boolean;
   /** Standard input, for commands that read it. */
   stdin?: () => Promise<string>;
+  /**
+   * Stops long-running commands (`serve`): when it aborts, the command shuts down
+   * gracefully and returns. The abort reason (e.g. `'SIGTERM'`) is logged. The bin
+   * wires SIGTERM and SIGINT to it; tests abort it themselves.
+   */
+  signal?: AbortSignal;
 }
 
 /** A usage error: bad flags or arguments (exit status 2). */

@@ -34,6 +34,8 @@ export interface ServiceOptions extends ReloadSource {
   logger?: Logger;
   /** How long shutdown waits for in-flight requests before cutting connections (default 10 s). */
   shutdownTimeoutMs?: number;
+  /** Stops the service gracefully (as `close()`) when it aborts. */
+  signal?: AbortSignal;
 }
 
 /** A running service. */
@@ -42,7 +44,7 @@ export interface RunningService {
   url: string;
   store: SnapshotStore;
   app: StrataApp;
-  /** Graceful stop: stop watching, end event streams, finish in-flight requests, close. */
+  /** Graceful stop: stop watching, end event streams, finish in-flight requests, close. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -90,11 +92,15 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
 
   // 2. Load; refuse to run on a broken pack.
   let watcher: PackWatcher | undefined;
-  const close = async () => {
-    await watcher?.close();
-    app.close();
-    await closeServer(server, options.shutdownTimeoutMs ?? 10_000);
-    fast.flush();
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      await watcher?.close();
+      app.close();
+      await closeServer(server, options.shutdownTimeoutMs ?? 10_000);
+      fast.flush();
+    })();
+    return closing;
   };
   const initial = await store.reload('initial');
   if (initial.outcome === 'failed') {
@@ -117,6 +123,8 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
     { url, dir: options.dir ?? null, version: store.state?.snapshot.version, watching },
     'listening',
   );
+  if (options.signal?.aborted) void close();
+  else options.signal?.addEventListener('abort', () => void close(), { once: true });
   return { ok: true, service: { url, store, app, close } };
 }
 

@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compose } from '../../src/core/compose.js';
@@ -53,19 +53,26 @@ describe('reading files from disk', () => {
     expect(compose(snapshot!, {}).text).toBe('From the ConfigMap.');
   });
 
-  it('refuses a file over the size limit quickly, without reading it', async () => {
+  it('refuses a file over the size limit, without reading it', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'base.md': 'x'.repeat(2 * 1024 * 1024) });
-    const started = performance.now();
     const { snapshot, diagnostics } = await loadPack(dir, { env: {} });
-    expect(performance.now() - started).toBeLessThan(2000);
     expect(snapshot).toBeUndefined();
     expect(diagnostics).toEqual([expect.objectContaining({ code: 'FILE_TOO_LARGE', file: 'base.md' })]);
     const small = await loadPack(dir, { env: {}, maxFileBytes: 3 * 1024 * 1024 });
     expect(small.diagnostics).toEqual([]);
   });
 
-  it('refuses a YAML alias bomb quickly', async () => {
+  it('refuses a file too large to read at all by its size alone', async () => {
+    // A sparse 5 GiB file: reading it would fail (READ_ERROR) or never end.
+    const dir = tempDir();
+    writeFiles(dir, { 'base.md': 'Base.', 'huge.md': '' });
+    truncateSync(join(dir, 'huge.md'), 5 * 1024 ** 3);
+    const { diagnostics } = await loadPack(dir, { env: {} });
+    expect(diagnostics).toEqual([expect.objectContaining({ code: 'FILE_TOO_LARGE', file: 'huge.md' })]);
+  });
+
+  it('refuses a YAML alias bomb', async () => {
     const dir = tempDir();
     const lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
     for (let i = 0; i < 8; i++) {
@@ -75,9 +82,7 @@ describe('reading files from disk', () => {
     }
     lines.push('roles:\n  boom: { system_prompt: *i }');
     writeFiles(dir, { 'roles.yaml': `${lines.join('\n')}\n` });
-    const started = performance.now();
     const result = await loadPack(dir, { env: {}, preset: 'chorus' });
-    expect(performance.now() - started).toBeLessThan(2000);
     expect(codes(result)).toEqual(['YAML_ALIASES']);
     expect(result.diagnostics[0]!.file).toBe('roles.yaml');
   });

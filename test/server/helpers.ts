@@ -59,11 +59,14 @@ export function memoryStore(files: Record<string, string>): {
   return { store, files: map, set: (path, text) => map.set(path, new TextEncoder().encode(text)) };
 }
 
-/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+/**
+ * Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`
+ * (generous: a busy machine may be slow, and a test waits for a condition, never a time).
+ */
 export async function waitFor<T>(
   check: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 3000,
   what = 'condition',
+  timeoutMs = 30_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -85,7 +88,7 @@ export function eventStream(res: Response): {
   const queue: Array<{ event: string; data: unknown }> = [];
   let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
   return {
-    async next(count = 1, timeoutMs = 3000) {
+    async next(count = 1, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       while (queue.length < count) {
         const left = deadline - Date.now();
@@ -112,11 +115,70 @@ export function eventStream(res: Response): {
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 
+/** A running `strata serve`: its URL, its log lines so far, and a stop that gives its exit status. */
+export interface ServeRun {
+  url: string;
+  logs(): string[];
+  stop(): Promise<number | null>;
+}
+
+/**
+ * `strata serve` in this process (the CLI's own `run`, with a stop signal the test
+ * aborts); resolves once it logs that it is listening.
+ */
+export async function serveInProcess(args: string[], env: Record<string, string> = {}): Promise<ServeRun> {
+  const { run } = await import('../../src/cli/run.js');
+  const stop = new AbortController();
+  const lines: string[] = [];
+  let buffer = '';
+  let stderr = '';
+  let listening: ((url: string) => void) | undefined;
+  const url = new Promise<string>((resolveUrl) => {
+    listening = resolveUrl;
+  });
+  const exited = run(['serve', ...args], {
+    stdout: (text) => {
+      buffer += text;
+      const parts = buffer.split('\n');
+      buffer = parts.pop()!;
+      for (const line of parts) {
+        lines.push(line);
+        if (line.includes('"msg":"listening"')) listening!(JSON.parse(line).url);
+      }
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    env,
+    cwd: ROOT,
+    signal: stop.signal,
+  });
+  const started = await Promise.race([
+    url,
+    exited.then((code) => {
+      throw new Error(`serve exited ${code}: ${stderr}`);
+    }),
+  ]);
+  return {
+    url: started,
+    logs: () => lines,
+    stop: async () => {
+      stop.abort('SIGTERM');
+      return exited;
+    },
+  };
+}
+
 /** `strata serve` in a child process; resolves once it logs that it is listening. */
 export async function spawnServe(
   args: string[],
   env: Record<string, string> = {},
-): Promise<{ url: string; child: ChildProcess; logs: () => string[]; stop: () => Promise<number | null> }> {
+): Promise<{
+  url: string;
+  child: ChildProcess;
+  logs: () => string[];
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+}> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/strata.ts'), 'serve', ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
@@ -145,8 +207,9 @@ export async function spawnServe(
     url,
     child,
     logs: () => lines,
-    stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
+    /** Sends `signal` (once) and resolves with the exit status. */
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
     },
   };

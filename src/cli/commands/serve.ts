@@ -17,9 +17,10 @@ export interface ServeFlags extends PackFlags {
 }
 
 /**
- * `strata serve`: the prompt service (SPEC §5). Logs are JSON lines on stdout; a pack
- * with errors at start-up prints its diagnostics on stderr and exits 1. SIGTERM or
- * SIGINT stops it gracefully (in-flight requests finish) with exit status 0.
+ * `strata serve`: the prompt service (README "The prompt service"). Logs are JSON lines
+ * on stdout; a pack with errors at start-up prints its diagnostics on stderr and exits 1.
+ * Aborting `io.signal` (the bin aborts it on SIGTERM or SIGINT) stops it gracefully
+ * (in-flight requests finish) with exit status 0.
  */
 export function register(program: Command, io: CliIO, exit: Exit): void {
   addPackOptions(program.command('serve'))
@@ -41,6 +42,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
         '\nExit status: 0 after a clean shutdown (SIGTERM or SIGINT), 1 a pack error at start-up, 2 a usage error.',
     )
     .action(async (flags: ServeFlags) => {
+      const stop = io.signal;
       const options = serviceOptions(flags, io);
       const level = (flags.logLevel ?? io.env.STRATA_LOG_LEVEL ?? 'info') as LogLevel;
       if (!LOG_LEVELS.includes(level))
@@ -53,7 +55,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
         printDiagnostics(started.diagnostics, io);
         return exit(EXIT_FAIL);
       }
-      const signal = await untilSignal();
+      const signal = await untilAborted(stop);
       logger.info({ signal }, 'shutting down');
       await started.service.close();
       logger.info('stopped');
@@ -97,14 +99,12 @@ function integer(raw: string | undefined, flag: string, fallback: number, max = 
   return n;
 }
 
-function untilSignal(): Promise<NodeJS.Signals> {
+/** Resolves with the abort reason's name once `signal` aborts (never, without a signal). */
+function untilAborted(signal: AbortSignal | undefined): Promise<string> {
   return new Promise((resolve) => {
-    const on = (signal: NodeJS.Signals) => {
-      process.off('SIGTERM', on);
-      process.off('SIGINT', on);
-      resolve(signal);
-    };
-    process.once('SIGTERM', on);
-    process.once('SIGINT', on);
+    if (!signal) return;
+    const done = () => resolve(typeof signal.reason === 'string' ? signal.reason : 'abort');
+    if (signal.aborted) done();
+    else signal.addEventListener('abort', done, { once: true });
   });
 }

@@ -1,0 +1,24 @@
+import { afterEach, describe, it } from 'vitest';
+import { type Cleanups, checkConsistency, configMap, type Load, renameSaves } from './consistency.js';
+
+// The soak: many rewrites under several clients, the service in its own process as in
+// production (clients and writer run here).
+const LOAD: Load = { rewrites: 200, clients: 4, answersPerClient: 60, service: 'process' };
+
+const cleanups: Cleanups = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+describe('consistency under load', () => {
+  it.each([
+    ['a ConfigMap volume swapped', configMap],
+    ['a plain folder rename-saved file by file', renameSaves],
+  ] as const)(
+    `%s ${LOAD.rewrites} times: every answer is one whole version, never a mix`,
+    async (_name, setup) => {
+      await checkConsistency(setup, LOAD, cleanups);
+    },
+    600_000,
+  );
+});
