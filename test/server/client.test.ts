@@ -100,10 +100,10 @@ describe('PromptClient', () => {
       onChange: (p) => changes.push(p),
     });
     const stop = client.subscribe();
-    await waitFor(() => (changes.length === 1 ? true : undefined), 'the first fetch (on hello)');
+    await waitFor(() => (changes.length === 1 ? true : undefined), 30_000, 'the first fetch (on hello)');
     set('roles/writer.md', 'Writer v2.');
     await store.reload('watch');
-    await waitFor(() => (changes.length === 2 ? true : undefined), 'the refresh');
+    await waitFor(() => (changes.length === 2 ? true : undefined), 30_000, 'the refresh');
     expect(changes[1]!.text).toBe(['Base.', 'Writer v2.'].join(SEP));
     expect(client.current!.version).toBe(store.state!.snapshot.version);
     stop();

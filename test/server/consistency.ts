@@ -152,8 +152,8 @@ export async function checkConsistency(setup: Setup, load: Load, cleanups: Clean
     if (i % 7 === 6) {
       await waitFor(
         async () => ((await served()) === PROMPTS[version] ? true : undefined),
-        `version ${version}`,
         60_000,
+        `version ${version}`,
       );
       waits++;
     } else {
@@ -161,7 +161,7 @@ export async function checkConsistency(setup: Setup, load: Load, cleanups: Clean
     }
   }
   // The last rewrite wrote version a (rewrites is even): the service settles on it.
-  await waitFor(async () => ((await served()) === PROMPTS.a ? true : undefined), 'the last version', 60_000);
+  await waitFor(async () => ((await served()) === PROMPTS.a ? true : undefined), 60_000, 'the last version');
   done = true;
   await Promise.all(clients);
 

@@ -83,16 +83,16 @@ describe('/api/events with the eventsource client', () => {
     const v1 = mem.store.state!.snapshot.version;
     const es = new EventSource(`${url}/api/events`);
     const { got, errors } = listen(es, ['hello', 'reload', 'reload-failed', 'recovered']);
-    await waitFor(() => got.find((e) => e.event === 'hello'), 5000, 'hello');
+    await waitFor(() => got.find((e) => e.event === 'hello'), 30_000, 'hello');
 
     mem.set('fleet.yaml', 'agents:\n  - { id: w1, role: nobody }\n');
     expect((await mem.store.reload('manual')).outcome).toBe('failed');
-    const failed = await waitFor(() => got.find((e) => e.event === 'reload-failed'), 5000, 'reload-failed');
+    const failed = await waitFor(() => got.find((e) => e.event === 'reload-failed'), 30_000, 'reload-failed');
     expect(failed.data).toMatchObject({ version: v1, diagnostics: [{ code: 'UNKNOWN_ROLE' }] });
 
     mem.set('fleet.yaml', PACK['fleet.yaml']);
     await mem.store.reload('manual');
-    await waitFor(() => got.find((e) => e.event === 'recovered'), 5000, 'recovered');
+    await waitFor(() => got.find((e) => e.event === 'recovered'), 30_000, 'recovered');
 
     expect(errors()).toBe(0);
     expect(es.readyState).toBe(EventSource.OPEN);
@@ -108,19 +108,19 @@ describe('/api/events with the eventsource client', () => {
     const v1 = mem.store.state!.snapshot.version;
     const es = new EventSource(`${url}/api/events`);
     const { got } = listen(es, ['hello', 'reload', 'reload-failed', 'recovered']);
-    const hello = await waitFor(() => got.find((e) => e.event === 'hello'), 5000, 'hello');
+    const hello = await waitFor(() => got.find((e) => e.event === 'hello'), 30_000, 'hello');
     expect(seen).toEqual([undefined]);
 
     // The connection drops; while the client is away the pack changes.
     const open = hold();
     server.closeAllConnections();
-    await waitFor(() => (seen.length === 2 ? true : undefined), 10_000, 'the reconnect');
+    await waitFor(() => (seen.length === 2 ? true : undefined), 30_000, 'the reconnect');
     mem.set('roles/writer.md', 'Writer, second edition.');
     const swapped = await mem.store.reload('manual');
     expect(swapped.outcome).toBe('swapped');
     open();
 
-    const reload = await waitFor(() => got.find((e) => e.event === 'reload'), 10_000, 'the missed reload');
+    const reload = await waitFor(() => got.find((e) => e.event === 'reload'), 30_000, 'the missed reload');
     expect(seen[1]).toBe(hello.id);
     expect(reload.data).toMatchObject({ version: swapped.version, previous: v1, trigger: 'manual' });
     expect(got.map((e) => e.event)).toEqual(['hello', 'hello', 'reload']);

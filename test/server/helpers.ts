@@ -65,8 +65,8 @@ export function memoryStore(files: Record<string, string>): {
  */
 export async function waitFor<T>(
   check: () => T | undefined | Promise<T | undefined>,
-  what = 'condition',
   timeoutMs = 30_000,
+  what = 'condition',
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

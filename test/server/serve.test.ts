@@ -19,12 +19,16 @@ describe('strata serve', () => {
       expect(service.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
       await writeFile(join(dir, 'roles/writer.md'), 'Writer v2.\n');
-      const text = await waitFor(async () => {
-        const body = await (
-          await fetch(`${service.url}/api/prompts/writer`, { headers: { accept: 'text/plain' } })
-        ).text();
-        return body.endsWith('Writer v2.') ? body : undefined;
-      }, 'the edit to be served');
+      const text = await waitFor(
+        async () => {
+          const body = await (
+            await fetch(`${service.url}/api/prompts/writer`, { headers: { accept: 'text/plain' } })
+          ).text();
+          return body.endsWith('Writer v2.') ? body : undefined;
+        },
+        30_000,
+        'the edit to be served',
+      );
       expect(text).toBe(WRITER_V2);
       const reload = await fetch(`${service.url}/api/prompts/reload`, {
         method: 'POST',

@@ -46,6 +46,7 @@ describe('watching a pack directory', () => {
     await writeFile(join(dir, 'roles/writer.md'), 'Writer v2.\n');
     await waitFor(
       () => (writerText(store) === ['Base.', 'Writer v2.'].join(SEP) ? true : undefined),
+      30_000,
       'the edit',
     );
   });
@@ -55,7 +56,7 @@ describe('watching a pack directory', () => {
     const { store, events } = await watched(dir);
     const good = store.state!.snapshot.version;
     await writeFile(join(dir, 'roles/writer.md'), '---\nname: Writer\nno closing line\n');
-    const failure = await waitFor(() => store.lastError ?? undefined, 'the reload error');
+    const failure = await waitFor(() => store.lastError ?? undefined, 30_000, 'the reload error');
     expect(failure.diagnostics[0]).toMatchObject({
       code: 'BAD_FRONTMATTER',
       file: 'roles/writer.md',
@@ -67,6 +68,7 @@ describe('watching a pack directory', () => {
     await writeFile(join(dir, 'roles/writer.md'), 'Writer v3.\n');
     await waitFor(
       () => (writerText(store) === ['Base.', 'Writer v3.'].join(SEP) ? true : undefined),
+      30_000,
       'recovery',
     );
     expect(store.lastError).toBeNull();
@@ -81,6 +83,7 @@ describe('watching a pack directory', () => {
     await rename(temp, join(dir, 'roles/writer.md'));
     await waitFor(
       () => (writerText(store) === ['Base.', 'Writer saved.'].join(SEP) ? true : undefined),
+      30_000,
       'the rename-save',
     );
   });
@@ -113,6 +116,7 @@ describe('watching a pack directory', () => {
 
     await waitFor(
       () => (writerText(store) === ['Base v2.', 'Writer from the ConfigMap.'].join(SEP) ? true : undefined),
+      30_000,
       'the ConfigMap swap',
     );
     expect(events.some((e) => e.type === 'error')).toBe(false);
@@ -123,6 +127,7 @@ describe('watching a pack directory', () => {
     const { events } = await watched(dir, 100);
     await waitFor(
       () => (events.some((e) => e.type === 'attempt' && e.outcome.trigger === 'poll') ? true : undefined),
+      30_000,
       'a poll',
     );
   });
