@@ -8,6 +8,7 @@ import { type InspectorAsset, inspectorAssets } from '../inspector/assets.js';
 import type { SnapshotStore } from '../reload/store.js';
 import { VERSION } from '../version.js';
 import type { AppEnv, Service } from './context.js';
+import { createCors } from './cors.js';
 import { errorResponse } from './errors.js';
 import { EventHub } from './events.js';
 import { logRequest, requestId } from './logging.js';
@@ -39,6 +40,8 @@ export interface AppOptions {
   replayEvents?: number;
   /** The inspector's static files (default: the bundled inspector). */
   assets?: () => Promise<Map<string, InspectorAsset>>;
+  /** Origins allowed cross-origin access (`*`: any); none by default (CORS off). */
+  cors?: readonly string[];
 }
 
 /** The prompt service as a `(Request) => Response` handler, plus what shutdown needs. */
@@ -84,6 +87,7 @@ export function createApp(options: AppOptions): StrataApp {
     adminToken: options.adminToken,
     watching: options.watching ?? false,
     defaultRole: options.defaultRole,
+    cors: createCors(options.cors),
     startedAt: new Date(),
   };
   const app = new OpenAPIHono<AppEnv>({
@@ -116,7 +120,38 @@ export function createApp(options: AppOptions): StrataApp {
     });
   });
 
-  // 2. Body limit on every POST.
+  // 2. Methods: OPTIONS (and CORS preflight) answered for every known path, CORS headers
+  //    on every answer, Content-Length on HEAD answers.
+  const assetsLoader = options.assets ?? inspectorAssets;
+  let assetPaths: Promise<Map<string, InspectorAsset>> | undefined;
+  const allowed = async (path: string) => {
+    const methods = routeMethods(app, path);
+    if (methods.length > 0) return methods;
+    assetPaths ??= assetsLoader();
+    return (await assetPaths).has(path) ? ['GET', 'HEAD', 'OPTIONS'] : [];
+  };
+  app.use('*', async (c, next) => {
+    const origin = c.req.header('origin');
+    if (c.req.method === 'OPTIONS') {
+      const allow = await allowed(c.req.path);
+      if (allow.length === 0) return next();
+      const headers = new Headers({ Allow: allow.join(', ') });
+      const preflight = service.cors.preflight(
+        origin,
+        c.req.header('access-control-request-method'),
+        c.req.header('access-control-request-headers'),
+        allow,
+      );
+      for (const [name, value] of preflight) headers.append(name, value);
+      c.res = new Response(null, { status: 204, headers });
+      return;
+    }
+    await next();
+    for (const [name, value] of service.cors.headers(origin)) c.res.headers.append(name, value);
+    if (c.req.method === 'HEAD') await setContentLength(c);
+  });
+
+  // 3. Body limit on every POST.
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
   app.use('/api/*', async (c, next) => {
     if (c.req.method !== 'POST') return next();
@@ -126,8 +161,8 @@ export function createApp(options: AppOptions): StrataApp {
     })(c, next);
   });
 
-  // 3. Routes.
-  addOpsRoutes(app, service, options.assets ?? inspectorAssets);
+  // 4. Routes.
+  addOpsRoutes(app, service, assetsLoader);
   addPromptRoutes(app, service);
   addPackRoutes(app, service);
   addAdminRoutes(app, service);
@@ -141,8 +176,20 @@ export function createApp(options: AppOptions): StrataApp {
     },
   });
 
-  // 4. Errors.
-  app.notFound((c) => errorResponse(c, 404, 'NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`));
+  // 5. Errors: a known path with another method is 405 with Allow.
+  app.notFound(async (c) => {
+    const allow = await allowed(c.req.path);
+    if (allow.length > 0) {
+      c.header('Allow', allow.join(', '));
+      return errorResponse(
+        c,
+        405,
+        'METHOD_NOT_ALLOWED',
+        `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allow.join(', ')}`,
+      );
+    }
+    return errorResponse(c, 404, 'NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`);
+  });
   app.onError((e, c) => {
     if (e instanceof HTTPException) {
       if (e.status === 415)
@@ -166,6 +213,40 @@ export function createApp(options: AppOptions): StrataApp {
 }
 
 // --- internal ---
+
+const routeTables = new WeakMap<object, Array<{ re: RegExp; method: string }>>();
+
+/** The methods the app's routes accept on a path (with HEAD beside GET, and OPTIONS), or none. */
+function routeMethods(app: OpenAPIHono<AppEnv>, path: string): string[] {
+  let table = routeTables.get(app);
+  if (!table) {
+    table = app.routes
+      .filter((r) => r.method !== 'ALL' && !r.path.includes('*'))
+      .map((r) => ({
+        re: new RegExp(
+          `^${r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}$`,
+        ),
+        method: r.method.toUpperCase(),
+      }));
+    routeTables.set(app, table);
+  }
+  const methods = new Set(table.filter((r) => r.re.test(path)).map((r) => r.method));
+  if (methods.size === 0) return [];
+  if (methods.has('GET')) methods.add('HEAD');
+  methods.add('OPTIONS');
+  return METHOD_ORDER.filter((m) => methods.has(m));
+}
+
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** Gives a HEAD answer the Content-Length its GET would have (streams aside). */
+async function setContentLength(c: Context<AppEnv>): Promise<void> {
+  const res = c.res;
+  if (res.headers.has('content-length') || !res.body) return;
+  if (res.headers.get('content-type')?.startsWith('text/event-stream')) return;
+  const bytes = await res.clone().arrayBuffer();
+  res.headers.set('Content-Length', String(bytes.byteLength));
+}
 
 /** The route pattern a request matched (middleware aside), for metrics and logs. */
 function routeLabel(c: Context<AppEnv>): string {
@@ -205,10 +286,13 @@ function addOpsRoutes(
         },
       },
     },
-    (c) =>
-      service.store.state
-        ? service.events.stream(c)
-        : errorResponse(c, 503, 'NOT_READY', 'no pack version is loaded yet'),
+    (c) => {
+      if (!service.store.state) return errorResponse(c, 503, 'NOT_READY', 'no pack version is loaded yet');
+      // HEAD: the stream's headers, without opening a stream.
+      if (c.req.method === 'HEAD')
+        return c.body(null, 200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+      return service.events.stream(c);
+    },
   );
 
   // The inspector: GET / and its asset paths.

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type ComposeOutcome, type ComposeRequest, type ComposeResult, tryCompose } from '../core/compose.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { Snapshot } from '../core/snapshot.js';
@@ -8,8 +9,10 @@ export interface Rendered {
   result: ComposeResult;
   /** `JSON.stringify(result)`, with token counts (`withTokens`). */
   json: string;
-  /** The quoted ETag: the text's sha256. */
+  /** The text answer's quoted ETag: the text's sha256 (the same on every replica). */
   etag: string;
+  /** The JSON answer's quoted ETag: the sha256 of the JSON bytes (they hold the version too). */
+  jsonEtag: string;
   /** The two bodies as UTF-8 bytes, encoded once rather than on every send. */
   textBytes: Uint8Array<ArrayBuffer>;
   jsonBytes: Uint8Array<ArrayBuffer>;
@@ -51,6 +54,11 @@ export function peekRendered(snapshot: Snapshot, request: ComposeRequest): Rende
   return hit?.ok ? hit.rendered : undefined;
 }
 
+/** A quoted strong ETag for a body: its sha256, hex. */
+export function bytesEtag(body: Uint8Array): string {
+  return `"${createHash('sha256').update(body).digest('hex')}"`;
+}
+
 // --- internal ---
 
 const MAX_ENTRIES = 1000;
@@ -60,12 +68,14 @@ function render(outcome: ComposeOutcome, snapshot: Snapshot): RenderOutcome {
   if (!outcome.ok) return outcome;
   const { result } = outcome;
   const json = JSON.stringify(withTokens(result, snapshot));
+  const jsonBytes = new TextEncoder().encode(json);
   const rendered: Rendered = {
     result,
     json,
     etag: `"${result.sha256}"`,
+    jsonEtag: bytesEtag(jsonBytes),
     textBytes: new TextEncoder().encode(result.text),
-    jsonBytes: new TextEncoder().encode(json),
+    jsonBytes,
   };
   return { ok: true, rendered };
 }

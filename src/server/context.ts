@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import type { Snapshot } from '../core/snapshot.js';
 import type { PackState, SnapshotStore } from '../reload/store.js';
+import type { Cors } from './cors.js';
 import { errorResponse } from './errors.js';
 import type { EventHub } from './events.js';
 import type { ServiceMetrics } from './metrics.js';
@@ -22,6 +23,8 @@ export interface Service {
   watching: boolean;
   /** The role of a compose request that names neither a role nor an agent. */
   defaultRole?: string;
+  /** Cross-origin policy (off unless origins are given). */
+  cors: Cors;
   startedAt: Date;
 }
 

@@ -6,6 +6,7 @@ import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
 export const HTTP_ERROR_CODES = [
   'NOT_READY',
   'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
   'UNKNOWN_AGENT',
   'UNKNOWN_VERSION',
   'BODY_TOO_LARGE',

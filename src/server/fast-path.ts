@@ -6,8 +6,8 @@ import { type AccessLine, requestId, writeAccessLines } from './logging.js';
 import { type PromptAnswer, promptAnswer } from './prompt-response.js';
 
 /**
- * A node:http fast path for the hottest requests: `GET /api/prompts/{role}` and
- * `GET /api/agents/{agent}/prompt` whose answer is already in the render cache. It
+ * A node:http fast path for the hottest requests: `GET` (or `HEAD`) `/api/prompts/{role}`
+ * and `/api/agents/{agent}/prompt` whose answer is already in the render cache. It
  * answers exactly what the app would (same status, headers, body, metrics and access
  * log) without going through routing and validation; anything else — a cache miss, an
  * error, an unusual query — returns false and goes to the app, which stays the one
@@ -26,10 +26,10 @@ export function createFastPath(service: Service): FastPath {
     const lines: AccessLine[] = [];
     for (const r of pending) {
       service.metrics.compose(r.match.composeRoute, 'ok', r.seconds);
-      service.metrics.request(r.match.route, 'GET', r.status, r.seconds);
+      service.metrics.request(r.match.route, r.method, r.status, r.seconds);
       lines.push({
         reqId: r.id,
-        method: 'GET',
+        method: r.method,
         path: r.match.path,
         route: r.match.route,
         status: r.status,
@@ -41,7 +41,8 @@ export function createFastPath(service: Service): FastPath {
   };
   const fast = (req: IncomingMessage, res: ServerResponse): boolean => {
     const started = performance.now();
-    if (req.method !== 'GET' || req.url === undefined) return false;
+    const method = req.method;
+    if ((method !== 'GET' && method !== 'HEAD') || req.url === undefined) return false;
     const match = parse(req.url);
     if (!match) return false;
     const snapshot = service.store.state?.snapshot;
@@ -58,11 +59,14 @@ export function createFastPath(service: Service): FastPath {
 
     const answer = promptAnswer(rendered, req.headers.accept, header(req.headers['if-none-match']));
     const id = requestId(header(req.headers['x-request-id']));
-    res.writeHead(answer.status, [...rawHeaders(answer), 'x-request-id', id]);
-    res.end(answer.body);
+    const raw = [...rawHeaders(answer), 'x-request-id', id];
+    if (service.cors.enabled) for (const pair of service.cors.headers(req.headers.origin)) raw.push(...pair);
+    res.writeHead(answer.status, raw);
+    // HEAD: the same headers (Content-Length included), no body.
+    res.end(method === 'HEAD' ? undefined : answer.body);
 
     if (pending.length === 0) setImmediate(flush);
-    pending.push({ match, status: answer.status, seconds: (performance.now() - started) / 1000, id });
+    pending.push({ match, method, status: answer.status, seconds: (performance.now() - started) / 1000, id });
     return true;
   };
   return Object.assign(fast, { flush });
@@ -92,6 +96,7 @@ function rawHeaders(answer: PromptAnswer): string[] {
 
 interface AccessRecord {
   match: Match;
+  method: 'GET' | 'HEAD';
   status: number;
   seconds: number;
   id: string;

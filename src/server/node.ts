@@ -24,6 +24,8 @@ export interface ServiceOptions extends ReloadSource {
   /** Backstop poll of content hashes (default 10 s; 0 disables). */
   pollMs?: number;
   adminToken?: string;
+  /** Origins allowed cross-origin access (`*`: any); none by default. */
+  cors?: readonly string[];
   /** The role of a `POST /api/compose` that names neither a role nor an agent. */
   defaultRole?: string;
   /**
@@ -71,6 +73,7 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
     store,
     adminToken: options.adminToken,
     defaultRole: options.defaultRole,
+    cors: options.cors,
     logger,
     watching,
     metrics: createMetrics(store, { processMetrics: true }),

@@ -1,4 +1,4 @@
-import type { Rendered } from './compose-cache.js';
+import { bytesEtag, type Rendered } from './compose-cache.js';
 
 /** A composed prompt's HTTP answer, independent of the server framework. */
 export interface PromptAnswer {
@@ -10,47 +10,71 @@ export interface PromptAnswer {
 }
 
 /**
- * The answer to a prompt request (shared and read-only: callers must not change it): the bare text for `Accept: text/plain` (preferred over
- * JSON), else the JSON result; `ETag` is the text's sha256 and a matching
- * `If-None-Match` answers 304. Shared by the hono route and the node fast path.
+ * The answer to a prompt request (shared and read-only: callers must not change it): the
+ * bare text for `Accept: text/plain` (preferred over JSON), else the JSON result. Each
+ * representation has its own ETag — the text's is its sha256, the JSON's the sha256 of
+ * the JSON bytes (which hold the pack version) — and an `If-None-Match` naming the chosen
+ * one answers 304. Shared by the hono route and the node fast path.
  */
 export function promptAnswer(
   rendered: Rendered,
   accept: string | undefined,
   ifNoneMatch: string | undefined,
 ): PromptAnswer {
-  if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, rendered.etag)) {
-    return { status: 304, headers: commonHeaders(rendered) };
-  }
-  // A 200 answer depends only on the rendered prompt and the format: build it once.
+  // A 200 answer depends only on the rendered prompt and the representation: build it once.
   let memo = answers.get(rendered);
   if (!memo) {
     memo = {};
     answers.set(rendered, memo);
   }
-  if (wantsText(accept)) {
+  const text = wantsText(accept);
+  const etag = text ? rendered.etag : rendered.jsonEtag;
+  if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag)) {
+    if (text) memo.textNotModified ??= { status: 304, headers: commonHeaders(rendered, etag) };
+    else memo.jsonNotModified ??= { status: 304, headers: commonHeaders(rendered, etag) };
+    return (text ? memo.textNotModified : memo.jsonNotModified)!;
+  }
+  if (text) {
     memo.text ??= {
       status: 200,
-      headers: { ...commonHeaders(rendered), 'content-type': 'text/plain; charset=utf-8' },
+      headers: { ...commonHeaders(rendered, etag), 'content-type': 'text/plain; charset=utf-8' },
       body: rendered.textBytes,
     };
     return memo.text;
   }
   memo.json ??= {
     status: 200,
-    headers: { ...commonHeaders(rendered), 'content-type': 'application/json' },
+    headers: { ...commonHeaders(rendered, etag), 'content-type': 'application/json' },
     body: rendered.jsonBytes,
   };
   return memo.json;
 }
 
+/**
+ * The answer of a provider-format request (`?format=openai|anthropic`): the body's own
+ * ETag, and 304 when `If-None-Match` names it.
+ */
+export function bodyAnswer(
+  body: Uint8Array<ArrayBuffer>,
+  version: string,
+  ifNoneMatch: string | undefined,
+): PromptAnswer {
+  const etag = bytesEtag(body);
+  const headers = { etag, 'cache-control': 'no-cache', 'x-strata-version': version };
+  if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag)) return { status: 304, headers };
+  return { status: 200, headers: { ...headers, 'content-type': 'application/json' }, body };
+}
+
 // --- internal ---
 
-const answers = new WeakMap<Rendered, { text?: PromptAnswer; json?: PromptAnswer }>();
+const answers = new WeakMap<
+  Rendered,
+  { text?: PromptAnswer; json?: PromptAnswer; textNotModified?: PromptAnswer; jsonNotModified?: PromptAnswer }
+>();
 
-function commonHeaders(rendered: Rendered): Record<string, string> {
+function commonHeaders(rendered: Rendered, etag: string): Record<string, string> {
   return {
-    etag: rendered.etag,
+    etag,
     'cache-control': 'no-cache',
     vary: 'Accept',
     'x-strata-version': rendered.result.version,

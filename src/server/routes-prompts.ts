@@ -6,7 +6,7 @@ import { type ProviderFormat, providerBody } from '../tokens/providers.js';
 import { composeRendered, type Rendered } from './compose-cache.js';
 import { type AppEnv, pickSnapshot, type Service } from './context.js';
 import { diagnosticsResponse, errorResponse } from './errors.js';
-import { promptAnswer } from './prompt-response.js';
+import { bodyAnswer, promptAnswer } from './prompt-response.js';
 import { addRoute, errors, json, valid } from './route.js';
 import {
   AgentPromptQuerySchema,
@@ -185,7 +185,9 @@ function answer(
   if (!outcome.ok) return diagnosticsResponse(c, outcome.diagnostics);
   if (format) {
     const body = providerBody(snapshot, outcome.rendered.result, format, { settings: request.settings });
-    return c.json(body, 200, { 'Cache-Control': 'no-cache', 'X-Strata-Version': snapshot.version });
+    const bytes = new TextEncoder().encode(JSON.stringify(body));
+    const { status, headers } = bodyAnswer(bytes, snapshot.version, c.req.header('if-none-match'));
+    return status === 304 ? c.body(null, 304, headers) : c.body(bytes, 200, headers);
   }
   return send(c, outcome.rendered);
 }

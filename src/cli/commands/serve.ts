@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { createCors } from '../../server/cors.js';
 import { bufferedWriter, createLogger, LOG_LEVELS, type LogLevel } from '../../server/logging.js';
 import { DEFAULT_HOST, DEFAULT_PORT, type ServiceOptions, startService } from '../../server/node.js';
 import { environmentRole } from '../../source/environment.js';
@@ -7,6 +8,8 @@ import { addPackOptions, type PackFlags, packLocation, printDiagnostics } from '
 import type { Exit } from '../run.js';
 
 export interface ServeFlags extends PackFlags {
+  /** Origins allowed cross-origin access (`--cors`, repeatable). */
+  cors?: string[];
   host?: string;
   port?: string;
   watch: boolean;
@@ -30,6 +33,12 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .option('--no-watch', 'do not watch the pack (reload only through POST /api/prompts/reload)')
     .option('--debounce <ms>', 'quiet time after a file change before reloading (default 100)')
     .option('--poll-interval <ms>', 'backstop re-hash of the pack (default 10000; 0 disables)')
+    .option(
+      '--cors <origin>',
+      'allow cross-origin requests from this origin (scheme://host[:port], or *); repeatable (default: $STRATA_CORS, space-separated, else none)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .option(
       '--allow-layer-loss',
       'serve a new pack version even when a member would lose a layer, get the fallback text, fail or disappear (default: hold it until POST /api/prompts/reload?accept=<version>)',
@@ -85,6 +94,13 @@ export function serviceOptions(flags: Omit<ServeFlags, 'logLevel'>, io: CliIO): 
     defaultRole: environmentRole(io.env),
   };
   if (flags.allowLayerLoss === true) options.allowLayerLoss = true;
+  const cors = flags.cors?.length ? flags.cors : (io.env.STRATA_CORS ?? '').split(/[\s,]+/).filter(Boolean);
+  try {
+    createCors(cors);
+  } catch (e) {
+    throw new UsageError(`--cors: ${(e as Error).message}`);
+  }
+  if (cors.length > 0) options.cors = cors;
   return options;
 }
 

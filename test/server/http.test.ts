@@ -1,0 +1,242 @@
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256 } from '../../src/core/text.js';
+import { createApp } from '../../src/server/app.js';
+import { type RunningService, startService } from '../../src/server/node.js';
+import { appFor, MINI, MINI_PROMPTS, memoryStore } from './helpers.js';
+
+/** HTTP semantics: an ETag per representation, methods (405, OPTIONS, HEAD) and CORS. */
+
+const PACK = {
+  'base.md': 'Base.',
+  'roles/writer.md': 'Writer.',
+  'roles/critic.md': 'Critic.',
+  'fleet.yaml': 'agents:\n  - { id: w1, role: writer }\n',
+};
+
+describe('ETags per representation', () => {
+  it('answers a JSON If-None-Match with 200 once the pack version changed, the text one with 304', async () => {
+    const mem = memoryStore(PACK);
+    await mem.store.reload('initial');
+    const { app } = createApp({ store: mem.store, heartbeatMs: 0 });
+    const json1 = await app.request('/api/prompts/writer');
+    const jsonTag = json1.headers.get('etag')!;
+    const v1 = (await json1.json()).version;
+    const textTag = (
+      await app.request('/api/prompts/writer', { headers: { accept: 'text/plain' } })
+    ).headers.get('etag')!;
+    expect(textTag).toBe(`"${sha256('Base.\n\n---\n\nWriter.')}"`);
+
+    mem.set('roles/critic.md', 'Critic, sharper.'); // the writer's text does not change
+    const swapped = await mem.store.reload('manual');
+    expect(swapped.version).not.toBe(v1);
+
+    const json2 = await app.request('/api/prompts/writer', { headers: { 'if-none-match': jsonTag } });
+    expect(json2.status).toBe(200);
+    expect((await json2.json()).version).toBe(swapped.version);
+    expect(json2.headers.get('etag')).not.toBe(jsonTag);
+    const text2 = await app.request('/api/prompts/writer', {
+      headers: { accept: 'text/plain', 'if-none-match': textTag },
+    });
+    expect(text2.status).toBe(304);
+    expect(text2.headers.get('x-strata-version')).toBe(swapped.version);
+  });
+
+  it('gives ?format= answers their own ETag and revalidates them', async () => {
+    const service = await appFor(MINI);
+    const tags = new Set<string>();
+    for (const format of ['openai', 'anthropic']) {
+      const path = `/api/prompts/writer?format=${format}`;
+      const res = await service.app.request(path);
+      expect(res.status).toBe(200);
+      const body = await res.text();
+      const etag = res.headers.get('etag')!;
+      expect(etag).toBe(`"${sha256(body)}"`);
+      tags.add(etag);
+      const again = await service.app.request(path, { headers: { 'if-none-match': etag } });
+      expect(again.status).toBe(304);
+      expect(await again.text()).toBe('');
+      const post = await service.app.request('/api/compose', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'if-none-match': etag },
+        body: JSON.stringify({ role: 'writer', format }),
+      });
+      expect(post.status).toBe(304);
+    }
+    tags.add((await service.app.request('/api/prompts/writer')).headers.get('etag')!);
+    expect(tags.size).toBe(3);
+    service.close();
+  });
+});
+
+describe('methods', () => {
+  let service: Awaited<ReturnType<typeof appFor>>;
+  beforeAll(async () => {
+    service = await appFor(MINI);
+  });
+  afterAll(() => service.close());
+
+  it.each([
+    ['POST', '/api/prompts/writer', 'GET, HEAD, OPTIONS'],
+    ['DELETE', '/api/agents/w1/prompt', 'GET, HEAD, OPTIONS'],
+    ['GET', '/api/compose', 'POST, OPTIONS'],
+    ['PUT', '/api/prompts/reload', 'GET, HEAD, POST, OPTIONS'], // also the role "reload"
+    ['PUT', '/api/teams/compose', 'POST, OPTIONS'],
+    ['POST', '/healthz', 'GET, HEAD, OPTIONS'],
+    ['POST', '/openapi.json', 'GET, HEAD, OPTIONS'],
+    ['POST', '/', 'GET, HEAD, OPTIONS'],
+  ])('%s %s → 405 with Allow: %s', async (method, path, allow) => {
+    const res = await service.app.request(path, { method });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe(allow);
+    expect((await res.json()).error.code).toBe('METHOD_NOT_ALLOWED');
+  });
+
+  it('answers 404 on unknown paths, whatever the method', async () => {
+    for (const method of ['GET', 'POST', 'OPTIONS']) {
+      const res = await service.app.request('/api/nope', { method });
+      expect(res.status).toBe(404);
+    }
+  });
+
+  it('answers OPTIONS with 204 and Allow', async () => {
+    const res = await service.app.request('/api/prompts/writer', { method: 'OPTIONS' });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('answers HEAD with the headers of GET, Content-Length included, and no body', async () => {
+    for (const [path, headers] of [
+      ['/api/prompts/writer', { accept: 'text/plain' }],
+      ['/api/prompts/writer', {}],
+      ['/api/roles', {}],
+      ['/openapi.json', {}],
+      ['/', {}],
+    ] as const) {
+      const get = await service.app.request(path, { headers });
+      const bytes = (await get.arrayBuffer()).byteLength;
+      const head = await service.app.request(path, { method: 'HEAD', headers });
+      expect(head.status, path).toBe(200);
+      expect(head.headers.get('content-length'), path).toBe(String(bytes));
+      expect(head.headers.get('content-type'), path).toBe(get.headers.get('content-type'));
+      expect(head.headers.get('etag'), path).toBe(get.headers.get('etag'));
+      expect((await head.arrayBuffer()).byteLength, path).toBe(0);
+    }
+    const events = await service.app.request('/api/events', { method: 'HEAD' });
+    expect(events.status).toBe(200);
+    expect(events.headers.get('content-type')).toBe('text/event-stream');
+    expect(service.events.size).toBe(0);
+  });
+});
+
+describe('CORS', () => {
+  it('is off by default', async () => {
+    const service = await appFor(MINI);
+    const res = await service.app.request('/api/roles', { headers: { origin: 'https://ui.example' } });
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    expect(res.headers.get('vary')).toBeNull();
+    const preflight = await service.app.request('/api/compose', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://ui.example', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+    service.close();
+  });
+
+  it('allows the configured origins only, and answers their preflights', async () => {
+    const service = await appFor(MINI, { cors: ['https://ui.example', 'http://localhost:5173'] });
+    const ok = await service.app.request('/api/prompts/writer', {
+      headers: { origin: 'https://ui.example' },
+    });
+    expect(ok.headers.get('access-control-allow-origin')).toBe('https://ui.example');
+    expect(ok.headers.get('access-control-expose-headers')).toContain('ETag');
+    expect(ok.headers.get('vary')).toBe('Accept, Origin');
+    const other = await service.app.request('/api/roles', { headers: { origin: 'https://evil.example' } });
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    expect(other.headers.get('vary')).toBe('Origin');
+
+    const preflight = await service.app.request('/api/compose', {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'http://localhost:5173',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'Content-Type, X-Unknown',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
+    expect(preflight.headers.get('access-control-allow-methods')).toBe('POST, OPTIONS');
+    expect(preflight.headers.get('access-control-allow-headers')).toBe('content-type');
+    expect(preflight.headers.get('access-control-max-age')).toBe('600');
+
+    const wrongMethod = await service.app.request('/api/compose', {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'DELETE' },
+    });
+    expect(wrongMethod.headers.get('access-control-allow-origin')).toBeNull();
+    const wrongOrigin = await service.app.request('/api/compose', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    });
+    expect(wrongOrigin.headers.get('access-control-allow-origin')).toBeNull();
+    service.close();
+  });
+
+  it('refuses a malformed origin', async () => {
+    const mem = memoryStore(PACK);
+    for (const origin of ['ui.example', 'https://ui.example/', 'https://ui.example/path', 'ftp://x']) {
+      expect(() => createApp({ store: mem.store, cors: [origin] }), origin).toThrow(/is not an origin/);
+    }
+  });
+});
+
+describe('the node fast path and the app agree', () => {
+  let running: RunningService;
+  beforeAll(async () => {
+    const started = await startService({
+      dir: MINI,
+      env: {},
+      port: 0,
+      watch: false,
+      logger: pino({ level: 'silent' }),
+      cors: ['https://ui.example'],
+    });
+    if (!started.ok) throw new Error(JSON.stringify(started.diagnostics));
+    running = started.service;
+  });
+  afterAll(() => running.close());
+
+  async function seen(res: Response) {
+    const headers: Record<string, string> = {};
+    res.headers.forEach((value, key) => {
+      if (key !== 'date' && key !== 'x-request-id' && key !== 'connection' && key !== 'keep-alive')
+        headers[key] = value;
+    });
+    return { status: res.status, headers, body: await res.text() };
+  }
+
+  it.each([
+    ['GET', { origin: 'https://ui.example', accept: 'text/plain' }],
+    ['GET', { origin: 'https://evil.example' }],
+    ['HEAD', { origin: 'https://ui.example' }],
+    ['HEAD', { accept: 'text/plain' }],
+  ])('%s with %o', async (method, headers) => {
+    const path = `/api/prompts/critic?team=t${method}${Object.keys(headers).length}`;
+    const viaApp = await seen(await fetch(running.url + path, { method, headers })); // fills the cache
+    const viaFast = await seen(await fetch(running.url + path, { method, headers }));
+    expect(viaFast).toEqual(viaApp);
+    if (method === 'HEAD') {
+      const get = await fetch(running.url + path, { headers });
+      expect(viaFast.headers['content-length']).toBe(String((await get.arrayBuffer()).byteLength));
+      expect(viaFast.body).toBe('');
+    }
+  });
+
+  it('serves the text of the mini pack through both', async () => {
+    const a = await fetch(`${running.url}/api/prompts/writer`, { headers: { accept: 'text/plain' } });
+    const b = await fetch(`${running.url}/api/prompts/writer`, { headers: { accept: 'text/plain' } });
+    expect([await a.text(), await b.text()]).toEqual([MINI_PROMPTS.writer, MINI_PROMPTS.writer]);
+  });
+});
