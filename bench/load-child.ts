@@ -1,18 +1,18 @@
 import { loadPack } from '../src/source/load.js';
 import { readPackDir } from '../src/source/read-dir.js';
-import { readAll } from './read-all.js';
+import { readAllSync } from './read-all.js';
 
 /**
  * Child process of the load benchmark, so each measurement has its own peak RSS:
- * `load-child.ts load|read|none DIR` prints `{ ms, maxRssKiB }`.
+ * `load-child.ts load|read|walk|none DIR` prints `{ ms, maxRssKiB }`.
  */
 const [mode, dir] = process.argv.slice(2);
 const start = performance.now();
 if (mode === 'load') {
-  const { snapshot } = await loadPack(dir!, { env: {}, maxFileBytes: 16 * 2 ** 20 });
+  const { snapshot } = await loadPack(dir!, { env: {}, maxFileBytes: 64 * 2 ** 20 });
   if (!snapshot) throw new Error('pack failed to load');
 } else if (mode === 'read') {
-  await readAll(dir!);
+  readAllSync(dir!);
 } else if (mode === 'walk') {
   await readPackDir(dir!);
 }
