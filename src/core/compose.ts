@@ -5,6 +5,7 @@ import { isValidName } from './names.js';
 import { normalisePackPath } from './pack-path.js';
 import { applyOverrides, type SettingSource, type SettingValue } from './settings.js';
 import type { Snapshot } from './snapshot.js';
+import { snapshotCache } from './snapshot-cache.js';
 import { fillPath, fillText } from './template.js';
 import { sha256, utf8Length } from './text.js';
 
@@ -325,7 +326,8 @@ function packRelative(root: string | undefined, path: string): string | undefine
 
 /**
  * Derived look-ups of a snapshot, built on first use. They never change what compose
- * returns, only how fast: the fleet by id, and sizes and hashes of appended layer texts.
+ * returns, only how fast: the fleet by id (the size of the fleet), and sizes and hashes
+ * of appended layer texts (in the shared byte-bounded cache).
  */
 interface SnapshotMemo {
   fleet: Map<string, Snapshot['fleet'][number]>;
@@ -334,20 +336,21 @@ interface SnapshotMemo {
 }
 
 const memos = new WeakMap<Snapshot, SnapshotMemo>();
+/** Appended layer texts, in the shared byte-bounded cache. */
+const appendedTexts = snapshotCache<{ text: string; bytes: number; sha256: string }>('appended');
 
 function memoFor(snapshot: Snapshot): SnapshotMemo {
   let memo = memos.get(snapshot);
   if (!memo) {
-    const appended = new Map<string, { text: string; bytes: number; sha256: string }>();
     memo = {
       fleet: new Map(snapshot.fleet.map((a) => [a.id, a])),
       appended(path, text, tail) {
         const key = `${path}\0${tail}`;
-        let m = appended.get(key);
+        let m = appendedTexts.get(snapshot, key);
         if (!m) {
           const full = `${text}\n\n${tail}`;
           m = { text: full, bytes: utf8Length(full), sha256: sha256(full) };
-          if (appended.size < 4096) appended.set(key, m);
+          appendedTexts.set(snapshot, key, m, full.length * 2 + 160);
         }
         return m;
       },

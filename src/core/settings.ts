@@ -148,7 +148,8 @@ export function parseSetPairs(pairs: readonly string[]): {
   overrides: Record<string, string>;
   bad: string[];
 } {
-  const overrides: Record<string, string> = {};
+  // Prototype-free: `__proto__=x` is an (unknown) setting name, not a change of prototype.
+  const overrides: Record<string, string> = Object.create(null);
   const bad: string[] = [];
   for (const pair of pairs) {
     const eq = pair.indexOf('=');

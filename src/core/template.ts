@@ -1,3 +1,4 @@
+import { ByteCache } from './byte-cache.js';
 import type { SettingValue } from './settings.js';
 
 /**
@@ -45,14 +46,15 @@ export function fillText(template: string, settings: Readonly<Record<string, Set
 
 // --- internal ---
 
-const compiledPaths = new Map<string, string[]>();
+/** Split templates, across every manifest the process has seen: bounded by bytes. */
+const compiledPaths = new ByteCache<string[]>(1024 * 1024);
 
 /** `a/{role}.md` → ['a/', 'role', '.md']: literals at even indexes, names at odd ones. */
 function compiled(template: string): string[] {
   let parts = compiledPaths.get(template);
   if (!parts) {
     parts = template.split(PATH_RE);
-    compiledPaths.set(template, parts);
+    compiledPaths.set(template, parts, template.length * 4 + parts.length * 64 + 96);
   }
   return parts;
 }

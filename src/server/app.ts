@@ -38,6 +38,8 @@ export interface AppOptions {
   heartbeatMs?: number;
   /** Past SSE events kept for `Last-Event-ID` replay (default 256). */
   replayEvents?: number;
+  /** Time budget for one request's token counts, counted off the event loop (default 5 s); past it, 503 TOKEN_BUDGET_EXCEEDED. */
+  tokenBudgetMs?: number;
   /** The inspector's static files (default: the bundled inspector). */
   assets?: () => Promise<Map<string, InspectorAsset>>;
   /** Origins allowed cross-origin access (`*`: any); none by default (CORS off). */
@@ -89,6 +91,7 @@ export function createApp(options: AppOptions): StrataApp {
     defaultRole: options.defaultRole,
     cors: createCors(options.cors),
     startedAt: new Date(),
+    tokenBudgetMs: options.tokenBudgetMs,
   };
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {

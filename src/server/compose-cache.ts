@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { type ComposeOutcome, type ComposeRequest, type ComposeResult, tryCompose } from '../core/compose.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { Snapshot } from '../core/snapshot.js';
-import { withTokens } from '../tokens/count.js';
+import { snapshotCache } from '../core/snapshot-cache.js';
+import { withTokensOffThread } from '../tokens/count-off-thread.js';
 
 /** A composed prompt ready to send: the result and its JSON, serialised once. */
 export interface Rendered {
@@ -20,38 +21,42 @@ export interface Rendered {
 
 export type RenderOutcome = { ok: true; rendered: Rendered } | { ok: false; diagnostics: Diagnostic[] };
 
+/** How a render may spend time. */
+export interface RenderOptions {
+  /** Time budget for the request's token counts (they run off the event loop); see `withTokensOffThread`. */
+  tokenBudgetMs?: number;
+}
+
 /**
- * Composes through a small per-snapshot cache. A snapshot never changes, so a result
- * is valid for as long as its snapshot is served; a new snapshot starts an empty cache.
- * Requests with ambient text are composed every time.
+ * Composes through the shared byte-bounded snapshot cache (`snapshotCache`): a snapshot
+ * never changes, so a result is valid for as long as its snapshot is served. Requests
+ * with ambient text are composed every time. Token counts of uncached texts are made off
+ * the event loop; rejects with `TokenBudgetError` past the budget.
  */
-export function composeRendered(snapshot: Snapshot, request: ComposeRequest): RenderOutcome {
+export async function composeRendered(
+  snapshot: Snapshot,
+  request: ComposeRequest,
+  options: RenderOptions = {},
+): Promise<RenderOutcome> {
   const key = request.ambient === undefined ? cacheKey(request) : undefined;
-  let entries = caches.get(snapshot);
-  if (key !== undefined && entries) {
-    const hit = entries.get(key);
-    if (hit) return hit;
+  if (key !== undefined) {
+    const hit = rendered.get(snapshot, key);
+    if (hit) return { ok: true, rendered: hit };
   }
-  const outcome = render(tryCompose(snapshot, request), snapshot);
-  if (key !== undefined && outcome.ok) {
-    if (!entries) {
-      entries = new Map();
-      caches.set(snapshot, entries);
-    }
-    if (entries.size >= MAX_ENTRIES) entries.clear();
-    entries.set(key, outcome);
-  }
-  return outcome;
+  const outcome = tryCompose(snapshot, request);
+  if (!outcome.ok) return outcome;
+  const done = await render(outcome, snapshot, options);
+  if (key !== undefined) rendered.set(snapshot, key, done, renderedBytes(done));
+  return { ok: true, rendered: done };
 }
 
 /**
  * The cached answer for a request, without composing: undefined unless an earlier
- * {@link composeRendered} of the same snapshot and request succeeded.
+ * {@link composeRendered} of the same snapshot and request succeeded and is still cached.
  */
 export function peekRendered(snapshot: Snapshot, request: ComposeRequest): Rendered | undefined {
   if (request.ambient !== undefined) return undefined;
-  const hit = caches.get(snapshot)?.get(cacheKey(request));
-  return hit?.ok ? hit.rendered : undefined;
+  return rendered.get(snapshot, cacheKey(request));
 }
 
 /** A quoted strong ETag for a body: its sha256, hex. */
@@ -61,15 +66,18 @@ export function bytesEtag(body: Uint8Array): string {
 
 // --- internal ---
 
-const MAX_ENTRIES = 1000;
-const caches = new WeakMap<Snapshot, Map<string, RenderOutcome>>();
+const rendered = snapshotCache<Rendered>('rendered');
 
-function render(outcome: ComposeOutcome, snapshot: Snapshot): RenderOutcome {
-  if (!outcome.ok) return outcome;
+async function render(
+  outcome: Extract<ComposeOutcome, { ok: true }>,
+  snapshot: Snapshot,
+  options: RenderOptions,
+): Promise<Rendered> {
   const { result } = outcome;
-  const json = JSON.stringify(withTokens(result, snapshot));
+  const tokenized = await withTokensOffThread(result, snapshot, { budgetMs: options.tokenBudgetMs });
+  const json = JSON.stringify(tokenized);
   const jsonBytes = new TextEncoder().encode(json);
-  const rendered: Rendered = {
+  return {
     result,
     json,
     etag: `"${result.sha256}"`,
@@ -77,7 +85,18 @@ function render(outcome: ComposeOutcome, snapshot: Snapshot): RenderOutcome {
     textBytes: new TextEncoder().encode(result.text),
     jsonBytes,
   };
-  return { ok: true, rendered };
+}
+
+/** An upper bound of what a rendered answer holds: both strings, both byte arrays, the layers. */
+function renderedBytes(r: Rendered): number {
+  return (
+    r.result.text.length * 2 +
+    r.json.length * 2 +
+    r.textBytes.byteLength +
+    r.jsonBytes.byteLength +
+    r.result.layers.length * 512 +
+    2048
+  );
 }
 
 function cacheKey(request: ComposeRequest): string {

@@ -26,6 +26,8 @@ export interface Service {
   /** Cross-origin policy (off unless origins are given). */
   cors: Cors;
   startedAt: Date;
+  /** Time budget for one request's token counts (they run off the event loop). */
+  tokenBudgetMs?: number;
 }
 
 /**

@@ -7,6 +7,7 @@ import { type ReloadSource, stablePackLoader } from '../reload/read.js';
 import { SnapshotStore } from '../reload/store.js';
 import { type PackWatcher, watchPack } from '../reload/watch.js';
 import { tokenConfig } from '../tokens/config.js';
+import { stopCountWorker, warmCountWorker } from '../tokens/count-off-thread.js';
 import { getTokenizer } from '../tokens/tokenizer.js';
 import { createApp, type StrataApp } from './app.js';
 import { createFastPath } from './fast-path.js';
@@ -101,6 +102,7 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
       await watcher?.close();
       app.close();
       await closeServer(server, options.shutdownTimeoutMs ?? 10_000);
+      await stopCountWorker();
       fast.flush();
     })();
     return closing;
@@ -110,8 +112,11 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
     await close();
     return { ok: false, diagnostics: initial.diagnostics };
   }
-  // Load the tokenizer's tables now (about a second), not on the first request.
-  getTokenizer(tokenConfig(store.state!.snapshot).tokenizer).count('warm up');
+  // Load the tokenizer's tables now (about a second), not on the first request: here for
+  // short texts, and in the worker thread that counts long ones.
+  const tokenizer = tokenConfig(store.state!.snapshot).tokenizer;
+  getTokenizer(tokenizer).count('warm up');
+  warmCountWorker(tokenizer).catch((e) => logger.warn({ err: e }, 'token counting worker failed to start'));
 
   // 3. Watch.
   if (watching) {

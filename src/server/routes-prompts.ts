@@ -2,8 +2,9 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { ComposeRequest } from '../core/compose.js';
 import type { Snapshot } from '../core/snapshot.js';
+import { TokenBudgetError } from '../tokens/count-off-thread.js';
 import { type ProviderFormat, providerBody } from '../tokens/providers.js';
-import { composeRendered, type Rendered } from './compose-cache.js';
+import { composeRendered, type Rendered, type RenderOutcome } from './compose-cache.js';
 import { type AppEnv, pickSnapshot, type Service } from './context.js';
 import { diagnosticsResponse, errorResponse } from './errors.js';
 import { bodyAnswer, promptAnswer } from './prompt-response.js';
@@ -110,18 +111,23 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
         ...errors(400, 404, 413, 415, 500, 503),
       },
     }),
-    (c) => {
+    async (c) => {
       const body = valid(c, 'json', TeamBodySchema);
       const snapshot = pickSnapshot(c, service);
       if (snapshot instanceof Response) return snapshot;
       const started = performance.now();
       const results: string[] = [];
       for (const [i, member] of body.members.entries()) {
+        if (member.role === undefined) {
+          const unknown = unknownAgent(c, snapshot, member.agent, `member ${i}: `);
+          if (unknown) return unknown;
+        }
         const { settings, ...rest } = member;
         const request: ComposeRequest = defined({ team: body.team, ...defined(rest) });
-        const merged = { ...body.settings, ...settings };
+        const merged = Object.assign(Object.create(null), body.settings, settings);
         if (Object.keys(merged).length > 0) request.settings = merged;
-        const outcome = composeRendered(snapshot, request);
+        const outcome = await renderWithin(c, service, request, snapshot);
+        if (outcome instanceof Response) return outcome;
         if (!outcome.ok) {
           service.metrics.compose(
             '/api/teams/compose',
@@ -160,7 +166,7 @@ const NOT_MODIFIED = { description: 'Not modified (If-None-Match matched)' };
  * Composes one request and answers JSON or text, with ETag and If-None-Match; with a
  * provider `format`, the provider request body (no ETag: its breakpoint follows the fleet).
  */
-function answer(
+async function answer(
   c: Context<AppEnv>,
   service: Service,
   route: string,
@@ -168,7 +174,7 @@ function answer(
   version: string | undefined,
   agentRoute = false,
   format?: ProviderFormat,
-): Response {
+): Promise<Response> {
   const snapshot = pickSnapshot(c, service, version);
   if (snapshot instanceof Response) return snapshot;
   if (agentRoute && request.role === undefined) {
@@ -176,7 +182,8 @@ function answer(
     if (unknown) return unknown;
   }
   const started = performance.now();
-  const outcome = composeRendered(snapshot, request);
+  const outcome = await renderWithin(c, service, request, snapshot);
+  if (outcome instanceof Response) return outcome;
   service.metrics.compose(
     route,
     outcome.ok ? 'ok' : (outcome.diagnostics[0]?.code ?? 'error'),
@@ -201,20 +208,43 @@ function send(c: Context<AppEnv>, rendered: Rendered): Response {
   return status === 304 ? c.body(null, 304, headers) : c.body(body!, 200, headers);
 }
 
-function unknownAgent(c: Context<AppEnv>, snapshot: Snapshot, agent: string): Response | undefined {
+/** Composes and renders within the service's token budget: a 503 answer past it. */
+async function renderWithin(
+  c: Context<AppEnv>,
+  service: Service,
+  request: ComposeRequest,
+  snapshot: Snapshot,
+): Promise<RenderOutcome | Response> {
+  try {
+    return await composeRendered(snapshot, request, { tokenBudgetMs: service.tokenBudgetMs });
+  } catch (e) {
+    if (!(e instanceof TokenBudgetError)) throw e;
+    return errorResponse(c, 503, 'TOKEN_BUDGET_EXCEEDED', `${e.message}; the request was not answered`);
+  }
+}
+
+function unknownAgent(
+  c: Context<AppEnv>,
+  snapshot: Snapshot,
+  agent: string,
+  prefix = '',
+): Response | undefined {
   if (snapshot.fleet.some((a) => a.id === agent)) return undefined;
   const known = snapshot.fleet.map((a) => a.id).join(', ') || '(no fleet)';
   return errorResponse(
     c,
     404,
     'UNKNOWN_AGENT',
-    `agent ${JSON.stringify(agent)} is not in the fleet (known agents: ${known}); give role= to compose for it anyway`,
+    `${prefix}agent ${JSON.stringify(agent)} is not in the fleet (known agents: ${known}); ${prefix ? 'give the member a role' : 'give role='} to compose for it anyway`,
   );
 }
 
-/** Reads `set.KEY=VALUE` overrides; refuses query keys the route does not know. */
+/**
+ * Reads `set.KEY=VALUE` overrides into a prototype-free object (so `set.__proto__` is a
+ * setting name like any other, and unknown); refuses query keys the route does not know.
+ */
 function checkQuery(c: Context<AppEnv>, allowed: string[]): { settings?: Record<string, string> } | Response {
-  const settings: Record<string, string> = {};
+  const settings: Record<string, string> = Object.create(null);
   const params = new URL(c.req.url).searchParams;
   for (const [key, value] of params) {
     if (key.startsWith('set.') && key.length > 4) {

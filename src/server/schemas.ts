@@ -12,10 +12,29 @@ const Name = z
   .max(200)
   .openapi({ description: 'A role, team or agent name', example: 'developer' });
 const SettingValue = z.union([z.string(), z.number(), z.boolean()]);
-const Settings = z.record(z.string(), SettingValue).openapi({
-  description: 'Setting overrides: strings are parsed by the setting type',
-  example: { fable_mode_enabled: 'on' },
-});
+/** Names a JSON object may hold but a plain object cannot (they would change its prototype). */
+const RESERVED_KEYS = ['__proto__'];
+const Settings = z
+  .preprocess(
+    (value, ctx) => {
+      if (typeof value === 'object' && value !== null) {
+        for (const key of RESERVED_KEYS) {
+          if (Object.hasOwn(value, key))
+            ctx.addIssue({
+              code: 'custom',
+              message: `${JSON.stringify(key)} is not a setting name`,
+              input: value,
+            });
+        }
+      }
+      return value;
+    },
+    z.record(z.string(), SettingValue),
+  )
+  .openapi({
+    description: 'Setting overrides: strings are parsed by the setting type',
+    example: { fable_mode_enabled: 'on' },
+  });
 const Version = z.string().max(64).openapi({
   description: '`current` (default), `previous` (the last good version before this one), or a version id',
 });

@@ -1,5 +1,6 @@
 import type { ComposeResult, LayerResult } from '../core/compose.js';
 import type { Snapshot } from '../core/snapshot.js';
+import { snapshotCache } from '../core/snapshot-cache.js';
 import { sha256 } from '../core/text.js';
 import { type BudgetStatus, budgetFor, budgetStatus, nearFrom, tokenConfig } from './config.js';
 import { type EncodingName, getTokenizer, type Tokenizer, type TokenizerName } from './tokenizer.js';
@@ -39,7 +40,8 @@ export interface TokenizedResult extends ComposeResult {
  * Adds token counts to a result: `tokens` on every included layer and a `tokens`
  * summary (total, tokenizer, estimate flag, budget status). Counts are cached per
  * snapshot and text hash, so a layer is counted once per snapshot, not per request.
- * The tokenizer defaults to the manifest's `tokenizer:` (else o200k_base).
+ * The tokenizer defaults to the manifest's `tokenizer:` (else o200k_base). `known`
+ * gives counts already made for some text hashes (see `withTokensOffThread`).
  *
  * @example
  * const { tokens, layers } = withTokens(compose(snapshot, { agent: 'ada' }), snapshot);
@@ -49,23 +51,21 @@ export function withTokens(
   result: ComposeResult,
   snapshot: Snapshot,
   tokenizer?: Tokenizer,
+  known?: ReadonlyMap<string, number>,
 ): TokenizedResult {
   const { budgets, tokenizer: configured } = tokenConfig(snapshot);
   const tk = tokenizer ?? getTokenizer(configured);
-  let bytes: Uint8Array | undefined;
+  const layerText = layerTexts(result);
   const layers = result.layers.map((layer): TokenizedLayer => {
     if (!layer.included || layer.start === undefined || layer.end === undefined) return layer;
-    const { start, end } = layer;
-    const tokens = countCached(snapshot, tk, layer.sha256 ?? '', () => {
-      bytes ??= encoder.encode(result.text);
-      return decoder.decode(bytes.subarray(start, end));
-    });
+    const hash = layer.sha256 ?? '';
+    const tokens = known?.get(hash) ?? countCached(snapshot, tk, hash, () => layerText(layer));
     const out: TokenizedLayer = { ...layer, tokens };
     const max = budgets?.layers[layer.id];
     if (max !== undefined) out.budget = { max, status: budgetStatus(tokens, max, budgets!.warnAt) };
     return out;
   });
-  const total = countCached(snapshot, tk, result.sha256, () => result.text);
+  const total = known?.get(result.sha256) ?? countCached(snapshot, tk, result.sha256, () => result.text);
   const summary: TokenSummary = { tokenizer: tk.encoding, estimate: tk.estimate, total };
   if (tk.name !== tk.encoding) summary.family = tk.name;
   const max = budgetFor(budgets, result.role);
@@ -81,37 +81,68 @@ export function withTokens(
 
 /**
  * Tokens of `text`, cached per snapshot and encoding under the text's sha256 (pass it
- * when known). Any text may be counted: the cache keeps the most recent entries.
+ * when known). Any text may be counted: the shared byte-bounded cache keeps the most
+ * recently used counts.
  */
 export function countTokens(snapshot: Snapshot, tokenizer: Tokenizer, text: string, hash?: string): number {
   return countCached(snapshot, tokenizer, hash ?? sha256(text), () => text);
 }
 
-/** How many texts a snapshot's cache holds per encoding before it drops the oldest. */
-export const TOKEN_CACHE_SIZE = 20_000;
+/**
+ * The texts {@link withTokens} would count for a result that are not yet in the
+ * snapshot's cache, with their hashes (so they can be counted elsewhere, e.g. off the
+ * event loop, and handed back through {@link rememberCount}).
+ */
+export function uncountedTexts(
+  result: ComposeResult,
+  snapshot: Snapshot,
+  tokenizer: Tokenizer,
+): Array<{ hash: string; text: string }> {
+  const out: Array<{ hash: string; text: string }> = [];
+  const seen = new Set<string>();
+  const add = (hash: string, text: () => string) => {
+    if (hash === '' || seen.has(hash) || counts.get(snapshot, key(tokenizer, hash)) !== undefined) return;
+    seen.add(hash);
+    out.push({ hash, text: text() });
+  };
+  const layerText = layerTexts(result);
+  for (const layer of result.layers) {
+    if (layer.included && layer.start !== undefined && layer.end !== undefined)
+      add(layer.sha256 ?? '', () => layerText(layer));
+  }
+  add(result.sha256, () => result.text);
+  return out;
+}
+
+/** Stores a count made elsewhere for a text hash (see {@link uncountedTexts}). */
+export function rememberCount(snapshot: Snapshot, tokenizer: Tokenizer, hash: string, count: number): void {
+  counts.set(snapshot, key(tokenizer, hash), count, 8);
+}
 
 // --- internal ---
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const caches = new WeakMap<Snapshot, Map<EncodingName, Map<string, number>>>();
+/** Token counts per snapshot, encoding and text hash, in the shared byte-bounded cache. */
+const counts = snapshotCache<number>('tokens');
+
+function key(tokenizer: Tokenizer, hash: string): string {
+  return `${tokenizer.encoding}:${hash}`;
+}
+
+/** A reader of each included layer's text (sliced out of the UTF-8 text once, on first use). */
+function layerTexts(result: ComposeResult): (layer: { start?: number; end?: number }) => string {
+  let bytes: Uint8Array | undefined;
+  return ({ start, end }) => {
+    bytes ??= encoder.encode(result.text);
+    return decoder.decode(bytes.subarray(start, end));
+  };
+}
 
 function countCached(snapshot: Snapshot, tokenizer: Tokenizer, hash: string, text: () => string): number {
-  let perEncoding = caches.get(snapshot);
-  if (!perEncoding) {
-    perEncoding = new Map();
-    caches.set(snapshot, perEncoding);
-  }
-  let cache = perEncoding.get(tokenizer.encoding);
-  if (!cache) {
-    cache = new Map();
-    perEncoding.set(tokenizer.encoding, cache);
-  }
-  const hit = hash === '' ? undefined : cache.get(hash);
+  const hit = hash === '' ? undefined : counts.get(snapshot, key(tokenizer, hash));
   if (hit !== undefined) return hit;
   const count = tokenizer.count(text());
-  if (hash === '') return count;
-  if (cache.size >= TOKEN_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  cache.set(hash, count);
+  if (hash !== '') rememberCount(snapshot, tokenizer, hash, count);
   return count;
 }

@@ -2,6 +2,7 @@ import type { ComposeResult } from '../core/compose.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { composeMember, type Member, packMembers } from '../core/members.js';
 import type { Snapshot } from '../core/snapshot.js';
+import { snapshotCache } from '../core/snapshot-cache.js';
 
 /** Every member's composed prompt, and the members that failed to compose. */
 export interface FleetComposition {
@@ -12,19 +13,15 @@ export interface FleetComposition {
 /**
  * Composes every member of the pack (its fleet; every known role without one) with the
  * same setting overrides (none: the snapshot's own settings). Cached per snapshot and
- * overrides, as the service asks for it on every provider-format request.
+ * overrides in the shared byte-bounded cache, as the service asks for it on every
+ * provider-format request.
  */
 export function composeFleet(
   snapshot: Snapshot,
   settings?: Readonly<Record<string, unknown>>,
 ): FleetComposition {
   const key = JSON.stringify(Object.entries(settings ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  let perSnapshot = fleets.get(snapshot);
-  if (!perSnapshot) {
-    perSnapshot = new Map();
-    fleets.set(snapshot, perSnapshot);
-  }
-  const cached = perSnapshot.get(key);
+  const cached = fleets.get(snapshot, key);
   if (cached) return cached;
   const composition: FleetComposition = { composed: [], failed: [] };
   for (const member of packMembers(snapshot)) {
@@ -32,13 +29,18 @@ export function composeFleet(
     if (outcome.ok) composition.composed.push({ member, result: outcome.result });
     else composition.failed.push({ member, diagnostics: outcome.diagnostics });
   }
-  if (perSnapshot.size >= MAX_CACHED) perSnapshot.delete(perSnapshot.keys().next().value!);
-  perSnapshot.set(key, composition);
+  fleets.set(snapshot, key, composition, compositionBytes(composition));
   return composition;
 }
 
 // --- internal ---
 
-/** Distinct setting overrides remembered per snapshot. */
-const MAX_CACHED = 64;
-const fleets = new WeakMap<Snapshot, Map<string, FleetComposition>>();
+const fleets = snapshotCache<FleetComposition>('fleet');
+
+/** An upper bound of what a composition holds: its texts, plus a generous amount per layer. */
+function compositionBytes(c: FleetComposition): number {
+  let bytes = 0;
+  for (const { result } of c.composed) bytes += result.text.length * 2 + result.layers.length * 512 + 1024;
+  for (const { diagnostics } of c.failed) bytes += diagnostics.length * 512 + 256;
+  return bytes;
+}
