@@ -7,6 +7,13 @@ import { PRESET_NAMES } from '../core/presets.js';
 import { parseSetPairs } from '../core/settings.js';
 import type { LoadResult, Snapshot } from '../core/snapshot.js';
 import { requestRole, resolvePackEnvironment } from '../source/environment.js';
+import {
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_MAX_FILES,
+  DEFAULT_MAX_PACK_BYTES,
+  DEFAULT_READ_TIMEOUT_MS,
+  type PackLimits,
+} from '../source/limits.js';
 import { type OpenOptions, openPack, type PackSource } from '../source/open.js';
 import { type CliIO, UsageError } from './io.js';
 
@@ -15,6 +22,9 @@ export interface PackFlags {
   dir?: string;
   preset?: string;
   maxFileBytes?: string;
+  maxPackBytes?: string;
+  maxFiles?: string;
+  readTimeout?: string;
 }
 
 export interface RequestFlags extends PackFlags {
@@ -30,7 +40,22 @@ export function addPackOptions(cmd: Command): Command {
   return cmd
     .option('--dir <dir>', 'pack directory (default: $STRATA_PROMPTS_DIR, else $CHORUS_PROMPTS_DIR)')
     .option('--preset <name>', `${PRESET_NAMES.join(' | ')} (default: the pack manifest, else its layout)`)
-    .option('--max-file-bytes <n>', 'refuse files larger than this (default 1048576)');
+    .option(
+      '--max-file-bytes <n>',
+      `refuse files larger than this (FILE_TOO_LARGE; default ${DEFAULT_MAX_FILE_BYTES})`,
+    )
+    .option(
+      '--max-pack-bytes <n>',
+      `refuse a pack whose files add up to more (PACK_TOO_LARGE; default ${DEFAULT_MAX_PACK_BYTES})`,
+    )
+    .option(
+      '--max-files <n>',
+      `refuse a pack with more files and folders (TOO_MANY_FILES; default ${DEFAULT_MAX_FILES})`,
+    )
+    .option(
+      '--read-timeout <ms>',
+      `give up a read of the pack after this long (READ_TIMEOUT; default ${DEFAULT_READ_TIMEOUT_MS})`,
+    );
 }
 
 export function addRequestOptions(cmd: Command): Command {
@@ -53,8 +78,8 @@ export async function openPackFromFlags(
   io: CliIO,
   build?: OpenOptions['build'],
 ): Promise<LoadResult> {
-  const { source, preset, maxFileBytes } = packLocation(flags, io);
-  return openPack(source, { preset, env: io.env, maxFileBytes, build });
+  const { source, preset, limits } = packLocation(flags, io);
+  return openPack(source, { ...limits, preset, env: io.env, build });
 }
 
 /** Where a pack is, as {@link openPackFromFlags} finds it; `dir` is absolute, or undefined for an empty chorus pack. */
@@ -64,25 +89,29 @@ export interface PackLocation {
   /** The directory as the user gave it (for display, e.g. GitHub annotations). */
   given?: string;
   preset?: string;
-  maxFileBytes?: number;
+  /** --max-file-bytes, --max-pack-bytes, --max-files, --read-timeout (unset: the defaults). */
+  limits: PackLimits;
 }
 
-/** Resolves --dir / $STRATA_PROMPTS_DIR / $CHORUS_PROMPTS_DIR, --preset and --max-file-bytes; usage errors throw. */
+/** Resolves --dir / $STRATA_PROMPTS_DIR / $CHORUS_PROMPTS_DIR, --preset and the limit flags; usage errors throw. */
 export function packLocation(flags: PackFlags, io: CliIO): PackLocation {
-  let maxFileBytes: number | undefined;
   const found = resolvePackEnvironment(
     { dir: flags.dir, preset: flags.preset },
     { env: io.env, cwd: io.cwd, withoutPack: 'refuse' },
   );
   if (!found.ok)
     throw new UsageError(found.problem === 'preset' ? `--preset: ${found.refusal}` : found.refusal);
-  if (flags.maxFileBytes !== undefined) {
-    maxFileBytes = Number(flags.maxFileBytes);
-    if (!Number.isSafeInteger(maxFileBytes) || maxFileBytes <= 0)
-      throw new UsageError('--max-file-bytes must be a positive integer');
-  }
+  const limits: PackLimits = {};
+  const maxFileBytes = positive(flags.maxFileBytes, '--max-file-bytes');
+  if (maxFileBytes !== undefined) limits.maxFileBytes = maxFileBytes;
+  const maxPackBytes = positive(flags.maxPackBytes, '--max-pack-bytes');
+  if (maxPackBytes !== undefined) limits.maxPackBytes = maxPackBytes;
+  const maxFiles = positive(flags.maxFiles, '--max-files');
+  if (maxFiles !== undefined) limits.maxFiles = maxFiles;
+  const readTimeoutMs = positive(flags.readTimeout, '--read-timeout');
+  if (readTimeoutMs !== undefined) limits.readTimeoutMs = readTimeoutMs;
   const { source, dir, given, preset } = found.pack;
-  const location: PackLocation = { source, maxFileBytes };
+  const location: PackLocation = { source, limits };
   if (dir !== undefined) location.dir = dir;
   if (given !== undefined) location.given = given;
   if (preset !== undefined) location.preset = preset;
@@ -147,4 +176,13 @@ export function resolvePath(io: CliIO, path: string): string {
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
+}
+
+/** A positive integer flag, or undefined when not given; anything else is a usage error. */
+function positive(raw: string | undefined, flag: string): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!/^\s*\d+\s*$/.test(raw) || !Number.isSafeInteger(n) || n <= 0)
+    throw new UsageError(`${flag} must be a positive integer`);
+  return n;
 }

@@ -1,4 +1,11 @@
-import { type Diagnostic, error, hasErrors, sortDiagnostics, type Where } from './diagnostics.js';
+import {
+  type Diagnostic,
+  type DiagnosticCode,
+  error,
+  hasErrors,
+  sortDiagnostics,
+  type Where,
+} from './diagnostics.js';
 import { type Agent, buildFleet } from './fleet.js';
 import { splitFrontmatter } from './frontmatter.js';
 import { globMatch } from './glob.js';
@@ -79,6 +86,8 @@ export interface LoadResult {
 export function buildSnapshot(input: BuildInput): LoadResult {
   const diagnostics: Diagnostic[] = [...(input.readDiagnostics ?? [])];
   const env = input.env ?? {};
+  // The reader could not read the pack as a whole: its files say nothing about it.
+  if (diagnostics.some((d) => WHOLE_PACK_CODES.has(d.code))) return finish(diagnostics);
 
   // 1. Decode every file; split frontmatter of prompt files.
   const files = new Map<string, PackFile>();
@@ -239,6 +248,14 @@ export function detectPreset(paths: readonly string[]): 'roboco' | 'chorus' {
 }
 
 // --- internal ---
+
+/** Reader errors after which the files read are not the pack (none, or a part of it). */
+const WHOLE_PACK_CODES: ReadonlySet<DiagnosticCode> = new Set([
+  'PACK_TOO_LARGE',
+  'TOO_MANY_FILES',
+  'READ_TIMEOUT',
+  'PACK_UNSTABLE',
+]);
 
 function finish(diagnostics: Diagnostic[]): LoadResult {
   return { diagnostics: sortDiagnostics(diagnostics) };

@@ -1,100 +1,70 @@
-import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
 import type { LoadResult } from '../core/snapshot.js';
-import { openPack, type PackSource } from '../source/open.js';
+import type { PackLimits } from '../source/limits.js';
+import { openPack } from '../source/open.js';
 import type { PackLoader } from './store.js';
 
-/** Where the service reads its pack from. */
-export interface ReloadSource {
+/** Where the service reads its pack from, and the limits of reading it. */
+export interface ReloadSource extends PackLimits {
   /** The pack directory; undefined serves an empty pack (the chorus fallback). */
   dir?: string;
   preset?: string;
   env?: Readonly<Record<string, string | undefined>>;
-  maxFileBytes?: number;
+  /**
+   * How long the pack's files must have been left alone before a read is trusted
+   * (default 100 ms; the service uses its debounce).
+   */
+  quietMs?: number;
 }
 
 export interface StableReadOptions {
-  /** Reads to try before accepting the last one (default 5). */
+  /** Reads to try before the reload fails with PACK_UNSTABLE (default 8). */
   attempts?: number;
-  /** Pause between two reads that disagreed (default 20 ms). */
+  /** First pause after a read that changed under it; doubles up to 4 × quietMs (default 20 ms). */
   settleMs?: number;
 }
 
 /**
- * A loader for {@link SnapshotStore} that never returns a pack caught mid-write:
- * - on a Kubernetes ConfigMap volume (a `..data` symlink to a timestamped folder) it
- *   resolves `..data` once and reads every file from that one folder, so a swap during
- *   the read cannot mix two versions;
- * - it reads the pack twice and accepts the result only when both reads agree
- *   (same content hash, or the same errors), retrying while files are still changing.
+ * A loader for {@link SnapshotStore} that never returns a pack caught mid-write, whatever
+ * asked for the reload (start-up, file events, the poll, `POST /api/prompts/reload`): it
+ * reads through the consistent folder read (`readStablePack`), which accepts a read only
+ * when no file changed across it and the pack had been quiet, retries with a growing
+ * pause, and otherwise fails with PACK_UNSTABLE (the store keeps the last good version).
  *
  * @example
  * const store = new SnapshotStore(stablePackLoader({ dir: '/etc/strata/prompts' }));
  */
 export function stablePackLoader(source: ReloadSource, options: StableReadOptions = {}): PackLoader {
-  const attempts = options.attempts ?? 5;
-  const settleMs = options.settleMs ?? 20;
-  return async () => {
-    // A ConfigMap volume: the folder ..data points to never changes, so one read is
-    // consistent when ..data still points there afterwards.
-    const root = source.dir === undefined ? undefined : await fs.realpath(source.dir).catch(() => undefined);
-    if (root && (await configMapData(root))) {
-      let last: LoadResult | undefined;
-      for (let i = 0; i < attempts * 4; i++) {
-        const data = await configMapData(root);
-        last = await readOnce(source, data);
-        if (data && (await configMapData(root)) === data) return last;
-        await sleep(settleMs);
-      }
-      return last!;
-    }
-    // A plain folder: two reads must agree.
-    let last = await readOnce(source);
-    for (let i = 1; i < attempts; i++) {
-      const again = await readOnce(source);
-      if (fingerprint(again) === fingerprint(last)) return again;
-      last = again;
-      await sleep(settleMs);
-    }
-    return last;
-  };
+  return () =>
+    source.dir === undefined
+      ? readOnce(source)
+      : openPack(
+          { kind: 'dir', dir: source.dir },
+          {
+            ...openOptions(source),
+            stable: { quietMs: source.quietMs, attempts: options.attempts, backoffMs: options.settleMs },
+          },
+        );
 }
 
-/**
- * Reads the pack once; an undefined dir is an empty pack. On a ConfigMap volume, give
- * `data` (the folder `..data` points to) to read every file from it.
- */
-export function readOnce(source: ReloadSource, data?: string): Promise<LoadResult> {
-  const options = {
-    preset: source.preset,
-    env: source.env ?? process.env,
-    maxFileBytes: source.maxFileBytes,
-  };
+/** Reads the pack once, with no consistency check; an undefined dir is an empty pack. */
+export function readOnce(source: ReloadSource): Promise<LoadResult> {
   if (source.dir === undefined)
-    return openPack({ kind: 'files', files: new Map() }, { ...options, preset: source.preset ?? 'chorus' });
-  const dir: PackSource = { kind: 'dir', dir: source.dir };
-  if (data !== undefined) dir.data = data;
-  return openPack(dir, options);
+    return openPack(
+      { kind: 'files', files: new Map() },
+      { ...openOptions(source), preset: source.preset ?? 'chorus' },
+    );
+  return openPack({ kind: 'dir', dir: source.dir }, openOptions(source));
 }
 
 // --- internal ---
 
-/** The folder a ConfigMap volume's `..data` symlink points to, if the pack is one. */
-async function configMapData(root: string): Promise<string | undefined> {
-  const link = join(root, '..data');
-  try {
-    if (!(await fs.lstat(link)).isSymbolicLink()) return undefined;
-    const target = await fs.realpath(link);
-    return (await fs.stat(target)).isDirectory() ? target : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function fingerprint(result: LoadResult): string {
-  return result.snapshot ? `v:${result.snapshot.version}` : `e:${JSON.stringify(result.diagnostics)}`;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+function openOptions(source: ReloadSource) {
+  return {
+    preset: source.preset,
+    env: source.env ?? process.env,
+    maxFileBytes: source.maxFileBytes,
+    maxPackBytes: source.maxPackBytes,
+    maxFiles: source.maxFiles,
+    readTimeoutMs: source.readTimeoutMs,
+  };
 }

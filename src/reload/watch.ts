@@ -1,18 +1,18 @@
-import type { Dirent } from 'node:fs';
-import { lstat, readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { type FSWatcher as NodeWatcher, watch as watchFolder } from 'node:fs';
+import { lstat, realpath } from 'node:fs/promises';
+import { basename, dirname, relative, sep } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
-import type { SnapshotStore } from './store.js';
+import type { ReloadOutcome, SnapshotStore } from './store.js';
 
 export interface WatchOptions {
   /** The pack must be quiet this long after the last file event before it is read (default 100 ms). */
   debounceMs?: number;
   /** Longest a stream of events may postpone a read (default 10 × debounceMs). */
   maxWaitMs?: number;
-  /** Backstop: re-hash the pack this often even without events; 0 disables (default 10 s). */
+  /** Backstop: re-read the pack this often even without events; 0 disables (default 10 s). */
   pollMs?: number;
-  /** After a read, how long to wait for late file events before trusting it (default 20 ms). */
-  graceMs?: number;
+  /** Longest pause before retrying a reload that found the pack changing (default 5 s). */
+  maxRetryMs?: number;
   /** Watcher failures (the poll keeps working). */
   onError?: (e: unknown) => void;
 }
@@ -24,14 +24,17 @@ export interface PackWatcher {
 }
 
 /**
- * Watches a pack directory and asks the store to reload after changes. chokidar events
- * (any file, folder or symlink, including a ConfigMap's `..data` swap and editors'
+ * Watches a pack directory and asks the store to reload after changes. File events (any
+ * file, folder or symlink of the pack, a ConfigMap's `..data` swap, editors'
  * rename-saves) are debounced: the pack is read once it has been quiet for `debounceMs`
- * (or after `maxWaitMs` of continuous changes). In a plain folder, a read during which
- * more events arrived is dropped (the store swaps nothing) and retried, so files written
- * one after another are not served half-updated; a ConfigMap volume is read from one
- * `..data` folder and needs no such check. A slow poll re-hashes the pack as a backstop
- * for missed events.
+ * (or after `maxWaitMs` of continuous changes). Hidden entries (names starting with `.`,
+ * other than `..data`) are not part of the pack: their events are ignored, so churn in
+ * them delays nothing. Whether a read is consistent is the loader's rule, the same for
+ * every trigger; a reload that found the pack still changing (PACK_UNSTABLE) is retried
+ * with a doubling pause until one succeeds. When the pack root is itself a symlink
+ * (git-sync `--link`, a `current` release link), the link is watched too, and a swap
+ * re-aims the watcher at the new folder. A slow poll reloads as a backstop for missed
+ * events.
  *
  * @example
  * const watcher = watchPack('/etc/strata/prompts', store);
@@ -42,113 +45,130 @@ export interface PackWatcher {
 export function watchPack(dir: string, store: SnapshotStore, options: WatchOptions = {}): PackWatcher {
   const debounceMs = options.debounceMs ?? 100;
   const pollMs = options.pollMs ?? 10_000;
-  const graceMs = options.graceMs ?? 20;
   const maxWaitMs = options.maxWaitMs ?? debounceMs * 10;
+  const maxRetryMs = options.maxRetryMs ?? 5000;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let generation = 0;
   let lastEventAt = 0;
   let pendingSince: number | undefined;
+  let retryMs = 0;
+  let retrying = false;
   let closed = false;
 
-  // A read is stale when any file event arrived since it began (late events get a grace
-  // period), or when any file's identity (inode, size, times) differs between just before
-  // and just after it — which catches changes whose events are late, however late. A
-  // ConfigMap volume is read from one ..data folder, which never changes: no read of it
-  // can be stale.
-  const reloadUnlessChanged = async (trigger: 'watch' | 'poll') => {
-    if (await isConfigMapVolume(dir)) return store.reload(trigger);
-    const at = generation;
-    const before = await treeIdentity(dir);
-    const stale = async () => {
-      await new Promise((resolve) => setTimeout(resolve, graceMs));
-      return generation !== at || (await treeIdentity(dir)) !== before;
-    };
-    return store.reload(trigger, { stale });
-  };
   const schedule = (delay: number) => {
     if (closed) return;
     if (timer) clearTimeout(timer);
     timer = setTimeout(fire, delay);
   };
+  const afterReload = (outcome: ReloadOutcome) => {
+    if (!unstable(outcome)) {
+      retryMs = 0;
+      return;
+    }
+    // The pack kept changing: try again later, backing off, until a read is consistent.
+    retryMs = Math.min(Math.max(retryMs * 2, debounceMs, 20), maxRetryMs);
+    if (!timer) {
+      retrying = true;
+      schedule(retryMs);
+    }
+  };
   const fire = () => {
     timer = undefined;
+    retrying = false;
     const now = Date.now();
     const quiet = now - lastEventAt;
     const waited = now - (pendingSince ?? now);
     if (quiet < debounceMs && waited < maxWaitMs)
       return schedule(Math.min(debounceMs - quiet, maxWaitMs - waited));
     pendingSince = undefined;
-    // A dropped read (files changed meanwhile) is retried once the pack is quiet again.
-    void reloadUnlessChanged('watch').then((o) => {
-      if (o.outcome === 'superseded' && !timer) schedule(debounceMs);
-    });
+    void store.reload('watch').then(afterReload);
   };
   const onEvent = () => {
-    generation++;
     lastEventAt = Date.now();
     pendingSince ??= lastEventAt;
-    if (!timer) schedule(debounceMs);
+    // A file event brings a backed-off retry forward.
+    if (!timer || retrying) {
+      retrying = false;
+      schedule(debounceMs);
+    }
   };
 
-  const watcher: FSWatcher = watch(dir, {
-    ignoreInitial: true,
-    followSymlinks: true,
-    // Report every event at once (chokidar's atomic mode holds unlinks back 100 ms).
-    atomic: false,
-    ignored: (path: string) => /(^|[/\\])\.git([/\\]|$)/.test(path),
-  });
-  watcher.on('all', onEvent);
-  watcher.on('error', (e) => options.onError?.(e));
-  const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  // The folder's watcher; re-created when the root link is aimed elsewhere.
+  let files: FSWatcher | undefined;
+  let ready: Promise<void> = Promise.resolve();
+  const watchFiles = () => {
+    const previous = files;
+    files = watch(dir, {
+      ignoreInitial: true,
+      followSymlinks: true,
+      // Report every event at once (chokidar's atomic mode holds unlinks back 100 ms).
+      atomic: false,
+      ignored: (path: string) => hidden(dir, path),
+    });
+    files.on('all', onEvent);
+    files.on('error', (e) => options.onError?.(e));
+    const current = files;
+    ready = new Promise<void>((resolve) => current.once('ready', () => resolve()));
+    void previous?.close();
+  };
+  watchFiles();
+
+  // A pack root that is a symlink: watch the link's folder for the link being replaced.
+  let rootLink: NodeWatcher | undefined;
+  const rootReady = (async () => {
+    if (!(await lstat(dir).catch(() => undefined))?.isSymbolicLink()) return;
+    let target = await realpath(dir).catch(() => '');
+    try {
+      rootLink = watchFolder(dirname(dir), { persistent: false }, (_event, name) => {
+        if (name !== null && name !== basename(dir)) return;
+        void realpath(dir)
+          .catch(() => '')
+          .then((now) => {
+            if (closed || now === target) return;
+            target = now;
+            watchFiles();
+            onEvent();
+          });
+      });
+      rootLink.on('error', (e) => options.onError?.(e));
+    } catch (e) {
+      options.onError?.(e);
+    }
+  })();
+
   const poll =
     pollMs > 0
       ? setInterval(() => {
           // While files are changing the watcher is on it; poll only a quiet pack.
-          if (!closed && !timer && Date.now() - lastEventAt >= debounceMs) void reloadUnlessChanged('poll');
+          if (!closed && !timer && Date.now() - lastEventAt >= debounceMs)
+            void store.reload('poll').then(afterReload);
         }, pollMs)
       : undefined;
   poll?.unref();
 
   return {
-    ready,
+    ready: Promise.all([rootReady, Promise.resolve().then(() => ready)]).then(() => ready),
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);
       if (poll) clearInterval(poll);
-      await watcher.close();
+      rootLink?.close();
+      await files?.close();
     },
   };
 }
 
 // --- internal ---
 
-/**
- * One string naming every file of a plain folder by identity: path, inode, size and
- * modification times. A rename-save or an in-place write changes it.
- */
-async function treeIdentity(dir: string): Promise<string> {
-  let entries: Dirent[];
-  try {
-    entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  } catch {
-    return '';
-  }
-  const parts = await Promise.all(
-    entries
-      .filter((e) => !e.isDirectory())
-      .map(async (e) => {
-        const path = join(e.parentPath, e.name);
-        const st = await stat(path, { bigint: true }).catch(() => undefined);
-        return st ? `${path}\0${st.ino}\0${st.size}\0${st.mtimeNs}\0${st.ctimeNs}` : `${path}\0gone`;
-      }),
-  );
-  return parts.sort().join('\n');
+/** A path under a hidden entry of the pack (other than a ConfigMap's `..data`), or `.git`. */
+function hidden(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  if (rel === '' || rel.startsWith(`..${sep}`)) return false;
+  return rel.split(/[/\\]/).some((part) => part.startsWith('.') && part !== '..data');
 }
 
-async function isConfigMapVolume(dir: string): Promise<boolean> {
-  try {
-    return (await lstat(join(dir, '..data'))).isSymbolicLink();
-  } catch {
-    return false;
-  }
+function unstable(outcome: ReloadOutcome): boolean {
+  return (
+    outcome.outcome === 'failed' &&
+    outcome.diagnostics.some((d) => d.code === 'PACK_UNSTABLE' || d.code === 'READ_TIMEOUT')
+  );
 }

@@ -1,17 +1,16 @@
 import { type ComposeRequest, compose } from '../core/compose.js';
 import { error, PromptError } from '../core/diagnostics.js';
 import { requestRole, resolvePackEnvironment } from '../source/environment.js';
+import type { PackLimits } from '../source/limits.js';
 import { openPack } from '../source/open.js';
 
-export interface SystemPromptOptions extends ComposeRequest {
+export interface SystemPromptOptions extends ComposeRequest, PackLimits {
   /** Role (default, when no agent is given: $STRATA_ROLE, else $CHORUS_ROLE). */
   role?: string;
   /** Pack directory (default: $STRATA_PROMPTS_DIR, else $CHORUS_PROMPTS_DIR). */
   dir?: string;
   /** Force a preset (default: the pack's manifest, else its layout). */
   preset?: string;
-  /** Refuse files larger than this (default 1 MiB). */
-  maxFileBytes?: number;
   /** Environment for the pack directory, the role and settings' env vars (default: process.env). */
   env?: Readonly<Record<string, string | undefined>>;
   /** Relative pack directories resolve against this (default: process.cwd()). */
@@ -30,14 +29,25 @@ export interface SystemPromptOptions extends ComposeRequest {
  * await client.messages.create({ model, system, messages });
  */
 export async function systemPrompt(options: SystemPromptOptions = {}): Promise<string> {
-  const { dir, preset, maxFileBytes, env: given, cwd, ...rest } = options;
+  const {
+    dir,
+    preset,
+    maxFileBytes,
+    maxPackBytes,
+    maxFiles,
+    readTimeoutMs,
+    env: given,
+    cwd,
+    ...rest
+  } = options;
   const env = given ?? process.env;
   const found = resolvePackEnvironment({ dir, preset }, { env, cwd, withoutPack: 'chorus' });
   if (!found.ok)
     throw new PromptError([
       error(found.problem === 'preset' ? 'UNKNOWN_PRESET' : 'PACK_NOT_FOUND', found.refusal),
     ]);
-  const loaded = await openPack(found.pack.source, { preset: found.pack.preset, env, maxFileBytes });
+  const limits = { maxFileBytes, maxPackBytes, maxFiles, readTimeoutMs };
+  const loaded = await openPack(found.pack.source, { ...limits, preset: found.pack.preset, env });
   if (!loaded.snapshot) throw new PromptError(loaded.diagnostics);
   const request: ComposeRequest = { ...rest };
   const role = requestRole(rest, env);

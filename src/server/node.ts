@@ -67,7 +67,11 @@ export const DEFAULT_PORT = 7411;
  */
 export async function startService(options: ServiceOptions): Promise<StartOutcome> {
   const logger = options.logger ?? createLogger();
-  const store = new SnapshotStore(stablePackLoader(options), { allowLayerLoss: options.allowLayerLoss });
+  // One consistency rule for every reload: the pack must have been quiet for the debounce.
+  const store = new SnapshotStore(
+    stablePackLoader({ ...options, quietMs: options.quietMs ?? options.debounceMs }),
+    { allowLayerLoss: options.allowLayerLoss },
+  );
   logReloads(store, logger);
   const watching = options.watch !== false && options.dir !== undefined;
   const app = createApp({

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { error } from '../core/diagnostics.js';
 import { normalisePackPath } from '../core/pack-path.js';
-import { DEFAULT_MAX_FILE_BYTES, type PackFiles } from './read-dir.js';
+import { fileTooLarge, type PackLimits, packTooLarge, resolveLimits, tooManyFiles } from './limits.js';
+import type { PackFiles } from './read-dir.js';
 
 /**
  * Reads a pack as it is at a git revision, from git's object store, never touching the
@@ -19,7 +20,7 @@ import { DEFAULT_MAX_FILE_BYTES, type PackFiles } from './read-dir.js';
 export async function readPackAtRevision(
   dir: string,
   rev: string,
-  options: { maxFileBytes?: number } = {},
+  options: PackLimits = {},
 ): Promise<PackFiles> {
   const out: PackFiles = { root: dir, files: new Map(), refused: new Set(), diagnostics: [] };
   const fail = (message: string): PackFiles => {
@@ -49,8 +50,21 @@ export async function readPackAtRevision(
   if (tree.code !== 0) return fail(`the pack folder ${folder || '.'} does not exist at ${rev}`);
   const entries = parseTree(tree.stdout.toString('utf8'));
 
-  // 3. Contents of every blob, then symlinks resolved inside the pack.
-  const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  // 3. The limits on the whole pack, before any content is read.
+  const limits = resolveLimits(options);
+  const maxBytes = limits.maxFileBytes;
+  const visible = entries.filter((e) => !hidden(e.path));
+  if (visible.length > limits.maxFiles) {
+    out.diagnostics.push(tooManyFiles(limits.maxFiles));
+    return out;
+  }
+  const total = visible.reduce((sum, e) => sum + (e.type === 'blob' && e.size <= maxBytes ? e.size : 0), 0);
+  if (total > limits.maxPackBytes) {
+    out.diagnostics.push(packTooLarge(total, limits.maxPackBytes));
+    return out;
+  }
+
+  // 4. Contents of every blob, then symlinks resolved inside the pack.
   const wanted = entries.filter((e) => e.type === 'blob' && (e.mode === SYMLINK || e.size <= maxBytes));
   const blobs = await catFiles(dir, [...new Set(wanted.map((e) => e.oid))]);
   if ('error' in blobs) return fail(blobs.error);
@@ -62,9 +76,7 @@ export async function readPackAtRevision(
     const entry = byPath.get(real)!;
     if (entry.size > maxBytes) {
       out.refused.add(visible);
-      out.diagnostics.push(
-        error('FILE_TOO_LARGE', `file is ${entry.size} bytes; the limit is ${maxBytes}`, { file: visible }),
-      );
+      out.diagnostics.push(fileTooLarge(visible, entry.size, maxBytes));
       return;
     }
     out.files.set(visible, blobs.map.get(entry.oid)!);

@@ -1,28 +1,31 @@
-import { promises as fs } from 'node:fs';
 import { type BuildInput, buildSnapshot, type LoadResult } from '../core/snapshot.js';
 import { readPackAtRevision } from './git.js';
+import type { PackLimits } from './limits.js';
 import { type PackFiles, readPackDir } from './read-dir.js';
+import { readStablePack, type StableReadOptions } from './stable-read.js';
 
 /**
  * Where a pack comes from. Each kind has one reader in {@link READERS}; adding a kind is
  * one entry there (its type is the reader's first parameter).
  *
- * - `dir`: a folder on disk. `data` reads the files from another folder (a ConfigMap's
- *   `..data` target) while the pack keeps `dir`'s real path as its root.
+ * - `dir`: a folder on disk (a plain folder or a ConfigMap volume; see `readPackDir`).
  * - `git`: the folder `dir` as it is at revision `rev`, read from git's object store.
  * - `files`: in-memory files (path → bytes or text). An empty map is the empty pack,
  *   which the chorus preset answers with its fallback.
  */
 export type PackSource = Parameters<(typeof READERS)[keyof typeof READERS]>[0];
 
-/** How to open a pack: everything but where it comes from. */
-export interface OpenOptions {
+/** How to open a pack: everything but where it comes from; the limits of reading it. */
+export interface OpenOptions extends PackLimits {
   /** Force a preset instead of the pack's manifest or its layout. */
   preset?: string;
   /** Environment for settings' env vars (default: process.env). */
   env?: Readonly<Record<string, string | undefined>>;
-  /** Refuse files larger than this (FILE_TOO_LARGE; default 1 MiB). */
-  maxFileBytes?: number;
+  /**
+   * Read a folder only in a consistent state (the reloader's rule: no file changed across
+   * the read and the pack had been quiet; PACK_UNSTABLE otherwise). See `readStablePack`.
+   */
+  stable?: Omit<StableReadOptions, keyof PackLimits>;
   /**
    * The pure step from files to a result (default {@link buildSnapshot}); `lintPack`
    * goes here to load and lint in one pass.
@@ -71,21 +74,18 @@ const READERS = {
   files: readMemory,
 };
 
-async function readDir(
-  source: { kind: 'dir'; dir: string; data?: string },
-  options: OpenOptions,
-): Promise<SourceRead> {
-  const read = await readPackDir(source.data ?? source.dir, { maxFileBytes: options.maxFileBytes });
-  if (source.data === undefined) return read;
-  const root = await fs.realpath(source.dir).catch(() => undefined);
-  return { ...read, root: root ?? read.root };
+async function readDir(source: { kind: 'dir'; dir: string }, options: OpenOptions): Promise<SourceRead> {
+  const limits = limitsOf(options);
+  return options.stable
+    ? readStablePack(source.dir, { ...limits, ...options.stable })
+    : readPackDir(source.dir, limits);
 }
 
 async function readGit(
   source: { kind: 'git'; dir: string; rev: string; root?: string },
   options: OpenOptions,
 ): Promise<SourceRead> {
-  const read = await readPackAtRevision(source.dir, source.rev, { maxFileBytes: options.maxFileBytes });
+  const read = await readPackAtRevision(source.dir, source.rev, limitsOf(options));
   return source.root === undefined ? read : { ...read, root: source.root };
 }
 
@@ -100,4 +100,13 @@ async function readMemory(source: {
   const out: SourceRead = { files, refused: new Set(), diagnostics: [] };
   if (source.root !== undefined) out.root = source.root;
   return out;
+}
+
+function limitsOf(options: OpenOptions): PackLimits {
+  return {
+    maxFileBytes: options.maxFileBytes,
+    maxPackBytes: options.maxPackBytes,
+    maxFiles: options.maxFiles,
+    readTimeoutMs: options.readTimeoutMs,
+  };
 }

@@ -1,15 +1,23 @@
-import { type Dirent, promises as fs } from 'node:fs';
+import { type BigIntStats, constants, type Dirent, promises as fs } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { type Diagnostic, error } from '../core/diagnostics.js';
+import { openPackRoot, type PackRoot } from './layout.js';
+import {
+  fileTooLarge,
+  type PackLimits,
+  packTooLarge,
+  readTimeout,
+  resolveLimits,
+  specialFile,
+  tooManyFiles,
+} from './limits.js';
 
 /** Reads a pack directory from disk: the only place the core touches the file system. */
 
-export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
+export { DEFAULT_MAX_FILE_BYTES } from './limits.js';
 
-export interface ReadPackOptions {
-  /** Files larger than this are refused with FILE_TOO_LARGE (default 1 MiB). */
-  maxFileBytes?: number;
-}
+/** Limits of one read (see {@link PackLimits}). */
+export type ReadPackOptions = PackLimits;
 
 export interface PackFiles {
   /** The pack's real (symlink-free) absolute path. */
@@ -19,94 +27,73 @@ export interface PackFiles {
   diagnostics: Diagnostic[];
 }
 
+/** A read from disk, with what the consistency check needs. */
+export interface DiskPackFiles extends PackFiles {
+  /**
+   * Every entry the read saw, by identity (path, real path, kind, inode, size, change
+   * times), as listed before the contents were read: equal identities before and after a
+   * read mean no file of the pack was replaced, resized or written in between.
+   */
+  identity: string;
+  /** Latest modification or status change among the files, in ms since the epoch (0: none). */
+  newestChangeMs: number;
+}
+
 /**
- * Reads every file of a pack. Entries whose name starts with `.` are skipped (this is
- * also how a Kubernetes ConfigMap's `..data` folders stay out of the listing; the
- * visible symlinks into them are followed). A symlink whose target leaves the pack is
- * refused with PATH_OUTSIDE_PACK; a file over the size limit with FILE_TOO_LARGE.
+ * Reads every file of a pack. Containment is decided on real paths: the pack root is the
+ * real path of the folder named, and every symlink must resolve inside it
+ * (PATH_OUTSIDE_PACK otherwise). Entries whose name starts with `.` are skipped. On a
+ * Kubernetes ConfigMap volume (a `..data` symlink to a timestamped folder, which must
+ * itself lie in the pack) the visible symlinks through `..data` are read from the folder
+ * `..data` pointed to when the read began, so a swap during the read cannot mix two
+ * versions. Files are opened without blocking and checked to be regular files: FIFOs,
+ * sockets and devices (and folders named like files) are SPECIAL_FILE. Limits: a file
+ * over `maxFileBytes` is FILE_TOO_LARGE, a pack over `maxPackBytes` PACK_TOO_LARGE, more
+ * than `maxFiles` entries TOO_MANY_FILES, a read longer than `readTimeoutMs` READ_TIMEOUT.
+ *
+ * @example
+ * const read = await readPackDir('examples/roboco');
+ * const { snapshot } = buildSnapshot({ files: read.files, readDiagnostics: read.diagnostics });
  */
-export async function readPackDir(dir: string, options: ReadPackOptions = {}): Promise<PackFiles> {
-  const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  const out: PackFiles = { root: resolve(dir), files: new Map(), refused: new Set(), diagnostics: [] };
-  try {
-    out.root = await fs.realpath(dir);
-    if (!(await fs.stat(out.root)).isDirectory()) throw new Error('not a directory');
-  } catch (e) {
-    out.diagnostics.push(error('PACK_NOT_FOUND', `pack directory ${dir} cannot be read: ${reason(e)}`));
-    return out;
-  }
-  const pending: Array<{ rel: string; real: string }> = [];
-  await walk(out, out.root, '', new Set([out.root]), pending);
-  const BATCH = 64;
-  for (let i = 0; i < pending.length; i += BATCH) {
-    await Promise.all(pending.slice(i, i + BATCH).map((f) => readOne(out, f.rel, f.real, maxBytes)));
-  }
-  return out;
+export async function readPackDir(dir: string, options: ReadPackOptions = {}): Promise<DiskPackFiles> {
+  const limits = resolveLimits(options);
+  return withDeadline(readAll(dir, limits), limits.readTimeoutMs, () => ({
+    ...empty(resolve(dir)),
+    diagnostics: [readTimeout(limits.readTimeoutMs)],
+  }));
 }
 
-// --- internal ---
-
-async function walk(
-  out: PackFiles,
-  realDir: string,
-  relDir: string,
-  seen: Set<string>,
-  pending: Array<{ rel: string; real: string }>,
-): Promise<void> {
-  let entries: Dirent[];
-  try {
-    entries = await fs.readdir(realDir, { withFileTypes: true });
-  } catch (e) {
-    out.diagnostics.push(error('READ_ERROR', `cannot list folder: ${reason(e)}`, { file: relDir || '.' }));
-    return;
-  }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const entry of entries) {
-    if (entry.name.startsWith('.')) continue;
-    const rel = relDir ? `${relDir}/${entry.name}` : entry.name;
-    let real = join(realDir, entry.name);
-    let isDir = entry.isDirectory();
-    let isFile = entry.isFile();
-    if (entry.isSymbolicLink()) {
-      try {
-        real = await fs.realpath(real);
-        const st = await fs.stat(real);
-        isDir = st.isDirectory();
-        isFile = st.isFile();
-      } catch (e) {
-        out.diagnostics.push(error('READ_ERROR', `broken symlink: ${reason(e)}`, { file: rel }));
-        continue;
-      }
-      if (!inside(out.root, real)) {
-        out.refused.add(rel);
-        out.diagnostics.push(
-          error('PATH_OUTSIDE_PACK', `symlink points outside the pack (to ${real})`, { file: rel }),
-        );
-        continue;
-      }
-    }
-    if (isDir) {
-      if (seen.has(real)) continue;
-      seen.add(real);
-      await walk(out, real, rel, seen, pending);
-    } else if (isFile) {
-      pending.push({ rel, real });
-    }
-  }
+/**
+ * The identity of a pack as {@link readPackDir} would list it (no file is opened): equal
+ * to a read's `identity` when nothing changed since that read listed the pack.
+ */
+export async function packIdentity(dir: string, options: ReadPackOptions = {}): Promise<string> {
+  const limits = resolveLimits(options);
+  const pack = await openPackRoot(dir);
+  const out = empty(pack.root);
+  if (pack.diagnostics.length > 0) return `!${JSON.stringify(pack.diagnostics)}`;
+  const listing = await list(out, pack, limits);
+  return listing.identity;
 }
 
-async function readOne(out: PackFiles, rel: string, real: string, maxBytes: number): Promise<void> {
+/**
+ * Reads one file of a pack without ever blocking on it: opened with O_NONBLOCK and
+ * O_NOFOLLOW (a FIFO swapped in since the listing opens at once, a symlink swapped in
+ * fails), then the opened handle must be a regular file, and at most the size it has then
+ * is read. Returns the bytes, or the diagnostic for why not.
+ */
+export async function readRegularFile(
+  real: string,
+  rel: string,
+  maxBytes: number,
+): Promise<{ bytes: Uint8Array } | { problem: Diagnostic }> {
   try {
-    const handle = await fs.open(real, 'r');
+    const handle = await fs.open(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
     try {
-      const { size } = await handle.stat();
-      if (size > maxBytes) {
-        out.refused.add(rel);
-        out.diagnostics.push(
-          error('FILE_TOO_LARGE', `file is ${size} bytes; the limit is ${maxBytes}`, { file: rel }),
-        );
-        return;
-      }
+      const st = await handle.stat();
+      if (!st.isFile()) return { problem: specialFile(rel, `is a ${kind(st)}`) };
+      const { size } = st;
+      if (size > maxBytes) return { problem: fileTooLarge(rel, size, maxBytes) };
       const bytes = new Uint8Array(size);
       let filled = 0;
       while (filled < size) {
@@ -114,14 +101,201 @@ async function readOne(out: PackFiles, rel: string, real: string, maxBytes: numb
         if (bytesRead === 0) break;
         filled += bytesRead;
       }
-      out.files.set(rel, filled === size ? bytes : bytes.subarray(0, filled));
+      return { bytes: filled === size ? bytes : bytes.subarray(0, filled) };
     } finally {
       await handle.close();
     }
   } catch (e) {
-    out.refused.add(rel);
-    out.diagnostics.push(error('READ_ERROR', `cannot read file: ${reason(e)}`, { file: rel }));
+    return { problem: error('READ_ERROR', `cannot read file: ${reason(e)}`, { file: rel }) };
   }
+}
+
+// --- internal ---
+
+interface Pending {
+  rel: string;
+  real: string;
+  size: number;
+}
+
+interface Listing {
+  pending: Pending[];
+  identity: string;
+  newestChangeMs: number;
+}
+
+/** Names that say "file" (a folder so named is refused rather than silently skipped). */
+const FILE_LIKE = /\.(md|markdown|txt|ya?ml|json)$/i;
+
+async function readAll(dir: string, limits: Required<PackLimits>): Promise<DiskPackFiles> {
+  const pack = await openPackRoot(dir);
+  const out = empty(pack.root);
+  if (pack.diagnostics.length > 0) {
+    out.diagnostics.push(...pack.diagnostics);
+    return out;
+  }
+  const listing = await list(out, pack, limits);
+  out.identity = listing.identity;
+  out.newestChangeMs = listing.newestChangeMs;
+  if (out.diagnostics.some((d) => d.code === 'TOO_MANY_FILES' || d.code === 'PACK_TOO_LARGE')) return out;
+  const BATCH = 64;
+  const { pending } = listing;
+  for (let i = 0; i < pending.length; i += BATCH) {
+    await Promise.all(
+      pending.slice(i, i + BATCH).map((f) => readOne(out, f.rel, f.real, limits.maxFileBytes)),
+    );
+  }
+  return out;
+}
+
+/** Lists the pack (stat only), applying the count and total-size limits. */
+async function list(out: DiskPackFiles, pack: PackRoot, limits: Required<PackLimits>): Promise<Listing> {
+  const state = { count: 0, total: 0, stop: false, newest: 0, ids: [] as string[], pending: [] as Pending[] };
+  if (pack.data) state.ids.push(`..data\0${pack.data}`);
+  await walk(out, pack, pack.root, '', new Set([pack.root]), state, limits);
+  return { pending: state.pending, identity: state.ids.join('\n'), newestChangeMs: state.newest };
+}
+
+interface WalkState {
+  count: number;
+  total: number;
+  stop: boolean;
+  newest: number;
+  ids: string[];
+  pending: Pending[];
+}
+
+async function walk(
+  out: PackFiles,
+  pack: PackRoot,
+  realDir: string,
+  relDir: string,
+  seen: Set<string>,
+  state: WalkState,
+  limits: Required<PackLimits>,
+): Promise<void> {
+  let entries: Dirent[];
+  try {
+    entries = await fs.readdir(realDir, { withFileTypes: true });
+  } catch (e) {
+    out.diagnostics.push(error('READ_ERROR', `cannot list folder: ${reason(e)}`, { file: relDir || '.' }));
+    state.ids.push(`${relDir}/\0unlistable`);
+    return;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    if (state.stop) return;
+    if (entry.name.startsWith('.')) continue;
+    if (++state.count > limits.maxFiles) {
+      state.stop = true;
+      out.diagnostics.push(tooManyFiles(limits.maxFiles));
+      return;
+    }
+    const rel = relDir ? `${relDir}/${entry.name}` : entry.name;
+    let real = join(realDir, entry.name);
+    let st: BigIntStats;
+    try {
+      if (entry.isSymbolicLink()) real = await fs.realpath(throughData(pack, real, await fs.readlink(real)));
+      st = await fs.stat(real, { bigint: true });
+    } catch (e) {
+      const what = entry.isSymbolicLink() ? 'broken symlink' : 'cannot read entry';
+      out.diagnostics.push(error('READ_ERROR', `${what}: ${reason(e)}`, { file: rel }));
+      state.ids.push(`${rel}\0gone`);
+      continue;
+    }
+    if (entry.isSymbolicLink() && !inside(pack.root, real)) {
+      out.refused.add(rel);
+      out.diagnostics.push(
+        error('PATH_OUTSIDE_PACK', `symlink points outside the pack (to ${real})`, { file: rel }),
+      );
+      state.ids.push(`${rel}\0outside\0${real}`);
+      continue;
+    }
+    state.ids.push(`${rel}\0${real}\0${kind(st)}\0${st.ino}\0${st.size}\0${st.mtimeNs}\0${st.ctimeNs}`);
+    if (st.isDirectory()) {
+      if (FILE_LIKE.test(entry.name)) {
+        out.refused.add(rel);
+        out.diagnostics.push(specialFile(rel, 'is a folder, but named like a file'));
+        continue;
+      }
+      if (seen.has(real)) continue;
+      seen.add(real);
+      await walk(out, pack, real, rel, seen, state, limits);
+    } else if (st.isFile()) {
+      state.newest = Math.max(state.newest, Number(st.mtimeMs), Number(st.ctimeMs));
+      const size = Number(st.size);
+      if (size > limits.maxFileBytes) {
+        out.refused.add(rel);
+        out.diagnostics.push(fileTooLarge(rel, size, limits.maxFileBytes));
+        continue;
+      }
+      state.total += size;
+      if (state.total > limits.maxPackBytes) {
+        state.stop = true;
+        out.diagnostics.push(packTooLarge(state.total, limits.maxPackBytes));
+        return;
+      }
+      state.pending.push({ rel, real, size });
+    } else {
+      out.refused.add(rel);
+      out.diagnostics.push(specialFile(rel, `is a ${kind(st)}`));
+    }
+  }
+}
+
+async function readOne(out: PackFiles, rel: string, real: string, maxBytes: number): Promise<void> {
+  const read = await readRegularFile(real, rel, maxBytes);
+  if ('bytes' in read) {
+    out.files.set(rel, read.bytes);
+    return;
+  }
+  out.refused.add(rel);
+  out.diagnostics.push(read.problem);
+}
+
+/**
+ * The path a symlink leads to, with a leading `..data` (a ConfigMap's visible links)
+ * replaced by the folder `..data` pointed to when the read began.
+ */
+function throughData(pack: PackRoot, linkPath: string, target: string): string {
+  const path = resolve(linkPath, '..', target);
+  if (!pack.data) return path;
+  const link = join(pack.root, '..data');
+  if (path === link) return pack.data;
+  return path.startsWith(`${link}${sep}`) ? join(pack.data, path.slice(link.length + 1)) : path;
+}
+
+function kind(st: {
+  isFile(): boolean;
+  isDirectory(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+}): string {
+  if (st.isFile()) return 'file';
+  if (st.isDirectory()) return 'folder';
+  if (st.isFIFO()) return 'FIFO';
+  if (st.isSocket()) return 'socket';
+  return 'device';
+}
+
+function empty(root: string): DiskPackFiles {
+  return { root, files: new Map(), refused: new Set(), diagnostics: [], identity: '', newestChangeMs: 0 };
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number, late: () => T): Promise<T> {
+  return new Promise<T>((done, fail) => {
+    const timer = setTimeout(() => done(late()), ms);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        done(value);
+      },
+      (e) => {
+        clearTimeout(timer);
+        fail(e);
+      },
+    );
+  });
 }
 
 function inside(root: string, real: string): boolean {

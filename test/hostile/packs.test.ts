@@ -1,7 +1,17 @@
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { stablePackLoader } from '../../src/reload/read.js';
 import { loadPack } from '../../src/source/load.js';
-import { codes, EXAMPLES, memPack, tempDir, writeFiles } from '../helpers.js';
+import { readRegularFile } from '../../src/source/read-dir.js';
+import { cli, codes, EXAMPLES, memPack, tempDir, writeFiles } from '../helpers.js';
+
+const ROBOCO = join(EXAMPLES, 'roboco');
+
+function mkfifo(path: string): void {
+  execFileSync('mkfifo', [path]);
+}
 
 /**
  * Hostile packs, one test per finding, each written from its reproduction: the pack
@@ -27,6 +37,91 @@ describe('hostile packs', () => {
     });
     expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     expect([...result.snapshot!.roles.keys()]).toEqual([]);
+  });
+
+  it('a pack whose only entry is ..data -> a folder outside it is PATH_OUTSIDE_PACK for validate and serve alike', async () => {
+    const outside = tempDir();
+    writeFiles(outside, { 'base.md': 'Secret.\n', 'roles/writer.md': 'Outside.\n' });
+    const pack = tempDir();
+    symlinkSync(outside, join(pack, '..data'));
+    for (const result of [await loadPack(pack), await stablePackLoader({ dir: pack, env: {} })()]) {
+      expect(result.snapshot).toBeUndefined();
+      expect(result.diagnostics).toEqual([
+        expect.objectContaining({ code: 'PATH_OUTSIDE_PACK', file: '..data', severity: 'error' }),
+      ]);
+    }
+    const validate = await cli(['validate', '--dir', pack]);
+    expect(validate.code).toBe(1);
+    expect(validate.stdout).toMatch(/^\.\.data error PATH_OUTSIDE_PACK \.\.data points outside the pack/m);
+  });
+
+  it('a ConfigMap volume is read the same by validate and the service (the ..data folder, in the pack)', async () => {
+    const pack = tempDir();
+    cpSync(ROBOCO, join(pack, '..2026_01_01'), { recursive: true });
+    symlinkSync('..2026_01_01', join(pack, '..data'));
+    for (const name of ['base.md', 'roles', 'doctrine', 'teams', 'identities', 'fleet.yaml', 'roles.yaml'])
+      symlinkSync(`..data/${name}`, join(pack, name));
+    const direct = await loadPack(ROBOCO);
+    const viaVolume = await loadPack(pack);
+    const served = await stablePackLoader({ dir: pack })();
+    expect(viaVolume.snapshot).toBeDefined();
+    expect(served.snapshot?.version).toBe(viaVolume.snapshot?.version);
+    expect([...viaVolume.snapshot!.files.keys()]).toEqual(
+      [...direct.snapshot!.files.keys()].filter((p) => !/^(_generated|tools)\/|^verbs\.yaml$/.test(p)),
+    );
+  });
+
+  it('a symlink in a ConfigMap folder leading out of the pack is PATH_OUTSIDE_PACK', async () => {
+    const outside = tempDir();
+    writeFiles(outside, { 'secret.md': 'Secret.\n' });
+    const pack = tempDir();
+    writeFiles(pack, { '..v1/base.md': 'Base.\n' });
+    symlinkSync(join(outside, 'secret.md'), join(pack, '..v1', 'doctrine.md'));
+    symlinkSync('..v1', join(pack, '..data'));
+    symlinkSync('..data/base.md', join(pack, 'base.md'));
+    symlinkSync('..data/doctrine.md', join(pack, 'doctrine.md'));
+    const result = await loadPack(pack);
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({ code: 'PATH_OUTSIDE_PACK', file: 'doctrine.md' }),
+    ]);
+  });
+
+  it('a pack over --max-pack-bytes is PACK_TOO_LARGE, and over --max-files TOO_MANY_FILES (library and CLI)', async () => {
+    const dir = tempDir();
+    const files: Record<string, string> = { 'base.md': 'Base.\n' };
+    for (let i = 0; i < 20; i++) files[`doctrine/${String(i).padStart(2, '0')}.md`] = 'x'.repeat(1000);
+    writeFiles(dir, files);
+    expect(codes(await loadPack(dir, { maxPackBytes: 10_000 }))).toEqual(['PACK_TOO_LARGE']);
+    expect(codes(await loadPack(dir, { maxFiles: 10 }))).toEqual(['TOO_MANY_FILES']);
+    expect((await loadPack(dir, { maxPackBytes: 30_000, maxFiles: 30 })).snapshot).toBeDefined();
+    const big = await cli(['validate', '--dir', dir, '--max-pack-bytes', '10000']);
+    expect(big.code).toBe(1);
+    expect(big.stdout).toMatch(/^error PACK_TOO_LARGE .*--max-pack-bytes/m);
+    const many = await cli(['compose', '--dir', dir, '--max-files', '5']);
+    expect(many.code).toBe(1);
+    expect(many.stderr).toMatch(/^error TOO_MANY_FILES: .*--max-files/m);
+    expect((await cli(['validate', '--dir', dir, '--max-files', '0'])).code).toBe(2);
+  });
+
+  it('a FIFO or a folder named like a layer file is SPECIAL_FILE', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'roles/writer.md': 'Writer.\n' });
+    mkfifo(join(dir, 'base.md'));
+    mkdirSync(join(dir, 'doctrine.md'));
+    const result = await loadPack(dir);
+    expect(result.snapshot).toBeUndefined();
+    expect(result.diagnostics.map((d) => [d.code, d.file])).toEqual([
+      ['SPECIAL_FILE', 'base.md'],
+      ['SPECIAL_FILE', 'doctrine.md'],
+    ]);
+  });
+
+  it('a FIFO swapped in after the listing is refused at open without blocking', async () => {
+    const dir = tempDir();
+    mkfifo(join(dir, 'base.md'));
+    // What a read finds when base.md became a FIFO between listing and opening it.
+    const read = await readRegularFile(join(dir, 'base.md'), 'base.md', 1024);
+    expect(read).toEqual({ problem: expect.objectContaining({ code: 'SPECIAL_FILE', file: 'base.md' }) });
   });
 
   it('the example packs still load', async () => {

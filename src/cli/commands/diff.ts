@@ -97,7 +97,7 @@ async function diffCommand(flags: DiffFlags, io: CliIO): Promise<number> {
   const set = pairs(flags.set, '--set');
   const baseSet = pairs(flags.baseSet, '--base-set');
   const loc = packLocation(flags, io);
-  const options = { preset: loc.preset, env: io.env, maxFileBytes: loc.maxFileBytes };
+  const options = { ...loc.limits, preset: loc.preset, env: io.env };
   const head = reportLoad(await openPack(loc.source, options), io);
   if (!head) return EXIT_FAIL;
 

@@ -83,7 +83,7 @@ export function serviceOptions(flags: Omit<ServeFlags, 'logLevel'>, io: CliIO): 
   const options: ServiceOptions = {
     dir: where.dir,
     preset: where.preset,
-    maxFileBytes: where.maxFileBytes,
+    ...where.limits,
     env: io.env,
     host: flags.host ?? io.env.STRATA_HOST ?? DEFAULT_HOST,
     port: integer(flags.port ?? io.env.STRATA_PORT, '--port', DEFAULT_PORT, 65535),

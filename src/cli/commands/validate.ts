@@ -59,7 +59,7 @@ async function validateCommand(
   const { snapshot, diagnostics } = await openPack(loc.source, {
     preset: loc.preset,
     env: io.env,
-    maxFileBytes: loc.maxFileBytes,
+    ...loc.limits,
     build: (input) => lintPack(input),
   });
   const errors = diagnostics.filter((d) => d.severity === 'error').length;

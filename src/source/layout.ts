@@ -1,0 +1,71 @@
+import { promises as fs } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { type Diagnostic, error } from '../core/diagnostics.js';
+
+/** Where a pack on disk really is: the one place that tells a ConfigMap volume from a folder. */
+export interface PackRoot {
+  /** Real path of the folder the operator named: every file read must lie inside it. */
+  root: string;
+  /**
+   * On a Kubernetes ConfigMap volume, the real path of the folder `..data` points to
+   * (inside `root`); the visible symlinks through `..data` are read from it.
+   */
+  data?: string;
+  /** PACK_NOT_FOUND, or PATH_OUTSIDE_PACK for a `..data` leading out of the pack. */
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Resolves a pack folder: its real path (so a pack root that is itself a symlink, as with
+ * git-sync or a `current` release link, is contained in the folder it points to now) and,
+ * when it is a ConfigMap volume, the folder its `..data` symlink points to. A `..data`
+ * that leaves the pack, or is not a folder, is an error: nothing is read through it.
+ *
+ * @example
+ * const { root, data, diagnostics } = await openPackRoot('/etc/strata/prompts');
+ */
+export async function openPackRoot(dir: string): Promise<PackRoot> {
+  let root: string;
+  try {
+    root = await fs.realpath(dir);
+    if (!(await fs.stat(root)).isDirectory()) throw new Error('not a directory');
+  } catch (e) {
+    return {
+      root: dir,
+      diagnostics: [error('PACK_NOT_FOUND', `pack directory ${dir} cannot be read: ${reason(e)}`)],
+    };
+  }
+  const link = join(root, '..data');
+  try {
+    if (!(await fs.lstat(link)).isSymbolicLink()) return { root, diagnostics: [] };
+  } catch {
+    return { root, diagnostics: [] };
+  }
+  let data: string;
+  try {
+    data = await fs.realpath(link);
+    if (!(await fs.stat(data)).isDirectory()) throw new Error('not a directory');
+  } catch (e) {
+    return {
+      root,
+      diagnostics: [error('READ_ERROR', `broken ..data symlink: ${reason(e)}`, { file: '..data' })],
+    };
+  }
+  const rel = relative(root, data);
+  if (rel === '..' || rel.startsWith(`..${sep}`) || rel.startsWith(sep)) {
+    return {
+      root,
+      diagnostics: [
+        error('PATH_OUTSIDE_PACK', `..data points outside the pack (to ${data})`, { file: '..data' }),
+      ],
+    };
+  }
+  return { root, data, diagnostics: [] };
+}
+
+// --- internal ---
+
+function reason(e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  return err?.code ?? (err instanceof Error ? err.message : String(e));
+}

@@ -1,0 +1,66 @@
+import { type Diagnostic, error } from '../core/diagnostics.js';
+
+/**
+ * Limits on what reading a pack may cost, shared by every pack source (folder, git
+ * revision, bundle). Each has a default, a CLI flag and a diagnostic code; see
+ * docs/operations.md.
+ */
+export interface PackLimits {
+  /** Files larger than this are refused with FILE_TOO_LARGE (default 1 MiB; `--max-file-bytes`). */
+  maxFileBytes?: number;
+  /** A pack whose files add up to more bytes is PACK_TOO_LARGE (default 64 MiB; `--max-pack-bytes`). */
+  maxPackBytes?: number;
+  /** A pack with more files and folders is TOO_MANY_FILES (default 10,000; `--max-files`). */
+  maxFiles?: number;
+  /** One read of the pack taking longer is READ_TIMEOUT (default 10 s; `--read-timeout`). */
+  readTimeoutMs?: number;
+}
+
+export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_PACK_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_FILES = 10_000;
+export const DEFAULT_READ_TIMEOUT_MS = 10_000;
+
+/** Every limit, with defaults filled in. */
+export function resolveLimits(limits: PackLimits = {}): Required<PackLimits> {
+  return {
+    maxFileBytes: limits.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    maxPackBytes: limits.maxPackBytes ?? DEFAULT_MAX_PACK_BYTES,
+    maxFiles: limits.maxFiles ?? DEFAULT_MAX_FILES,
+    readTimeoutMs: limits.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
+  };
+}
+
+/** FILE_TOO_LARGE for one file. */
+export function fileTooLarge(file: string, size: number | bigint, limit: number): Diagnostic {
+  return error('FILE_TOO_LARGE', `file is ${size} bytes; the limit is ${limit}`, { file });
+}
+
+/** PACK_TOO_LARGE: the files of the pack add up to more than the limit. */
+export function packTooLarge(total: number, limit: number): Diagnostic {
+  return error(
+    'PACK_TOO_LARGE',
+    `the pack's files add up to more than ${limit} bytes (at least ${total}); the limit is ${limit} (--max-pack-bytes)`,
+  );
+}
+
+/** TOO_MANY_FILES: the pack holds more files and folders than the limit. */
+export function tooManyFiles(limit: number): Diagnostic {
+  return error(
+    'TOO_MANY_FILES',
+    `the pack holds more than ${limit} files and folders; the limit is ${limit} (--max-files)`,
+  );
+}
+
+/** SPECIAL_FILE: an entry that is neither a regular file nor a folder (or a folder named like a file). */
+export function specialFile(file: string, what: string): Diagnostic {
+  return error('SPECIAL_FILE', `${what}; a pack holds only regular files and folders`, { file });
+}
+
+/** READ_TIMEOUT: one read of the pack took longer than the limit. */
+export function readTimeout(limit: number): Diagnostic {
+  return error(
+    'READ_TIMEOUT',
+    `reading the pack took longer than ${limit} ms (--read-timeout); a file may be on a stalled disk`,
+  );
+}
