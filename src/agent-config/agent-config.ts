@@ -36,6 +36,8 @@ export interface ConfigSource {
   file?: string;
   /** Set when the value was derived: `models[0]` for a model taken from the models list. */
   via?: 'models[0]';
+  /** The role record field a manifest `config_fields:` mapping took the value from (`llm`). */
+  field?: string;
 }
 
 /** An agent's merged config with the provenance of every field. */
@@ -91,13 +93,22 @@ export function agentConfig(
 
   // 2. The three levels, lowest first.
   const manifestFile = snapshot.manifest.chain.find((k) => !k.startsWith('preset:'));
-  const levels: Array<{ from: ConfigSource['from']; file?: string; values: Record<string, unknown> }> = [
-    { from: 'agent_defaults', file: manifestFile, values: snapshot.manifest.agentDefaults },
-  ];
+  const levels: Array<{
+    from: ConfigSource['from'];
+    file?: string;
+    values: Record<string, unknown>;
+    fields?: Record<string, string>;
+  }> = [{ from: 'agent_defaults', file: manifestFile, values: snapshot.manifest.agentDefaults }];
   if (record) {
     const top = Object.fromEntries(Object.entries(record.fields).filter(([k]) => KNOWN_FIELDS.includes(k)));
     const nested = isObject(record.fields.defaults) ? record.fields.defaults : {};
-    levels.push({ from: 'role', file: record.source, values: { ...top, ...nested } });
+    const mapped = mappedFields(snapshot.manifest.configFields, record.fields);
+    levels.push({
+      from: 'role',
+      file: record.source,
+      values: { ...top, ...mapped.values, ...nested },
+      fields: mapped.fields,
+    });
   }
   if (member?.config) levels.push({ from: 'agent', file: member.source, values: member.config });
 
@@ -109,7 +120,8 @@ export function agentConfig(
     if (level.file !== undefined) source.file = level.file;
     for (const [key, value] of Object.entries(level.values)) {
       merged[key] = value;
-      sources[key] = source;
+      const field = level.fields?.[key];
+      sources[key] = field === undefined ? source : { ...source, field };
     }
     const models = level.values.models;
     if (level.values.model === undefined && Array.isArray(models) && typeof models[0] === 'string') {
@@ -160,6 +172,35 @@ export function agentConfigJsonSchema(): Record<string, unknown> {
 
 /** Fields of the schema: the role-record fields that are config (RoboCo keeps them at top level). */
 const KNOWN_FIELDS = Object.keys(AgentConfigSchema.shape);
+
+/**
+ * Config values a manifest maps from role record fields (`config_fields:`): strings
+ * trimmed; with `list`, a comma-separated string becomes a list of its trimmed, non-empty
+ * items (a list stays a list).
+ */
+function mappedFields(
+  defs: Snapshot['manifest']['configFields'],
+  record: Record<string, unknown>,
+): { values: Record<string, unknown>; fields: Record<string, string> } {
+  const values: Record<string, unknown> = {};
+  const fields: Record<string, string> = {};
+  for (const [key, def] of Object.entries(defs)) {
+    let value = record[def.field];
+    if (value === undefined || value === null) continue;
+    if (typeof value === 'string') {
+      value = def.list
+        ? value
+            .split(',')
+            .map((s) => s.trim())
+            .filter((s) => s !== '')
+        : value.trim();
+    } else if (def.list && Array.isArray(value))
+      value = value.map((v) => (typeof v === 'string' ? v.trim() : v));
+    values[key] = value;
+    fields[key] = def.field;
+  }
+  return { values, fields };
+}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -34,6 +34,7 @@ export interface RequestFlags extends PackFlags {
   ambient?: string;
   ambientFile?: string;
   set?: string[];
+  var?: string[];
 }
 
 export function addPackOptions(cmd: Command): Command {
@@ -65,7 +66,8 @@ export function addRequestOptions(cmd: Command): Command {
     .option('--agent <agent>', 'agent id (a fleet member brings its role and team)')
     .option('--ambient <text>', 'ambient text for the ambient layer')
     .option('--ambient-file <file>', 'read the ambient text from a file')
-    .option('--set <key=value>', 'override a setting (repeatable)', collect, []);
+    .option('--set <key=value>', 'override a setting (repeatable)', collect, [])
+    .option('--var <key=value>', 'a request input the pack declares (repeatable)', collect, []);
 }
 
 /**
@@ -167,6 +169,9 @@ export async function requestFromFlags(flags: RequestFlags, io: CliIO): Promise<
     }
   }
   if (Object.keys(overrides).length > 0) request.settings = overrides;
+  const vars = parseSetPairs(flags.var ?? []);
+  if (vars.bad.length > 0) throw new UsageError(`--var needs KEY=VALUE, got ${JSON.stringify(vars.bad[0])}`);
+  if (Object.keys(vars.overrides).length > 0) request.vars = vars.overrides;
   return request;
 }
 

@@ -1,13 +1,21 @@
 import { type Diagnostic, error, PromptError, warning } from './diagnostics.js';
 import { describeGate, evaluateGate, type GateContext } from './gates.js';
+import { type InputSource, missingInput, resolveInputs, takesInputs } from './inputs.js';
 import type { LayerDef, LayerSource, VariantDef } from './manifest.js';
 import { isValidName } from './names.js';
 import { normalisePackPath } from './pack-path.js';
 import { applyOverrides, type SettingSource, type SettingValue } from './settings.js';
 import type { Snapshot } from './snapshot.js';
 import { snapshotCache } from './snapshot-cache.js';
-import { fillPath, fillText } from './template.js';
-import { sha256, utf8Length } from './text.js';
+import {
+  type FillOutcome,
+  fillInputs,
+  fillPath,
+  fillTemplate,
+  fillText,
+  type TemplateValues,
+} from './template.js';
+import { decodeLossy, isBlank, sha256, toBytes, utf8Length } from './text.js';
 
 /** What to compose for. */
 export interface ComposeRequest {
@@ -18,9 +26,26 @@ export interface ComposeRequest {
   ambient?: string;
   /** Setting overrides (`--set`, query `set.KEY`, body `settings`); strings are parsed by type. */
   settings?: Readonly<Record<string, unknown>>;
+  /** Request inputs the manifest declares (`--var`, query `var.KEY`, body `vars`); parsed by type. */
+  vars?: Readonly<Record<string, unknown>>;
 }
 
 export type SkipReason = 'gated' | 'missing' | 'empty' | 'no-value';
+
+/** One file of a multi-file layer (a chain), with its place in the result text. */
+export interface LayerPart {
+  /** Pack-relative file. */
+  source: string;
+  included: boolean;
+  /** Why the file is not in the text: blank, or no budget left. */
+  reason?: 'empty' | 'budget';
+  start?: number;
+  end?: number;
+  bytes?: number;
+  sha256?: string;
+  /** Set when the text was cut to the layer's byte budget: the bytes before the cut. */
+  truncatedFrom?: number;
+}
 
 /** One layer of the pipeline in a result: included or not, why, and from where. */
 export interface LayerResult {
@@ -41,6 +66,12 @@ export interface LayerResult {
   variant?: number;
   /** Whether an `append` template was added to the text. */
   appended?: boolean;
+  /** Files of a chain layer, root first, each with its range. */
+  parts?: LayerPart[];
+  /** Set when the layer's text was cut to its byte budget: the bytes before the cut. */
+  truncatedFrom?: number;
+  /** Set when a file's frontmatter parsed only with its values quoted (lenient frontmatter). */
+  frontmatterRetried?: true;
   /** Byte range [start, end) of the layer's text in the result text (UTF-8). */
   start?: number;
   end?: number;
@@ -59,6 +90,9 @@ export interface ComposeResult {
   agent?: string;
   settings: Record<string, SettingValue>;
   settingSources: Record<string, SettingSource>;
+  /** Request inputs, for packs that declare them. */
+  inputs?: Record<string, SettingValue>;
+  inputSources?: Record<string, InputSource>;
   layers: LayerResult[];
   /** True when no layer was included and the manifest's fallback is the text. */
   fallback: boolean;
@@ -105,27 +139,48 @@ export function tryCompose(snapshot: Snapshot, request: ComposeRequest): Compose
     request.settings,
   );
   if (sd.length > 0) return { ok: false, diagnostics: sd };
+  const { inputs, diagnostics: id } = resolveInputs(manifest, request.vars);
+  if (id.length > 0) return { ok: false, diagnostics: id };
 
   // 3. Every layer, in order.
   const ctx: GateContext = { settings: settings.values, role, team, agent };
-  const placeholders = { role, team, agent, role_file: record?.roleFile ?? role };
+  const inputText: Record<string, string> = {};
+  for (const [k, v] of Object.entries(inputs.values)) inputText[k] = String(v);
+  const placeholders = {
+    ...inputText,
+    role,
+    team,
+    agent,
+    role_file: record?.roleFile ?? role,
+    role_source: record?.source,
+  };
+  const env: LayerEnv = { snapshot, ctx, placeholders, request, diagnostics, inputs: inputText };
   const pieces: string[] = [];
   const layers: LayerResult[] = [];
   let offset = 0;
   const sepBytes = utf8Length(manifest.separator);
   for (const layer of manifest.layers) {
-    const resolved = resolveLayer(snapshot, layer, ctx, placeholders, request, diagnostics);
+    const resolved = resolveLayer(env, layer);
     if (!resolved.text) {
       layers.push(resolved.info);
       continue;
     }
-    if (pieces.length > 0) offset += sepBytes;
+    if (pieces.length > 0) {
+      const sep = layer.separator ?? manifest.separator;
+      offset += layer.separator === undefined ? sepBytes : utf8Length(sep);
+      pieces.push(sep);
+    }
     const info = resolved.info;
     info.included = true;
     info.bytes = resolved.bytes ?? utf8Length(resolved.text);
     info.start = offset;
     info.end = offset + info.bytes;
     info.sha256 = resolved.sha256 ?? sha256(resolved.text);
+    for (const part of info.parts ?? []) {
+      if (part.start === undefined) continue;
+      part.start += offset;
+      part.end! += offset;
+    }
     offset = info.end;
     pieces.push(resolved.text);
     layers.push(info);
@@ -133,8 +188,13 @@ export function tryCompose(snapshot: Snapshot, request: ComposeRequest): Compose
   if (diagnostics.some((d) => d.severity === 'error')) return { ok: false, diagnostics };
 
   // 4. Join, or fall back.
-  let text = pieces.join(manifest.separator);
+  let text = pieces.join('');
   const fallback = pieces.length === 0;
+  for (const l of layers)
+    if (l.included && (l.truncatedFrom !== undefined || l.parts?.some((p) => p.truncatedFrom !== undefined)))
+      diagnostics.push(
+        warning('TRUNCATED', `layer ${l.id}: text cut to its byte budget (${l.bytes} bytes kept)`),
+      );
   if (fallback) {
     text = fillText(manifest.fallback, settings.values);
     diagnostics.push(warning('FALLBACK_USED', 'no layer was included; the fallback text is the prompt'));
@@ -150,6 +210,10 @@ export function tryCompose(snapshot: Snapshot, request: ComposeRequest): Compose
     fallback,
     diagnostics,
   };
+  if (takesInputs(manifest)) {
+    result.inputs = inputs.values;
+    result.inputSources = inputs.sources;
+  }
   if (role !== undefined) result.role = role;
   if (team !== undefined) result.team = team;
   if (agent !== undefined) result.agent = agent;
@@ -186,14 +250,18 @@ interface Resolved {
   sha256?: string;
 }
 
-function resolveLayer(
-  snapshot: Snapshot,
-  layer: LayerDef,
-  ctx: GateContext,
-  placeholders: Record<string, string | undefined>,
-  request: ComposeRequest,
-  diagnostics: Diagnostic[],
-): Resolved {
+/** What every layer of one compose reads. */
+interface LayerEnv {
+  snapshot: Snapshot;
+  ctx: GateContext;
+  placeholders: Record<string, string | undefined>;
+  request: ComposeRequest;
+  diagnostics: Diagnostic[];
+  inputs: Record<string, string>;
+}
+
+function resolveLayer(env: LayerEnv, layer: LayerDef): Resolved {
+  const { snapshot, ctx, placeholders, request, diagnostics } = env;
   if (layer.when && !evaluateGate(layer.when, ctx)) {
     return {
       info: { id: layer.id, included: false, reason: 'gated', kind: 'none', gate: describeGate(layer.when) },
@@ -215,24 +283,33 @@ function resolveLayer(
   const append = chosen ? chosen.append : layer.append;
   const base: LayerResult = { id: layer.id, included: false, kind: source.kind };
   if (variant !== undefined) base.variant = variant;
+  const budget = budgetOf(layer, ctx);
 
   // Resolve the source to text (untrimmed for files: the snapshot holds trimmed text).
   let text: string | undefined;
+  let raw: Uint8Array | undefined;
   let cached: { bytes: number; sha256: string } | undefined;
   switch (source.kind) {
     case 'file': {
       const found = findFile(snapshot, source, ctx, placeholders, layer, diagnostics);
       if ('noValue' in found) return { info: { ...base, reason: 'no-value', placeholder: found.noValue } };
       if ('missing' in found) return { info: { ...base, reason: 'missing', source: found.missing } };
-      base.source = found.file.path;
-      text = found.file.prompt;
-      cached = { bytes: found.file.promptBytes, sha256: found.file.promptSha256 };
+      const file = found.file;
+      base.source = file.path;
+      if (file.frontmatterRetried) base.frontmatterRetried = true;
+      if (layer.trim === 'both') {
+        text = file.prompt;
+        cached = { bytes: file.promptBytes, sha256: file.promptSha256 };
+      } else if (layer.trim === 'none' && file.raw && file.bodyOffset === 0) raw = file.raw;
+      else text = trimText(file.text.slice(file.bodyOffset), layer.trim);
       break;
     }
+    case 'chain':
+      return resolveChain(env, layer, source, base, budget);
     case 'input': {
       if (request.ambient === undefined)
         return { info: { ...base, reason: 'no-value', placeholder: 'ambient' } };
-      text = request.ambient.trim();
+      text = trimText(request.ambient, layer.trim);
       break;
     }
     case 'role_field': {
@@ -249,23 +326,201 @@ function resolveLayer(
           );
         return { info: { ...base, reason: 'missing' } };
       }
-      text = value.trim();
+      const filled = takesInputs(snapshot.manifest) ? fillRecordValue(env, value) : { text: value };
+      if (!('text' in filled)) {
+        diagnostics.push(missingInput(filled.name, `role ${role}'s ${source.field}`, record?.source));
+        return { info: { ...base, reason: 'no-value', placeholder: filled.name } };
+      }
+      text = trimText(filled.text, layer.trim);
       break;
     }
-    case 'text':
-      text = fillText(source.text, ctx.settings).trim();
+    case 'text': {
+      const used: string[] = [];
+      const filled = fillTemplate(source.text, snapshot.manifest.inputSyntax, templateValues(env, used));
+      if (used.length > 0) {
+        base.field = [...new Set(used)].join(', ');
+        base.source = snapshot.roles.get(ctx.role ?? '')?.source;
+      }
+      if (!('text' in filled)) return missingValue(env, layer, base, filled);
+      text = trimText(filled.text, layer.trim);
       break;
+    }
   }
-  if (!text) return { info: { ...base, reason: 'empty' } };
+  if (raw ? raw.length === 0 : !text) return { info: { ...base, reason: 'empty' } };
   if (append !== undefined) {
     base.appended = true;
     const tail = fillText(append, ctx.settings);
+    text ??= decodeLossy(raw!);
     // A file's text is fixed by its path in a snapshot, so its appended form can be memoised.
-    if (source.kind === 'file')
+    if (source.kind === 'file' && layer.trim === 'both' && budget === undefined)
       return { info: base, ...memoFor(snapshot).appended(base.source!, text, tail) };
-    return { info: base, text: `${text}\n\n${tail}` };
+    text = `${text}\n\n${tail}`;
+    cached = undefined;
+    raw = undefined;
   }
+  if (budget !== undefined) {
+    const cut = cutToBudget(raw ?? toBytes(text!), budget);
+    if (isBlank(cut.text)) return { info: { ...base, reason: 'empty' } };
+    if (cut.truncatedFrom !== undefined) base.truncatedFrom = cut.truncatedFrom;
+    return { info: base, text: cut.text, bytes: cut.bytes };
+  }
+  if (raw) {
+    text = decodeLossy(raw);
+    if (isBlank(text)) return { info: { ...base, reason: 'empty' } };
+    return { info: base, text };
+  }
+  if (layer.trim !== 'both' && isBlank(text!)) return { info: { ...base, reason: 'empty' } };
   return { info: base, text, ...cached };
+}
+
+/**
+ * A chain layer: for each folder from the pack root down to the filled `path`, the first
+ * of `files` that exists. Each file's text (raw bytes for `raw:` files) is cut to the budget
+ * still left, decoded lossily, kept when not blank, and the budget shrinks by the bytes
+ * kept; the kept texts are joined by `join`. Every file is a part with its own range.
+ */
+function resolveChain(
+  env: LayerEnv,
+  layer: LayerDef,
+  source: Extract<LayerSource, { kind: 'chain' }>,
+  base: LayerResult,
+  budget: number | undefined,
+): Resolved {
+  const { snapshot, diagnostics } = env;
+  const filled = fillPath(source.path, env.placeholders);
+  if ('missing' in filled) return { info: { ...base, reason: 'no-value', placeholder: filled.missing } };
+  const dir = normalisePackPath(filled.path);
+  if (dir === undefined) {
+    diagnostics.push(
+      error(
+        'PATH_OUTSIDE_PACK',
+        `layer ${layer.id}: ${JSON.stringify(filled.path)} (from ${source.path}) leaves the pack`,
+      ),
+    );
+    return { info: { ...base, reason: 'missing' } };
+  }
+  const folders = [''];
+  if (dir !== '') {
+    const segs = dir.split('/');
+    for (let i = 1; i <= segs.length; i++) folders.push(segs.slice(0, i).join('/'));
+  }
+  const parts: LayerPart[] = [];
+  const texts: string[] = [];
+  let remaining = budget ?? Number.POSITIVE_INFINITY;
+  let offset = 0;
+  const joinBytes = utf8Length(source.join);
+  for (const folder of folders) {
+    const file = source.files
+      .map((name) => snapshot.files.get(folder === '' ? name : `${folder}/${name}`))
+      .find((f) => f !== undefined);
+    if (!file) continue;
+    const part: LayerPart = { source: file.path, included: false };
+    parts.push(part);
+    if (remaining <= 0) {
+      part.reason = 'budget';
+      continue;
+    }
+    const whole =
+      layer.trim === 'none' && file.raw && file.bodyOffset === 0
+        ? file.raw
+        : toBytes(trimText(file.text.slice(file.bodyOffset), layer.trim));
+    const cut = cutToBudget(whole, remaining);
+    if (isBlank(cut.text)) {
+      part.reason = 'empty';
+      continue;
+    }
+    remaining -= cut.used;
+    if (texts.length > 0) offset += joinBytes;
+    part.included = true;
+    part.start = offset;
+    part.end = offset + cut.bytes;
+    part.bytes = cut.bytes;
+    part.sha256 = sha256(cut.text);
+    if (cut.truncatedFrom !== undefined) part.truncatedFrom = cut.truncatedFrom;
+    offset = part.end;
+    texts.push(cut.text);
+  }
+  base.parts = parts;
+  if (parts.length === 0) return { info: { ...base, reason: 'missing' } };
+  if (texts.length === 0) return { info: { ...base, reason: 'empty' } };
+  return { info: base, text: texts.join(source.join), bytes: offset };
+}
+
+/** The layer's byte budget: a count, or an integer setting's value. */
+function budgetOf(layer: LayerDef, ctx: GateContext): number | undefined {
+  if (layer.maxBytes === undefined) return undefined;
+  if (typeof layer.maxBytes === 'number') return layer.maxBytes;
+  const v = ctx.settings[layer.maxBytes];
+  return typeof v === 'number' ? Math.max(0, v) : undefined;
+}
+
+/** Bytes cut to a budget and decoded lossily (a cut inside a character leaves U+FFFD). */
+function cutToBudget(
+  bytes: Uint8Array,
+  budget: number,
+): { text: string; bytes: number; used: number; truncatedFrom?: number } {
+  if (bytes.length <= budget) {
+    const text = decodeLossy(bytes);
+    return { text, bytes: utf8Length(text), used: bytes.length };
+  }
+  const text = decodeLossy(bytes.subarray(0, budget));
+  return { text, bytes: utf8Length(text), used: budget, truncatedFrom: bytes.length };
+}
+
+function trimText(text: string, mode: LayerDef['trim']): string {
+  return mode === 'both' ? text.trim() : mode === 'end' ? text.trimEnd() : text;
+}
+
+/** What a text template reads: settings, inputs, and fields of the requested role (noted in `used`). */
+function templateValues(env: LayerEnv, used: string[]): TemplateValues {
+  const { snapshot, ctx, inputs } = env;
+  const manifest = snapshot.manifest;
+  const declared = new Set(manifest.inputs.map((i) => i.name));
+  const values: TemplateValues = {
+    settings: ctx.settings,
+    input: (name) => inputs[name],
+    isInput: (name) => declared.has(name) || manifest.openInputs !== undefined,
+    field: (name) => {
+      if (ctx.role === undefined) return { missing: 'role', name: 'role' };
+      const value = snapshot.roles.get(ctx.role)?.fields[name];
+      if (value === undefined || value === null || typeof value === 'object')
+        return { missing: 'field', name };
+      used.push(name);
+      const filled = takesInputs(manifest) ? fillRecordValue(env, String(value)) : { text: String(value) };
+      return 'text' in filled ? { value: filled.text } : filled;
+    },
+  };
+  return values;
+}
+
+function fillRecordValue(env: LayerEnv, value: string): FillOutcome {
+  const manifest = env.snapshot.manifest;
+  const declared = new Set(manifest.inputs.map((i) => i.name));
+  return fillInputs(value, manifest.inputSyntax, {
+    input: (name) => env.inputs[name],
+    isInput: (name) => declared.has(name) || manifest.openInputs !== undefined,
+  });
+}
+
+/** A template value that is missing: no role (skip), no field (skip, or error when required), no input (error). */
+function missingValue(
+  env: LayerEnv,
+  layer: LayerDef,
+  base: LayerResult,
+  missing: Exclude<FillOutcome, { text: string }>,
+): Resolved {
+  const role = env.ctx.role;
+  if (missing.missing === 'role') return { info: { ...base, reason: 'no-value', placeholder: 'role' } };
+  if (missing.missing === 'input') {
+    const record = role === undefined ? undefined : env.snapshot.roles.get(role);
+    env.diagnostics.push(
+      missingInput(missing.name, `layer ${layer.id}${role ? ` (role ${role})` : ''}`, record?.source),
+    );
+    return { info: { ...base, reason: 'no-value', placeholder: missing.name } };
+  }
+  if (layer.required)
+    env.diagnostics.push(error('REQUIRED_MISSING', `layer ${layer.id}: role ${role} has no ${missing.name}`));
+  return { info: { ...base, reason: 'missing', field: missing.name } };
 }
 
 function findFile(

@@ -37,7 +37,12 @@ export const DIAGNOSTIC_CODES = [
   'BAD_FLEET',
   'DUPLICATE_AGENT',
   'FLEET_CONFLICT',
+  // request inputs
+  'UNKNOWN_INPUT',
+  'INVALID_INPUT',
+  'MISSING_INPUT',
   // composing
+  'TRUNCATED',
   'BAD_NAME',
   'BAD_REQUEST',
   'REQUIRED_MISSING',

@@ -5,8 +5,14 @@ import type { ComposeResult, LayerResult } from './compose.js';
 
 /** Why a layer is or is not in the text, in a few words. */
 export function layerStatus(layer: LayerResult): string {
-  if (layer.included)
-    return layer.variant !== undefined ? `included (variant ${layer.variant + 1})` : 'included';
+  if (layer.included) {
+    const notes = [
+      layer.variant !== undefined && `variant ${layer.variant + 1}`,
+      layer.truncatedFrom !== undefined && `cut from ${layer.truncatedFrom} bytes`,
+      layer.frontmatterRetried && 'frontmatter quoted',
+    ].filter(Boolean);
+    return notes.length > 0 ? `included (${notes.join(', ')})` : 'included';
+  }
   switch (layer.reason) {
     case 'gated':
       return `gated: ${layer.gate}`;
@@ -23,7 +29,9 @@ export function layerSource(layer: LayerResult): string {
     case 'input':
       return 'request: ambient';
     case 'text':
-      return 'manifest: inline text';
+      return layer.source ? `manifest template + ${layer.source} (${layer.field})` : 'manifest: inline text';
+    case 'chain':
+      return `chain of ${layer.parts?.length ?? 0} file${layer.parts?.length === 1 ? '' : 's'}`;
     case 'role_field':
       return layer.source ? `${layer.source} (${layer.field})` : `role field ${layer.field}`;
     default:
@@ -46,21 +54,48 @@ export function formatExplain(result: ComposeResult | TokenizedResult): string {
     ([k, v]) =>
       `${k}=${String(v)}${result.settingSources[k] === 'default' ? '' : ` (${result.settingSources[k]})`}`,
   );
-  const rows = result.layers.map((l, i) => [
-    String(i + 1),
-    l.id,
-    layerStatus(l),
-    layerSource(l),
-    l.included ? String(l.bytes) : '',
-    ...(tokens ? [l.included ? String((l as { tokens?: number }).tokens ?? '') : ''] : []),
-    l.included ? `${l.start}-${l.end}` : '',
+  const rows = result.layers.flatMap((l, i) => [
+    [
+      String(i + 1),
+      l.id,
+      layerStatus(l),
+      layerSource(l),
+      l.included ? String(l.bytes) : '',
+      ...(tokens ? [l.included ? String((l as { tokens?: number }).tokens ?? '') : ''] : []),
+      l.included ? `${l.start}-${l.end}` : '',
+    ],
+    ...(l.parts ?? []).map((p) => [
+      '',
+      '  ↳',
+      p.included
+        ? p.truncatedFrom !== undefined
+          ? `included (cut from ${p.truncatedFrom} bytes)`
+          : 'included'
+        : p.reason === 'budget'
+          ? 'no budget left'
+          : (p.reason ?? 'skipped'),
+      p.source,
+      p.included ? String(p.bytes) : '',
+      ...(tokens ? [''] : []),
+      p.included ? `${p.start}-${p.end}` : '',
+    ]),
   ]);
   const tokenNote = tokens
     ? `; ${tokens.total} tokens (${tokens.tokenizer}${tokens.estimate ? `, an estimate for ${tokens.family ?? 'this model'}` : ''})${tokens.budget ? `; budget ${tokens.budget.max}: ${tokens.budget.status}` : ''}`
     : '';
+  const inputs = result.inputs
+    ? [
+        `inputs ${
+          Object.entries(result.inputs)
+            .map(([k, v]) => `${k}=${String(v)}${result.inputSources?.[k] === 'default' ? '' : ' (request)'}`)
+            .join(' ') || '(none)'
+        }`,
+      ]
+    : [];
   const lines = [
     `version ${result.version}  ${who.join(' ') || '(no role)'}`,
     `settings ${settings.join(' ') || '(none)'}`,
+    ...inputs,
     '',
     ...table([['#', 'layer', 'status', 'source', 'bytes', ...(tokens ? ['tokens'] : []), 'range'], ...rows]),
     '',

@@ -1,4 +1,4 @@
-import { type Diagnostic, error } from './diagnostics.js';
+import { type Diagnostic, error, warning } from './diagnostics.js';
 import { type ParsedYaml, parseYaml } from './yaml.js';
 
 /** A prompt file split into its frontmatter metadata and its body. */
@@ -66,4 +66,77 @@ function findClosingLine(text: string): { start: number; end: number } | undefin
     pos = nl + 1;
   }
   return undefined;
+}
+
+/**
+ * Splits frontmatter the lenient way (`frontmatter: lenient`): the text between a first
+ * line `---` and the next `---` (pattern `^---\s*\n([\s\S]*?)---\s*\n?`). When its YAML
+ * does not parse, every `key: value` line whose unquoted value holds a YAML-special
+ * character is double-quoted and the YAML is parsed again. Frontmatter that still does not
+ * parse, or is not a mapping, gives no metadata and a BAD_FRONTMATTER warning.
+ */
+export function splitFrontmatterLenient(text: string, file: string): SplitFile & { retried?: boolean } {
+  const match = LENIENT_RE.exec(text);
+  if (!match) return { meta: {}, body: text, bodyOffset: 0, diagnostics: [] };
+  const yamlText = match[1] ?? '';
+  const yamlStart = match.indices?.[1]?.[0] ?? 4;
+  const lineOffset = (text.slice(0, yamlStart).match(/\n/g) ?? []).length;
+  const bodyOffset = match[0].length;
+  const first = parseYaml(yamlText, { file, lineOffset, syntaxCode: 'BAD_FRONTMATTER' });
+  let yaml = first;
+  let retried = false;
+  if (first.diagnostics.length > 0) {
+    yaml = parseYaml(quoteSpecialValues(yamlText), { file, lineOffset, syntaxCode: 'BAD_FRONTMATTER' });
+    retried = true;
+  }
+  const out: SplitFile & { retried?: boolean } = {
+    meta: {},
+    body: text.slice(bodyOffset),
+    bodyOffset,
+    diagnostics: [],
+  };
+  if (retried) out.retried = true;
+  if (yaml.diagnostics.length > 0) {
+    const d = first.diagnostics[0]!;
+    out.diagnostics.push(
+      warning('BAD_FRONTMATTER', `${d.message} (also with values quoted); the file has no metadata`, {
+        file,
+        line: d.line,
+        col: d.col,
+      }),
+    );
+    return out;
+  }
+  out.yaml = yaml;
+  const v = yaml.value;
+  if (v !== null && v !== undefined && typeof v === 'object' && !Array.isArray(v))
+    out.meta = v as Record<string, unknown>;
+  else if (v !== null && v !== undefined)
+    out.diagnostics.push(
+      warning('BAD_FRONTMATTER', 'frontmatter is not a YAML mapping; the file has no metadata', {
+        file,
+        line: lineOffset + 1,
+        col: 1,
+      }),
+    );
+  return out;
+}
+
+const LENIENT_RE = /^---\s*\n([\s\S]*?)---\s*\n?/d;
+const SPECIAL = /[{}[\]*&#!|>%@`]|: /;
+
+/** `key: value` lines (not indented) whose unquoted value holds a YAML-special character, double-quoted. */
+function quoteSpecialValues(yaml: string): string {
+  return yaml
+    .split('\n')
+    .map((line) => {
+      const m = /^([a-zA-Z_-]+):\s+(.+)$/.exec(line);
+      if (!m) return line;
+      const [, key, value] = m as unknown as [string, string, string];
+      const quoted =
+        (value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'"));
+      if (quoted || !SPECIAL.test(value)) return line;
+      return `${key}: "${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+    })
+    .join('\n');
 }

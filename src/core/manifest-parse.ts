@@ -14,7 +14,48 @@ export type LayerSource =
   | { kind: 'file'; paths: string[]; pathSetting?: string }
   | { kind: 'input'; name: 'ambient' }
   | { kind: 'role_field'; field: string }
-  | { kind: 'text'; text: string };
+  | { kind: 'text'; text: string }
+  | { kind: 'chain'; path: string; files: string[]; join: string };
+
+/** How a layer's text is trimmed before it is joined: both ends, the end only, or not at all. */
+export type TrimMode = 'both' | 'end' | 'none';
+
+/** A declared request input (`--var KEY=VALUE`, API `vars`): typed like a setting, never from env. */
+export interface InputDef {
+  name: string;
+  type: SettingType;
+  /** Absent: the input is required wherever a placeholder names it. */
+  default?: SettingValue;
+  values?: string[];
+  min?: number;
+  max?: number;
+  description?: string;
+}
+
+/** Roles discovered from prompt files, the id taken from a frontmatter field. */
+export interface DiscoverDef {
+  /** Glob candidates: the first that matches any file is the one used. */
+  files: string[];
+  /** The frontmatter field that holds the role id. */
+  id: string;
+  /** Frontmatter fields that must be strings for a file to be a role. */
+  require: string[];
+}
+
+/** Where a config field of `strata config` comes from in a role record. */
+export interface ConfigFieldDef {
+  field: string;
+  /** Split a comma-separated string into a list (a list stays a list). */
+  list?: boolean;
+}
+
+/** When a pack without a manifest looks like this preset. */
+export interface DetectDef {
+  /** Globs; one must match a pack file. */
+  files: string[];
+  /** Keys a matching file must carry: prompt files in frontmatter, YAML files in a top-level record. */
+  keys?: string[];
+}
 
 export interface VariantDef {
   when?: Gate;
@@ -34,6 +75,9 @@ export interface LayerPatch {
   source?: LayerSource;
   append?: string | null;
   variants?: VariantDef[] | null;
+  trim?: TrimMode;
+  separator?: string | null;
+  maxBytes?: number | string | null;
 }
 
 export interface RegistryDef {
@@ -43,6 +87,8 @@ export interface RegistryDef {
   key: string;
   /** A path template (`roles/{role}.md`) whose matching files also declare roles. */
   discover?: string;
+  /** Roles from prompt files anywhere under globs, the id from a frontmatter field. */
+  discoverFiles?: DiscoverDef;
 }
 
 export interface FleetDef {
@@ -63,9 +109,22 @@ export interface ManifestPart {
   fleet?: Partial<FleetDef>;
   layers: LayerPatch[];
   agentDefaults?: Record<string, unknown>;
+  inputs: InputDef[];
+  /** Placeholder form of inputs in text templates and record values: `{name}` or `{{name}}`. */
+  inputSyntax?: InputSyntax;
+  /** Any input name a placeholder uses is an input of this shape (CrewAI's open inputs). */
+  openInputs?: Omit<InputDef, 'name'>;
+  frontmatter?: 'strict' | 'lenient' | 'none';
+  files?: string[];
+  hidden?: string[];
+  raw?: string[];
+  configFields?: Record<string, ConfigFieldDef>;
+  detect?: DetectDef;
   /** Keys the core does not read but other features do (e.g. budgets), kept as written. */
   extra: Record<string, unknown>;
 }
+
+export type InputSyntax = '{name}' | '{{name}}';
 
 const TOP_KEYS = [
   'extends',
@@ -78,6 +137,14 @@ const TOP_KEYS = [
   'fleet',
   'layers',
   'agent_defaults',
+  'inputs',
+  'input_syntax',
+  'frontmatter',
+  'files',
+  'hidden',
+  'raw',
+  'config_fields',
+  'detect',
   'budgets',
   'tokenizer',
 ];
@@ -96,8 +163,15 @@ const LAYER_KEYS = [
   'before',
   'after',
   'remove',
+  'chain',
+  'trim',
+  'separator',
+  'max_bytes',
 ];
-const VARIANT_KEYS = ['when', 'file', 'path_setting', 'input', 'role_field', 'text', 'append'];
+const VARIANT_KEYS = ['when', 'file', 'path_setting', 'input', 'role_field', 'text', 'chain', 'append'];
+const SOURCE_KINDS = ['file', 'input', 'role_field', 'text', 'chain'];
+const INPUT_KEYS = ['type', 'default', 'values', 'min', 'max', 'description'];
+const TRIM_MODES: TrimMode[] = ['both', 'end', 'none'];
 const SETTING_KEYS = ['type', 'default', 'env', 'values', 'min', 'max', 'description'];
 const SETTING_TYPES: SettingType[] = ['boolean', 'enum', 'string', 'integer'];
 const GATE_KEYS = ['setting', 'equals', 'role', 'team', 'agent', 'all', 'any', 'not'];
@@ -107,7 +181,7 @@ export function parseManifestPart(
   file: string,
 ): { part: ManifestPart; diagnostics: Diagnostic[] } {
   const c = new Checker(yaml, file);
-  const part: ManifestPart = { file, settings: [], layers: [], extra: {} };
+  const part: ManifestPart = { file, settings: [], layers: [], inputs: [], extra: {} };
   const root = yaml.value ?? {};
   const top = c.mapping(root, [], TOP_KEYS);
   if (!top) return { part, diagnostics: c.diagnostics };
@@ -131,8 +205,8 @@ export function parseManifestPart(
       part.registry = {};
       if (reg.files !== undefined) part.registry.files = c.stringList(reg.files, ['registry', 'files']);
       if (reg.key !== undefined) part.registry.key = c.string(reg.key, ['registry', 'key']);
-      if (reg.discover !== undefined)
-        part.registry.discover = c.string(reg.discover, ['registry', 'discover']);
+      if (typeof reg.discover === 'string') part.registry.discover = reg.discover;
+      else if (reg.discover !== undefined) part.registry.discoverFiles = c.discover(reg.discover);
     }
   }
   if (top.fleet !== undefined) {
@@ -153,6 +227,58 @@ export function parseManifestPart(
   }
   if (top.agent_defaults !== undefined)
     part.agentDefaults = c.mapping(top.agent_defaults, ['agent_defaults']);
+  if (top.inputs !== undefined) {
+    const inputs = c.mapping(top.inputs, ['inputs']);
+    for (const [name, raw] of Object.entries(inputs ?? {})) {
+      const def = c.input(name, raw);
+      if (!def) continue;
+      if (name === '*') {
+        const { name: _, ...shape } = def;
+        part.openInputs = shape;
+      } else part.inputs.push(def);
+    }
+  }
+  if (top.input_syntax !== undefined) {
+    if (top.input_syntax === '{name}' || top.input_syntax === '{{name}}') part.inputSyntax = top.input_syntax;
+    else c.bad(['input_syntax'], 'input_syntax must be "{name}" or "{{name}}"');
+  }
+  if (top.frontmatter !== undefined) {
+    if (top.frontmatter === 'strict' || top.frontmatter === 'lenient' || top.frontmatter === 'none')
+      part.frontmatter = top.frontmatter;
+    else c.bad(['frontmatter'], 'frontmatter must be strict, lenient or none');
+  }
+  for (const key of ['files', 'hidden', 'raw'] as const)
+    if (top[key] !== undefined) part[key] = c.stringList(top[key], [key]);
+  for (const name of part.hidden ?? [])
+    if (!/^\.[^./][^/]*$/.test(name))
+      c.bad(['hidden'], `hidden: ${JSON.stringify(name)} is not a hidden folder name like .claude`);
+  if (top.config_fields !== undefined) {
+    const fields = c.mapping(top.config_fields, ['config_fields']) ?? {};
+    part.configFields = {};
+    for (const [key, raw] of Object.entries(fields)) {
+      const path = ['config_fields', key];
+      if (typeof raw === 'string') part.configFields[key] = { field: raw };
+      else {
+        const m = c.mapping(raw, path, ['field', 'list']);
+        const field = m && c.string(m.field, [...path, 'field']);
+        if (!m || !field) continue;
+        const def: ConfigFieldDef = { field };
+        if (m.list !== undefined) {
+          if (typeof m.list === 'boolean') def.list = m.list;
+          else c.bad([...path, 'list'], 'list must be true or false');
+        }
+        part.configFields[key] = def;
+      }
+    }
+  }
+  if (top.detect !== undefined) {
+    const d = c.mapping(top.detect, ['detect'], ['files', 'keys']);
+    const files = d && c.stringList(d.files, ['detect', 'files']);
+    if (d && files) {
+      part.detect = { files };
+      if (d.keys !== undefined) part.detect.keys = c.stringList(d.keys, ['detect', 'keys']);
+    }
+  }
   for (const key of ['budgets', 'tokenizer']) if (top[key] !== undefined) part.extra[key] = top[key];
   c.diagnostics.push(...checkTokenSections(top, (path, key) => c.at(path, key)));
   return { part, diagnostics: c.diagnostics };
@@ -245,6 +371,42 @@ class Checker {
     return out;
   }
 
+  input(name: string, raw: unknown): InputDef | undefined {
+    const path = ['inputs', name];
+    if (name !== '*' && !/^[A-Za-z_][A-Za-z0-9_-]*$/.test(name))
+      return this.bad(path, `input name ${JSON.stringify(name)} must be an identifier`, true);
+    const s = this.mapping(raw ?? {}, path, INPUT_KEYS);
+    if (!s) return undefined;
+    const def: InputDef = { name, type: 'string' };
+    if (s.type !== undefined) {
+      if (SETTING_TYPES.includes(s.type as SettingType)) def.type = s.type as SettingType;
+      else this.bad([...path, 'type'], `input type must be one of: ${SETTING_TYPES.join(', ')}`);
+    } else if (s.values !== undefined) def.type = 'enum';
+    if (s.default !== undefined) {
+      if (['string', 'number', 'boolean'].includes(typeof s.default)) def.default = s.default as SettingValue;
+      else this.bad([...path, 'default'], 'an input default must be a scalar');
+    }
+    if (s.values !== undefined) def.values = this.stringList(s.values, [...path, 'values']);
+    if (s.description !== undefined) def.description = this.string(s.description, [...path, 'description']);
+    for (const k of ['min', 'max'] as const) {
+      if (s[k] === undefined) continue;
+      if (typeof s[k] === 'number' && Number.isInteger(s[k])) def[k] = s[k] as number;
+      else this.bad([...path, k], `${k} must be an integer`);
+    }
+    return def;
+  }
+
+  discover(raw: unknown): DiscoverDef | undefined {
+    const path = ['registry', 'discover'];
+    const m = this.mapping(raw, path, ['files', 'id', 'require']);
+    if (!m) return undefined;
+    const files = this.stringList(m.files, [...path, 'files']);
+    const id = m.id === undefined ? 'name' : this.string(m.id, [...path, 'id']);
+    const require = m.require === undefined ? [] : this.stringList(m.require, [...path, 'require']);
+    if (!files || !id || !require) return undefined;
+    return { files, id, require };
+  }
+
   layer(raw: unknown, path: PathSegment[]): LayerPatch | undefined {
     const l = this.mapping(raw, path, LAYER_KEYS);
     if (!l) return undefined;
@@ -267,6 +429,20 @@ class Checker {
     }
     if (l.append !== undefined)
       patch.append = l.append === null ? null : this.string(l.append, [...path, 'append']);
+    if (l.trim !== undefined) {
+      if (TRIM_MODES.includes(l.trim as TrimMode)) patch.trim = l.trim as TrimMode;
+      else this.bad([...path, 'trim'], `trim must be one of: ${TRIM_MODES.join(', ')}`);
+    }
+    if (l.separator !== undefined)
+      patch.separator = l.separator === null ? null : this.string(l.separator, [...path, 'separator']);
+    if (l.max_bytes !== undefined) {
+      const m = l.max_bytes;
+      if (m === null) patch.maxBytes = null;
+      else if ((typeof m === 'number' && Number.isSafeInteger(m) && m >= 0) || typeof m === 'string')
+        patch.maxBytes = m;
+      else
+        this.bad([...path, 'max_bytes'], 'max_bytes must be a byte count or the name of an integer setting');
+    }
     patch.source = this.source(l, path);
     if (l.variants !== undefined) {
       if (l.variants === null) patch.variants = null;
@@ -279,7 +455,7 @@ class Checker {
           if (!variant) continue;
           const source = this.source(variant, vp);
           if (!source) {
-            this.bad(vp, 'a variant needs a source: file, input, role_field or text');
+            this.bad(vp, 'a variant needs a source: file, input, role_field, text or chain');
             continue;
           }
           const def: VariantDef = { source };
@@ -295,7 +471,7 @@ class Checker {
   }
 
   source(l: Obj, path: PathSegment[]): LayerSource | undefined {
-    const kinds = ['file', 'input', 'role_field', 'text'].filter((k) => l[k] !== undefined);
+    const kinds = SOURCE_KINDS.filter((k) => l[k] !== undefined);
     if (kinds.length === 0) {
       if (l.path_setting !== undefined)
         this.bad([...path, 'path_setting'], 'path_setting needs a file list to fall back on');
@@ -322,6 +498,19 @@ class Checker {
     if (kind === 'role_field') {
       const field = this.string(l.role_field, [...path, 'role_field']);
       return field ? { kind: 'role_field', field } : undefined;
+    }
+    if (kind === 'chain') {
+      const cp = [...path, 'chain'];
+      const m = this.mapping(l.chain, cp, ['path', 'files', 'join']);
+      if (!m) return undefined;
+      const p = this.string(m.path, [...cp, 'path']);
+      const files = this.stringList(m.files, [...cp, 'files']);
+      const join = m.join === undefined ? '\n\n' : this.string(m.join, [...cp, 'join']);
+      if (p === undefined || !files || join === undefined) return undefined;
+      for (const f of files)
+        if (f.includes('/') || f === '' || f === '.' || f === '..')
+          this.bad([...cp, 'files'], `chain files are file names, not paths: ${JSON.stringify(f)}`);
+      return { kind: 'chain', path: p, files, join };
     }
     const text = this.string(l.text, [...path, 'text']);
     return text === undefined ? undefined : { kind: 'text', text };

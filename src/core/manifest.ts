@@ -1,17 +1,33 @@
 import { type Diagnostic, error, type Where } from './diagnostics.js';
 import { type Gate, gateSettings } from './gates.js';
 import type {
+  ConfigFieldDef,
+  DetectDef,
   FleetDef,
+  InputDef,
+  InputSyntax,
   LayerPatch,
   LayerSource,
   ManifestPart,
   RegistryDef,
+  TrimMode,
   VariantDef,
 } from './manifest-parse.js';
 import { parseSettingValue, type SettingDef } from './settings.js';
-import { PATH_PLACEHOLDERS, pathPlaceholders, textPlaceholders } from './template.js';
+import { inputPlaceholders, PATH_PLACEHOLDERS, pathPlaceholders, textPlaceholders } from './template.js';
 
-export type { FleetDef, LayerSource, RegistryDef, VariantDef } from './manifest-parse.js';
+export type {
+  ConfigFieldDef,
+  DetectDef,
+  DiscoverDef,
+  FleetDef,
+  InputDef,
+  InputSyntax,
+  LayerSource,
+  RegistryDef,
+  TrimMode,
+  VariantDef,
+} from './manifest-parse.js';
 
 /** One step of the pipeline after `extends` is resolved. */
 export interface LayerDef {
@@ -22,6 +38,12 @@ export interface LayerDef {
   source?: LayerSource;
   append?: string;
   variants?: VariantDef[];
+  /** How the text is trimmed (default both ends). */
+  trim: TrimMode;
+  /** The text before this layer when an earlier layer is included (default: the manifest's separator). */
+  separator?: string;
+  /** A byte budget for the layer's text: a count, or the name of an integer setting. */
+  maxBytes?: number | string;
   /** Where the layer was last defined (for load-time errors). */
   at: Where;
 }
@@ -37,6 +59,24 @@ export interface Manifest {
   fleet: FleetDef;
   layers: LayerDef[];
   agentDefaults: Record<string, unknown>;
+  /** Declared request inputs, by name. */
+  inputs: InputDef[];
+  /** Any other name a placeholder uses is an input of this shape. */
+  openInputs?: Omit<InputDef, 'name'>;
+  /** Placeholder form of inputs in text templates and role record values. */
+  inputSyntax: InputSyntax;
+  /** `lenient`: frontmatter that does not parse is parsed again with values quoted. */
+  frontmatter: 'strict' | 'lenient' | 'none';
+  /** Globs of the pack files that are read (default: every file). */
+  files?: string[];
+  /** Hidden folders (names starting with `.`) that are part of the pack. */
+  hidden: string[];
+  /** Globs of files kept as raw bytes: no frontmatter, no newline change, decoded lossily. */
+  raw: string[];
+  /** Config fields of `strata config` taken from role record fields. */
+  configFields: Record<string, ConfigFieldDef>;
+  /** When a pack without a manifest looks like this one (presets). */
+  detect?: DetectDef;
   /** Sections read by other features (budgets, tokenizer), merged child over parent. */
   extra: Record<string, unknown>;
   /** The files of the extends chain, the pack's own manifest first. */
@@ -106,10 +146,17 @@ function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[]): Manifest 
     fleet: { file: 'fleet.yaml' },
     layers: [],
     agentDefaults: {},
+    inputs: [],
+    inputSyntax: '{{name}}',
+    frontmatter: 'strict',
+    hidden: [],
+    raw: [],
+    configFields: {},
     extra: {},
     chain: [],
   };
   const settings = new Map<string, Partial<SettingDef> & { at?: Where }>();
+  const inputs = new Map<string, InputDef>();
   for (const part of parts) {
     if (part.name !== undefined) m.name = part.name;
     if (part.description !== undefined) m.description = part.description;
@@ -119,12 +166,37 @@ function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[]): Manifest 
     if (part.registry) m.registry = { ...m.registry, ...definedOnly(part.registry) };
     if (part.fleet) m.fleet = { ...m.fleet, ...definedOnly(part.fleet) };
     if (part.agentDefaults) m.agentDefaults = { ...m.agentDefaults, ...part.agentDefaults };
+    for (const i of part.inputs) inputs.set(i.name, { ...inputs.get(i.name), ...i });
+    if (part.openInputs) m.openInputs = part.openInputs;
+    if (part.inputSyntax) m.inputSyntax = part.inputSyntax;
+    if (part.frontmatter) m.frontmatter = part.frontmatter;
+    if (part.files) m.files = part.files;
+    if (part.hidden) m.hidden = part.hidden;
+    if (part.raw) m.raw = part.raw;
+    if (part.configFields) m.configFields = { ...m.configFields, ...part.configFields };
+    if (part.detect) m.detect = part.detect;
     m.extra = { ...m.extra, ...part.extra };
     for (const patch of part.layers) applyLayerPatch(m.layers, patch, diagnostics);
   }
   for (const [name, s] of settings) {
     const def = completeSetting(name, s, diagnostics);
     if (def) m.settings.push(def);
+  }
+  for (const input of inputs.values()) {
+    if (input.default === undefined) {
+      m.inputs.push(input);
+      continue;
+    }
+    const parsed = parseSettingValue({ ...input, default: input.default }, input.default);
+    if ('problem' in parsed)
+      diagnostics.push(
+        error(
+          'BAD_MANIFEST',
+          `input ${input.name}: default ${JSON.stringify(input.default)} is invalid; ${parsed.problem}`,
+          { file: parts[parts.length - 1]?.file },
+        ),
+      );
+    else m.inputs.push({ ...input, default: parsed.value });
   }
   return m;
 }
@@ -138,7 +210,12 @@ function applyLayerPatch(layers: LayerDef[], patch: LayerPatch, diagnostics: Dia
     return;
   }
   const layer: LayerDef =
-    index === -1 ? { id: patch.id, required: false, at: patch.at } : { ...layers[index]!, at: patch.at };
+    index === -1
+      ? { id: patch.id, required: false, trim: 'both', at: patch.at }
+      : { ...layers[index]!, at: patch.at };
+  if (patch.trim !== undefined) layer.trim = patch.trim;
+  if (patch.separator !== undefined) layer.separator = patch.separator ?? undefined;
+  if (patch.maxBytes !== undefined) layer.maxBytes = patch.maxBytes ?? undefined;
   if (patch.description !== undefined) layer.description = patch.description;
   if (patch.required !== undefined) layer.required = patch.required;
   if (patch.when !== undefined) layer.when = patch.when ?? undefined;
@@ -221,17 +298,49 @@ function completeSetting(
 function checkManifest(m: Manifest, diagnostics: Diagnostic[]): void {
   const settings = new Map(m.settings.map((s) => [s.name, s]));
   const ids = new Set<string>();
-  const checkText = (template: string | undefined, where: Where, what: string) => {
+  const inputs = new Set(m.inputs.map((i) => i.name));
+  for (const name of inputs)
+    if (settings.has(name) && m.inputSyntax === '{{name}}')
+      diagnostics.push(
+        error('BAD_MANIFEST', `input ${name} has the name of a setting; {{${name}}} would be ambiguous`, {
+          file: m.chain[0],
+        }),
+      );
+  const isInput = (name: string) => inputs.has(name) || m.openInputs !== undefined;
+  const checkText = (template: string | undefined, where: Where, what: string, fields = false) => {
     for (const name of textPlaceholders(template ?? '')) {
-      if (!settings.has(name)) {
-        diagnostics.push(
-          error(
-            'UNKNOWN_PLACEHOLDER',
-            `${what}: unknown placeholder {{${name}}}; known settings: ${[...settings.keys()].join(', ') || '(none)'}`,
-            where,
-          ),
-        );
-      }
+      if (settings.has(name)) continue;
+      if (fields && name.startsWith('role.')) continue;
+      if (m.inputSyntax === '{{name}}' && isInput(name)) continue;
+      diagnostics.push(
+        error(
+          'UNKNOWN_PLACEHOLDER',
+          `${what}: unknown placeholder {{${name}}}; known settings: ${[...settings.keys()].join(', ') || '(none)'}${inputs.size > 0 ? `; inputs: ${[...inputs].join(', ')}` : ''}`,
+          where,
+        ),
+      );
+    }
+    if (m.inputSyntax === '{name}')
+      for (const name of inputPlaceholders(template ?? '', '{name}'))
+        if (!isInput(name))
+          diagnostics.push(
+            error(
+              'UNKNOWN_PLACEHOLDER',
+              `${what}: unknown input {${name}}; inputs: ${[...inputs].join(', ') || '(none)'}`,
+              where,
+            ),
+          );
+  };
+  const checkPath = (path: string, where: Where, what: string) => {
+    for (const name of pathPlaceholders(path)) {
+      if ((PATH_PLACEHOLDERS as readonly string[]).includes(name) || inputs.has(name)) continue;
+      diagnostics.push(
+        error(
+          'UNKNOWN_PLACEHOLDER',
+          `${what}: unknown placeholder {${name}} in ${JSON.stringify(path)}; known: ${[...PATH_PLACEHOLDERS, ...inputs].map((p) => `{${p}}`).join(', ')}`,
+          where,
+        ),
+      );
     }
   };
   const checkGate = (gate: Gate | undefined, where: Where, what: string) => {
@@ -243,21 +352,10 @@ function checkManifest(m: Manifest, diagnostics: Diagnostic[]): void {
     }
   };
   const checkSource = (source: LayerSource, where: Where, what: string) => {
-    if (source.kind === 'text') checkText(source.text, where, what);
+    if (source.kind === 'text') checkText(source.text, where, what, true);
+    if (source.kind === 'chain') checkPath(source.path, where, what);
     if (source.kind !== 'file') return;
-    for (const path of source.paths) {
-      for (const name of pathPlaceholders(path)) {
-        if (!(PATH_PLACEHOLDERS as readonly string[]).includes(name)) {
-          diagnostics.push(
-            error(
-              'UNKNOWN_PLACEHOLDER',
-              `${what}: unknown placeholder {${name}} in ${JSON.stringify(path)}; known: ${PATH_PLACEHOLDERS.map((p) => `{${p}}`).join(', ')}`,
-              where,
-            ),
-          );
-        }
-      }
-    }
+    for (const path of source.paths) checkPath(path, where, what);
     if (source.pathSetting !== undefined && settings.get(source.pathSetting)?.type !== 'string') {
       diagnostics.push(
         error(
@@ -277,13 +375,21 @@ function checkManifest(m: Manifest, diagnostics: Diagnostic[]): void {
       diagnostics.push(
         error(
           'BAD_MANIFEST',
-          `${what} has no source: give file, input, role_field, text or variants`,
+          `${what} has no source: give file, input, role_field, text, chain or variants`,
           layer.at,
         ),
       );
     }
     checkGate(layer.when, layer.at, what);
     checkText(layer.append, layer.at, what);
+    if (typeof layer.maxBytes === 'string' && settings.get(layer.maxBytes)?.type !== 'integer')
+      diagnostics.push(
+        error(
+          'UNKNOWN_SETTING',
+          `${what}: max_bytes ${JSON.stringify(layer.maxBytes)} is not an integer setting`,
+          layer.at,
+        ),
+      );
     if (layer.source) checkSource(layer.source, layer.at, what);
     for (const v of layer.variants ?? []) {
       checkGate(v.when, layer.at, what);

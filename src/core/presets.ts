@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 
 /** The built-in presets, shipped as YAML manifests in the package's `presets/` folder. */
 
-export const PRESET_NAMES = ['roboco', 'chorus'] as const;
+/** In detection order: a pack without a manifest is the first whose `detect:` holds, else chorus. */
+export const PRESET_NAMES = ['roboco', 'crewai', 'agents-md', 'claude-agents', 'chorus'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
 
 const cache = new Map<string, string>();

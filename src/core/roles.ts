@@ -50,11 +50,21 @@ export function buildRegistry(
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
   // 1. YAML role files, in byte order of their paths.
+  // An empty key: the records sit at the file's top level (CrewAI's agents.yaml).
+  const top = registry.key === '';
+  const keyPath = (id: string) => (top ? [id] : [registry.key, id]);
   for (const { path, yaml } of roleFiles) {
     const doc = yaml.value;
-    if (!isObject(doc) || !isObject(doc[registry.key])) continue;
-    for (const [id, record] of Object.entries(doc[registry.key] as Record<string, unknown>)) {
-      const at = () => yaml.locate([registry.key, id], true);
+    const records = top ? doc : isObject(doc) ? doc[registry.key] : undefined;
+    if (!isObject(records)) {
+      if (top && doc !== null && doc !== undefined)
+        diagnostics.push(
+          error('BAD_ROLE', 'the role file must be a mapping of role id to record', yaml.locate([])),
+        );
+      continue;
+    }
+    for (const [id, record] of Object.entries(records)) {
+      const at = () => yaml.locate(keyPath(id), true);
       if (!isValidName(id)) {
         diagnostics.push(error('BAD_ROLE', `role id ${JSON.stringify(id)} is not a valid name`, at()));
         continue;
@@ -91,6 +101,8 @@ export function buildRegistry(
       else raw.set(id, { fields: pick(meta), source: path, at: () => ({ file: path }) });
     }
   }
+  if (registry.discoverFiles)
+    discoverByField(registry.discoverFiles, allPaths, frontmatterOf, raw, diagnostics);
 
   // 3. Role extends: field inheritance, cycles refused.
   const roles = new Map<string, RoleRecord>();
@@ -99,7 +111,7 @@ export function buildRegistry(
     const entry = raw.get(id)!;
     const parent = entry.fields.extends;
     if (parent === undefined) return entry.fields;
-    const at = entry.yaml?.locate([registry.key, id, 'extends']) ?? entry.at();
+    const at = entry.yaml?.locate([...keyPath(id), 'extends']) ?? entry.at();
     if (typeof parent !== 'string' || !raw.has(parent)) {
       diagnostics.push(
         error('UNKNOWN_ROLE', `role ${id} extends unknown role ${JSON.stringify(parent)}`, at),
@@ -139,6 +151,60 @@ export function buildRegistry(
 }
 
 // --- internal ---
+
+type RawRoles = Map<
+  string,
+  { fields: Record<string, unknown>; source: string; at: () => Where; yaml?: ParsedYaml }
+>;
+
+/**
+ * Roles from prompt files matching the first glob of `files` that matches any file, the
+ * id from a frontmatter field. Files without the field are not roles; a file with
+ * frontmatter that lacks a required string field, or whose id is not a valid name, is
+ * skipped with a BAD_ROLE warning. Every frontmatter field becomes a record field.
+ */
+function discoverByField(
+  def: NonNullable<RegistryDef['discoverFiles']>,
+  allPaths: readonly string[],
+  frontmatterOf: (path: string) => Record<string, unknown>,
+  raw: RawRoles,
+  diagnostics: Diagnostic[],
+): void {
+  const globs = def.files.map(compileGlob);
+  const glob = globs.find((g) => allPaths.some((p) => g(p)));
+  if (!glob) return;
+  for (const path of allPaths) {
+    if (!glob(path)) continue;
+    const meta = frontmatterOf(path);
+    const id = meta[def.id];
+    if (id === undefined && Object.keys(meta).length === 0) continue;
+    const lacking = [def.id, ...def.require].filter((k) => typeof meta[k] !== 'string');
+    if (lacking.length > 0) {
+      diagnostics.push(
+        warning('BAD_ROLE', `not a role: frontmatter ${lacking.join(', ')} must be a string`, { file: path }),
+      );
+      continue;
+    }
+    if (!isValidName(id as string)) {
+      diagnostics.push(
+        warning('BAD_ROLE', `not a role: ${def.id} ${JSON.stringify(id)} is not a valid name`, {
+          file: path,
+        }),
+      );
+      continue;
+    }
+    const previous = raw.get(id as string);
+    if (previous)
+      diagnostics.push(
+        warning(
+          'DUPLICATE_ROLE',
+          `role ${id} is defined in ${previous.source} and again here; this definition replaces it`,
+          { file: path },
+        ),
+      );
+    raw.set(id as string, { fields: { ...meta }, source: path, at: () => ({ file: path }) });
+  }
+}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -7,15 +7,16 @@ import {
   type Where,
 } from './diagnostics.js';
 import { type Agent, buildFleet } from './fleet.js';
-import { splitFrontmatter } from './frontmatter.js';
-import { globMatch } from './glob.js';
+import { type SplitFile, splitFrontmatter, splitFrontmatterLenient } from './frontmatter.js';
+import { compileGlob, globMatch } from './glob.js';
 import { type Manifest, resolveManifest } from './manifest.js';
 import { type ManifestPart, parseManifestPart } from './manifest-parse.js';
 import { resolvePackPath } from './pack-path.js';
 import { isPresetName, PRESET_NAMES, presetText } from './presets.js';
 import { buildRegistry, type RoleRecord } from './roles.js';
+import { selectPath } from './select.js';
 import { type ResolvedSettings, resolveEnvSettings } from './settings.js';
-import { byteOrder, decodeText, firstInvalidUtf8, sha256, utf8Length } from './text.js';
+import { byteOrder, decodeLossy, decodeText, firstInvalidUtf8, sha256, utf8Length } from './text.js';
 import { type ParsedYaml, parseYaml } from './yaml.js';
 
 /** The manifest file a pack may hold at its root. */
@@ -36,6 +37,10 @@ export interface PackFile {
   promptBytes: number;
   /** Character offset of the body in `text`. */
   bodyOffset: number;
+  /** The file's bytes, for files the manifest keeps raw (`raw:`): cut by byte budgets as they are. */
+  raw?: Uint8Array;
+  /** Set when the frontmatter parsed only after its values were quoted (`frontmatter: lenient`). */
+  frontmatterRetried?: true;
 }
 
 /**
@@ -89,63 +94,35 @@ export function buildSnapshot(input: BuildInput): LoadResult {
   // The reader could not read the pack as a whole: its files say nothing about it.
   if (diagnostics.some((d) => WHOLE_PACK_CODES.has(d.code))) return finish(diagnostics);
 
-  // 1. Decode every file; split frontmatter of prompt files.
-  const files = new Map<string, PackFile>();
-  const yamls = new Map<string, ParsedYaml>();
-  const frontmatter = new Map<string, ParsedYaml>();
+  // 1. Manifest: forced preset, the pack's strata.yaml, or a preset detected from the layout.
   const paths = [...input.files.keys()].sort(byteOrder);
-  for (const path of paths) {
-    const bytes = input.files.get(path)!;
-    const text = decodeText(bytes);
-    if (text === undefined) {
+  const texts = new Map<string, string | undefined>();
+  const strictText = (path: string): string | undefined => {
+    if (texts.has(path)) return texts.get(path);
+    const bytes = input.files.get(path);
+    const text = bytes === undefined ? undefined : decodeText(bytes);
+    if (bytes !== undefined && text === undefined) {
       const offset = firstInvalidUtf8(bytes);
       diagnostics.push(
         error('INVALID_UTF8', `file is not valid UTF-8 (first bad byte at offset ${offset})`, { file: path }),
       );
-      continue;
     }
-    const isYaml = /\.ya?ml$/i.test(path);
-    let meta: Record<string, unknown> = {};
-    let body = text;
-    let bodyOffset = 0;
-    if (!isYaml) {
-      const split = splitFrontmatter(text, path);
-      diagnostics.push(...split.diagnostics);
-      meta = split.meta;
-      body = split.body;
-      bodyOffset = split.bodyOffset;
-      if (split.yaml) frontmatter.set(path, split.yaml);
-    }
-    const prompt = body.trim();
-    let promptHash: string | undefined;
-    files.set(path, {
-      path,
-      sha256: sha256(bytes),
-      text,
-      meta,
-      prompt,
-      // Hashed on first use: most files of a large pack are never composed in a process.
-      get promptSha256() {
-        promptHash ??= sha256(prompt);
-        return promptHash;
-      },
-      promptBytes: utf8Length(prompt),
-      bodyOffset,
-    });
-  }
+    texts.set(path, text);
+    return text;
+  };
+  const yamls = new Map<string, ParsedYaml>();
   const yamlOf = (path: string): ParsedYaml | undefined => {
-    const file = files.get(path);
-    if (!file) return undefined;
     let parsed = yamls.get(path);
     if (!parsed) {
-      parsed = parseYaml(file.text, { file: path });
+      const text = strictText(path);
+      if (text === undefined) return undefined;
+      parsed = parseYaml(text, { file: path });
       yamls.set(path, parsed);
       diagnostics.push(...parsed.diagnostics);
     }
     return parsed;
   };
 
-  // 2. Manifest: forced preset, the pack's strata.yaml, or a preset detected from the layout.
   let rootPart: ManifestPart;
   let rootKey: string;
   if (input.preset !== undefined && !isPresetName(input.preset)) {
@@ -157,7 +134,9 @@ export function buildSnapshot(input: BuildInput): LoadResult {
     );
     return finish(diagnostics);
   }
-  const presetName = input.preset ?? (files.has(MANIFEST_FILE) ? undefined : detectPreset(paths));
+  const presetName =
+    input.preset ??
+    (input.files.has(MANIFEST_FILE) ? undefined : detectPreset(paths, (p) => probeKeys(p, input.files)));
   if (presetName) {
     rootKey = `preset:${presetName}`;
     rootPart = presetPart(presetName, diagnostics);
@@ -174,7 +153,7 @@ export function buildSnapshot(input: BuildInput): LoadResult {
       return { key: `preset:${target}`, part: presetPart(target, diagnostics), diagnostics: [] };
     if (!/\.ya?ml$/.test(target)) return undefined;
     const path = resolvePackPath(from.startsWith('preset:') ? '' : from, target);
-    if (path === undefined) return undefined;
+    if (path === undefined || !input.files.has(path)) return undefined;
     const parsed = yamlOf(path);
     if (!parsed) return undefined;
     if (parsed.diagnostics.length > 0) return { key: path, diagnostics: [] };
@@ -183,6 +162,56 @@ export function buildSnapshot(input: BuildInput): LoadResult {
   });
   diagnostics.push(...md);
   const preset = manifest.chain.map((k) => k.replace(/^preset:/, '')).find(isPresetName);
+
+  // 2. The pack's files (`files:`, `hidden:`), decoded; frontmatter split from prompt files.
+  const chainFiles = new Set(manifest.chain.filter((k) => !k.startsWith('preset:')));
+  const selected = (path: string) => chainFiles.has(path) || selectPath(manifest, path);
+  const dropped = new Set([...paths, ...(input.refused ?? [])].filter((p) => !selected(p)));
+  if (dropped.size > 0) {
+    const kept = diagnostics.filter((d) => d.file === undefined || !dropped.has(d.file));
+    diagnostics.length = 0;
+    diagnostics.push(...kept);
+  }
+  const rawGlobs = manifest.raw.map(compileGlob);
+  const files = new Map<string, PackFile>();
+  const frontmatter = new Map<string, ParsedYaml>();
+  const filePaths = paths.filter((p) => !dropped.has(p));
+  for (const path of filePaths) {
+    const bytes = input.files.get(path)!;
+    const isYaml = /\.ya?ml$/i.test(path);
+    const isRaw = !isYaml && rawGlobs.some((g) => g(path));
+    const text = isRaw ? decodeLossy(bytes) : strictText(path);
+    if (text === undefined) continue;
+    let split: SplitFile | (SplitFile & { retried?: boolean }) | undefined;
+    if (!isYaml && manifest.frontmatter !== 'none') {
+      split =
+        manifest.frontmatter === 'lenient'
+          ? splitFrontmatterLenient(text, path)
+          : splitFrontmatter(text, path);
+      diagnostics.push(...split.diagnostics);
+      if (split.yaml) frontmatter.set(path, split.yaml);
+    }
+    const body = split ? split.body : text;
+    const prompt = body.trim();
+    let promptHash: string | undefined;
+    const file: PackFile = {
+      path,
+      sha256: sha256(bytes),
+      text,
+      meta: split?.meta ?? {},
+      prompt,
+      // Hashed on first use: most files of a large pack are never composed in a process.
+      get promptSha256() {
+        promptHash ??= sha256(prompt);
+        return promptHash;
+      },
+      promptBytes: utf8Length(prompt),
+      bodyOffset: split?.bodyOffset ?? 0,
+    };
+    if (isRaw) file.raw = bytes;
+    if (split && 'retried' in split && split.retried && split.yaml) file.frontmatterRetried = true;
+    files.set(path, file);
+  }
 
   // 3. Settings from defaults and env (invalid env values fail here, at load).
   const { settings, diagnostics: sd } = resolveEnvSettings(manifest.settings, env);
@@ -197,14 +226,17 @@ export function buildSnapshot(input: BuildInput): LoadResult {
     const yaml = yamlOf(path);
     if (yaml) roleFiles.push({ path, yaml });
   }
-  const { roles, diagnostics: rd } = buildRegistry(manifest.registry, roleFiles, paths, (p) => ({
-    ...files.get(p)?.meta,
-  }));
+  const { roles, diagnostics: rd } = buildRegistry(
+    manifest.registry,
+    roleFiles,
+    [...files.keys()].filter((p) => !/\.ya?ml$/i.test(p)),
+    (p) => ({ ...files.get(p)?.meta }),
+  );
   diagnostics.push(...rd);
 
   // 5. Fleet: fleet.yaml and identity frontmatter.
   const fleetYaml = files.has(manifest.fleet.file) ? yamlOf(manifest.fleet.file) : undefined;
-  const { agents, diagnostics: fd } = buildFleet(manifest.fleet, fleetYaml, paths, (p) => ({
+  const { agents, diagnostics: fd } = buildFleet(manifest.fleet, fleetYaml, filePaths, (p) => ({
     meta: (files.get(p)?.meta as Record<string, unknown>) ?? {},
     locate: (key: string): Where => frontmatter.get(p)?.locate([key]) ?? { file: p },
   }));
@@ -225,7 +257,11 @@ export function buildSnapshot(input: BuildInput): LoadResult {
 
   if (hasErrors(diagnostics)) return finish(diagnostics);
   const snapshot: Snapshot = {
-    version: packVersion(files, input.refused, preset ?? 'manifest'),
+    version: packVersion(
+      files,
+      [...(input.refused ?? [])].filter((p) => !dropped.has(p)),
+      preset ?? 'manifest',
+    ),
     manifest,
     files,
     roles: new Map([...roles].sort(([a], [b]) => byteOrder(a, b))),
@@ -239,12 +275,38 @@ export function buildSnapshot(input: BuildInput): LoadResult {
 }
 
 /**
- * Which preset a pack without a manifest looks like (SPEC §4): roboco when it has
- * `base.md` or a `roles/` folder; otherwise chorus (YAML role files, defaults.md or
- * defaults.txt — and an empty pack, which chorus answers with its fallback).
+ * Which preset a pack without a manifest looks like (SPEC §4): the first preset, in the
+ * order of {@link PRESET_NAMES}, whose `detect:` holds — a file matching one of its globs
+ * (and, with `keys`, carrying those keys: a prompt file in its frontmatter, a YAML file in
+ * a top-level record); otherwise chorus (YAML role files, defaults.md or defaults.txt — and
+ * an empty pack, which chorus answers with its fallback). `probe` gives a file's keys.
  */
-export function detectPreset(paths: readonly string[]): 'roboco' | 'chorus' {
-  return paths.some((p) => p === 'base.md' || p.startsWith('roles/')) ? 'roboco' : 'chorus';
+export function detectPreset(
+  paths: readonly string[],
+  probe: (path: string) => ReadonlySet<string>[] = () => [],
+): string {
+  for (const name of PRESET_NAMES) {
+    const detect = presetPart(name, []).detect;
+    if (!detect) continue;
+    const globs = detect.files.map(compileGlob);
+    const keys = detect.keys ?? [];
+    const holds = paths.some(
+      (p) =>
+        globs.some((g) => g(p)) &&
+        (keys.length === 0 || probe(p).some((k) => keys.every((key) => k.has(key)))),
+    );
+    if (holds) return name;
+  }
+  return 'chorus';
+}
+
+/**
+ * Hidden folder names some built-in preset reads (`.claude`): readers walk into these
+ * (never into `..`-prefixed ConfigMap folders); a snapshot keeps their files only when its
+ * manifest opts in with `hidden:`.
+ */
+export function presetHiddenFolders(): string[] {
+  return [...new Set(PRESET_NAMES.flatMap((name) => presetPart(name, []).hidden ?? []))];
 }
 
 // --- internal ---
@@ -279,14 +341,38 @@ function presetPart(name: string, diagnostics: Diagnostic[]): ManifestPart {
 
 function packVersion(
   files: ReadonlyMap<string, PackFile>,
-  refused: ReadonlySet<string> | undefined,
+  refused: readonly string[],
   preset: string,
 ): string {
   const lines = [`preset ${preset}`];
   for (const [path, file] of [...files].sort(([a], [b]) => byteOrder(a, b)))
     lines.push(`${file.sha256} ${path}`);
-  for (const path of [...(refused ?? [])].sort(byteOrder)) lines.push(`refused ${path}`);
+  for (const path of [...refused].sort(byteOrder)) lines.push(`refused ${path}`);
   return sha256(lines.join('\n')).slice(0, 16);
+}
+
+/**
+ * The key sets a file carries, for detection: a prompt file's frontmatter (read leniently),
+ * a YAML file's top-level records. Never fails: unreadable content carries no keys.
+ */
+function probeKeys(path: string, files: ReadonlyMap<string, Uint8Array>): ReadonlySet<string>[] {
+  const bytes = files.get(path);
+  if (!bytes) return [];
+  const text = decodeLossy(bytes);
+  const stringKeys = (o: unknown) =>
+    o !== null && typeof o === 'object' && !Array.isArray(o)
+      ? new Set(
+          Object.entries(o)
+            .filter(([, v]) => typeof v === 'string')
+            .map(([k]) => k),
+        )
+      : new Set<string>();
+  if (/\.ya?ml$/i.test(path)) {
+    const value = parseYaml(text, { file: path }).value;
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
+    return Object.values(value).map(stringKeys);
+  }
+  return [stringKeys(splitFrontmatterLenient(text, path).meta)];
 }
 
 function matchesAny(globs: readonly string[], path: string): boolean {

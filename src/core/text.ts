@@ -4,6 +4,19 @@ import { createHash } from 'node:crypto';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
+const lossy = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** Decodes bytes as they are: a byte-order mark kept, newlines unchanged, bad bytes as U+FFFD. */
+export function decodeLossy(bytes: Uint8Array): string {
+  return lossy.decode(bytes);
+}
+
+/** Whether text is empty or only Unicode White_Space. */
+export function isBlank(text: string): boolean {
+  return BLANK.test(text);
+}
+
+const BLANK = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
 
 /**
  * Decodes file bytes per SPEC §2.1: strict UTF-8, leading BOM dropped, CRLF and CR

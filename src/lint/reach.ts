@@ -29,10 +29,21 @@ export function orphanDiagnostics(snapshot: Snapshot): Diagnostic[] {
   const declaring = [manifest.registry.discover, manifest.fleet.identities]
     .filter((t): t is string => t !== undefined)
     .map(templateRegExp);
+  const roleSources = new Set([...snapshot.roles.values()].map((r) => r.source));
+  const discovered = (manifest.registry.discoverFiles?.files ?? []).map(compileGlob);
+  const chained = new Set(
+    manifest.layers.flatMap((l) =>
+      [l.source, ...(l.variants ?? []).map((v) => v.source)].flatMap((s) =>
+        s?.kind === 'chain' ? s.files : [],
+      ),
+    ),
+  );
   const out: Diagnostic[] = [];
   for (const [path, file] of [...snapshot.files].sort(([a], [b]) => byteOrder(a, b))) {
     if (path === MANIFEST_FILE || path === manifest.fleet.file || manifest.chain.includes(path)) continue;
-    if (DOC_FILE_RE.test(path) || named.has(path)) continue;
+    if (DOC_FILE_RE.test(path) || named.has(path) || roleSources.has(path)) continue;
+    if (chained.has(path.slice(path.lastIndexOf('/') + 1)) || discovered.some((match) => match(path)))
+      continue;
     if (templates.some((re) => re.test(path)) || declaring.some((re) => re.test(path))) continue;
     const isYaml = /\.ya?ml$/i.test(path);
     if (isYaml && registry.some((match) => match(path)) && hasTopKey(file.text, path, manifest.registry.key))
@@ -71,7 +82,7 @@ export function unreachableLayerDiagnostics(snapshot: Snapshot): Diagnostic[] {
     if (!fleet && (needs.has('team') || needs.has('agent'))) continue;
     const reached = contexts.some((ctx) => {
       const role = ctx.role === undefined ? undefined : snapshot.roles.get(ctx.role);
-      const values = { ...ctx, role_file: role?.roleFile ?? ctx.role };
+      const values = { ...ctx, role_file: role?.roleFile ?? ctx.role, role_source: role?.source };
       return templates.some((t) => {
         const filled = fillPath(t, values);
         return 'path' in filled && snapshot.files.has(normalise(filled.path));
@@ -111,7 +122,7 @@ function templateRegExp(template: string): RegExp {
 
 function hasTopKey(text: string, file: string, key: string): boolean {
   const value = parseYaml(text, { file }).value;
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && key in value;
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && (key === '' || key in value);
 }
 
 function normalise(path: string): string {

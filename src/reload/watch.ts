@@ -2,6 +2,7 @@ import { type FSWatcher as NodeWatcher, watch as watchFolder } from 'node:fs';
 import { lstat, realpath } from 'node:fs/promises';
 import { basename, dirname, relative, sep } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
+import { presetHiddenFolders } from '../core/snapshot.js';
 import type { ReloadOutcome, SnapshotStore } from './store.js';
 
 export interface WatchOptions {
@@ -159,11 +160,15 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
 
 // --- internal ---
 
-/** A path under a hidden entry of the pack (other than a ConfigMap's `..data`), or `.git`. */
+/**
+ * A path under a hidden entry of the pack (other than a ConfigMap's `..data` and the
+ * hidden folders a built-in preset reads, such as `.claude`), or `.git`.
+ */
 function hidden(root: string, path: string): boolean {
   const rel = relative(root, path);
   if (rel === '' || rel.startsWith(`..${sep}`)) return false;
-  return rel.split(/[/\\]/).some((part) => part.startsWith('.') && part !== '..data');
+  const read = presetHiddenFolders();
+  return rel.split(/[/\\]/).some((part) => part.startsWith('.') && part !== '..data' && !read.includes(part));
 }
 
 function unstable(outcome: ReloadOutcome): boolean {

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { error } from '../core/diagnostics.js';
 import { normalisePackPath } from '../core/pack-path.js';
+import { hiddenAllowed } from '../core/select.js';
+import { presetHiddenFolders } from '../core/snapshot.js';
 import { fileTooLarge, type PackLimits, packTooLarge, resolveLimits, tooManyFiles } from './limits.js';
 import type { PackFiles } from './read-dir.js';
 
@@ -142,7 +144,7 @@ function parseTree(text: string): TreeEntry[] {
 }
 
 function hidden(path: string): boolean {
-  return path.split('/').some((s) => s.startsWith('.'));
+  return !hiddenAllowed(presetHiddenFolders(), path);
 }
 
 /** Follows symlinks along a pack-relative path; OUTSIDE when one leaves the pack, undefined on a loop. */

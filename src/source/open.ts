@@ -1,4 +1,4 @@
-import { type BuildInput, buildSnapshot, type LoadResult } from '../core/snapshot.js';
+import { type BuildInput, buildSnapshot, type LoadResult, presetHiddenFolders } from '../core/snapshot.js';
 import { readPackAtRevision } from './git.js';
 import type { PackLimits } from './limits.js';
 import { type PackFiles, readPackDir } from './read-dir.js';
@@ -26,6 +26,8 @@ export interface OpenOptions extends PackLimits {
    * the read and the pack had been quiet; PACK_UNSTABLE otherwise). See `readStablePack`.
    */
   stable?: Omit<StableReadOptions, keyof PackLimits>;
+  /** Hidden folder names to read (default: those a built-in preset reads, plus the manifest's `hidden:`). */
+  hidden?: readonly string[];
   /**
    * The pure step from files to a result (default {@link buildSnapshot}); `lintPack`
    * goes here to load and lint in one pass.
@@ -44,6 +46,19 @@ export interface OpenOptions extends PackLimits {
  * const mem = await openPack({ kind: 'files', files: new Map([['base.md', 'Be brief.']]) });
  */
 export async function openPack(source: PackSource, options: OpenOptions = {}): Promise<LoadResult> {
+  const hidden = options.hidden ?? presetHiddenFolders();
+  const result = await readAndBuild(source, { ...options, hidden });
+  // A manifest may opt in hidden folders no preset reads: read again with them.
+  const more = result.snapshot?.manifest.hidden.filter((n) => !hidden.includes(n)) ?? [];
+  return more.length > 0 ? readAndBuild(source, { ...options, hidden: [...hidden, ...more] }) : result;
+}
+
+/** The kinds of {@link PackSource}. */
+export type PackSourceKind = PackSource['kind'];
+
+// --- internal ---
+
+async function readAndBuild(source: PackSource, options: OpenOptions): Promise<LoadResult> {
   const reader = READERS[source.kind] as (s: PackSource, o: OpenOptions) => Promise<SourceRead>;
   const read = await reader(source, options);
   const build = options.build ?? buildSnapshot;
@@ -58,11 +73,6 @@ export async function openPack(source: PackSource, options: OpenOptions = {}): P
   return build(input);
 }
 
-/** The kinds of {@link PackSource}. */
-export type PackSourceKind = PackSource['kind'];
-
-// --- internal ---
-
 /** What a reader hands to the pure build step. */
 interface SourceRead extends Omit<PackFiles, 'root'> {
   root?: string;
@@ -75,7 +85,7 @@ const READERS = {
 };
 
 async function readDir(source: { kind: 'dir'; dir: string }, options: OpenOptions): Promise<SourceRead> {
-  const limits = limitsOf(options);
+  const limits = { ...limitsOf(options), hidden: options.hidden };
   return options.stable
     ? readStablePack(source.dir, { ...limits, ...options.stable })
     : readPackDir(source.dir, limits);

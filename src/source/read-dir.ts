@@ -1,6 +1,7 @@
 import { type BigIntStats, constants, type Dirent, promises as fs } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { type Diagnostic, error } from '../core/diagnostics.js';
+import { presetHiddenFolders } from '../core/snapshot.js';
 import { openPackRoot, type PackRoot } from './layout.js';
 import {
   fileTooLarge,
@@ -17,7 +18,13 @@ import {
 export { DEFAULT_MAX_FILE_BYTES } from './limits.js';
 
 /** Limits of one read (see {@link PackLimits}). */
-export type ReadPackOptions = PackLimits;
+export type ReadPackOptions = PackLimits & {
+  /**
+   * Hidden folder names (`.claude`) walked into (default: those a built-in preset reads);
+   * a snapshot keeps their files only when its manifest opts in with `hidden:`.
+   */
+  hidden?: readonly string[];
+};
 
 export interface PackFiles {
   /** The pack's real (symlink-free) absolute path. */
@@ -56,7 +63,7 @@ export interface DiskPackFiles extends PackFiles {
  * const { snapshot } = buildSnapshot({ files: read.files, readDiagnostics: read.diagnostics });
  */
 export async function readPackDir(dir: string, options: ReadPackOptions = {}): Promise<DiskPackFiles> {
-  const limits = resolveLimits(options);
+  const limits = readLimits(options);
   return withDeadline(readAll(dir, limits), limits.readTimeoutMs, () => ({
     ...empty(resolve(dir)),
     diagnostics: [readTimeout(limits.readTimeoutMs)],
@@ -68,7 +75,7 @@ export async function readPackDir(dir: string, options: ReadPackOptions = {}): P
  * to a read's `identity` when nothing changed since that read listed the pack.
  */
 export async function packIdentity(dir: string, options: ReadPackOptions = {}): Promise<string> {
-  const limits = resolveLimits(options);
+  const limits = readLimits(options);
   const pack = await openPackRoot(dir);
   const out = empty(pack.root);
   if (pack.diagnostics.length > 0) return `!${JSON.stringify(pack.diagnostics)}`;
@@ -127,7 +134,14 @@ interface Listing {
 /** Names that say "file" (a folder so named is refused rather than silently skipped). */
 const FILE_LIKE = /\.(md|markdown|txt|ya?ml|json)$/i;
 
-async function readAll(dir: string, limits: Required<PackLimits>): Promise<DiskPackFiles> {
+/** The limits of one read, and the hidden folder names it walks into. */
+type ReadLimits = Required<PackLimits> & { hidden: ReadonlySet<string> };
+
+function readLimits(options: ReadPackOptions): ReadLimits {
+  return { ...resolveLimits(options), hidden: new Set(options.hidden ?? presetHiddenFolders()) };
+}
+
+async function readAll(dir: string, limits: ReadLimits): Promise<DiskPackFiles> {
   const pack = await openPackRoot(dir);
   const out = empty(pack.root);
   if (pack.diagnostics.length > 0) {
@@ -149,7 +163,7 @@ async function readAll(dir: string, limits: Required<PackLimits>): Promise<DiskP
 }
 
 /** Lists the pack (stat only), applying the count and total-size limits. */
-async function list(out: DiskPackFiles, pack: PackRoot, limits: Required<PackLimits>): Promise<Listing> {
+async function list(out: DiskPackFiles, pack: PackRoot, limits: ReadLimits): Promise<Listing> {
   const state = { count: 0, total: 0, stop: false, newest: 0, ids: [] as string[], pending: [] as Pending[] };
   if (pack.data) state.ids.push(`..data\0${pack.data}`);
   await walk(out, pack, pack.root, '', new Set([pack.root]), state, limits);
@@ -172,7 +186,7 @@ async function walk(
   relDir: string,
   seen: Set<string>,
   state: WalkState,
-  limits: Required<PackLimits>,
+  limits: ReadLimits,
 ): Promise<void> {
   let entries: Dirent[];
   try {
@@ -185,7 +199,7 @@ async function walk(
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
     if (state.stop) return;
-    if (entry.name.startsWith('.')) continue;
+    if (entry.name.startsWith('.') && !limits.hidden.has(entry.name)) continue;
     if (++state.count > limits.maxFiles) {
       state.stop = true;
       out.diagnostics.push(tooManyFiles(limits.maxFiles));

@@ -58,7 +58,7 @@ export function formatAgentConfig(result: AgentConfig): string {
     return [
       key,
       JSON.stringify(value),
-      `${origin}${s.file ? ` (${s.file})` : ''}${s.via ? `, ${s.via}` : ''}`,
+      `${origin}${s.file ? ` (${s.file}${s.field ? `: ${s.field}` : ''})` : ''}${s.via ? `, ${s.via}` : ''}`,
     ];
   });
   const body = rows.length === 0 ? ['(no config fields)'] : columns([['field', 'value', 'source'], ...rows]);

@@ -1,0 +1,72 @@
+import { type Diagnostic, error } from './diagnostics.js';
+import type { InputDef, Manifest } from './manifest.js';
+import { parseSettingValue, type SettingValue } from './settings.js';
+
+/**
+ * Request inputs (`--var KEY=VALUE`, API `vars`, query `var.KEY`): declared in the manifest
+ * under `inputs:`, typed and checked like settings, never read from the environment. An
+ * input without a default is required wherever a placeholder names it.
+ */
+
+export type InputSource = 'default' | 'request';
+
+export interface ResolvedInputs {
+  /** Values given by the request, or defaults. */
+  values: Record<string, SettingValue>;
+  sources: Record<string, InputSource>;
+}
+
+/** Whether a manifest takes request inputs at all. */
+export function takesInputs(manifest: Pick<Manifest, 'inputs' | 'openInputs'>): boolean {
+  return manifest.inputs.length > 0 || manifest.openInputs !== undefined;
+}
+
+/**
+ * Checks a request's vars against the manifest's inputs: unknown names (UNKNOWN_INPUT,
+ * listing the known ones), values of the wrong type (INVALID_INPUT, saying what is
+ * accepted). Defaults fill the inputs the request leaves out.
+ */
+export function resolveInputs(
+  manifest: Pick<Manifest, 'inputs' | 'openInputs'>,
+  vars: Readonly<Record<string, unknown>> | undefined,
+): { inputs: ResolvedInputs; diagnostics: Diagnostic[] } {
+  const values: Record<string, SettingValue> = {};
+  const sources: Record<string, InputSource> = {};
+  const diagnostics: Diagnostic[] = [];
+  const byName = new Map(manifest.inputs.map((i) => [i.name, i]));
+  for (const def of manifest.inputs) {
+    if (def.default === undefined) continue;
+    values[def.name] = def.default;
+    sources[def.name] = 'default';
+  }
+  for (const [name, raw] of Object.entries(vars ?? {})) {
+    const def: InputDef | undefined =
+      byName.get(name) ?? (manifest.openInputs ? { ...manifest.openInputs, name } : undefined);
+    if (!def) {
+      const known = manifest.inputs.map((i) => i.name).join(', ') || '(none)';
+      diagnostics.push(
+        error('UNKNOWN_INPUT', `unknown input ${JSON.stringify(name)}; known inputs: ${known}`),
+      );
+      continue;
+    }
+    const parsed = parseSettingValue({ ...def, default: def.default ?? '' }, raw);
+    if ('problem' in parsed) {
+      diagnostics.push(
+        error('INVALID_INPUT', `input ${name}: value ${JSON.stringify(raw)} is invalid; ${parsed.problem}`),
+      );
+      continue;
+    }
+    values[name] = parsed.value;
+    sources[name] = 'request';
+  }
+  return { inputs: { values, sources }, diagnostics };
+}
+
+/** The MISSING_INPUT error for an input a placeholder needs and the request does not give. */
+export function missingInput(name: string, where: string, file?: string): Diagnostic {
+  return error(
+    'MISSING_INPUT',
+    `input ${name} has no value: ${where} uses it; give --var ${name}=VALUE (API: vars.${name})`,
+    file === undefined ? {} : { file },
+  );
+}
