@@ -6,12 +6,16 @@ import { basename, dirname, join } from 'node:path';
  * Writes a file atomically: the bytes go to a temporary file in the same folder, are
  * flushed to disk, and the temporary file is renamed over the target. Readers see the old
  * file or the new one, never half of either; on any failure the temporary file is removed
- * and the target is untouched. An existing target keeps its permission bits.
+ * and the target is untouched. An existing target keeps its permission bits. A process
+ * killed mid-write (even with SIGKILL, where no handler runs) leaves its temporary file:
+ * the next write to the same target removes the temporary files of processes that no
+ * longer run.
  *
  * @example
  * await writeFileAtomic('CLAUDE.md', composed.text);
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  await sweepStaleTemps(path);
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   let mode = 0o644;
   try {
@@ -34,8 +38,44 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
   }
 }
 
+/**
+ * Removes `.<name>.<pid>.<hex>.tmp` files beside `path` whose process is gone (left by
+ * a killed write). Temporary files of running processes are left alone.
+ */
+export async function sweepStaleTemps(path: string): Promise<string[]> {
+  const dir = dirname(path);
+  const prefix = `.${basename(path)}.`;
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const m = /^(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name.slice(prefix.length));
+    if (!m || isRunning(Number(m[1]))) continue;
+    await fs.rm(join(dir, name), { force: true }).catch(() => undefined);
+    removed.push(name);
+  }
+  return removed;
+}
+
 /** The reason of a failed file operation, short: the errno code, else the message. */
 export function ioReason(e: unknown): string {
   const err = e as NodeJS.ErrnoException;
   return err?.code ?? (err instanceof Error ? err.message : String(e));
+}
+
+// --- internal ---
+
+function isRunning(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

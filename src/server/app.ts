@@ -11,12 +11,14 @@ import type { AppEnv, Service } from './context.js';
 import { createCors } from './cors.js';
 import { errorResponse } from './errors.js';
 import { EventHub } from './events.js';
+import { hostPolicy, isUnsafeMethod } from './host-check.js';
 import { logRequest, requestId } from './logging.js';
 import { createMetrics, type ServiceMetrics } from './metrics.js';
 import { addRoute } from './route.js';
 import { addAdminRoutes } from './routes-admin.js';
 import { addPackRoutes } from './routes-pack.js';
 import { addPromptRoutes } from './routes-prompts.js';
+import { SECURITY_HEADERS } from './security-headers.js';
 
 export interface AppOptions {
   store: SnapshotStore;
@@ -44,6 +46,12 @@ export interface AppOptions {
   assets?: () => Promise<Map<string, InspectorAsset>>;
   /** Origins allowed cross-origin access (`*`: any); none by default (CORS off). */
   cors?: readonly string[];
+  /**
+   * Host names accepted in `Host` (and `Origin` of unsafe methods) beside loopback names
+   * and IP literals; `*` accepts any (see `hostPolicy`). Default: any, as the app alone
+   * has no socket; `startService` passes the loopback default for a loopback address.
+   */
+  allowedHosts?: readonly string[];
 }
 
 /** The prompt service as a `(Request) => Response` handler, plus what shutdown needs. */
@@ -90,6 +98,7 @@ export function createApp(options: AppOptions): StrataApp {
     watching: options.watching ?? false,
     defaultRole: options.defaultRole,
     cors: createCors(options.cors),
+    hosts: hostPolicy(options.allowedHosts ?? ['*']),
     startedAt: new Date(),
     tokenBudgetMs: options.tokenBudgetMs,
   };
@@ -123,7 +132,15 @@ export function createApp(options: AppOptions): StrataApp {
     });
   });
 
-  // 2. Methods: OPTIONS (and CORS preflight) answered for every known path, CORS headers
+  // 2. Host and Origin (DNS rebinding), and the security headers of every answer.
+  app.use('*', async (c, next) => {
+    const denied = hostDenial(c, service);
+    if (denied) c.res = denied;
+    else await next();
+    for (const [name, value] of SECURITY_HEADERS) c.res.headers.set(name, value);
+  });
+
+  // 3. Methods: OPTIONS (and CORS preflight) answered for every known path, CORS headers
   //    on every answer, Content-Length on HEAD answers.
   const assetsLoader = options.assets ?? inspectorAssets;
   let assetPaths: Promise<Map<string, InspectorAsset>> | undefined;
@@ -154,7 +171,7 @@ export function createApp(options: AppOptions): StrataApp {
     if (c.req.method === 'HEAD') await setContentLength(c);
   });
 
-  // 3. Body limit on every POST.
+  // 4. Body limit on every POST.
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
   app.use('/api/*', async (c, next) => {
     if (c.req.method !== 'POST') return next();
@@ -164,7 +181,7 @@ export function createApp(options: AppOptions): StrataApp {
     })(c, next);
   });
 
-  // 4. Routes.
+  // 5. Routes.
   addOpsRoutes(app, service, assetsLoader);
   addPromptRoutes(app, service);
   addPackRoutes(app, service);
@@ -179,7 +196,7 @@ export function createApp(options: AppOptions): StrataApp {
     },
   });
 
-  // 5. Errors: a known path with another method is 405 with Allow.
+  // 6. Errors: a known path with another method is 405 with Allow.
   app.notFound(async (c) => {
     const allow = await allowed(c.req.path);
     if (allow.length > 0) {
@@ -216,6 +233,34 @@ export function createApp(options: AppOptions): StrataApp {
 }
 
 // --- internal ---
+
+/** The 403 answer for a Host, or an unsafe method's Origin, that the service does not accept. */
+function hostDenial(c: Context<AppEnv>, service: Service): Response | undefined {
+  const host = c.req.header('host') ?? new URL(c.req.url).host;
+  if (!service.hosts.allowsHost(host)) {
+    return errorResponse(
+      c,
+      403,
+      'HOST_NOT_ALLOWED',
+      `Host ${JSON.stringify(host)} is not allowed; start the service with --allowed-host NAME to accept it`,
+    );
+  }
+  const origin = c.req.header('origin');
+  if (
+    origin !== undefined &&
+    isUnsafeMethod(c.req.method) &&
+    !service.hosts.allowsOrigin(origin) &&
+    !service.cors.headers(origin).some(([name]) => name === 'Access-Control-Allow-Origin')
+  ) {
+    return errorResponse(
+      c,
+      403,
+      'ORIGIN_NOT_ALLOWED',
+      `Origin ${JSON.stringify(origin)} may not ${c.req.method} here; allow it with --cors ORIGIN or --allowed-host NAME`,
+    );
+  }
+  return undefined;
+}
 
 const routeTables = new WeakMap<object, Array<{ re: RegExp; method: string }>>();
 

@@ -5,6 +5,7 @@ import type { PackState, SnapshotStore } from '../reload/store.js';
 import type { Cors } from './cors.js';
 import { errorResponse } from './errors.js';
 import type { EventHub } from './events.js';
+import type { HostPolicy } from './host-check.js';
 import type { ServiceMetrics } from './metrics.js';
 
 /** Variables a request carries through the app. */
@@ -25,6 +26,8 @@ export interface Service {
   defaultRole?: string;
   /** Cross-origin policy (off unless origins are given). */
   cors: Cors;
+  /** Which Host (and Origin, for unsafe methods) headers are accepted (DNS rebinding). */
+  hosts: HostPolicy;
   startedAt: Date;
   /** Time budget for one request's token counts (they run off the event loop). */
   tokenBudgetMs?: number;

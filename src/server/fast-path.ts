@@ -43,6 +43,7 @@ export function createFastPath(service: Service): FastPath {
     const started = performance.now();
     const method = req.method;
     if ((method !== 'GET' && method !== 'HEAD') || req.url === undefined) return false;
+    if (!service.hosts.allowsHost(req.headers.host)) return false; // the app answers 403
     const match = parse(req.url);
     if (!match) return false;
     const snapshot = service.store.state?.snapshot;

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
 import type { Diagnostic } from '../core/diagnostics.js';
+import { setCacheBudget } from '../core/snapshot-cache.js';
 import { type ReloadSource, stablePackLoader } from '../reload/read.js';
 import { SnapshotStore } from '../reload/store.js';
 import { type PackWatcher, watchPack } from '../reload/watch.js';
@@ -10,6 +11,12 @@ import { tokenConfig } from '../tokens/config.js';
 import { stopCountWorker, warmCountWorker } from '../tokens/count-off-thread.js';
 import { getTokenizer } from '../tokens/tokenizer.js';
 import { createApp, type StrataApp } from './app.js';
+import {
+  type ConnectionGuard,
+  type ConnectionLimits,
+  guardConnections,
+  serverOptions,
+} from './connections.js';
 import { createFastPath } from './fast-path.js';
 import { createLogger, logReloads } from './logging.js';
 import { createMetrics } from './metrics.js';
@@ -39,6 +46,18 @@ export interface ServiceOptions extends ReloadSource {
   shutdownTimeoutMs?: number;
   /** Stops the service gracefully (as `close()`) when it aborts. */
   signal?: AbortSignal;
+  /**
+   * Host names accepted beside loopback names and IP literals (`*`: any). Default: none
+   * when bound to a loopback address; any (the check off) when bound to another address,
+   * which is reachable under names strata cannot know.
+   */
+  allowedHosts?: readonly string[];
+  /** Connection cap and header, request and keep-alive timeouts (see `DEFAULT_CONNECTION_LIMITS`). */
+  connections?: ConnectionLimits;
+  /** Budget of all snapshot caches together, in bytes (default `DEFAULT_CACHE_BYTES`, 64 MiB). */
+  cacheBytes?: number;
+  /** Time budget for one request's token counts (default 5 s; past it, 503 TOKEN_BUDGET_EXCEEDED). */
+  tokenBudgetMs?: number;
 }
 
 /** A running service. */
@@ -74,7 +93,11 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
   );
   logReloads(store, logger);
   const watching = options.watch !== false && options.dir !== undefined;
+  if (options.cacheBytes !== undefined) setCacheBudget(options.cacheBytes);
+  const bindHost = options.host ?? DEFAULT_HOST;
   const app = createApp({
+    allowedHosts: options.allowedHosts ?? (isLoopback(bindHost) ? [] : ['*']),
+    tokenBudgetMs: options.tokenBudgetMs,
     store,
     adminToken: options.adminToken,
     defaultRole: options.defaultRole,
@@ -87,12 +110,15 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
   // 1. Listen first: liveness answers while the pack loads. Cached prompts take the fast path.
   const appListener = getRequestListener(app.fetch);
   const fast = createFastPath(app.service);
-  const server = createServer((req, res) => {
+  let guard: ConnectionGuard | undefined;
+  const server = createServer(serverOptions(options.connections), (req, res) => {
+    guard!.onRequest(req, res);
     if (!fast(req, res)) void appListener(req, res);
   });
+  guard = guardConnections(server, options.connections);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? DEFAULT_PORT, options.host ?? DEFAULT_HOST, () => resolve());
+    server.listen(options.port ?? DEFAULT_PORT, bindHost, () => resolve());
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -105,7 +131,7 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
     closing ??= (async () => {
       await watcher?.close();
       app.close();
-      await closeServer(server, options.shutdownTimeoutMs ?? 10_000);
+      await closeServer(server, guard, options.shutdownTimeoutMs ?? 10_000);
       await stopCountWorker();
       fast.flush();
     })();
@@ -142,8 +168,12 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
 
 // --- internal ---
 
-/** Stops accepting connections, lets in-flight requests finish, then cuts what is left. */
-function closeServer(server: Server, timeoutMs: number): Promise<void> {
+/**
+ * Stops accepting connections and drains: in-flight requests finish and their answers
+ * say `Connection: close` (so a keep-alive client does not send another request on a
+ * socket about to close), idle sockets close now, and what is left after `timeoutMs` is cut.
+ */
+function closeServer(server: Server, guard: ConnectionGuard, timeoutMs: number): Promise<void> {
   return new Promise((resolve) => {
     const force = setTimeout(() => server.closeAllConnections(), timeoutMs);
     force.unref();
@@ -151,6 +181,10 @@ function closeServer(server: Server, timeoutMs: number): Promise<void> {
       clearTimeout(force);
       resolve();
     });
-    server.closeIdleConnections();
+    guard.drain();
   });
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }

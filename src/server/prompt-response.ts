@@ -1,4 +1,5 @@
 import { bytesEtag, type Rendered } from './compose-cache.js';
+import { SECURITY_HEADERS } from './security-headers.js';
 
 /** A composed prompt's HTTP answer, independent of the server framework. */
 export interface PromptAnswer {
@@ -67,6 +68,8 @@ export function bodyAnswer(
 
 // --- internal ---
 
+const SECURITY = Object.fromEntries(SECURITY_HEADERS.map(([name, value]) => [name.toLowerCase(), value]));
+
 const answers = new WeakMap<
   Rendered,
   { text?: PromptAnswer; json?: PromptAnswer; textNotModified?: PromptAnswer; jsonNotModified?: PromptAnswer }
@@ -74,6 +77,7 @@ const answers = new WeakMap<
 
 function commonHeaders(rendered: Rendered, etag: string): Record<string, string> {
   return {
+    ...SECURITY,
     etag,
     'cache-control': 'no-cache',
     vary: 'Accept',

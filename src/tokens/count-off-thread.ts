@@ -63,11 +63,39 @@ export async function withTokensOffThread(
  * Counts texts in the worker thread (started on first use; it does not keep the process
  * alive). Rejects with {@link TokenBudgetError} after `budgetMs`.
  */
-export function countOffThread(
+export async function countOffThread(
   tokenizer: TokenizerName,
   texts: string[],
   budgetMs: number,
 ): Promise<number[]> {
+  // The budget is for counting: it starts once the worker has loaded the encoding.
+  await warmCountWorker(tokenizer);
+  return send(tokenizer, texts, budgetMs);
+}
+
+/** Starts the worker and loads an encoding's tables in it (service start-up); once per encoding. */
+export function warmCountWorker(tokenizer: TokenizerName): Promise<void> {
+  ensureWorker();
+  let ready = warmed.get(tokenizer);
+  if (!ready) {
+    ready = send(tokenizer, ['warm up'], 120_000).then(() => undefined);
+    ready.catch(() => warmed.delete(tokenizer));
+    warmed.set(tokenizer, ready);
+  }
+  return ready;
+}
+
+/** Stops the worker thread (a later count starts a new one); pending counts are rejected. */
+export async function stopCountWorker(): Promise<void> {
+  const w = worker;
+  worker = undefined;
+  warmed.clear();
+  await w?.terminate();
+}
+
+// --- internal ---
+
+function send(tokenizer: TokenizerName, texts: string[], budgetMs: number): Promise<number[]> {
   const worker = ensureWorker();
   const id = nextId++;
   return new Promise((resolve, reject) => {
@@ -90,26 +118,14 @@ export function countOffThread(
   });
 }
 
-/** Starts the worker and loads an encoding's tables in it now (service start-up). */
-export async function warmCountWorker(tokenizer: TokenizerName): Promise<void> {
-  await countOffThread(tokenizer, ['warm up'], 60_000);
-}
-
-/** Stops the worker thread (a later count starts a new one); pending counts are rejected. */
-export async function stopCountWorker(): Promise<void> {
-  const w = worker;
-  worker = undefined;
-  await w?.terminate();
-}
-
-// --- internal ---
-
 interface Pending {
   resolve(counts: number[]): void;
   reject(e: Error): void;
 }
 
 const pending = new Map<number, Pending>();
+/** Encodings whose tables the current worker has loaded (or is loading). */
+const warmed = new Map<TokenizerName, Promise<void>>();
 let nextId = 1;
 let worker: Worker | undefined;
 
@@ -123,7 +139,10 @@ function ensureWorker(): Worker {
     p?.resolve(m.counts);
   });
   const fail = (e: Error) => {
-    if (worker === w) worker = undefined;
+    if (worker === w) {
+      worker = undefined;
+      warmed.clear();
+    }
     for (const [id, p] of pending) {
       pending.delete(id);
       p.reject(e);

@@ -1,8 +1,11 @@
 import type { Command } from 'commander';
+import { DEFAULT_CACHE_BYTES } from '../../core/snapshot-cache.js';
+import { DEFAULT_CONNECTION_LIMITS } from '../../server/connections.js';
 import { createCors } from '../../server/cors.js';
 import { bufferedWriter, createLogger, LOG_LEVELS, type LogLevel } from '../../server/logging.js';
 import { DEFAULT_HOST, DEFAULT_PORT, type ServiceOptions, startService } from '../../server/node.js';
 import { environmentRole } from '../../source/environment.js';
+import { DEFAULT_TOKEN_BUDGET_MS } from '../../tokens/count-off-thread.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
 import { addPackOptions, type PackFlags, packLocation, printDiagnostics } from '../pack-options.js';
 import type { Exit } from '../run.js';
@@ -17,6 +20,14 @@ export interface ServeFlags extends PackFlags {
   pollInterval?: string;
   logLevel?: string;
   allowLayerLoss?: boolean;
+  /** Host names accepted beside loopback names (`--allowed-host`, repeatable). */
+  allowedHost?: string[];
+  maxConnections?: string;
+  headersTimeout?: string;
+  requestTimeout?: string;
+  keepAliveTimeout?: string;
+  cacheBytes?: string;
+  tokenBudget?: string;
 }
 
 /**
@@ -42,6 +53,36 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .option(
       '--allow-layer-loss',
       'serve a new pack version even when a member would lose a layer, get the fallback text, fail or disappear (default: hold it until POST /api/prompts/reload?accept=<version>)',
+    )
+    .option(
+      '--allowed-host <name>',
+      'accept this Host name (and Origin) beside loopback names and IP literals; .example.com for its subdomains, * for any; repeatable (default: none on a loopback address, any on another; $STRATA_ALLOWED_HOSTS)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option(
+      '--max-connections <n>',
+      `open connections at most (default ${DEFAULT_CONNECTION_LIMITS.maxConnections})`,
+    )
+    .option(
+      '--headers-timeout <ms>',
+      `time to receive a request's headers (default ${DEFAULT_CONNECTION_LIMITS.headersTimeoutMs})`,
+    )
+    .option(
+      '--request-timeout <ms>',
+      `time to receive a whole request, body included (default ${DEFAULT_CONNECTION_LIMITS.requestTimeoutMs})`,
+    )
+    .option(
+      '--keep-alive-timeout <ms>',
+      `how long an idle keep-alive connection stays open (default ${DEFAULT_CONNECTION_LIMITS.keepAliveTimeoutMs})`,
+    )
+    .option(
+      '--cache-bytes <bytes>',
+      `budget of all caches of composed prompts and token counts (default ${DEFAULT_CACHE_BYTES})`,
+    )
+    .option(
+      '--token-budget <ms>',
+      `time one request's token counts may take (default ${DEFAULT_TOKEN_BUDGET_MS}; past it 503 TOKEN_BUDGET_EXCEEDED)`,
     )
     .option('--log-level <level>', `${LOG_LEVELS.join(' | ')} (default: $STRATA_LOG_LEVEL, else info)`)
     .addHelpText(
@@ -101,6 +142,28 @@ export function serviceOptions(flags: Omit<ServeFlags, 'logLevel'>, io: CliIO): 
     throw new UsageError(`--cors: ${(e as Error).message}`);
   }
   if (cors.length > 0) options.cors = cors;
+  const hosts = flags.allowedHost?.length
+    ? flags.allowedHost
+    : (io.env.STRATA_ALLOWED_HOSTS ?? '').split(/[\s,]+/).filter(Boolean);
+  if (hosts.length > 0) options.allowedHosts = hosts;
+  const positive = (raw: string | undefined, flag: string) => {
+    const n = integer(raw, flag, -1);
+    if (n === 0) throw new UsageError(`${flag} must be at least 1`);
+    return n === -1 ? undefined : n;
+  };
+  const connections = Object.fromEntries(
+    Object.entries({
+      maxConnections: positive(flags.maxConnections, '--max-connections'),
+      headersTimeoutMs: positive(flags.headersTimeout, '--headers-timeout'),
+      requestTimeoutMs: positive(flags.requestTimeout, '--request-timeout'),
+      keepAliveTimeoutMs: positive(flags.keepAliveTimeout, '--keep-alive-timeout'),
+    }).filter(([, v]) => v !== undefined),
+  );
+  if (Object.keys(connections).length > 0) options.connections = connections;
+  if (flags.cacheBytes !== undefined)
+    options.cacheBytes = integer(flags.cacheBytes, '--cache-bytes', 0, 2 ** 40);
+  const budget = positive(flags.tokenBudget, '--token-budget');
+  if (budget !== undefined) options.tokenBudgetMs = budget;
   return options;
 }
 

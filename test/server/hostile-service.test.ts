@@ -1,0 +1,257 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFileAtomic } from '../../src/cli/atomic-write.js';
+import { cacheUsage, DEFAULT_CACHE_BYTES, setCacheBudget } from '../../src/core/snapshot-cache.js';
+import { type RunningService, startService } from '../../src/server/node.js';
+import { getTokenizer } from '../../src/tokens/tokenizer.js';
+import { appFor, copyFixture, MINI, waitFor } from './helpers.js';
+
+// One test per finding of the red-team pass on the service side (issue "hostile
+// clients"), each written from its reproduction.
+
+let service: RunningService;
+let base: string;
+
+beforeAll(async () => {
+  const started = await startService({
+    dir: MINI,
+    env: {},
+    port: 0,
+    watch: false,
+    connections: { maxConnections: 16 },
+  });
+  if (!started.ok) throw new Error('service did not start');
+  service = started.service;
+  base = service.url;
+});
+
+afterAll(async () => {
+  await service?.close();
+  await short?.close();
+});
+
+/** A service with short header and request timeouts. */
+let short: RunningService;
+beforeAll(async () => {
+  const started = await startService({
+    dir: MINI,
+    env: {},
+    port: 0,
+    watch: false,
+    connections: { headersTimeoutMs: 400, requestTimeoutMs: 800 },
+  });
+  if (!started.ok) throw new Error('service did not start');
+  short = started.service;
+});
+
+describe('hostile clients', () => {
+  it('a 64 KB whitespace-free ambient does not freeze the service: /healthz answers while it is counted', async () => {
+    for (const unit of ['x', '中']) {
+      const ambient = unit.repeat(unit === 'x' ? 60_000 : 20_000);
+      let done = false;
+      const compose = fetch(`${base}/api/compose`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ role: 'writer', ambient }),
+      }).then(async (res) => {
+        done = true;
+        return { status: res.status, body: (await res.json()) as { tokens: { total: number } } };
+      });
+      let answeredMeanwhile = 0;
+      while (!done) {
+        const probe = await fetch(`${base}/healthz`);
+        expect(await probe.json()).toEqual({ ok: true });
+        if (!done) answeredMeanwhile++;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      const { status, body } = await compose;
+      expect(status).toBe(200);
+      expect(body.tokens.total).toBeGreaterThan(0);
+      expect(answeredMeanwhile).toBeGreaterThanOrEqual(3);
+    }
+  });
+
+  it('a 256 KB line without a pre-token break is counted (exactly) in linear time, not quadratic', () => {
+    const tk = getTokenizer('o200k_base');
+    expect(tk.count('x'.repeat(256 * 1024))).toBe(32_768);
+    expect(tk.count('='.repeat(256 * 1024))).toBe(tk.count('='.repeat(128 * 1024)) * 2);
+  });
+
+  it('the render cache is bounded by bytes, whatever the prompts and the number of variants', async () => {
+    const { dir, cleanup } = await copyFixture();
+    try {
+      await writeFile(join(dir, 'base.md'), `${'Base line of a large prompt.\n'.repeat(8000)}`); // ~230 KB
+      const { app } = await appFor(dir);
+      setCacheBudget(2 * 1024 * 1024);
+      for (let i = 0; i < 40; i++) {
+        const res = await app.request(`/api/prompts/writer?team=t${i}`);
+        expect(res.status).toBe(200);
+        expect(cacheUsage().bytes).toBeLessThanOrEqual(2 * 1024 * 1024);
+      }
+      expect(cacheUsage().entries).toBeGreaterThan(0);
+    } finally {
+      setCacheBudget(DEFAULT_CACHE_BYTES);
+      await cleanup();
+    }
+  });
+
+  it('set.__proto__ in the query and "__proto__" in body settings are refused with 400, not ignored', async () => {
+    const query = await fetch(`${base}/api/prompts/writer?set.__proto__=x`);
+    expect(query.status).toBe(400);
+    expect(((await query.json()) as { error: { code: string } }).error.code).toBe('UNKNOWN_SETTING');
+    const body = await fetch(`${base}/api/compose`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"role":"writer","settings":{"__proto__":{"polluted":true}}}',
+    });
+    expect(body.status).toBe(400);
+    expect(((await body.json()) as { error: { code: string } }).error.code).toBe('BAD_REQUEST');
+  });
+
+  it('POST /api/teams/compose refuses an agent that is not in the fleet, as the single-agent route does', async () => {
+    const res = await fetch(`${base}/api/teams/compose`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ members: [{ agent: 'w1' }, { agent: 'nobody' }] }),
+    });
+    expect(res.status).toBe(404);
+    const { error } = (await res.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe('UNKNOWN_AGENT');
+    expect(error.message).toContain('member 1');
+  });
+
+  it('a slow body does not hold its socket: the request timeout closes it', async () => {
+    const socket = await open(short.url);
+    socket.write(
+      'POST /api/compose HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"ro',
+    );
+    const reply = await closed(socket);
+    expect(reply).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it('slow headers do not hold their socket: the headers timeout closes it', async () => {
+    const socket = await open(short.url);
+    socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    const reply = await closed(socket);
+    expect(reply).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it('many slow-header connections cannot lock out /healthz: over the cap, the oldest idle ones are closed', async () => {
+    const sockets: Socket[] = [];
+    const closedCount = { n: 0 };
+    for (let i = 0; i < 40; i++) {
+      const s = await open(base);
+      s.on('close', () => closedCount.n++);
+      s.write('GET /healthz HTTP/1.1\r\n');
+      sockets.push(s);
+    }
+    const res = await fetch(`${base}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true });
+    await waitFor(
+      () => (closedCount.n >= 24 ? true : undefined),
+      30_000,
+      'connections over the cap to close',
+    );
+    for (const s of sockets) s.destroy();
+  });
+
+  it('answers carry nosniff, frame and content-security headers', async () => {
+    for (const path of ['/', '/healthz', '/api/prompts/writer', '/api/prompts/writer']) {
+      const res = await fetch(`${base}${path}`);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    }
+  });
+
+  it('a Host that is not a loopback name or an IP literal is refused (DNS rebinding), and so is a foreign Origin on POST', async () => {
+    const rebind = await raw(
+      base,
+      'GET /api/prompts/writer HTTP/1.1\r\nHost: evil.example:7411\r\nConnection: close\r\n\r\n',
+    );
+    expect(rebind).toMatch(/^HTTP\/1\.1 403/);
+    expect(rebind).toContain('HOST_NOT_ALLOWED');
+    const ok = await raw(base, 'GET /healthz HTTP/1.1\r\nHost: localhost:7411\r\nConnection: close\r\n\r\n');
+    expect(ok).toMatch(/^HTTP\/1\.1 200/);
+    const post = await fetch(`${base}/api/compose`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+      body: '{"role":"writer"}',
+    });
+    expect(post.status).toBe(403);
+    expect(((await post.json()) as { error: { code: string } }).error.code).toBe('ORIGIN_NOT_ALLOWED');
+  });
+});
+
+describe('hostile clients: shutdown', () => {
+  it('a request in flight at shutdown is answered in full with Connection: close', async () => {
+    const started = await startService({ dir: MINI, env: {}, port: 0, watch: false });
+    if (!started.ok) throw new Error('service did not start');
+    const body = '{"role":"writer"}';
+    const socket = await open(started.service.url);
+    let reply = '';
+    socket.on('data', (d) => {
+      reply += d;
+    });
+    socket.write(
+      `POST /api/compose HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    const closing = started.service.close();
+    socket.write(body.slice(5));
+    await new Promise((r) => socket.once('close', r));
+    await closing;
+    expect(reply).toMatch(/^HTTP\/1\.1 200/);
+    expect(reply.toLowerCase()).toContain('connection: close');
+    expect(reply).toContain('"role":"writer"');
+  });
+});
+
+describe('hostile runs: a killed export', () => {
+  it('leaves a temporary file that the next write to the same target removes', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'strata-export-'));
+    try {
+      const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+        encoding: 'utf8',
+      });
+      const stale = `.CLAUDE.md.${gone.stdout}.deadbeef.tmp`;
+      await writeFile(join(dir, stale), 'half');
+      await writeFileAtomic(join(dir, 'CLAUDE.md'), 'whole');
+      expect(await readdir(dir)).toEqual(['CLAUDE.md']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+// --- helpers ---
+
+function open(url: string): Promise<Socket> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+/** Everything the server writes until it closes the socket. */
+function closed(socket: Socket): Promise<string> {
+  let data = '';
+  socket.on('data', (d) => {
+    data += d;
+  });
+  socket.on('error', () => undefined);
+  return new Promise((resolve) => socket.once('close', () => resolve(data)));
+}
+
+async function raw(url: string, request: string): Promise<string> {
+  const socket = await open(url);
+  const reply = closed(socket);
+  socket.write(request);
+  return reply;
+}
