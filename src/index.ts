@@ -35,6 +35,13 @@ export {
   tryCompose,
 } from './core/compose.js';
 export {
+  type DegradationReport,
+  degradation,
+  degradationDiagnostics,
+  type LostLayer,
+  type MemberDegradation,
+} from './core/degradation.js';
+export {
   DIAGNOSTIC_CODES,
   type Diagnostic,
   type DiagnosticCode,
@@ -87,6 +94,7 @@ export { type PackWatcher, type WatchOptions, watchPack } from './reload/watch.j
 export { type SystemPromptOptions, systemPrompt } from './runtime/system-prompt.js';
 export { type AppOptions, createApp, MAX_BODY_BYTES, type StrataApp } from './server/app.js';
 export { type RunningService, type ServiceOptions, type StartOutcome, startService } from './server/node.js';
+export { type BundleReadOptions, createBundle, readPackBundle } from './source/bundle.js';
 export { readPackAtRevision } from './source/git.js';
 export { type LoadOptions, loadPack, loadPackStrict } from './source/load.js';
 export { DEFAULT_MAX_FILE_BYTES, readPackDir } from './source/read-dir.js';

@@ -39,7 +39,10 @@ export interface RequestFlags extends PackFlags {
 
 export function addPackOptions(cmd: Command): Command {
   return cmd
-    .option('--dir <dir>', 'pack directory (default: $STRATA_PROMPTS_DIR, else $CHORUS_PROMPTS_DIR)')
+    .option(
+      '--dir <dir>',
+      'pack directory or bundle file (default: $STRATA_PROMPTS_DIR, else $CHORUS_PROMPTS_DIR)',
+    )
     .option('--preset <name>', `${PRESET_NAMES.join(' | ')} (default: the pack manifest, else its layout)`)
     .option(
       '--max-file-bytes <n>',

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { formatDiagnostic, PromptError } from '../core/diagnostics.js';
 import { VERSION } from '../version.js';
+import * as bundleCommand from './commands/bundle.js';
 import * as composeCommands from './commands/compose.js';
 import * as configCommand from './commands/config.js';
 import * as diffCommand from './commands/diff.js';
@@ -25,6 +26,7 @@ const COMMANDS: Array<{ register(program: Command, io: CliIO, exit: Exit): void 
   generateCommand,
   configCommand,
   exportCommand,
+  bundleCommand,
 ];
 
 /**

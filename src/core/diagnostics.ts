@@ -16,6 +16,13 @@ export const DIAGNOSTIC_CODES = [
   'SPECIAL_FILE',
   'READ_TIMEOUT',
   'PACK_UNSTABLE',
+  // pack bundles (one gzip'd tar file)
+  'BUNDLE_BAD_PATH',
+  'BUNDLE_LINK',
+  'BUNDLE_BAD_ENTRY',
+  'BUNDLE_CORRUPT',
+  'BUNDLE_TRUNCATED',
+  'CONFIGMAP_TOO_LARGE',
   // YAML and frontmatter
   'YAML_SYNTAX',
   'YAML_ALIASES',

@@ -1,4 +1,4 @@
-import { type FSWatcher as NodeWatcher, watch as watchFolder } from 'node:fs';
+import { type FSWatcher as NodeWatcher, statSync, watch as watchFolder } from 'node:fs';
 import { lstat, realpath } from 'node:fs/promises';
 import { basename, dirname, relative, sep } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
@@ -37,6 +37,11 @@ export interface PackWatcher {
  * re-aims the watcher at the new folder. A slow poll reloads as a backstop for missed
  * events.
  *
+ * A bundle file (`strata bundle`) is watched through its folder's own entries: a write
+ * to it, a rename over it, or a ConfigMap `..data` swap beside it (`pack.tgz ->
+ * ..data/pack.tgz`) reloads it. A bundle is read through one open handle, so it is never
+ * read half-swapped.
+ *
  * @example
  * const watcher = watchPack('/etc/strata/prompts', store);
  * await watcher.ready;
@@ -54,6 +59,7 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
   let retryMs = 0;
   let retrying = false;
   let closed = false;
+  const bundle = isFile(dir);
 
   const schedule = (delay: number) => {
     if (closed) return;
@@ -98,12 +104,17 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
   let ready: Promise<void> = Promise.resolve();
   const watchFiles = () => {
     const previous = files;
-    files = watch(dir, {
+    const folder = bundle ? dirname(dir) : dir;
+    files = watch(folder, {
       ignoreInitial: true,
       followSymlinks: true,
       // Report every event at once (chokidar's atomic mode holds unlinks back 100 ms).
       atomic: false,
-      ignored: (path: string) => hidden(dir, path),
+      // A bundle: the file itself, and a ConfigMap's ..data link and timestamped folders.
+      ...(bundle ? { depth: 0 } : {}),
+      ignored: bundle
+        ? (path: string) => !bundleEntry(folder, basename(dir), path)
+        : (path: string) => hidden(dir, path),
     });
     files.on('all', onEvent);
     files.on('error', (e) => options.onError?.(e));
@@ -116,7 +127,7 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
   // A pack root that is a symlink: watch the link's folder for the link being replaced.
   let rootLink: NodeWatcher | undefined;
   const rootReady = (async () => {
-    if (!(await lstat(dir).catch(() => undefined))?.isSymbolicLink()) return;
+    if (bundle || !(await lstat(dir).catch(() => undefined))?.isSymbolicLink()) return;
     let target = await realpath(dir).catch(() => '');
     try {
       rootLink = watchFolder(dirname(dir), { persistent: false }, (_event, name) => {
@@ -169,6 +180,21 @@ function hidden(root: string, path: string): boolean {
   if (rel === '' || rel.startsWith(`..${sep}`)) return false;
   const read = presetHiddenFolders();
   return rel.split(/[/\\]/).some((part) => part.startsWith('.') && part !== '..data' && !read.includes(part));
+}
+
+/** The entries of a bundle's folder that can change the bundle: itself and a ConfigMap's own. */
+function bundleEntry(folder: string, name: string, path: string): boolean {
+  if (path === folder) return true;
+  const entry = basename(path);
+  return entry === name || entry.startsWith('..');
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function unstable(outcome: ReloadOutcome): boolean {

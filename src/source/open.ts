@@ -1,4 +1,5 @@
 import { type BuildInput, buildSnapshot, type LoadResult, presetHiddenFolders } from '../core/snapshot.js';
+import { isBundleFile, readPackBundle, readStableBundle } from './bundle.js';
 import { readPackAtRevision } from './git.js';
 import type { PackLimits } from './limits.js';
 import { type PackFiles, readPackDir } from './read-dir.js';
@@ -8,7 +9,9 @@ import { readStablePack, type StableReadOptions } from './stable-read.js';
  * Where a pack comes from. Each kind has one reader in {@link READERS}; adding a kind is
  * one entry there (its type is the reader's first parameter).
  *
- * - `dir`: a folder on disk (a plain folder or a ConfigMap volume; see `readPackDir`).
+ * - `dir`: a folder on disk (a plain folder or a ConfigMap volume; see `readPackDir`) — or
+ *   a bundle file, read as `bundle`.
+ * - `bundle`: one gzip'd tar of a pack (`strata bundle`), read with the same limits.
  * - `git`: the folder `dir` as it is at revision `rev`, read from git's object store.
  * - `files`: in-memory files (path → bytes or text). An empty map is the empty pack,
  *   which the chorus preset answers with its fallback.
@@ -80,15 +83,27 @@ interface SourceRead extends Omit<PackFiles, 'root'> {
 
 const READERS = {
   dir: readDir,
+  bundle: readBundle,
   git: readGit,
   files: readMemory,
 };
 
 async function readDir(source: { kind: 'dir'; dir: string }, options: OpenOptions): Promise<SourceRead> {
+  if (await isBundleFile(source.dir)) return readBundle({ kind: 'bundle', file: source.dir }, options);
   const limits = { ...limitsOf(options), hidden: options.hidden };
   return options.stable
     ? readStablePack(source.dir, { ...limits, ...options.stable })
     : readPackDir(source.dir, limits);
+}
+
+async function readBundle(
+  source: { kind: 'bundle'; file: string },
+  options: OpenOptions,
+): Promise<SourceRead> {
+  const limits = limitsOf(options);
+  return options.stable
+    ? readStableBundle(source.file, { ...limits, ...options.stable })
+    : readPackBundle(source.file, limits);
 }
 
 async function readGit(

@@ -45,12 +45,22 @@ async function serveRoboco(options: { allowLayerLoss?: boolean } = {}) {
 
 async function promptsOf(url: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const agent of AGENTS) {
-    const res = await fetch(`${url}/api/agents/${agent}/prompt`, { headers: { accept: 'text/plain' } });
-    expect(res.status, agent).toBe(200);
-    out[agent] = await res.text();
-  }
+  for (const agent of AGENTS) out[agent] = await promptOf(url, agent);
   return out;
+}
+
+/** An agent's prompt; waits out 503s (token counting warming up on a loaded machine). */
+function promptOf(url: string, agent: string): Promise<string> {
+  return waitFor(
+    async () => {
+      const res = await fetch(`${url}/api/agents/${agent}/prompt`, { headers: { accept: 'text/plain' } });
+      if (res.status === 503) return undefined;
+      expect(res.status, agent).toBe(200);
+      return res.text();
+    },
+    60_000,
+    `the prompt of ${agent}`,
+  );
 }
 
 async function status(url: string) {
@@ -189,8 +199,7 @@ describe('a reload that would degrade members is held', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ outcome: 'swapped', version: held, accepted: true });
     const { snapshot } = await loadPack(s.dir, { env: {} });
-    const res2 = await fetch(`${s.url}/api/agents/ada/prompt`, { headers: { accept: 'text/plain' } });
-    expect(await res2.text()).toBe(compose(snapshot!, { agent: 'ada' }).text);
+    expect(await promptOf(s.url, 'ada')).toBe(compose(snapshot!, { agent: 'ada' }).text);
   });
 
   it('serves a text-only edit (no hold)', async () => {
@@ -202,11 +211,9 @@ describe('a reload that would degrade members is held', () => {
     expect(event.accepted).toBeUndefined();
     expect(event.changed.agents.sort()).toEqual([...AGENTS].sort());
     const ada = await waitFor(async () => {
-      const text = await (
-        await fetch(`${s.url}/api/agents/ada/prompt`, { headers: { accept: 'text/plain' } })
-      ).text();
+      const text = await promptOf(s.url, 'ada');
       return text.includes('A reworded base.') ? text : undefined;
-    }, 10_000);
+    }, 30_000);
     expect(ada).not.toBe(s.prompts.ada);
     expect((await status(s.url)).held).toBeNull();
   });

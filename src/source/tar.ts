@@ -1,0 +1,308 @@
+import { type Diagnostic, error } from '../core/diagnostics.js';
+import { byteOrder } from '../core/text.js';
+import { fileTooLarge, specialFile, tooManyFiles } from './limits.js';
+
+/**
+ * A small POSIX tar (ustar, with pax `path` records for long names) writer and a strict
+ * reader for pack bundles. The writer is deterministic: entries sorted by path, regular
+ * files only, mode 0644, owner 0:0, mtime 0. The reader accepts ustar, pax and GNU
+ * long-name archives (so `tar -czf pack.tgz -C pack .` works too) and refuses what a
+ * pack directory could not hold: absolute or `..` paths, links, devices, FIFOs,
+ * duplicate paths, entries over the size limit, and archives cut short.
+ */
+
+/** One regular file of an archive. */
+export interface TarFile {
+  path: string;
+  bytes: Uint8Array;
+}
+
+export interface TarLimits {
+  /** Entries over this many bytes are refused with FILE_TOO_LARGE (their path in `refused`). */
+  maxFileBytes: number;
+  /** More entries than this is TOO_MANY_FILES. */
+  maxEntries: number;
+  /** Hidden folder names whose files are read (other hidden entries are skipped). */
+  hidden?: ReadonlySet<string>;
+}
+
+export interface TarRead {
+  files: Map<string, Uint8Array>;
+  /** Paths known to exist but not read (too large). */
+  refused: Set<string>;
+  diagnostics: Diagnostic[];
+}
+
+/** Writes regular files as a tar archive (deterministic bytes for the same files). */
+export function writeTar(files: readonly TarFile[]): Uint8Array {
+  const sorted = [...files].sort((a, b) => byteOrder(a.path, b.path));
+  const chunks: Uint8Array[] = [];
+  for (const file of sorted) {
+    const name = encoder.encode(file.path);
+    const split = splitName(name);
+    if (!split) {
+      const record = paxRecord('path', file.path);
+      chunks.push(header({ name: encoder.encode('PaxHeader'), size: record.length, type: 'x' }));
+      chunks.push(padded(record));
+      chunks.push(header({ name: name.subarray(0, 100), size: file.bytes.length, type: '0' }));
+    } else {
+      chunks.push(header({ name: split.name, prefix: split.prefix, size: file.bytes.length, type: '0' }));
+    }
+    chunks.push(padded(file.bytes));
+  }
+  chunks.push(new Uint8Array(BLOCK * 2));
+  return concat(chunks);
+}
+
+/**
+ * Reads a tar archive's regular files. Never throws: every problem is a diagnostic
+ * (BUNDLE_BAD_PATH, BUNDLE_LINK, SPECIAL_FILE, BUNDLE_BAD_ENTRY, BUNDLE_CORRUPT,
+ * BUNDLE_TRUNCATED, TOO_MANY_FILES, FILE_TOO_LARGE). Entries whose path has a part starting with `.`
+ * are skipped, as a pack directory's hidden files are, but for folders named in `hidden`.
+ */
+export function readTar(bytes: Uint8Array, limits: TarLimits): TarRead {
+  const out: TarRead = { files: new Map(), refused: new Set(), diagnostics: [] };
+  const seen = new Set<string>();
+  let offset = 0;
+  let longName: string | undefined;
+  let entries = 0;
+  for (;;) {
+    if (offset + BLOCK > bytes.length) {
+      out.diagnostics.push(
+        error('BUNDLE_TRUNCATED', `archive ends at byte ${bytes.length} without its end-of-archive marker`),
+      );
+      return out;
+    }
+    const block = bytes.subarray(offset, offset + BLOCK);
+    if (block.every((b) => b === 0)) return out;
+    const at = offset;
+    if (!checksumOk(block)) {
+      out.diagnostics.push(error('BUNDLE_CORRUPT', `bad tar header checksum at byte ${at}`));
+      return out;
+    }
+    const size = octal(block, 124, 12);
+    const type = String.fromCharCode(block[156]!);
+    if (size === undefined) {
+      out.diagnostics.push(error('BUNDLE_CORRUPT', `bad size field in the tar header at byte ${at}`));
+      return out;
+    }
+    const dataStart = offset + BLOCK;
+    const dataEnd = dataStart + size;
+    offset = dataStart + Math.ceil(size / BLOCK) * BLOCK;
+    if (dataEnd > bytes.length) {
+      out.diagnostics.push(
+        error(
+          'BUNDLE_TRUNCATED',
+          `archive is cut inside an entry (header at byte ${at} announces ${size} bytes)`,
+        ),
+      );
+      return out;
+    }
+    if (++entries > limits.maxEntries) {
+      out.diagnostics.push(tooManyFiles(limits.maxEntries));
+      return out;
+    }
+
+    // Extended headers name the next entry.
+    if (type === 'x' || type === 'L') {
+      if (size > 64 * 1024) {
+        out.diagnostics.push(error('BUNDLE_CORRUPT', `extended header at byte ${at} is ${size} bytes`));
+        return out;
+      }
+      const data = bytes.subarray(dataStart, dataEnd);
+      longName = type === 'L' ? cString(data) : paxPath(data);
+      continue;
+    }
+    if (type === 'g') continue;
+    const path = longName ?? ustarName(block);
+    longName = undefined;
+
+    const checked = checkPath(path);
+    if (typeof checked !== 'string') {
+      out.diagnostics.push(
+        error('BUNDLE_BAD_PATH', `entry ${JSON.stringify(path)} (byte ${at}) ${checked.problem}`),
+      );
+      continue;
+    }
+    if (type === '5') continue;
+    if (type === '1' || type === '2') {
+      const target = cString(block.subarray(157, 257));
+      out.diagnostics.push(
+        error(
+          'BUNDLE_LINK',
+          `${type === '2' ? 'symbolic' : 'hard'} link to ${JSON.stringify(target)}: a bundle holds regular files only`,
+          { file: checked },
+        ),
+      );
+      continue;
+    }
+    if (type === '3' || type === '4' || type === '6') {
+      out.diagnostics.push(specialFile(checked, `a ${kindOf(type)} in the bundle`));
+      continue;
+    }
+    if (type !== '0' && type !== '\0' && type !== '7') {
+      out.diagnostics.push(
+        error(
+          'BUNDLE_BAD_ENTRY',
+          `entry of unknown type ${JSON.stringify(type)}: a bundle holds regular files only`,
+          {
+            file: checked,
+          },
+        ),
+      );
+      continue;
+    }
+    if (seen.has(checked)) {
+      out.diagnostics.push(error('BUNDLE_BAD_ENTRY', 'the archive holds this path twice', { file: checked }));
+      continue;
+    }
+    seen.add(checked);
+    if (hidden(checked, limits.hidden)) continue;
+    if (size > limits.maxFileBytes) {
+      out.refused.add(checked);
+      out.diagnostics.push(fileTooLarge(checked, size, limits.maxFileBytes));
+      continue;
+    }
+    out.files.set(checked, new Uint8Array(bytes.subarray(dataStart, dataEnd)));
+  }
+}
+
+// --- internal ---
+
+const BLOCK = 512;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: false });
+
+function header(h: { name: Uint8Array; prefix?: Uint8Array; size: number; type: string }): Uint8Array {
+  const block = new Uint8Array(BLOCK);
+  block.set(h.name, 0);
+  writeOctal(block, 100, 8, 0o644);
+  writeOctal(block, 108, 8, 0);
+  writeOctal(block, 116, 8, 0);
+  writeOctal(block, 124, 12, h.size);
+  writeOctal(block, 136, 12, 0);
+  block[156] = h.type.charCodeAt(0);
+  block.set(encoder.encode('ustar\u000000'), 257);
+  if (h.prefix) block.set(h.prefix, 345);
+  // The checksum is summed with its own field as spaces.
+  block.fill(0x20, 148, 156);
+  let sum = 0;
+  for (const b of block) sum += b;
+  const digits = sum.toString(8).padStart(6, '0');
+  block.set(encoder.encode(`${digits}\u0000 `), 148);
+  return block;
+}
+
+function writeOctal(block: Uint8Array, at: number, width: number, value: number): void {
+  block.set(encoder.encode(`${value.toString(8).padStart(width - 1, '0')}\u0000`), at);
+}
+
+/** A ustar name/prefix split of a path, or undefined when it needs a pax record. */
+function splitName(name: Uint8Array): { name: Uint8Array; prefix?: Uint8Array } | undefined {
+  if (name.length <= 100) return { name };
+  for (let i = name.length - 1; i > 0; i--) {
+    if (name[i] !== 0x2f) continue;
+    if (i <= 155 && name.length - i - 1 <= 100 && name.length - i - 1 > 0)
+      return { prefix: name.subarray(0, i), name: name.subarray(i + 1) };
+  }
+  return undefined;
+}
+
+function paxRecord(key: string, value: string): Uint8Array {
+  const body = ` ${key}=${value}\n`;
+  const bodyBytes = encoder.encode(body).length;
+  let length = bodyBytes + 1;
+  while (String(length).length + bodyBytes !== length) length = String(length).length + bodyBytes;
+  return encoder.encode(`${length}${body}`);
+}
+
+function paxPath(data: Uint8Array): string | undefined {
+  let i = 0;
+  let path: string | undefined;
+  while (i < data.length) {
+    const space = data.indexOf(0x20, i);
+    if (space === -1) break;
+    const length = Number(decoder.decode(data.subarray(i, space)));
+    if (!Number.isSafeInteger(length) || length <= 0 || i + length > data.length) break;
+    const record = decoder.decode(data.subarray(space + 1, i + length - 1));
+    const eq = record.indexOf('=');
+    if (eq !== -1 && record.slice(0, eq) === 'path') path = record.slice(eq + 1);
+    i += length;
+  }
+  return path;
+}
+
+function padded(bytes: Uint8Array): Uint8Array {
+  const size = Math.ceil(bytes.length / BLOCK) * BLOCK;
+  if (size === bytes.length) return bytes;
+  const out = new Uint8Array(size);
+  out.set(bytes);
+  return out;
+}
+
+function concat(chunks: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+function checksumOk(block: Uint8Array): boolean {
+  const stored = octal(block, 148, 8);
+  if (stored === undefined) return false;
+  let sum = 0;
+  for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 0x20 : block[i]!;
+  return sum === stored;
+}
+
+/** A NUL- or space-terminated octal field; undefined when it is not one (e.g. base-256). */
+function octal(block: Uint8Array, at: number, width: number): number | undefined {
+  const text = decoder
+    .decode(block.subarray(at, at + width))
+    .replace(/[\0 ]+$/, '')
+    .replace(/^ +/, '');
+  if (!/^[0-7]{1,12}$/.test(text)) return text === '' ? 0 : undefined;
+  const n = Number.parseInt(text, 8);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+function cString(bytes: Uint8Array): string {
+  const end = bytes.indexOf(0);
+  return decoder.decode(end === -1 ? bytes : bytes.subarray(0, end));
+}
+
+function ustarName(block: Uint8Array): string {
+  const name = cString(block.subarray(0, 100));
+  const magic = cString(block.subarray(257, 263));
+  const prefix = magic === 'ustar' ? cString(block.subarray(345, 500)) : '';
+  return prefix ? `${prefix}/${name}` : name;
+}
+
+/** The pack-relative path of an entry, or why it cannot be one. */
+function checkPath(raw: string): string | { problem: string } {
+  if (raw.includes('\0')) return { problem: 'has a NUL byte in its path' };
+  if (raw.includes('\\')) return { problem: 'has a backslash in its path' };
+  if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw)) return { problem: 'has an absolute path' };
+  const parts = raw.split('/').filter((p) => p !== '' && p !== '.');
+  if (parts.some((p) => p === '..')) return { problem: 'has a ".." part: it would leave the pack' };
+  return parts.join('/');
+}
+
+function hidden(path: string, read: ReadonlySet<string> = new Set()): boolean {
+  const parts = path.split('/');
+  return path === '' || parts.some((p) => p.startsWith('.') && !read.has(p));
+}
+
+function kindOf(type: string): string {
+  switch (type) {
+    case '3':
+      return 'character device';
+    case '4':
+      return 'block device';
+    default:
+      return 'FIFO';
+  }
+}
