@@ -78,7 +78,7 @@ export async function packIdentity(dir: string, options: ReadPackOptions = {}): 
   const limits = readLimits(options);
   const pack = await openPackRoot(dir);
   const out = empty(pack.root);
-  if (pack.diagnostics.length > 0) return `!${JSON.stringify(pack.diagnostics)}`;
+  if (pack.diagnostics.length > 0) return rootIdentity(pack);
   const listing = await list(out, pack, limits);
   return listing.identity;
 }
@@ -146,6 +146,7 @@ async function readAll(dir: string, limits: ReadLimits): Promise<DiskPackFiles> 
   const out = empty(pack.root);
   if (pack.diagnostics.length > 0) {
     out.diagnostics.push(...pack.diagnostics);
+    out.identity = rootIdentity(pack);
     return out;
   }
   const listing = await list(out, pack, limits);
@@ -290,6 +291,11 @@ function kind(st: {
   if (st.isFIFO()) return 'FIFO';
   if (st.isSocket()) return 'socket';
   return 'device';
+}
+
+/** The identity of a pack root that could not be opened: the same while the problem is. */
+function rootIdentity(pack: PackRoot): string {
+  return `!${JSON.stringify(pack.diagnostics)}`;
 }
 
 function empty(root: string): DiskPackFiles {

@@ -39,8 +39,9 @@ export async function readStablePack(dir: string, options: StableReadOptions = {
     const at = Date.now();
     const read = await readPackDir(dir, options);
     last = read;
+    if (read.diagnostics.some((d) => d.code === 'READ_TIMEOUT')) return read;
     const after = await packIdentity(dir, options);
-    if (read.identity !== '' && after !== read.identity) {
+    if (after !== read.identity) {
       // Changed under the read: try again once it had time to settle.
       previous = undefined;
       await sleep(backoff);

@@ -1,5 +1,12 @@
 import { afterEach, describe, it } from 'vitest';
-import { type Cleanups, checkConsistency, configMap, type Load, renameSaves } from './consistency.js';
+import {
+  type Cleanups,
+  checkConsistency,
+  configMap,
+  inPlaceWrites,
+  type Load,
+  renameSaves,
+} from './consistency.js';
 
 // The soak: many rewrites under several clients, the service in its own process as in
 // production (clients and writer run here).
@@ -18,6 +25,18 @@ describe('consistency under load', () => {
     `%s ${LOAD.rewrites} times: every answer is one whole version, never a mix`,
     async (_name, setup) => {
       await checkConsistency(setup, LOAD, cleanups);
+    },
+    600_000,
+  );
+
+  it.each([
+    ['a plain folder written in place file by file', inPlaceWrites],
+    ['a plain folder rename-saved file by file', renameSaves],
+    ['a ConfigMap volume swapped', configMap],
+  ] as const)(
+    `manual reloads (--no-watch) while %s ${LOAD.rewrites} times: every answer is one whole version`,
+    async (_name, setup) => {
+      await checkConsistency(setup, { ...LOAD, reload: 'manual' }, cleanups);
     },
     600_000,
   );

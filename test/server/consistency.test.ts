@@ -1,5 +1,12 @@
 import { afterEach, describe, it } from 'vitest';
-import { type Cleanups, checkConsistency, configMap, type Load, renameSaves } from './consistency.js';
+import {
+  type Cleanups,
+  checkConsistency,
+  configMap,
+  inPlaceWrites,
+  type Load,
+  renameSaves,
+} from './consistency.js';
 
 // A short run of the consistency check; consistency.slow.test.ts is the soak.
 const LOAD: Load = { rewrites: 14, clients: 2, answersPerClient: 20, service: 'inline' };
@@ -20,4 +27,8 @@ describe('consistency while the pack is rewritten', () => {
     },
     120_000,
   );
+
+  it(`manual reloads (--no-watch) while a plain folder is written in place file by file ${LOAD.rewrites} times: every answer is one whole version`, async () => {
+    await checkConsistency(inPlaceWrites, { ...LOAD, reload: 'manual' }, cleanups);
+  }, 120_000);
 });

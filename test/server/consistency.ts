@@ -33,6 +33,11 @@ export interface Load {
   answersPerClient: number;
   /** `process`: `strata serve` as its own process, as in production; `inline`: `startService` here. */
   service: 'process' | 'inline';
+  /**
+   * `watch` (default): the service watches the pack; `manual`: `--no-watch`, and every
+   * rewrite is followed by `POST /api/prompts/reload` without waiting for it.
+   */
+  reload?: 'watch' | 'manual';
 }
 
 export type Rewrite = (version: 'a' | 'b', i: number) => Promise<void>;
@@ -53,6 +58,21 @@ export const renameSaves: Setup = async (_load, cleanups) => {
       writeFileSync(temp, text);
       renameSync(temp, join(dir, path));
     }
+  };
+  await rewrite('a', 0);
+  return { dir, rewrite };
+};
+
+/**
+ * A plain folder whose files are rewritten in place (truncated and written, as `echo >`
+ * or a non-atomic deploy does), one after the other: between the writes — and within
+ * one — the folder holds a mix.
+ */
+export const inPlaceWrites: Setup = async (_load, cleanups) => {
+  const { dir, cleanup } = await copyFixture();
+  cleanups.push(cleanup);
+  const rewrite: Rewrite = async (v) => {
+    for (const [path, text] of Object.entries(VERSIONS[v])) writeFileSync(join(dir, path), text);
   };
   await rewrite('a', 0);
   return { dir, rewrite };
@@ -108,16 +128,31 @@ export const configMap: Setup = async (load, cleanups) => {
  */
 export async function checkConsistency(setup: Setup, load: Load, cleanups: Cleanups): Promise<void> {
   const { dir, rewrite } = await setup(load, cleanups);
+  const manual = load.reload === 'manual';
   const args = ['--dir', dir, '--port', '0', '--debounce', '5', '--poll-interval', '0'];
-  const service = load.service === 'process' ? await spawnServe(args) : await inline(dir);
+  if (manual) args.push('--no-watch');
+  const service =
+    load.service === 'process'
+      ? await spawnServe(args, manual ? { STRATA_ADMIN_TOKEN: TOKEN } : {})
+      : await inline(dir, manual);
   cleanups.push(async () => void (await service.stop()));
+  const reloads: Array<Promise<unknown>> = [];
+  const reload = () =>
+    fetch(`${service.url}/api/prompts/reload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    }).then(async (res) => {
+      if (res.status !== 200) failures.push(`reload ${res.status} ${await res.text()}`);
+    });
 
   const allowed = new Set([sha256(PROMPTS.a), sha256(PROMPTS.b)]);
   const seen = new Map<string, number>();
   const failures: string[] = [];
   let done = false;
-  const served = async (): Promise<string> =>
-    (await fetch(`${service.url}/api/prompts/writer`, { headers: { accept: 'text/plain' } })).text();
+  const served = async (): Promise<string> => {
+    if (manual) await reload();
+    return (await fetch(`${service.url}/api/prompts/writer`, { headers: { accept: 'text/plain' } })).text();
+  };
   const client = async (n: number) => {
     let i = 0;
     while (!done || i < load.answersPerClient) {
@@ -150,6 +185,7 @@ export async function checkConsistency(setup: Setup, load: Load, cleanups: Clean
   for (let i = 0; i < load.rewrites; i++) {
     const version = i % 2 === 0 ? 'b' : 'a';
     await rewrite(version, i);
+    if (manual) reloads.push(reload());
     if (i % 7 === 6) {
       await waitFor(
         async () => ((await served()) === PROMPTS[version] ? true : undefined),
@@ -164,7 +200,7 @@ export async function checkConsistency(setup: Setup, load: Load, cleanups: Clean
   // The last rewrite wrote version a (rewrites is even): the service settles on it.
   await waitFor(async () => ((await served()) === PROMPTS.a ? true : undefined), 60_000, 'the last version');
   done = true;
-  await Promise.all(clients);
+  await Promise.all([...clients, ...reloads]);
 
   const total = [...seen.values()].reduce((a, b) => a + b, 0);
   expect(failures).toEqual([]);
@@ -173,8 +209,11 @@ export async function checkConsistency(setup: Setup, load: Load, cleanups: Clean
   expect(MIXES.map(sha256).some((s) => seen.has(s))).toBe(false);
   // Each wait saw the other version than the one before it: at least one swap apiece.
   const metrics = await (await fetch(`${service.url}/metrics`)).text();
+  const trigger = manual ? 'manual' : 'watch';
   const swaps = Number(
-    /strata_reloads_total\{outcome="swapped",trigger="watch"\} (\d+)/.exec(metrics)?.[1] ?? 0,
+    new RegExp(`strata_reloads_total\\{outcome="swapped",trigger="${trigger}"\\} (\\d+)`).exec(
+      metrics,
+    )?.[1] ?? 0,
   );
   expect(swaps).toBeGreaterThanOrEqual(waits);
   expect(await served()).toBe(PROMPTS.a);
@@ -182,13 +221,17 @@ export async function checkConsistency(setup: Setup, load: Load, cleanups: Clean
 
 // --- internal ---
 
-async function inline(dir: string): Promise<{ url: string; stop(): Promise<unknown> }> {
+const TOKEN = 'consistency-token';
+
+async function inline(dir: string, manual: boolean): Promise<{ url: string; stop(): Promise<unknown> }> {
   const started = await startService({
     dir,
     env: {},
     port: 0,
     debounceMs: 5,
     pollMs: 0,
+    watch: !manual,
+    adminToken: manual ? TOKEN : undefined,
     logger: pino({ level: 'silent' }),
   });
   if (!started.ok) throw new Error(`pack has errors: ${JSON.stringify(started.diagnostics)}`);
