@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { type ComposeRequest, type ComposeResult, tryCompose } from '../core/compose.js';
+import { type ComposeRequest, type ComposeResult, strictOutcome, tryCompose } from '../core/compose.js';
 import { type Diagnostic, formatDiagnostic } from '../core/diagnostics.js';
+import { pathSettingNames } from '../core/path-settings.js';
 import { PRESET_NAMES } from '../core/presets.js';
 import { parseSetPairs } from '../core/settings.js';
 import type { LoadResult, Snapshot } from '../core/snapshot.js';
@@ -25,6 +26,8 @@ export interface PackFlags {
   maxPackBytes?: string;
   maxFiles?: string;
   readTimeout?: string;
+  /** `--set KEY=VALUE` pairs: the operator's settings (path settings are read at load). */
+  set?: string[];
 }
 
 export interface RequestFlags extends PackFlags {
@@ -35,6 +38,8 @@ export interface RequestFlags extends PackFlags {
   ambientFile?: string;
   set?: string[];
   var?: string[];
+  /** Fail on any warning of the compose (exit 1). */
+  strict?: boolean;
 }
 
 export function addPackOptions(cmd: Command): Command {
@@ -69,8 +74,17 @@ export function addRequestOptions(cmd: Command): Command {
     .option('--agent <agent>', 'agent id (a fleet member brings its role and team)')
     .option('--ambient <text>', 'ambient text for the ambient layer')
     .option('--ambient-file <file>', 'read the ambient text from a file')
-    .option('--set <key=value>', 'override a setting (repeatable)', collect, [])
-    .option('--var <key=value>', 'a request input the pack declares (repeatable)', collect, []);
+    .option(
+      '--set <key=value>',
+      'override a setting (repeatable; a path setting may name a file outside the pack)',
+      collect,
+      [],
+    )
+    .option('--var <key=value>', 'a request input the pack declares (repeatable)', collect, [])
+    .option(
+      '--strict',
+      'fail (exit 1) when the compose has warnings: unknown names, missing layers, the fallback',
+    );
 }
 
 /**
@@ -84,7 +98,17 @@ export async function openPackFromFlags(
   build?: OpenOptions['build'],
 ): Promise<LoadResult> {
   const { source, preset, limits } = packLocation(flags, io);
-  return openPack(source, { ...limits, preset, env: io.env, build });
+  const options: OpenOptions = { ...limits, preset, env: io.env, build };
+  const settings = operatorSettings(flags);
+  if (settings) options.settings = settings;
+  return openPack(source, options);
+}
+
+/** `--set` pairs as the operator's settings (usage errors throw). */
+export function operatorSettings(flags: PackFlags): Record<string, string> | undefined {
+  const { overrides, bad } = parseSetPairs(flags.set ?? []);
+  if (bad.length > 0) throw new UsageError(`--set needs KEY=VALUE, got ${JSON.stringify(bad[0])}`);
+  return Object.keys(overrides).length > 0 ? overrides : undefined;
 }
 
 /** Where a pack is, as {@link openPackFromFlags} finds it; `dir` is absolute, or undefined for an empty chorus pack. */
@@ -144,7 +168,13 @@ export async function composeFromFlags(
   const snapshot = reportLoad(await openPackFromFlags(flags, io), io);
   if (!snapshot) return undefined;
   const request = await requestFromFlags(flags, io);
-  const outcome = tryCompose(snapshot, request);
+  if (request.settings) {
+    const settings = requestOverrides(request.settings as Record<string, string>, snapshot);
+    if (Object.keys(settings).length > 0) request.settings = settings;
+    else delete request.settings;
+  }
+  let outcome = tryCompose(snapshot, request);
+  if (flags.strict) outcome = strictOutcome(outcome);
   printDiagnostics(outcome.ok ? outcome.result.diagnostics : outcome.diagnostics, io);
   return outcome.ok ? { snapshot, request, result: outcome.result } : undefined;
 }
@@ -176,6 +206,18 @@ export async function requestFromFlags(flags: RequestFlags, io: CliIO): Promise<
   if (vars.bad.length > 0) throw new UsageError(`--var needs KEY=VALUE, got ${JSON.stringify(vars.bad[0])}`);
   if (Object.keys(vars.overrides).length > 0) request.vars = vars.overrides;
   return request;
+}
+
+/**
+ * `--set` overrides without the path settings: those were the operator's, applied when
+ * the pack was loaded (a compose request may not set them).
+ */
+export function requestOverrides(
+  overrides: Readonly<Record<string, string>>,
+  snapshot: Snapshot,
+): Record<string, string> {
+  const paths = pathSettingNames(snapshot.manifest);
+  return Object.fromEntries(Object.entries(overrides).filter(([key]) => !paths.has(key)));
 }
 
 export function resolvePath(io: CliIO, path: string): string {

@@ -4,15 +4,19 @@ import { type InputSource, missingInput, resolveInputs, takesInputs } from './in
 import type { LayerDef, LayerSource, VariantDef } from './manifest.js';
 import { isValidName } from './names.js';
 import { normalisePackPath } from './pack-path.js';
+import { operatorPath, pathSettingNames } from './path-settings.js';
+import { checkRequestNames, closestRoles } from './request-names.js';
 import { applyOverrides, type SettingSource, type SettingValue } from './settings.js';
 import type { Snapshot } from './snapshot.js';
 import { snapshotCache } from './snapshot-cache.js';
+import { didYouMean } from './suggest.js';
 import {
   type FillOutcome,
   fillInputs,
   fillPath,
   fillTemplate,
   fillText,
+  pathPlaceholders,
   type TemplateValues,
 } from './template.js';
 import { decodeLossy, isBlank, sha256, toBytes, utf8Length } from './text.js';
@@ -122,6 +126,18 @@ export function tryCompose(snapshot: Snapshot, request: ComposeRequest): Compose
       );
     }
   }
+  // A path setting names a file: only the operator may set one, never a request.
+  const paths = pathSettingNames(manifest);
+  for (const key of Object.keys(request.settings ?? {})) {
+    if (paths.has(key)) {
+      diagnostics.push(
+        error(
+          'PATH_SETTING_IN_REQUEST',
+          `setting ${key} names a file and cannot be set by a request; the operator sets it (env var, serve --set, the manifest)`,
+        ),
+      );
+    }
+  }
   if (diagnostics.length > 0) return { ok: false, diagnostics };
   const member = request.agent === undefined ? undefined : memoFor(snapshot).fleet.get(request.agent);
   const role = request.role ?? member?.role;
@@ -131,6 +147,15 @@ export function tryCompose(snapshot: Snapshot, request: ComposeRequest): Compose
   if (role !== undefined && !record && snapshot.roles.size > 0) {
     return { ok: false, diagnostics: [unknownRole(snapshot, role)] };
   }
+  const names = checkRequestNames(snapshot, {
+    role,
+    team,
+    agent,
+    member,
+    roleGiven: request.role !== undefined,
+  });
+  diagnostics.push(...names.diagnostics);
+  if (diagnostics.some((d) => d.severity === 'error')) return { ok: false, diagnostics };
 
   // 2. Settings: request over env over default.
   const { settings, diagnostics: sd } = applyOverrides(
@@ -154,7 +179,15 @@ export function tryCompose(snapshot: Snapshot, request: ComposeRequest): Compose
     role_file: record?.roleFile ?? role,
     role_source: record?.source,
   };
-  const env: LayerEnv = { snapshot, ctx, placeholders, request, diagnostics, inputs: inputText };
+  const env: LayerEnv = {
+    snapshot,
+    ctx,
+    placeholders,
+    request,
+    diagnostics,
+    inputs: inputText,
+    unknown: names.unknown,
+  };
   const pieces: string[] = [];
   const layers: LayerResult[] = [];
   let offset = 0;
@@ -233,12 +266,29 @@ export function compose(snapshot: Snapshot, request: ComposeRequest): ComposeRes
   return outcome.result;
 }
 
-/** The UNKNOWN_ROLE error, listing the known role ids. */
+/** The UNKNOWN_ROLE error, with the closest role ids and the known ones. */
 export function unknownRole(snapshot: Snapshot, role: string): Diagnostic {
-  return error(
+  const suggestions = closestRoles(snapshot, role);
+  const d = error(
     'UNKNOWN_ROLE',
-    `unknown role ${JSON.stringify(role)}; known roles: ${[...snapshot.roles.keys()].join(', ')}`,
+    `unknown role ${JSON.stringify(role)}${didYouMean(suggestions)}; known roles: ${[...snapshot.roles.keys()].join(', ')}`,
   );
+  if (suggestions.length > 0) d.suggestions = suggestions;
+  return d;
+}
+
+/**
+ * Strict mode: a composed result with warnings fails, its warnings becoming errors (the
+ * CLI's `--strict`, the API's `strict` flag, `serve --strict`).
+ */
+export function strictOutcome(outcome: ComposeOutcome): ComposeOutcome {
+  if (!outcome.ok) return outcome;
+  const warnings = outcome.result.diagnostics.filter((d) => d.severity === 'warning');
+  if (warnings.length === 0) return outcome;
+  return {
+    ok: false,
+    diagnostics: warnings.map((d) => ({ ...d, severity: 'error', message: `${d.message} (strict)` })),
+  };
 }
 
 // --- internal ---
@@ -258,10 +308,12 @@ interface LayerEnv {
   request: ComposeRequest;
   diagnostics: Diagnostic[];
   inputs: Record<string, string>;
+  /** Names the request got wrong (already reported): their layers are not reported again. */
+  unknown: ReadonlySet<string>;
 }
 
 function resolveLayer(env: LayerEnv, layer: LayerDef): Resolved {
-  const { snapshot, ctx, placeholders, request, diagnostics } = env;
+  const { snapshot, ctx, placeholders, request, diagnostics, unknown } = env;
   if (layer.when && !evaluateGate(layer.when, ctx)) {
     return {
       info: { id: layer.id, included: false, reason: 'gated', kind: 'none', gate: describeGate(layer.when) },
@@ -293,7 +345,20 @@ function resolveLayer(env: LayerEnv, layer: LayerDef): Resolved {
     case 'file': {
       const found = findFile(snapshot, source, ctx, placeholders, layer, diagnostics);
       if ('noValue' in found) return { info: { ...base, reason: 'no-value', placeholder: found.noValue } };
-      if ('missing' in found) return { info: { ...base, reason: 'missing', source: found.missing } };
+      if ('missing' in found) {
+        if (!found.reported) {
+          const names = source.paths.flatMap(pathPlaceholders).map((p) => (p === 'role_file' ? 'role' : p));
+          missingLayer(
+            layer,
+            `${found.missing} is missing`,
+            { file: found.missing },
+            names,
+            unknown,
+            diagnostics,
+          );
+        }
+        return { info: { ...base, reason: 'missing', source: found.missing } };
+      }
       const file = found.file;
       base.source = file.path;
       if (file.frontmatterRetried) base.frontmatterRetried = true;
@@ -320,10 +385,8 @@ function resolveLayer(env: LayerEnv, layer: LayerDef): Resolved {
       base.source = record?.source;
       const value = record?.fields[source.field];
       if (typeof value !== 'string') {
-        if (layer.required)
-          diagnostics.push(
-            error('REQUIRED_MISSING', `layer ${layer.id}: role ${role} has no ${source.field}`),
-          );
+        const where = record?.source === undefined ? {} : { file: record.source };
+        missingLayer(layer, `role ${role} has no ${source.field}`, where, ['role'], unknown, diagnostics);
         return { info: { ...base, reason: 'missing' } };
       }
       const filled = takesInputs(snapshot.manifest) ? fillRecordValue(env, value) : { text: value };
@@ -502,7 +565,7 @@ function fillRecordValue(env: LayerEnv, value: string): FillOutcome {
   });
 }
 
-/** A template value that is missing: no role (skip), no field (skip, or error when required), no input (error). */
+/** A template value that is missing: no role (skip), no field (as the layer's `missing:` says), no input (error). */
 function missingValue(
   env: LayerEnv,
   layer: LayerDef,
@@ -518,8 +581,9 @@ function missingValue(
     );
     return { info: { ...base, reason: 'no-value', placeholder: missing.name } };
   }
-  if (layer.required)
-    env.diagnostics.push(error('REQUIRED_MISSING', `layer ${layer.id}: role ${role} has no ${missing.name}`));
+  const record = role === undefined ? undefined : env.snapshot.roles.get(role);
+  const where = record?.source === undefined ? {} : { file: record.source };
+  missingLayer(layer, `role ${role} has no ${missing.name}`, where, ['role'], env.unknown, env.diagnostics);
   return { info: { ...base, reason: 'missing', field: missing.name } };
 }
 
@@ -530,23 +594,32 @@ function findFile(
   placeholders: Record<string, string | undefined>,
   layer: LayerDef,
   diagnostics: Diagnostic[],
-): { file: NonNullable<ReturnType<Snapshot['files']['get']>> } | { missing: string } | { noValue: string } {
-  // A path named by a setting (CHORUS_DEFAULT_INSTRUCTIONS_PATH) must exist.
+):
+  | { file: NonNullable<ReturnType<Snapshot['files']['get']>> }
+  | { missing: string; reported?: boolean }
+  | { noValue: string } {
+  // A path named by an operator-set setting (CHORUS_DEFAULT_INSTRUCTIONS_PATH) must exist;
+  // outside the pack, the loader read it into the snapshot.
   if (source.pathSetting !== undefined) {
     const named = ctx.settings[source.pathSetting];
     if (typeof named === 'string' && named !== '') {
-      const path = packRelative(snapshot.root, named);
-      const file = path === undefined ? undefined : snapshot.files.get(path);
+      const where = operatorPath(snapshot.root, named);
+      const file =
+        'pack' in where
+          ? snapshot.files.get(where.pack)
+          : 'external' in where
+            ? snapshot.external?.get(where.external)
+            : undefined;
       if (file) return { file };
       const def = snapshot.manifest.settings.find((s) => s.name === source.pathSetting);
       const origin = def?.env && snapshot.settings.sources[def.name] === 'env' ? ` (env ${def.env})` : '';
       diagnostics.push(
         error(
-          path === undefined ? 'PATH_OUTSIDE_PACK' : 'REQUIRED_MISSING',
-          `layer ${layer.id}: setting ${source.pathSetting}${origin} names ${JSON.stringify(named)}, which ${path === undefined ? 'is outside the pack' : 'does not exist in the pack'}`,
+          'outside' in where ? 'PATH_OUTSIDE_PACK' : 'REQUIRED_MISSING',
+          `layer ${layer.id}: setting ${source.pathSetting}${origin} names ${JSON.stringify(named)}, which ${'outside' in where ? 'is outside the pack, and the pack has no directory to resolve it against' : 'does not exist'}`,
         ),
       );
-      return { missing: named };
+      return { missing: named, reported: true };
     }
   }
   let noValue: string | undefined;
@@ -563,20 +636,27 @@ function findFile(
     if (file) return { file };
   }
   if (first === undefined) return { noValue: noValue ?? 'path' };
-  if (layer.required)
-    diagnostics.push(
-      error('REQUIRED_MISSING', `layer ${layer.id}: required file ${first} is missing`, { file: first }),
-    );
   return { missing: first };
 }
 
-/** A path given by an operator: absolute inside the pack root, or relative to it. */
-function packRelative(root: string | undefined, path: string): string | undefined {
-  if (path.startsWith('/')) {
-    if (!root || !(path === root || path.startsWith(`${root}/`))) return undefined;
-    return normalisePackPath(path.slice(root.length));
+/**
+ * Reports a layer whose file or role field is missing, as its `missing:` policy says:
+ * `error` → REQUIRED_MISSING; `warn` → LAYER_MISSING, unless the request named something
+ * unknown that the layer depends on (that was already said, with suggestions).
+ */
+function missingLayer(
+  layer: LayerDef,
+  what: string,
+  where: { file?: string },
+  dependsOn: readonly string[],
+  unknown: ReadonlySet<string>,
+  diagnostics: Diagnostic[],
+): void {
+  if (layer.missing === 'error') {
+    diagnostics.push(error('REQUIRED_MISSING', `layer ${layer.id} is required: ${what}`, where));
+  } else if (layer.missing === 'warn' && !dependsOn.some((n) => unknown.has(n))) {
+    diagnostics.push(warning('LAYER_MISSING', `layer ${layer.id} is left out: ${what}`, where));
   }
-  return normalisePackPath(path);
 }
 
 /**

@@ -33,9 +33,11 @@ export const DIAGNOSTIC_CODES = [
   'UNKNOWN_PRESET',
   'EXTENDS_CYCLE',
   'UNKNOWN_PLACEHOLDER',
+  'NO_LAYERS',
   // settings
   'UNKNOWN_SETTING',
   'INVALID_SETTING',
+  'PATH_SETTING_IN_REQUEST',
   // role registry and fleet
   'BAD_ROLE',
   'DUPLICATE_ROLE',
@@ -52,7 +54,11 @@ export const DIAGNOSTIC_CODES = [
   'TRUNCATED',
   'BAD_NAME',
   'BAD_REQUEST',
+  'UNKNOWN_AGENT',
+  'UNKNOWN_TEAM',
+  'NO_ROLE',
   'REQUIRED_MISSING',
+  'LAYER_MISSING',
   'FALLBACK_USED',
   // reloading (a new version that would take something away from a member is held)
   'LAYER_LOST',
@@ -90,6 +96,8 @@ export interface Diagnostic {
   line?: number;
   /** 1-based column. */
   col?: number;
+  /** The closest known names, for an unknown one ("did you mean …"). */
+  suggestions?: string[];
 }
 
 /** The error thrown by strict entry points; carries every diagnostic that caused it. */

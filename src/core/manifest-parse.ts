@@ -57,6 +57,10 @@ export interface DetectDef {
   keys?: string[];
 }
 
+/** What a layer's missing file (or role field) means. */
+export type MissingPolicy = 'skip' | 'warn' | 'error';
+export const MISSING_POLICIES: readonly MissingPolicy[] = ['skip', 'warn', 'error'];
+
 export interface VariantDef {
   when?: Gate;
   source: LayerSource;
@@ -71,7 +75,8 @@ export interface LayerPatch {
   after?: string;
   description?: string;
   when?: Gate | null;
-  required?: boolean;
+  /** `missing:`, or `required: true` (error) / `required: false` (skip). */
+  missing?: MissingPolicy;
   source?: LayerSource;
   append?: string | null;
   variants?: VariantDef[] | null;
@@ -99,6 +104,8 @@ export interface FleetDef {
 
 export interface ManifestPart {
   file: string;
+  /** Where the `layers:` key is (for NO_LAYERS), when the part has one. */
+  layersAt?: Where;
   extends?: { target: string; at: Where };
   name?: string;
   description?: string;
@@ -152,6 +159,7 @@ const LAYER_KEYS = [
   'id',
   'description',
   'when',
+  'missing',
   'required',
   'file',
   'path_setting',
@@ -219,6 +227,7 @@ export function parseManifestPart(
     }
   }
   if (top.layers !== undefined) {
+    part.layersAt = c.at(['layers'], true);
     const layers = c.list(top.layers, ['layers']);
     layers?.forEach((raw, i) => {
       const layer = c.layer(raw, ['layers', i]);
@@ -424,8 +433,15 @@ class Checker {
     patch.description = this.optString(l.description, [...path, 'description']);
     if (l.when !== undefined) patch.when = l.when === null ? null : this.gate(l.when, [...path, 'when']);
     if (l.required !== undefined) {
-      if (typeof l.required === 'boolean') patch.required = l.required;
+      if (typeof l.required === 'boolean') patch.missing = l.required ? 'error' : 'skip';
       else this.bad([...path, 'required'], 'required must be true or false');
+    }
+    if (l.missing !== undefined) {
+      if (l.required !== undefined)
+        this.bad([...path, 'required'], 'give missing or required, not both', true);
+      else if (MISSING_POLICIES.includes(l.missing as MissingPolicy))
+        patch.missing = l.missing as MissingPolicy;
+      else this.bad([...path, 'missing'], `missing must be one of: ${MISSING_POLICIES.join(', ')}`);
     }
     if (l.append !== undefined)
       patch.append = l.append === null ? null : this.string(l.append, [...path, 'append']);

@@ -9,6 +9,7 @@ import type {
   LayerPatch,
   LayerSource,
   ManifestPart,
+  MissingPolicy,
   RegistryDef,
   TrimMode,
   VariantDef,
@@ -24,6 +25,7 @@ export type {
   InputDef,
   InputSyntax,
   LayerSource,
+  MissingPolicy,
   RegistryDef,
   TrimMode,
   VariantDef,
@@ -34,7 +36,8 @@ export interface LayerDef {
   id: string;
   description?: string;
   when?: Gate;
-  required: boolean;
+  /** What a missing file or role field means: skipped, a LAYER_MISSING warning, or an error. */
+  missing: MissingPolicy;
   source?: LayerSource;
   append?: string;
   variants?: VariantDef[];
@@ -211,13 +214,13 @@ function applyLayerPatch(layers: LayerDef[], patch: LayerPatch, diagnostics: Dia
   }
   const layer: LayerDef =
     index === -1
-      ? { id: patch.id, required: false, trim: 'both', at: patch.at }
+      ? { id: patch.id, missing: 'skip', trim: 'both', at: patch.at }
       : { ...layers[index]!, at: patch.at };
   if (patch.trim !== undefined) layer.trim = patch.trim;
   if (patch.separator !== undefined) layer.separator = patch.separator ?? undefined;
   if (patch.maxBytes !== undefined) layer.maxBytes = patch.maxBytes ?? undefined;
   if (patch.description !== undefined) layer.description = patch.description;
-  if (patch.required !== undefined) layer.required = patch.required;
+  if (patch.missing !== undefined) layer.missing = patch.missing;
   if (patch.when !== undefined) layer.when = patch.when ?? undefined;
   if (patch.append !== undefined) layer.append = patch.append ?? undefined;
   if (patch.source) {

@@ -1,4 +1,5 @@
 import { type Diagnostic, error } from './diagnostics.js';
+import { closestNames, didYouMean } from './suggest.js';
 
 /** Typed knobs of a pack (SPEC §2.10): request over env var over manifest default. */
 
@@ -17,7 +18,8 @@ export interface SettingDef {
   description?: string;
 }
 
-export type SettingSource = 'default' | 'env' | 'request';
+/** Where a setting's value came from: the manifest, an env var, the operator (`serve --set`, CLI `--set` of a path setting) or the request. */
+export type SettingSource = 'default' | 'env' | 'operator' | 'request';
 
 export interface ResolvedSettings {
   values: Record<string, SettingValue>;
@@ -112,6 +114,8 @@ export function applyOverrides(
   defs: readonly SettingDef[],
   base: ResolvedSettings,
   overrides: Readonly<Record<string, unknown>> | undefined,
+  source: SettingSource = 'request',
+  ignoreUnknown = false,
 ): { settings: ResolvedSettings; diagnostics: Diagnostic[] } {
   if (!overrides || Object.keys(overrides).length === 0) return { settings: base, diagnostics: [] };
   const values = { ...base.values };
@@ -120,11 +124,19 @@ export function applyOverrides(
   const byName = new Map(defs.map((d) => [d.name, d]));
   for (const [key, raw] of Object.entries(overrides)) {
     const def = byName.get(key);
+    if (!def && ignoreUnknown) continue;
     if (!def) {
       const known = defs.map((d) => d.name).join(', ') || '(none)';
-      diagnostics.push(
-        error('UNKNOWN_SETTING', `unknown setting ${JSON.stringify(key)}; known settings: ${known}`),
+      const suggestions = closestNames(
+        key,
+        defs.map((d) => d.name),
       );
+      const d = error(
+        'UNKNOWN_SETTING',
+        `unknown setting ${JSON.stringify(key)}${didYouMean(suggestions)}; known settings: ${known}`,
+      );
+      if (suggestions.length > 0) d.suggestions = suggestions;
+      diagnostics.push(d);
       continue;
     }
     const parsed = parseSettingValue(def, raw);
@@ -138,7 +150,7 @@ export function applyOverrides(
       continue;
     }
     values[key] = parsed.value;
-    sources[key] = 'request';
+    sources[key] = source;
   }
   return { settings: { values, sources }, diagnostics };
 }

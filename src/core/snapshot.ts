@@ -12,10 +12,11 @@ import { compileGlob, globMatch } from './glob.js';
 import { type Manifest, resolveManifest } from './manifest.js';
 import { type ManifestPart, parseManifestPart } from './manifest-parse.js';
 import { resolvePackPath } from './pack-path.js';
+import { operatorPath, pathSettingNames } from './path-settings.js';
 import { isPresetName, PRESET_NAMES, presetText } from './presets.js';
 import { buildRegistry, type RoleRecord } from './roles.js';
 import { selectPath } from './select.js';
-import { type ResolvedSettings, resolveEnvSettings } from './settings.js';
+import { applyOverrides, type ResolvedSettings, resolveEnvSettings } from './settings.js';
 import { byteOrder, decodeLossy, decodeText, firstInvalidUtf8, sha256, utf8Length } from './text.js';
 import { type ParsedYaml, parseYaml } from './yaml.js';
 
@@ -60,6 +61,11 @@ export interface Snapshot {
   settings: ResolvedSettings;
   /** Absolute pack directory, when loaded from disk. */
   root?: string;
+  /**
+   * Files outside the pack that operator-set path settings name (CHORUS's defaults
+   * override), by absolute path. Part of the version; watched by the service.
+   */
+  external?: ReadonlyMap<string, PackFile>;
   /** Warnings found while loading (a snapshot never holds errors). */
   warnings: Diagnostic[];
 }
@@ -75,6 +81,13 @@ export interface BuildInput {
   /** Force a preset instead of the pack's manifest or its layout. */
   preset?: string;
   root?: string;
+  /**
+   * Settings the operator gives (`serve --set`, CLI `--set`): over env, below the request.
+   * Unknown names are ignored here (a request reports them).
+   */
+  operatorSettings?: Readonly<Record<string, unknown>>;
+  /** Files outside the pack the reader read because path settings name them, by absolute path. */
+  external?: ReadonlyMap<string, Uint8Array>;
 }
 
 export interface LoadResult {
@@ -82,6 +95,11 @@ export interface LoadResult {
   snapshot?: Snapshot;
   /** Every error and warning, sorted by file and position. */
   diagnostics: Diagnostic[];
+  /**
+   * Absolute paths outside the pack that path settings name and that were not given in
+   * `external`: read them and build again (the source layer's `buildWithExternal` does).
+   */
+  needs?: string[];
 }
 
 /**
@@ -213,9 +231,38 @@ export function buildSnapshot(input: BuildInput): LoadResult {
     files.set(path, file);
   }
 
-  // 3. Settings from defaults and env (invalid env values fail here, at load).
-  const { settings, diagnostics: sd } = resolveEnvSettings(manifest.settings, env);
+  if (manifest.layers.length === 0 && !hasErrors(diagnostics)) {
+    diagnostics.push(noLayers(rootPart, rootKey, paths));
+  }
+
+  // 3. Settings from defaults, env and the operator (invalid values fail here, at load).
+  const { settings: envSettings, diagnostics: sd } = resolveEnvSettings(manifest.settings, env);
   diagnostics.push(...sd);
+  const { settings, diagnostics: od } = applyOverrides(
+    manifest.settings,
+    envSettings,
+    input.operatorSettings,
+    'operator',
+    true,
+  );
+  diagnostics.push(...od);
+
+  // 3b. Files outside the pack that operator-set path settings name.
+  const external = new Map<string, PackFile>();
+  const needs: string[] = [];
+  for (const name of pathSettingNames(manifest)) {
+    const value = settings.values[name];
+    if (typeof value !== 'string' || value === '') continue;
+    const where = operatorPath(input.root, value);
+    if (!('external' in where) || external.has(where.external)) continue;
+    const bytes = input.external?.get(where.external);
+    if (bytes === undefined) {
+      needs.push(where.external);
+      continue;
+    }
+    const file = decodeFile(where.external, bytes, diagnostics, new Map());
+    if (file) external.set(where.external, file);
+  }
 
   // 4. Role registry.
   // Only decoded files: one that is not UTF-8 already has its INVALID_UTF8 error.
@@ -255,12 +302,22 @@ export function buildSnapshot(input: BuildInput): LoadResult {
     }
   }
 
+  if (needs.length > 0) {
+    for (const path of needs)
+      diagnostics.push(
+        error('PATH_OUTSIDE_PACK', `${path} is outside the pack and was not read; load the pack from disk`, {
+          file: path,
+        }),
+      );
+    return { ...finish(diagnostics), needs };
+  }
   if (hasErrors(diagnostics)) return finish(diagnostics);
   const snapshot: Snapshot = {
     version: packVersion(
       files,
       [...(input.refused ?? [])].filter((p) => !dropped.has(p)),
       preset ?? 'manifest',
+      external,
     ),
     manifest,
     files,
@@ -271,6 +328,7 @@ export function buildSnapshot(input: BuildInput): LoadResult {
   };
   if (preset) snapshot.preset = preset;
   if (input.root) snapshot.root = input.root;
+  if (external.size > 0) snapshot.external = external;
   return { snapshot, diagnostics: snapshot.warnings };
 }
 
@@ -318,6 +376,63 @@ const WHOLE_PACK_CODES: ReadonlySet<DiagnosticCode> = new Set([
   'READ_TIMEOUT',
   'PACK_UNSTABLE',
 ]);
+/** Decodes one file's bytes (strict UTF-8, frontmatter split for prompt files). */
+function decodeFile(
+  path: string,
+  bytes: Uint8Array,
+  diagnostics: Diagnostic[],
+  frontmatter: Map<string, ParsedYaml>,
+): PackFile | undefined {
+  const text = decodeText(bytes);
+  if (text === undefined) {
+    const offset = firstInvalidUtf8(bytes);
+    diagnostics.push(
+      error('INVALID_UTF8', `file is not valid UTF-8 (first bad byte at offset ${offset})`, { file: path }),
+    );
+    return undefined;
+  }
+  const isYaml = /\.ya?ml$/i.test(path);
+  let meta: Record<string, unknown> = {};
+  let body = text;
+  let bodyOffset = 0;
+  if (!isYaml) {
+    const split = splitFrontmatter(text, path);
+    diagnostics.push(...split.diagnostics);
+    meta = split.meta;
+    body = split.body;
+    bodyOffset = split.bodyOffset;
+    if (split.yaml) frontmatter.set(path, split.yaml);
+  }
+  const prompt = body.trim();
+  let promptHash: string | undefined;
+  return {
+    path,
+    sha256: sha256(bytes),
+    text,
+    meta,
+    prompt,
+    // Hashed on first use: most files of a large pack are never composed in a process.
+    get promptSha256() {
+      promptHash ??= sha256(prompt);
+      return promptHash;
+    },
+    promptBytes: utf8Length(prompt),
+    bodyOffset,
+  };
+}
+
+/** NO_LAYERS: the manifest composes nothing; says what turned layout detection off. */
+function noLayers(root: ManifestPart, rootKey: string, paths: readonly string[]): Diagnostic {
+  const where: Where = root.layersAt ?? { file: root.file, line: 1, col: 1 };
+  if (rootKey !== MANIFEST_FILE || root.extends)
+    return error('NO_LAYERS', 'the manifest composes nothing: its pipeline has no layers', where);
+  const preset = detectPreset(paths);
+  return error(
+    'NO_LAYERS',
+    `${MANIFEST_FILE} composes nothing: it has no layers and no extends, and a ${MANIFEST_FILE} turns off layout detection (without it this pack loads as the ${preset} preset); add "extends: ${preset}" or a layers list`,
+    where,
+  );
+}
 
 function finish(diagnostics: Diagnostic[]): LoadResult {
   return { diagnostics: sortDiagnostics(diagnostics) };
@@ -343,11 +458,14 @@ function packVersion(
   files: ReadonlyMap<string, PackFile>,
   refused: readonly string[],
   preset: string,
+  external: ReadonlyMap<string, PackFile>,
 ): string {
   const lines = [`preset ${preset}`];
   for (const [path, file] of [...files].sort(([a], [b]) => byteOrder(a, b)))
     lines.push(`${file.sha256} ${path}`);
   for (const path of [...refused].sort(byteOrder)) lines.push(`refused ${path}`);
+  for (const [path, file] of [...external].sort(([a], [b]) => byteOrder(a, b)))
+    lines.push(`external ${file.sha256} ${path}`);
   return sha256(lines.join('\n')).slice(0, 16);
 }
 

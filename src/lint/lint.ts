@@ -175,8 +175,9 @@ export const MAX_SETTING_COMBINATIONS = 64;
 export function lintPack(
   input: BuildInput,
   checks: readonly LintCheck[] = LINT_CHECKS,
-): { snapshot?: Snapshot; diagnostics: Diagnostic[] } {
+): { snapshot?: Snapshot; diagnostics: Diagnostic[]; needs?: string[] } {
   const loaded = buildSnapshot(input);
+  if (loaded.needs) return loaded;
   const texts = new Map<string, string>();
   for (const [path, bytes] of input.files) {
     const text = decodeText(bytes);

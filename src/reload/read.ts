@@ -14,6 +14,8 @@ export interface ReloadSource extends PackLimits {
    * (default 100 ms; the service uses its debounce).
    */
   quietMs?: number;
+  /** Operator-set settings (`serve --set`): over env, below requests. */
+  settings?: Readonly<Record<string, unknown>>;
 }
 
 export interface StableReadOptions {
@@ -66,5 +68,6 @@ function openOptions(source: ReloadSource) {
     maxPackBytes: source.maxPackBytes,
     maxFiles: source.maxFiles,
     readTimeoutMs: source.readTimeoutMs,
+    settings: source.settings,
   };
 }

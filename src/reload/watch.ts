@@ -35,7 +35,8 @@ export interface PackWatcher {
  * with a doubling pause until one succeeds. When the pack root is itself a symlink
  * (git-sync `--link`, a `current` release link), the link is watched too, and a swap
  * re-aims the watcher at the new folder. A slow poll reloads as a backstop for missed
- * events.
+ * events. Files outside the pack that the snapshot holds (operator-set path settings)
+ * are watched too.
  *
  * A bundle file (`strata bundle`) is watched through its folder's own entries: a write
  * to it, a rename over it, or a ConfigMap `..data` swap beside it (`pack.tgz ->
@@ -124,6 +125,34 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
   };
   watchFiles();
 
+  // Files outside the pack that operator-set path settings name: their folders are
+  // watched one level deep (a ConfigMap's ..data swap happens there), and only events on
+  // those files or on `..` entries count. The set follows each swapped-in snapshot.
+  const externalFiles = () => [...(store.state?.snapshot.external?.keys() ?? [])];
+  let outside: FSWatcher | undefined;
+  let outsideReady: Promise<void> = Promise.resolve();
+  let outsideDirs = new Set<string>();
+  const syncOutside = () => {
+    const dirs = new Set(externalFiles().map((f) => dirname(f)));
+    if (!outside && dirs.size > 0) {
+      const w = watch([...dirs], { ignoreInitial: true, followSymlinks: true, atomic: false, depth: 0 });
+      w.on('all', (_event: string, path: string) => {
+        if (externalFiles().includes(path) || basename(path).startsWith('..')) onEvent();
+      });
+      w.on('error', (e) => options.onError?.(e));
+      outsideReady = new Promise<void>((resolve) => w.once('ready', () => resolve()));
+      outside = w;
+    } else if (outside) {
+      for (const d of dirs) if (!outsideDirs.has(d)) outside.add(d);
+      for (const d of outsideDirs) if (!dirs.has(d)) outside.unwatch(d);
+    }
+    outsideDirs = dirs;
+  };
+  syncOutside();
+  const unsubscribeOutside = store.subscribe((event) => {
+    if (event.type === 'reload' && !closed) syncOutside();
+  });
+
   // A pack root that is a symlink: watch the link's folder for the link being replaced.
   let rootLink: NodeWatcher | undefined;
   const rootReady = (async () => {
@@ -158,13 +187,15 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
   poll?.unref();
 
   return {
-    ready: Promise.all([rootReady, Promise.resolve().then(() => ready)]).then(() => ready),
+    ready: Promise.all([rootReady, Promise.resolve().then(() => ready), outsideReady]).then(() => ready),
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);
       if (poll) clearInterval(poll);
+      unsubscribeOutside();
       rootLink?.close();
       await files?.close();
+      await outside?.close();
     },
   };
 }

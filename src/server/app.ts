@@ -34,6 +34,8 @@ export interface AppOptions {
    * takes it from `STRATA_ROLE`, else `CHORUS_ROLE`).
    */
   defaultRole?: string;
+  /** Answer every compose with warnings as an error, as the `strict` request flag does. */
+  strict?: boolean;
   /** Request bodies over this many bytes are answered 413 (default 64 KiB). */
   maxBodyBytes?: number;
   /** SSE heartbeat period (default 15 s). */
@@ -99,6 +101,7 @@ export function createApp(options: AppOptions): StrataApp {
     defaultRole: options.defaultRole,
     cors: createCors(options.cors),
     hosts: hostPolicy(options.allowedHosts ?? ['*']),
+    strict: options.strict ?? false,
     startedAt: new Date(),
     tokenBudgetMs: options.tokenBudgetMs,
   };

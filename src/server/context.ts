@@ -28,6 +28,8 @@ export interface Service {
   cors: Cors;
   /** Which Host (and Origin, for unsafe methods) headers are accepted (DNS rebinding). */
   hosts: HostPolicy;
+  /** Every compose is strict: a result with warnings is answered as an error (`serve --strict`). */
+  strict: boolean;
   startedAt: Date;
   /** Time budget for one request's token counts (they run off the event loop). */
   tokenBudgetMs?: number;

@@ -7,7 +7,6 @@ export const HTTP_ERROR_CODES = [
   'NOT_READY',
   'NOT_FOUND',
   'METHOD_NOT_ALLOWED',
-  'UNKNOWN_AGENT',
   'UNKNOWN_VERSION',
   'BODY_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
@@ -44,7 +43,9 @@ export function errorResponse(
 
 /**
  * Answers the errors of a compose: 400 for a bad request (bad name, bad or unknown
- * setting), 404 for an unknown role, 500 when the pack cannot satisfy a valid request.
+ * setting, a path setting, no role in strict mode), 404 for an unknown role, team or
+ * agent, 422 for a degraded prompt refused in strict mode (a missing layer, the
+ * fallback), 500 when the pack cannot satisfy a valid request.
  */
 export function diagnosticsResponse(c: Context, diagnostics: Diagnostic[]): Response {
   const first = diagnostics.find((d) => d.severity === 'error') ?? diagnostics[0];
@@ -59,9 +60,16 @@ export function statusOf(code: DiagnosticCode): ContentfulStatusCode {
     case 'BAD_REQUEST':
     case 'UNKNOWN_SETTING':
     case 'INVALID_SETTING':
+    case 'PATH_SETTING_IN_REQUEST':
+    case 'NO_ROLE':
       return 400;
     case 'UNKNOWN_ROLE':
+    case 'UNKNOWN_TEAM':
+    case 'UNKNOWN_AGENT':
       return 404;
+    case 'LAYER_MISSING':
+    case 'FALLBACK_USED':
+      return 422;
     default:
       return 500;
   }

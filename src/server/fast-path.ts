@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ComposeRequest } from '../core/compose.js';
+import type { Diagnostic } from '../core/diagnostics.js';
 import { peekRendered } from './compose-cache.js';
 import type { Service } from './context.js';
 import { type AccessLine, requestId, writeAccessLines } from './logging.js';
@@ -26,6 +27,7 @@ export function createFastPath(service: Service): FastPath {
     const lines: AccessLine[] = [];
     for (const r of pending) {
       service.metrics.compose(r.match.composeRoute, 'ok', r.seconds);
+      if (r.warnings) service.metrics.warnings(r.match.composeRoute, r.warnings);
       service.metrics.request(r.match.route, r.method, r.status, r.seconds);
       lines.push({
         reqId: r.id,
@@ -57,6 +59,9 @@ export function createFastPath(service: Service): FastPath {
     }
     const rendered = peekRendered(snapshot, match.request);
     if (!rendered) return false;
+    const { diagnostics } = rendered.result;
+    // In strict mode a result with warnings is an error answer: the app gives it.
+    if (service.strict && diagnostics.length > 0) return false;
 
     const answer = promptAnswer(rendered, req.headers.accept, header(req.headers['if-none-match']));
     const id = requestId(header(req.headers['x-request-id']));
@@ -67,7 +72,15 @@ export function createFastPath(service: Service): FastPath {
     res.end(method === 'HEAD' ? undefined : answer.body);
 
     if (pending.length === 0) setImmediate(flush);
-    pending.push({ match, method, status: answer.status, seconds: (performance.now() - started) / 1000, id });
+    const record: AccessRecord = {
+      match,
+      method,
+      status: answer.status,
+      seconds: (performance.now() - started) / 1000,
+      id,
+    };
+    if (diagnostics.length > 0) record.warnings = diagnostics;
+    pending.push(record);
     return true;
   };
   return Object.assign(fast, { flush });
@@ -101,6 +114,7 @@ interface AccessRecord {
   status: number;
   seconds: number;
   id: string;
+  warnings?: readonly Diagnostic[];
 }
 
 interface Match {

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Diagnostic } from '../core/diagnostics.js';
 import type { SnapshotStore } from '../reload/store.js';
 import { VERSION } from '../version.js';
 
@@ -9,6 +10,8 @@ export interface ServiceMetrics {
   request(route: string, method: string, status: number, seconds: number): void;
   /** Records one compose answered by a route (`ok` or the error code). */
   compose(route: string, outcome: string, seconds?: number): void;
+  /** Counts the warnings of an answered compose, by code. */
+  warnings(route: string, diagnostics: readonly Diagnostic[]): void;
   /** Sets the number of open event streams. */
   sseClients(n: number): void;
 }
@@ -21,7 +24,8 @@ export interface MetricsOptions {
 /**
  * Creates the metrics of one service and follows the store's reloads:
  * `strata_http_requests_total`, `strata_http_request_duration_seconds`,
- * `strata_compose_total` (by route and outcome),
+ * `strata_compose_total` (by route and outcome), `strata_compose_warnings_total` (by
+ * route and code: unknown names, missing layers, the fallback, in answered prompts),
  * `strata_reloads_total` (by outcome), `strata_reload_duration_seconds`,
  * `strata_pack_info` (version as a label), `strata_pack_loaded_timestamp_seconds`,
  * `strata_last_reload_timestamp_seconds`, `strata_reload_error` (1 while the last
@@ -71,6 +75,20 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
       for (const [key, n] of composeCounts) {
         const [route, outcome] = key.split('\t') as [string, string];
         this.inc({ route, outcome }, n);
+      }
+    },
+  });
+  const warningCounts = new Map<string, number>();
+  new Counter({
+    name: 'strata_compose_warnings_total',
+    help: 'Warnings in answered prompts by route and code (UNKNOWN_TEAM, LAYER_MISSING, FALLBACK_USED, …)',
+    labelNames: ['route', 'code'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const [key, n] of warningCounts) {
+        const [route, code] = key.split('\t') as [string, string];
+        this.inc({ route, code }, n);
       }
     },
   });
@@ -158,6 +176,13 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
     compose(route, outcome) {
       const key = `${route}\t${outcome}`;
       composeCounts.set(key, (composeCounts.get(key) ?? 0) + 1);
+    },
+    warnings(route, diagnostics) {
+      for (const d of diagnostics) {
+        if (d.severity !== 'warning') continue;
+        const key = `${route}\t${d.code}`;
+        warningCounts.set(key, (warningCounts.get(key) ?? 0) + 1);
+      }
     },
     sseClients(n) {
       sse.set(n);

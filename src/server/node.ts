@@ -58,6 +58,8 @@ export interface ServiceOptions extends ReloadSource {
   cacheBytes?: number;
   /** Time budget for one request's token counts (default 5 s; past it, 503 TOKEN_BUDGET_EXCEEDED). */
   tokenBudgetMs?: number;
+  /** Answer every compose with warnings as an error (`serve --strict`). */
+  strict?: boolean;
 }
 
 /** A running service. */
@@ -104,6 +106,7 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
     cors: options.cors,
     logger,
     watching,
+    strict: options.strict,
     metrics: createMetrics(store, { processMetrics: true }),
   });
 

@@ -1,3 +1,4 @@
+import type { Diagnostic } from '../core/diagnostics.js';
 import { bytesEtag, type Rendered } from './compose-cache.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 
@@ -66,6 +67,11 @@ export function bodyAnswer(
   return { status: 200, headers: { ...headers, 'content-type': 'application/json' }, body };
 }
 
+/** The distinct codes of the warnings, in order (the `X-Strata-Warnings` header). */
+export function warningCodes(diagnostics: readonly Diagnostic[]): string[] {
+  return [...new Set(diagnostics.filter((d) => d.severity === 'warning').map((d) => d.code))];
+}
+
 // --- internal ---
 
 const SECURITY = Object.fromEntries(SECURITY_HEADERS.map(([name, value]) => [name.toLowerCase(), value]));
@@ -76,13 +82,16 @@ const answers = new WeakMap<
 >();
 
 function commonHeaders(rendered: Rendered, etag: string): Record<string, string> {
-  return {
+  const headers: Record<string, string> = {
     ...SECURITY,
     etag,
     'cache-control': 'no-cache',
     vary: 'Accept',
     'x-strata-version': rendered.result.version,
   };
+  const warnings = warningCodes(rendered.result.diagnostics);
+  if (warnings.length > 0) headers['x-strata-warnings'] = warnings.join(', ');
+  return headers;
 }
 
 /** True when the client prefers text/plain over JSON. */

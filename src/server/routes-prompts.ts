@@ -1,13 +1,14 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { ComposeRequest } from '../core/compose.js';
+import { type ComposeRequest, strictOutcome } from '../core/compose.js';
+import type { Diagnostic } from '../core/diagnostics.js';
 import type { Snapshot } from '../core/snapshot.js';
 import { TokenBudgetError } from '../tokens/count-off-thread.js';
 import { type ProviderFormat, providerBody } from '../tokens/providers.js';
 import { composeRendered, type Rendered, type RenderOutcome } from './compose-cache.js';
 import { type AppEnv, pickSnapshot, type Service } from './context.js';
 import { diagnosticsResponse, errorResponse } from './errors.js';
-import { bodyAnswer, promptAnswer } from './prompt-response.js';
+import { bodyAnswer, promptAnswer, warningCodes } from './prompt-response.js';
 import { addRoute, errors, json, valid } from './route.js';
 import {
   AgentPromptQuerySchema,
@@ -40,11 +41,11 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       },
     }),
     (c) => {
-      const { version, format, ...query } = valid(c, 'query', PromptQuerySchema);
-      const extra = checkQuery(c, ['team', 'agent', 'ambient', 'version', 'format']);
+      const { version, format, strict, ...query } = valid(c, 'query', PromptQuerySchema);
+      const extra = checkQuery(c, ['team', 'agent', 'ambient', 'version', 'format', 'strict']);
       if (extra instanceof Response) return extra;
       const request: ComposeRequest = { role: c.req.param('role'), ...defined(query), ...extra };
-      return answer(c, service, '/api/prompts/{role}', request, version, false, format);
+      return answer(c, service, '/api/prompts/{role}', request, { version, format, strict: isOn(strict) });
     },
   );
 
@@ -56,7 +57,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       tags: ['prompts'],
       summary: "An agent's composed prompt (its role and team from the fleet)",
       description:
-        'As `GET /api/prompts/{role}`, for a fleet member; `role` and `team` override the fleet. An agent outside the fleet needs `role`.',
+        'As `GET /api/prompts/{role}`, for a fleet member; `role` and `team` override the fleet. An agent outside the fleet (of a pack that has one) is 404 UNKNOWN_AGENT with the closest fleet members, as in `POST /api/compose`; with `role` it composes, with an UNKNOWN_AGENT warning.',
       request: { params: z.object({ agent: z.string() }), query: AgentPromptQuerySchema },
       responses: {
         200: PROMPT_OK,
@@ -65,11 +66,15 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       },
     }),
     (c) => {
-      const { version, format, ...query } = valid(c, 'query', AgentPromptQuerySchema);
-      const extra = checkQuery(c, ['role', 'team', 'ambient', 'version', 'format']);
+      const { version, format, strict, ...query } = valid(c, 'query', AgentPromptQuerySchema);
+      const extra = checkQuery(c, ['role', 'team', 'ambient', 'version', 'format', 'strict']);
       if (extra instanceof Response) return extra;
       const request: ComposeRequest = { agent: c.req.param('agent'), ...defined(query), ...extra };
-      return answer(c, service, '/api/agents/{agent}/prompt', request, version, true, format);
+      return answer(c, service, '/api/agents/{agent}/prompt', request, {
+        version,
+        format,
+        strict: isOn(strict),
+      });
     },
   );
 
@@ -89,11 +94,11 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       },
     }),
     (c) => {
-      const { version, format, ...body } = valid(c, 'json', ComposeBodySchema);
+      const { version, format, strict, ...body } = valid(c, 'json', ComposeBodySchema);
       const request: ComposeRequest = defined(body);
       if (request.role === undefined && request.agent === undefined && service.defaultRole !== undefined)
         request.role = service.defaultRole;
-      return answer(c, service, '/api/compose', request, version, false, format);
+      return answer(c, service, '/api/compose', request, { version, format, strict });
     },
   );
 
@@ -117,6 +122,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       if (snapshot instanceof Response) return snapshot;
       const started = performance.now();
       const results: string[] = [];
+      const warnings: Diagnostic[] = [];
       for (const [i, member] of body.members.entries()) {
         if (member.role === undefined) {
           const unknown = unknownAgent(c, snapshot, member.agent, `member ${i}: `);
@@ -126,8 +132,9 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
         const request: ComposeRequest = defined({ team: body.team, ...defined(rest) });
         const merged = Object.assign(Object.create(null), body.settings, settings);
         if (Object.keys(merged).length > 0) request.settings = merged;
-        const outcome = await renderWithin(c, service, request, snapshot);
-        if (outcome instanceof Response) return outcome;
+        const rendered = await renderWithin(c, service, request, snapshot);
+        if (rendered instanceof Response) return rendered;
+        const outcome = service.strict || body.strict ? strictRendered(rendered) : rendered;
         if (!outcome.ok) {
           service.metrics.compose(
             '/api/teams/compose',
@@ -141,11 +148,18 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
           return diagnosticsResponse(c, named);
         }
         results.push(outcome.rendered.json);
+        warnings.push(...outcome.rendered.result.diagnostics);
       }
       service.metrics.compose('/api/teams/compose', 'ok', seconds(started));
-      return c.body(`{"version":${JSON.stringify(snapshot.version)},"results":[${results.join(',')}]}`, 200, {
-        'Content-Type': 'application/json',
-      });
+      service.metrics.warnings('/api/teams/compose', warnings);
+      const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+      const codes = warningCodes(warnings);
+      if (codes.length > 0) headers['X-Strata-Warnings'] = codes.join(', ');
+      return c.body(
+        `{"version":${JSON.stringify(snapshot.version)},"results":[${results.join(',')}]}`,
+        200,
+        headers,
+      );
     },
   );
 }
@@ -165,38 +179,52 @@ const NOT_MODIFIED = { description: 'Not modified (If-None-Match matched)' };
 /**
  * Composes one request and answers JSON or text, with ETag and If-None-Match; with a
  * provider `format`, the provider request body (no ETag: its breakpoint follows the fleet).
+ * Warnings travel in the result and in `X-Strata-Warnings`; in strict mode (the request's
+ * flag or `serve --strict`) they are the error answer instead.
  */
 async function answer(
   c: Context<AppEnv>,
   service: Service,
   route: string,
   request: ComposeRequest,
-  version: string | undefined,
-  agentRoute = false,
-  format?: ProviderFormat,
+  options: { version?: string; format?: ProviderFormat; strict?: boolean },
 ): Promise<Response> {
-  const snapshot = pickSnapshot(c, service, version);
+  const snapshot = pickSnapshot(c, service, options.version);
   if (snapshot instanceof Response) return snapshot;
-  if (agentRoute && request.role === undefined) {
-    const unknown = unknownAgent(c, snapshot, request.agent!);
-    if (unknown) return unknown;
-  }
   const started = performance.now();
-  const outcome = await renderWithin(c, service, request, snapshot);
-  if (outcome instanceof Response) return outcome;
+  const rendered = await renderWithin(c, service, request, snapshot);
+  if (rendered instanceof Response) return rendered;
+  const outcome = service.strict || options.strict ? strictRendered(rendered) : rendered;
   service.metrics.compose(
     route,
     outcome.ok ? 'ok' : (outcome.diagnostics[0]?.code ?? 'error'),
     seconds(started),
   );
   if (!outcome.ok) return diagnosticsResponse(c, outcome.diagnostics);
-  if (format) {
-    const body = providerBody(snapshot, outcome.rendered.result, format, { settings: request.settings });
+  service.metrics.warnings(route, outcome.rendered.result.diagnostics);
+  if (options.format) {
+    const body = providerBody(snapshot, outcome.rendered.result, options.format, {
+      settings: request.settings,
+    });
     const bytes = new TextEncoder().encode(JSON.stringify(body));
-    const { status, headers } = bodyAnswer(bytes, snapshot.version, c.req.header('if-none-match'));
-    return status === 304 ? c.body(null, 304, headers) : c.body(bytes, 200, headers);
+    const answered = bodyAnswer(bytes, snapshot.version, c.req.header('if-none-match'));
+    const headers: Record<string, string> = { ...answered.headers };
+    const codes = warningCodes(outcome.rendered.result.diagnostics);
+    if (codes.length > 0) headers['x-strata-warnings'] = codes.join(', ');
+    return answered.status === 304 ? c.body(null, 304, headers) : c.body(bytes, 200, headers);
   }
   return send(c, outcome.rendered);
+}
+
+/** A rendered outcome in strict mode: warnings fail it (see {@link strictOutcome}). */
+function strictRendered(outcome: RenderOutcome): RenderOutcome {
+  if (!outcome.ok) return outcome;
+  const strict = strictOutcome({ ok: true, result: outcome.rendered.result });
+  return strict.ok ? outcome : strict;
+}
+
+function isOn(flag: string | undefined): boolean {
+  return flag === 'true' || flag === '1';
 }
 
 function send(c: Context<AppEnv>, rendered: Rendered): Response {

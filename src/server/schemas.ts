@@ -39,6 +39,14 @@ const Version = z.string().max(64).openapi({
   description: '`current` (default), `previous` (the last good version before this one), or a version id',
 });
 
+const Strict = z.boolean().openapi({
+  description:
+    'Fail when the compose has warnings (unknown role, team or agent, no role, a missing layer, the fallback): the answer is the error of the first, e.g. 404 UNKNOWN_TEAM',
+});
+const StrictQuery = z.enum(['true', 'false', '1', '0']).openapi({
+  description: 'As `strict` in POST /api/compose: `true` or `1` fails on warnings',
+});
+
 export const DiagnosticSchema = z
   .object({
     code: z.string(),
@@ -47,6 +55,10 @@ export const DiagnosticSchema = z
     file: z.string().optional(),
     line: z.number().int().optional(),
     col: z.number().int().optional(),
+    suggestions: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: 'The closest known names, for an unknown role, team, agent or setting' }),
   })
   .openapi('Diagnostic');
 
@@ -98,7 +110,7 @@ export const ComposeResultSchema = z
     team: z.string().optional(),
     agent: z.string().optional(),
     settings: z.record(z.string(), SettingValue),
-    settingSources: z.record(z.string(), z.enum(['default', 'env', 'request'])),
+    settingSources: z.record(z.string(), z.enum(['default', 'env', 'operator', 'request'])),
     layers: z.array(LayerSchema),
     fallback: z.boolean(),
     diagnostics: z.array(DiagnosticSchema),
@@ -114,6 +126,7 @@ export const PromptQuerySchema = z.object({
     .optional(),
   version: Version.optional(),
   format: ProviderFormat.optional(),
+  strict: StrictQuery.optional(),
 });
 
 export const AgentPromptQuerySchema = PromptQuerySchema.omit({ agent: true }).extend({
@@ -129,6 +142,7 @@ export const ComposeBodySchema = z
     settings: Settings.optional(),
     version: Version.optional(),
     format: ProviderFormat.optional(),
+    strict: Strict.optional(),
   })
   .openapi('ComposeRequest');
 
@@ -147,6 +161,7 @@ export const TeamBodySchema = z
     team: Name.optional().openapi({ description: 'Default team for members that give none' }),
     settings: Settings.optional().openapi({ description: 'Overrides for every member (a member’s own win)' }),
     members: z.array(TeamMemberSchema).min(1).max(256),
+    strict: Strict.optional(),
   })
   .openapi('TeamComposeRequest');
 
@@ -190,7 +205,7 @@ export const SettingsListSchema = z
         values: z.array(z.string()).nullable(),
         description: z.string().nullable(),
         value: SettingValue.openapi({ description: 'The value in effect (env over default)' }),
-        source: z.enum(['default', 'env', 'request']),
+        source: z.enum(['default', 'env', 'operator', 'request']),
       }),
     ),
   })

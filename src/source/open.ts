@@ -1,5 +1,6 @@
 import { type BuildInput, buildSnapshot, type LoadResult, presetHiddenFolders } from '../core/snapshot.js';
 import { isBundleFile, readPackBundle, readStableBundle } from './bundle.js';
+import { buildWithExternal } from './external.js';
 import { readPackAtRevision } from './git.js';
 import type { PackLimits } from './limits.js';
 import { type PackFiles, readPackDir } from './read-dir.js';
@@ -24,6 +25,11 @@ export interface OpenOptions extends PackLimits {
   preset?: string;
   /** Environment for settings' env vars (default: process.env). */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The operator's settings (`serve --set`, CLI `--set`): over env, below requests. A path
+   * setting among them (or from env or the manifest) may name a file outside the pack.
+   */
+  settings?: Readonly<Record<string, unknown>>;
   /**
    * Read a folder only in a consistent state (the reloader's rule: no file changed across
    * the read and the pack had been quiet; PACK_UNSTABLE otherwise). See `readStablePack`.
@@ -73,7 +79,9 @@ async function readAndBuild(source: PackSource, options: OpenOptions): Promise<L
     preset: options.preset,
   };
   if (read.root !== undefined) input.root = read.root;
-  return build(input);
+  if (options.settings !== undefined) input.operatorSettings = options.settings;
+  // Files outside the pack that path settings name are read here too (one more build).
+  return buildWithExternal(input, build, options.maxFileBytes);
 }
 
 /** What a reader hands to the pure build step. */

@@ -55,7 +55,9 @@ describe('strata compose', () => {
     expect(r).toEqual({
       code: 0,
       stdout: 'You are a helpful assistant.',
-      stderr: 'warning FALLBACK_USED: no layer was included; the fallback text is the prompt\n',
+      stderr:
+        'warning UNKNOWN_ROLE: role "arbiter" is unknown: the pack declares no roles (its registry is empty and no role file names it)\n' +
+        'warning FALLBACK_USED: no layer was included; the fallback text is the prompt\n',
     });
   });
 

@@ -141,13 +141,13 @@ describe('compose diagnostics', () => {
     [{ agent: 'x/y' }, 'BAD_NAME'],
     [{ team: '.hidden' }, 'BAD_NAME'],
     [{ role: 'a'.repeat(129) }, 'BAD_NAME'],
-    [{ role: 'b' }, 'REQUIRED_MISSING'],
+    [{ role: 'b' }, 'UNKNOWN_ROLE', 'REQUIRED_MISSING'],
     [{ role: 'a', settings: { on: 'perhaps' } }, 'INVALID_SETTING'],
     [{ role: 'a', settings: { off: '1' } }, 'UNKNOWN_SETTING'],
-  ])('%j → %s', (request, code) => {
+  ])('%j → %s', (request, ...codes) => {
     const outcome = tryCompose(pack, request);
     expect(outcome.ok).toBe(false);
-    if (!outcome.ok) expect(outcome.diagnostics.map((d) => d.code)).toEqual([code]);
+    if (!outcome.ok) expect(outcome.diagnostics.map((d) => d.code)).toEqual(codes);
   });
 
   it('FALLBACK_USED when no layer is included', () => {
@@ -156,7 +156,7 @@ describe('compose diagnostics', () => {
     if (!outcome.ok) return;
     expect(outcome.result.text).toBe('You are a helpful assistant.');
     expect(outcome.result.fallback).toBe(true);
-    expect(outcome.result.diagnostics.map((d) => d.code)).toEqual(['FALLBACK_USED']);
+    expect(outcome.result.diagnostics.map((d) => d.code)).toEqual(['UNKNOWN_ROLE', 'FALLBACK_USED']);
   });
 });
 

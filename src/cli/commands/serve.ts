@@ -7,7 +7,13 @@ import { DEFAULT_HOST, DEFAULT_PORT, type ServiceOptions, startService } from '.
 import { environmentRole } from '../../source/environment.js';
 import { DEFAULT_TOKEN_BUDGET_MS } from '../../tokens/count-off-thread.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
-import { addPackOptions, type PackFlags, packLocation, printDiagnostics } from '../pack-options.js';
+import {
+  addPackOptions,
+  operatorSettings,
+  type PackFlags,
+  packLocation,
+  printDiagnostics,
+} from '../pack-options.js';
 import type { Exit } from '../run.js';
 
 export interface ServeFlags extends PackFlags {
@@ -28,6 +34,7 @@ export interface ServeFlags extends PackFlags {
   keepAliveTimeout?: string;
   cacheBytes?: string;
   tokenBudget?: string;
+  strict?: boolean;
 }
 
 /**
@@ -85,6 +92,16 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
       `time one request's token counts may take (default ${DEFAULT_TOKEN_BUDGET_MS}; past it 503 TOKEN_BUDGET_EXCEEDED)`,
     )
     .option('--log-level <level>', `${LOG_LEVELS.join(' | ')} (default: $STRATA_LOG_LEVEL, else info)`)
+    .option(
+      '--set <key=value>',
+      'set a setting for every request (repeatable; over env, below requests; a path setting may name a file outside the pack, read and watched)',
+      collect,
+      [],
+    )
+    .option(
+      '--strict',
+      'answer every compose with warnings as an error (unknown names, missing layers, the fallback)',
+    )
     .addHelpText(
       'after',
       '\nEnvironment: STRATA_ADMIN_TOKEN enables POST /api/prompts/reload (Authorization: Bearer <token>).' +
@@ -135,6 +152,9 @@ export function serviceOptions(flags: Omit<ServeFlags, 'logLevel'>, io: CliIO): 
     defaultRole: environmentRole(io.env),
   };
   if (flags.allowLayerLoss === true) options.allowLayerLoss = true;
+  if (flags.strict === true) options.strict = true;
+  const settings = operatorSettings(flags);
+  if (settings) options.settings = settings;
   const cors = flags.cors?.length ? flags.cors : (io.env.STRATA_CORS ?? '').split(/[\s,]+/).filter(Boolean);
   try {
     createCors(cors);
@@ -168,6 +188,10 @@ export function serviceOptions(flags: Omit<ServeFlags, 'logLevel'>, io: CliIO): 
 }
 
 // --- internal ---
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
 
 function integer(raw: string | undefined, flag: string, fallback: number, max = 2 ** 31 - 1): number {
   if (raw === undefined || raw === '') return fallback;

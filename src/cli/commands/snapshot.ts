@@ -11,6 +11,7 @@ import {
   type PackFlags,
   printDiagnostics,
   reportLoad,
+  requestOverrides,
   resolvePath,
 } from '../pack-options.js';
 import type { Exit } from '../run.js';
@@ -51,7 +52,7 @@ async function snapshotCommand(flags: SnapshotFlags, io: CliIO): Promise<number>
   if (bad.length > 0) throw new UsageError(`--set needs KEY=VALUE, got ${JSON.stringify(bad[0])}`);
   const snapshot = reportLoad(await openPackFromFlags(flags, io), io);
   if (!snapshot) return EXIT_FAIL;
-  const built = buildLock(snapshot, { settings: overrides, text: flags.text });
+  const built = buildLock(snapshot, { settings: requestOverrides(overrides, snapshot), text: flags.text });
   printDiagnostics(built.diagnostics, io);
   if (!built.lock) return EXIT_FAIL;
   const current = built.lock;

@@ -1,0 +1,118 @@
+import { type Diagnostic, error, warning } from './diagnostics.js';
+import type { Agent } from './fleet.js';
+import { knownNames } from './known-names.js';
+import type { Snapshot } from './snapshot.js';
+import { closestNames, didYouMean, knownList } from './suggest.js';
+
+/** The request's names after the fleet filled in what it knows. */
+export interface RequestNames {
+  /** The role as given, else the fleet member's. */
+  role?: string;
+  team?: string;
+  agent?: string;
+  /** Whether the role was given by the request (not brought by the fleet). */
+  roleGiven: boolean;
+  member?: Agent;
+}
+
+/** What {@link checkRequestNames} found. */
+export interface NameCheck {
+  diagnostics: Diagnostic[];
+  /** Names reported as unknown: layers using them are not reported again as LAYER_MISSING. */
+  unknown: Set<'role' | 'team' | 'agent'>;
+}
+
+/**
+ * Says when a request names something the pack does not know, with the closest known
+ * names (never silently wrong):
+ * - an agent outside the fleet (when the pack has one): UNKNOWN_AGENT — an error without
+ *   a role (nothing says what to compose), a warning with one;
+ * - a role in a pack whose registry is empty and whose files do not name it: UNKNOWN_ROLE
+ *   warning (an unknown role of a non-empty registry is an error, from compose);
+ * - a team no fleet member, team file or team gate knows: UNKNOWN_TEAM warning;
+ * - neither role nor agent in a pack that has roles: NO_ROLE warning.
+ */
+export function checkRequestNames(snapshot: Snapshot, names: RequestNames): NameCheck {
+  const diagnostics: Diagnostic[] = [];
+  const unknown = new Set<'role' | 'team' | 'agent'>();
+  const known = knownNames(snapshot);
+  const { role, team, agent } = names;
+
+  // 1. The agent.
+  if (agent !== undefined && !names.member && snapshot.fleet.length > 0 && !known.agents.includes(agent)) {
+    const fleet = snapshot.fleet.map((a) => a.id);
+    const suggestions = closestNames(agent, known.agents);
+    const base = `agent ${JSON.stringify(agent)} is not in the fleet${didYouMean(suggestions)}`;
+    const d =
+      role === undefined
+        ? error(
+            'UNKNOWN_AGENT',
+            `${base} (fleet: ${knownList(fleet)}; give a role to compose for an agent outside the fleet)`,
+          )
+        : warning('UNKNOWN_AGENT', `${base} (fleet: ${knownList(fleet)}; composed for role ${role})`);
+    withSuggestions(d, suggestions);
+    diagnostics.push(d);
+    unknown.add('agent');
+  }
+
+  // 2. The role.
+  if (role === undefined) {
+    if (known.roles.length > 0 && !diagnostics.some((d) => d.severity === 'error')) {
+      diagnostics.push(
+        warning(
+          'NO_ROLE',
+          `no role or agent given: only the layers every role shares are composed; roles: ${knownList(known.roles)}`,
+        ),
+      );
+    }
+  } else if (snapshot.roles.size === 0 && !known.roles.includes(role)) {
+    const suggestions = closestNames(role, known.roles);
+    const why =
+      known.roles.length === 0
+        ? 'the pack declares no roles (its registry is empty and no role file names it)'
+        : 'the pack has no role registry and no role file for it';
+    const list = known.roles.length === 0 ? '' : ` (roles from files: ${knownList(known.roles)})`;
+    diagnostics.push(
+      withSuggestions(
+        warning(
+          'UNKNOWN_ROLE',
+          `role ${JSON.stringify(role)} is unknown: ${why}${didYouMean(suggestions)}${list}`,
+        ),
+        suggestions,
+      ),
+    );
+    unknown.add('role');
+  }
+
+  // 3. The team.
+  if (team !== undefined && !known.teams.includes(team)) {
+    const suggestions = closestNames(team, known.teams);
+    const why = known.teamUsed
+      ? 'no team file, fleet member or team gate names it'
+      : 'no layer of this pack uses a team';
+    const list = known.teams.length === 0 ? '' : ` (teams: ${knownList(known.teams)})`;
+    diagnostics.push(
+      withSuggestions(
+        warning(
+          'UNKNOWN_TEAM',
+          `team ${JSON.stringify(team)} is unknown: ${why}${didYouMean(suggestions)}${list}`,
+        ),
+        suggestions,
+      ),
+    );
+    unknown.add('team');
+  }
+  return { diagnostics, unknown };
+}
+
+/** The known role ids closest to `role` (for UNKNOWN_ROLE errors). */
+export function closestRoles(snapshot: Snapshot, role: string): string[] {
+  return closestNames(role, snapshot.roles.keys());
+}
+
+// --- internal ---
+
+function withSuggestions(d: Diagnostic, suggestions: string[]): Diagnostic {
+  if (suggestions.length > 0) d.suggestions = suggestions;
+  return d;
+}
