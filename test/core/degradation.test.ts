@@ -79,8 +79,10 @@ describe('degradation (served version → new version)', () => {
     expect(degradationDiagnostics(report).map((d) => d.code)).toEqual(['MEMBER_REMOVED', 'MEMBER_REMOVED']);
   });
 
-  it('reports a manifest without layers as the fallback for everyone', () => {
-    const report = degradation(okPack(PACK), okPack({ ...PACK, 'strata.yaml': 'name: acme\n' }));
+  it('reports a manifest whose layers compose nothing as the fallback for everyone', () => {
+    // (A manifest with no layers at all does not load: NO_LAYERS.)
+    const nothing = 'layers:\n  - id: notes\n    file: notes.md\n';
+    const report = degradation(okPack(PACK), okPack({ ...PACK, 'strata.yaml': nothing }));
     expect(
       report.members.map((m) => [m.member, m.fallback, m.lost.map((l) => `${l.layer}:${l.reason}`)]),
     ).toEqual([
