@@ -3,6 +3,8 @@ import { unknownRole } from '../core/compose.js';
 import { type Diagnostic, type DiagnosticCode, error } from '../core/diagnostics.js';
 import { isValidName } from '../core/names.js';
 import type { Snapshot } from '../core/snapshot.js';
+import { byteOrder } from '../core/text.js';
+import { isObject } from '../core/yaml.js';
 
 /**
  * The config an agent runtime applies to an agent: model, models, capabilities,
@@ -202,15 +204,11 @@ function mappedFields(
   return { values, fields };
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 /** Schema fields first, in schema order; other fields after, sorted. */
 function orderKeys(values: Record<string, unknown>): Record<string, unknown> {
   const known = KNOWN_FIELDS.filter((k) => k in values);
   const other = Object.keys(values)
     .filter((k) => !KNOWN_FIELDS.includes(k))
-    .sort();
+    .sort(byteOrder);
   return Object.fromEntries([...known, ...other].map((k) => [k, values[k]]));
 }

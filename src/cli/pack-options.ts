@@ -18,7 +18,7 @@ import {
 import { type OpenOptions, openPack, type PackSource } from '../source/open.js';
 import { type CliIO, UsageError } from './io.js';
 
-/** Options every pack-reading command shares (SPEC §4). */
+/** Options every pack-reading command shares (README, "Composing prompts" and "Environment"). */
 export interface PackFlags {
   dir?: string;
   preset?: string;
@@ -122,6 +122,11 @@ export interface PackLocation {
   limits: PackLimits;
 }
 
+/** A commander option parser that gathers a repeatable option's values into a list. */
+export function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 /** Resolves --dir / $STRATA_PROMPTS_DIR / $CHORUS_PROMPTS_DIR, --preset and the limit flags; usage errors throw. */
 export function packLocation(flags: PackFlags, io: CliIO): PackLocation {
   const found = resolvePackEnvironment(
@@ -222,10 +227,6 @@ export function requestOverrides(
 
 export function resolvePath(io: CliIO, path: string): string {
   return isAbsolute(path) ? path : resolve(io.cwd, path);
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
 }
 
 /** A positive integer flag, or undefined when not given; anything else is a usage error. */

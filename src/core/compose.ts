@@ -107,8 +107,9 @@ export interface ComposeResult {
 export type ComposeOutcome = { ok: true; result: ComposeResult } | { ok: false; diagnostics: Diagnostic[] };
 
 /**
- * Composes a prompt (SPEC §2). Pure: reads only the snapshot and the request, and gives
- * the same bytes for the same inputs. Never throws; bad requests come back as diagnostics.
+ * Composes a prompt (docs/pack-format.md, the manifest's `layers:`). Pure: reads only the
+ * snapshot and the request, and gives the same bytes for the same inputs. Never throws;
+ * bad requests come back as diagnostics.
  */
 export function tryCompose(snapshot: Snapshot, request: ComposeRequest): ComposeOutcome {
   const diagnostics: Diagnostic[] = [];

@@ -2,6 +2,7 @@ import { tryCompose } from './compose.js';
 import { type Diagnostic, warning } from './diagnostics.js';
 import { type Member, memberLabel, packMembers } from './members.js';
 import type { Snapshot } from './snapshot.js';
+import { byteOrder } from './text.js';
 
 /** A layer a member had in the served version and would not have in the new one. */
 export interface LostLayer {
@@ -66,7 +67,7 @@ export function degradation(current: Snapshot, next: Snapshot): DegradationRepor
     const found = compareMember(current, next, member, removed);
     if (found) members.push(found);
   }
-  const layers = [...new Set(members.flatMap((m) => m.lost.map((l) => l.layer)))].sort();
+  const layers = [...new Set(members.flatMap((m) => m.lost.map((l) => l.layer)))].sort(byteOrder);
   return { degraded: members.length > 0, members, layers };
 }
 

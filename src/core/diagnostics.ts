@@ -1,7 +1,7 @@
-/**
- * Diagnostics: the one error shape of strata. Loading and composing collect these instead
- * of throwing; the public edges (CLI, server) format them with {@link formatDiagnostic}.
- */
+import { byteOrder } from './text.js';
+
+// Diagnostics: the one error shape of strata. Loading and composing collect these instead
+// of throwing; the public edges (CLI, server) format them with `formatDiagnostic`.
 
 /** The closed set of diagnostic codes. */
 export const DIAGNOSTIC_CODES = [
@@ -156,18 +156,14 @@ export function formatDiagnostic(d: Diagnostic): string {
 export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   return [...diagnostics].sort(
     (a, b) =>
-      cmp(a.file ?? '', b.file ?? '') ||
+      byteOrder(a.file ?? '', b.file ?? '') ||
       (a.line ?? 0) - (b.line ?? 0) ||
       (a.col ?? 0) - (b.col ?? 0) ||
-      cmp(a.code, b.code),
+      byteOrder(a.code, b.code),
   );
 }
 
 // --- internal ---
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 function compactWhere(where: Where): Where {
   const out: Where = {};

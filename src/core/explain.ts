@@ -1,7 +1,7 @@
 import type { TokenizedResult } from '../tokens/count.js';
 import type { ComposeResult, LayerResult } from './compose.js';
 
-/** Readable forms of a result's provenance, shared by `strata explain` and others. */
+// Readable forms of a result's provenance, shared by `strata explain` and others.
 
 /** Why a layer is or is not in the text, in a few words. */
 export function layerStatus(layer: LayerResult): string {

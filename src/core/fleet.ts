@@ -2,7 +2,9 @@ import { type Diagnostic, error, type Where, warning } from './diagnostics.js';
 import { templateMatcher } from './glob.js';
 import type { FleetDef } from './manifest.js';
 import { isValidName } from './names.js';
+import { byteOrder } from './text.js';
 import type { ParsedYaml } from './yaml.js';
+import { isObject } from './yaml.js';
 
 /** One agent the pack serves. */
 export interface Agent {
@@ -99,16 +101,12 @@ export function buildFleet(
         if (listed[key] === undefined && fromFile[key] !== undefined) listed[key] = fromFile[key];
       }
     }
-    agents.push(...found.sort((a, b) => (a.id < b.id ? -1 : 1)));
+    agents.push(...found.sort((a, b) => byteOrder(a.id, b.id)));
   }
   return { agents, diagnostics };
 }
 
 // --- internal ---
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function readAgent(
   entry: Record<string, unknown>,

@@ -15,9 +15,9 @@ export interface SplitFile {
 }
 
 /**
- * Splits YAML frontmatter from a decoded file (SPEC §2.2): a file whose first line is
- * exactly `---` has frontmatter up to the next line that is exactly `---`. Errors carry
- * the file's own line numbers.
+ * Splits YAML frontmatter from a decoded file (docs/pack-format.md, "Files"): a file
+ * whose first line is exactly `---` has frontmatter up to the next line that is exactly
+ * `---`. Errors carry the file's own line numbers.
  */
 export function splitFrontmatter(text: string, file: string): SplitFile {
   if (!text.startsWith('---\n') && text !== '---') {

@@ -1,6 +1,6 @@
 import { isTruthy, type SettingValue } from './settings.js';
 
-/** Conditions on layers and variants (SPEC §2.5). */
+/** Conditions on layers and variants (docs/pack-format.md, "Gates"). */
 export type Gate =
   | { setting: string; equals?: SettingValue | SettingValue[] }
   | { role: string[] }

@@ -1,9 +1,7 @@
-/**
- * Minimal glob and path-template matching over pack-relative paths (always `/`). Globs
- * come from pack files, so matching must stay cheap whatever the pattern: a glob is run
- * as a set of states over the path's characters (time proportional to path length ×
- * pattern length, never exponential; no regular expression backtracking).
- */
+// Minimal glob and path-template matching over pack-relative paths (always `/`). Globs
+// come from pack files, so matching must stay cheap whatever the pattern: a glob is run
+// as a set of states over the path's characters (time proportional to path length ×
+// pattern length, never exponential; no regular expression backtracking).
 
 /** A compiled glob: true when the whole path matches. */
 export type GlobMatcher = (path: string) => boolean;

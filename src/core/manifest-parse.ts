@@ -4,11 +4,9 @@ import type { Gate } from './gates.js';
 import type { SettingDef, SettingType, SettingValue } from './settings.js';
 import type { ParsedYaml, PathSegment } from './yaml.js';
 
-/**
- * Reads one manifest document (a pack's `strata.yaml`, a file it extends, or a preset)
- * into a {@link ManifestPart}: checked shapes, unknown keys reported with line:col.
- * Parts are merged along the `extends` chain by manifest.ts.
- */
+// Reads one manifest document (a pack's `strata.yaml`, a file it extends, or a preset)
+// into a `ManifestPart`: checked shapes, unknown keys reported with line:col.
+// Parts are merged along the `extends` chain by manifest.ts.
 
 export type LayerSource =
   | { kind: 'file'; paths: string[]; pathSetting?: string }

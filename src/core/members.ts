@@ -2,9 +2,9 @@ import { type ComposeOutcome, type ComposeRequest, tryCompose } from './compose.
 import type { Snapshot } from './snapshot.js';
 
 /**
- * The members a pack serves (SPEC §1 "fleet"): its fleet agents; with no fleet, every
- * known role; with neither, one member with an empty request. Diff, snapshot lock files
- * and validate iterate over these.
+ * The members a pack serves (docs/pack-format.md, "Fleet"): its fleet agents; with no
+ * fleet, every known role; with neither, one member with an empty request. Diff, snapshot
+ * lock files and validate iterate over these.
  */
 export interface Member {
   /** Stable identity across pack versions: the agent id, `role:<id>`, or `(default)`. */

@@ -1,4 +1,4 @@
-/** Pack-relative paths: always `/`-separated, never leaving the pack. */
+// Pack-relative paths: always `/`-separated, never leaving the pack.
 
 const NEEDS_NORMALISING = /(^|\/)\.{1,2}(\/|$)|\/\/|^\/|\/$/;
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The built-in presets, shipped as YAML manifests in the package's `presets/` folder. */
+// The built-in presets, shipped as YAML manifests in the package's `presets/` folder.
 
 /** In detection order: a pack without a manifest is the first whose `detect:` holds, else chorus. */
 export const PRESET_NAMES = ['roboco', 'crewai', 'agents-md', 'claude-agents', 'chorus'] as const;

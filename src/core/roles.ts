@@ -2,7 +2,9 @@ import { type Diagnostic, error, type Where, warning } from './diagnostics.js';
 import { compileGlob, templateMatcher } from './glob.js';
 import type { RegistryDef } from './manifest.js';
 import { isValidName } from './names.js';
+import { byteOrder } from './text.js';
 import type { ParsedYaml } from './yaml.js';
+import { isObject } from './yaml.js';
 
 /** A role of the registry, after `extends` is applied. */
 export interface RoleRecord {
@@ -47,7 +49,7 @@ export function buildRegistry(
   const globs = registry.files.map(compileGlob);
   const roleFiles = yamlFiles
     .filter((f) => globs.some((match) => match(f.path)))
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    .sort((a, b) => byteOrder(a.path, b.path));
 
   // 1. YAML role files, in byte order of their paths.
   // An empty key: the records sit at the file's top level (CrewAI's agents.yaml).
@@ -131,7 +133,7 @@ export function buildRegistry(
     const { extends: _, ...own } = entry.fields;
     return { ...inherited, ...own };
   };
-  for (const id of [...raw.keys()].sort()) {
+  for (const id of [...raw.keys()].sort(byteOrder)) {
     resolving.length = 0;
     resolving.push(id);
     const fields = resolve(id);
@@ -204,10 +206,6 @@ function discoverByField(
       );
     raw.set(id as string, { fields: { ...meta }, source: path, at: () => ({ file: path }) });
   }
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 function pick(meta: Record<string, unknown>): Record<string, unknown> {

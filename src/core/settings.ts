@@ -1,7 +1,8 @@
 import { type Diagnostic, error } from './diagnostics.js';
 import { closestNames, didYouMean } from './suggest.js';
 
-/** Typed knobs of a pack (SPEC §2.10): request over env var over manifest default. */
+// Typed knobs of a pack (docs/pack-format.md, "The manifest"): request over env var over
+// manifest default.
 
 export type SettingType = 'boolean' | 'enum' | 'string' | 'integer';
 export type SettingValue = boolean | string | number;

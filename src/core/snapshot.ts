@@ -32,7 +32,7 @@ export interface PackFile {
   text: string;
   /** Frontmatter metadata ({} when none; YAML files have none). */
   meta: Readonly<Record<string, unknown>>;
-  /** The layer text: body after frontmatter, trimmed (SPEC §2.3). */
+  /** The layer text: body after frontmatter, trimmed (docs/pack-format.md, "Files"). */
   prompt: string;
   readonly promptSha256: string;
   promptBytes: number;
@@ -333,7 +333,8 @@ export function buildSnapshot(input: BuildInput): LoadResult {
 }
 
 /**
- * Which preset a pack without a manifest looks like (SPEC §4): the first preset, in the
+ * Which preset a pack without a manifest looks like (docs/pack-format.md, opening
+ * paragraph): the first preset, in the
  * order of {@link PRESET_NAMES}, whose `detect:` holds — a file matching one of its globs
  * (and, with `keys`, carrying those keys: a prompt file in its frontmatter, a YAML file in
  * a top-level record); otherwise chorus (YAML role files, defaults.md or defaults.txt — and

@@ -1,15 +1,13 @@
 import { ByteCache } from './byte-cache.js';
 import type { SettingValue } from './settings.js';
 
-/**
- * Small, strict template forms:
- * - path templates, `roles/{role}.md`, with the request's role, team, agent, role_file,
- *   role_source and declared inputs;
- * - text templates, `Intensity: {{ponytail_intensity}}`, with setting values, role record
- *   fields (`{{role.goal}}`) and request inputs in the manifest's input syntax
- *   (`{{name}}`, or `{name}`).
- * Unknown names are found at load; nothing is evaluated.
- */
+// Small, strict template forms:
+// - path templates, `roles/{role}.md`, with the request's role, team, agent, role_file,
+//   role_source and declared inputs;
+// - text templates, `Intensity: {{ponytail_intensity}}`, with setting values, role record
+//   fields (`{{role.goal}}`) and request inputs in the manifest's input syntax
+//   (`{{name}}`, or `{name}`).
+// Unknown names are found at load; nothing is evaluated.
 
 export const PATH_PLACEHOLDERS = ['role', 'team', 'agent', 'role_file', 'role_source'] as const;
 export type PathPlaceholder = (typeof PATH_PLACEHOLDERS)[number];

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/** Text helpers shared by the core: decoding, hashing, offsets to line:col. */
+// Text helpers shared by the core: decoding, hashing, offsets to line:col.
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
@@ -19,8 +19,8 @@ export function isBlank(text: string): boolean {
 const BLANK = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
 
 /**
- * Decodes file bytes per SPEC §2.1: strict UTF-8, leading BOM dropped, CRLF and CR
- * normalised to LF. Returns undefined when the bytes are not valid UTF-8.
+ * Decodes file bytes (docs/pack-format.md, "Files"): strict UTF-8, leading BOM dropped,
+ * CRLF and CR normalised to LF. Returns undefined when the bytes are not valid UTF-8.
  */
 export function decodeText(bytes: Uint8Array): string | undefined {
   let text: string;
@@ -92,7 +92,11 @@ export class LineIndex {
   }
 }
 
-/** Compares strings in UTF-8 byte order (= code point order), as SPEC §2.11 sorts paths. */
+/**
+ * Compares strings in UTF-8 byte order (= code point order): the one order strata sorts
+ * paths, names and keys in (docs/pack-format.md, "Files"). JavaScript's `<` and the
+ * default `sort()` compare UTF-16 code units, which differs above U+FFFF.
+ */
 export function byteOrder(a: string, b: string): number {
   if (a === b) return 0;
   const n = Math.min(a.length, b.length);

@@ -12,6 +12,11 @@ export interface ParsedYaml {
 
 export type PathSegment = string | number;
 
+/** True for a mapping: a plain object (not null, not an array), as YAML and JSON parse one. */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
 export interface ParseYamlOptions {
   file: string;
   /** Lines before the YAML text in its file (frontmatter starts on line 2). */

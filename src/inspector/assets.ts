@@ -11,11 +11,11 @@ export interface InspectorAsset {
 }
 
 /**
- * The inspector web page (SPEC §5 `GET /`), keyed by URL path: `/` is the page itself,
- * every other file of `src/inspector/static/` is served at `/<name>`, and the `diff`
- * package's browser build at `/vendor/diff.js`. Everything the page needs is here: it
- * loads nothing from elsewhere and works offline. Read once at start-up and serve from
- * memory.
+ * The inspector web page (`GET /`; README, "The inspector"), keyed by URL path: `/` is
+ * the page itself, every other file of `src/inspector/static/` is served at `/<name>`,
+ * and the `diff` package's browser build at `/vendor/diff.js`. Everything the page needs
+ * is here: it loads nothing from elsewhere and works offline. Read once at start-up and
+ * serve from memory.
  *
  * @example
  * const assets = await inspectorAssets();

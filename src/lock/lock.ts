@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { type Diagnostic, error } from '../core/diagnostics.js';
 import { applyOverrides, type SettingValue } from '../core/settings.js';
 import type { Snapshot } from '../core/snapshot.js';
+import { byteOrder } from '../core/text.js';
 import { comparePrompts, composeMembers, type MemberChange, type MemberPrompt } from '../diff/diff.js';
 
 /** The format version of lock files this code writes and reads. */
@@ -85,7 +86,7 @@ function effectiveSettings(
   const { values } = applyOverrides(snapshot.manifest.settings, snapshot.settings, overrides).settings;
   return Object.fromEntries(
     Object.keys(values)
-      .sort()
+      .sort(byteOrder)
       .map((k) => [k, values[k]!]),
   );
 }

@@ -73,8 +73,9 @@ export interface StrataApp {
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /**
- * Builds the prompt service (SPEC §5) over a snapshot store. Every request reads one
- * snapshot from the store, so a reload never shows a request two versions.
+ * Builds the prompt service (README, "The prompt service") over a snapshot store. Every
+ * request reads one snapshot from the store, so a reload never shows a request two
+ * versions.
  *
  * @example
  * const store = new SnapshotStore(stablePackLoader({ dir: 'examples/roboco' }));

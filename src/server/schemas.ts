@@ -1,10 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { PROVIDER_FORMATS } from '../tokens/providers.js';
 
-/**
- * The API's schemas: they validate request bodies and queries and generate
- * `/openapi.json`, so the document and the validation cannot disagree.
- */
+// The API's schemas: they validate request bodies and queries and generate
+// `/openapi.json`, so the document and the validation cannot disagree.
 
 const Name = z
   .string()

@@ -2,21 +2,19 @@ import { isAbsolute, resolve } from 'node:path';
 import { PRESET_NAMES } from '../core/presets.js';
 import type { PackSource } from './open.js';
 
-/**
- * The environment contract: how `strata compose` (and every pack-reading command),
- * `systemPrompt()` and `strata serve` find the pack, the preset and the role. One rule,
- * documented once in README ("Environment").
- *
- * | what | read from, first that is set | an empty string |
- * | --- | --- | --- |
- * | pack directory | `--dir` / `dir`, `STRATA_PROMPTS_DIR`, `CHORUS_PROMPTS_DIR` | is unset |
- * | preset | `--preset` / `preset`, else the pack's `strata.yaml`, else its layout | is unset |
- * | role | `--role` / `role`, `STRATA_ROLE`, `CHORUS_ROLE` (only for a request that names neither a role nor an agent) | is unset |
- *
- * With no pack directory, the chorus preset composes an empty pack (its fallback text);
- * any other preset is refused. With no directory and no preset, `systemPrompt()` takes
- * the chorus preset (it is the chorus drop-in) while the CLI and the service refuse.
- */
+// The environment contract: how `strata compose` (and every pack-reading command),
+// `systemPrompt()` and `strata serve` find the pack, the preset and the role. One rule,
+// documented once in README ("Environment").
+//
+// | what | read from, first that is set | an empty string |
+// | --- | --- | --- |
+// | pack directory | `--dir` / `dir`, `STRATA_PROMPTS_DIR`, `CHORUS_PROMPTS_DIR` | is unset |
+// | preset | `--preset` / `preset`, else the pack's `strata.yaml`, else its layout | is unset |
+// | role | `--role` / `role`, `STRATA_ROLE`, `CHORUS_ROLE` (only for a request that names neither a role nor an agent) | is unset |
+//
+// With no pack directory, the chorus preset composes an empty pack (its fallback text);
+// any other preset is refused. With no directory and no preset, `systemPrompt()` takes
+// the chorus preset (it is the chorus drop-in) while the CLI and the service refuse.
 
 /** What a surface was told explicitly (flags or options); undefined or '' is "not given". */
 export interface PackChoice {

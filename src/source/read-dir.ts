@@ -2,6 +2,7 @@ import { type BigIntStats, constants, type Dirent, promises as fs } from 'node:f
 import { join, relative, resolve, sep } from 'node:path';
 import { type Diagnostic, error } from '../core/diagnostics.js';
 import { presetHiddenFolders } from '../core/snapshot.js';
+import { byteOrder } from '../core/text.js';
 import { openPackRoot, type PackRoot } from './layout.js';
 import {
   fileTooLarge,
@@ -13,7 +14,7 @@ import {
   tooManyFiles,
 } from './limits.js';
 
-/** Reads a pack directory from disk: the only place the core touches the file system. */
+// Reads a pack directory from disk: the only place the core touches the file system.
 
 export { DEFAULT_MAX_FILE_BYTES } from './limits.js';
 
@@ -197,7 +198,7 @@ async function walk(
     state.ids.push(`${relDir}/\0unlistable`);
     return;
   }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  entries.sort((a, b) => byteOrder(a.name, b.name));
   for (const entry of entries) {
     if (state.stop) return;
     if (entry.name.startsWith('.') && !limits.hidden.has(entry.name)) continue;

@@ -1,7 +1,7 @@
 import { type Diagnostic, error, type Where } from '../core/diagnostics.js';
 import type { Manifest } from '../core/manifest.js';
 import type { Snapshot } from '../core/snapshot.js';
-import { type ParsedYaml, type PathSegment, parseYaml } from '../core/yaml.js';
+import { isObject, type ParsedYaml, type PathSegment, parseYaml } from '../core/yaml.js';
 import {
   DEFAULT_TOKENIZER,
   isTokenizerName,
@@ -183,8 +183,4 @@ function share(value: unknown): number | undefined {
   if (typeof value === 'number') n = value;
   else if (typeof value === 'string' && /^\d+(\.\d+)?%$/.test(value)) n = Number(value.slice(0, -1)) / 100;
   return n !== undefined && n > 0 && n <= 1 ? n : undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

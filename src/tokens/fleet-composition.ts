@@ -3,6 +3,7 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import { composeMember, type Member, packMembers } from '../core/members.js';
 import type { Snapshot } from '../core/snapshot.js';
 import { snapshotCache } from '../core/snapshot-cache.js';
+import { byteOrder } from '../core/text.js';
 
 /** Every member's composed prompt, and the members that failed to compose. */
 export interface FleetComposition {
@@ -20,7 +21,7 @@ export function composeFleet(
   snapshot: Snapshot,
   settings?: Readonly<Record<string, unknown>>,
 ): FleetComposition {
-  const key = JSON.stringify(Object.entries(settings ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const key = JSON.stringify(Object.entries(settings ?? {}).sort(([a], [b]) => byteOrder(a, b)));
   const cached = fleets.get(snapshot, key);
   if (cached) return cached;
   const composition: FleetComposition = { composed: [], failed: [] };

@@ -1,11 +1,9 @@
 import type { ComposeResult } from '../core/compose.js';
 import type { Manifest } from '../core/manifest.js';
 
-/**
- * Shared prefixes at layer granularity: the leading included layers that are the same
- * (same id, same text) in every member's prompt. A provider's prefix cache can serve
- * those for every member; the first layer that differs ends what can be shared.
- */
+// Shared prefixes at layer granularity: the leading included layers that are the same
+// (same id, same text) in every member's prompt. A provider's prefix cache can serve
+// those for every member; the first layer that differs ends what can be shared.
 
 /** The stable layers at the head of every member's prompt. */
 export interface SharedPrefix {

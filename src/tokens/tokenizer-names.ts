@@ -1,4 +1,4 @@
-/** The names of the tokenizers strata knows (no loading here: the manifest parser reads these). */
+// The names of the tokenizers strata knows (no loading here: the manifest parser reads these).
 
 /** The BPE encodings strata can count with. */
 export const ENCODINGS = ['o200k_base', 'cl100k_base'] as const;

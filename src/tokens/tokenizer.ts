@@ -4,18 +4,16 @@ import { DEFAULT_TOKENIZER, type EncodingName, type TokenizerName } from './toke
 
 export * from './tokenizer-names.js';
 
-/**
- * The tokenizer wrapper: gpt-tokenizer's offline BPE encodings behind one small
- * synchronous interface. An encoding's tables load on its first count (o200k_base takes
- * a few hundred milliseconds), so commands that never count tokens never pay for them.
- *
- * Counts are exactly gpt-tokenizer's, in time that grows with the text's length times
- * its logarithm, whatever the text: the library merges a pre-token (a run the split
- * pattern does not break, such as 64 KB of `x` or `中`) in time quadratic in its length,
- * which let one request block the service for seconds. Short pre-tokens still go through
- * the library (and its merge cache, held to {@link MERGE_CACHE_ENTRIES} entries of at
- * most {@link SHORT_PIECE} characters); longer ones are merged by a heap.
- */
+// The tokenizer wrapper: gpt-tokenizer's offline BPE encodings behind one small
+// synchronous interface. An encoding's tables load on its first count (o200k_base takes
+// a few hundred milliseconds), so commands that never count tokens never pay for them.
+//
+// Counts are exactly gpt-tokenizer's, in time that grows with the text's length times
+// its logarithm, whatever the text: the library merges a pre-token (a run the split
+// pattern does not break, such as 64 KB of `x` or `中`) in time quadratic in its length,
+// which let one request block the service for seconds. Short pre-tokens still go through
+// the library (and its merge cache, held to `MERGE_CACHE_ENTRIES` entries of at
+// most `SHORT_PIECE` characters); longer ones are merged by a heap.
 
 /** A tokenizer: counts are synchronous. */
 export interface Tokenizer {

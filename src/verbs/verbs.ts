@@ -2,7 +2,7 @@ import { isScalar, parseDocument } from 'yaml';
 import { type Diagnostic, error, type Where } from '../core/diagnostics.js';
 import { isValidName } from '../core/names.js';
 import { byteOrder } from '../core/text.js';
-import { type ParsedYaml, parseYaml } from '../core/yaml.js';
+import { isObject, type ParsedYaml, parseYaml } from '../core/yaml.js';
 
 /** One verb of a verbs registry. */
 export interface Verb {
@@ -228,8 +228,4 @@ function renderDefault(value: unknown, source: string | undefined): string {
 
 function cell(text: string): string {
   return text.replace(/\|/g, '\\|');
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }

@@ -8,6 +8,7 @@ import { openPack, type PackSource } from '../../source/open.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
 import {
   addPackOptions,
+  collect,
   type PackFlags,
   packLocation,
   printDiagnostics,
@@ -163,8 +164,4 @@ function pairs(list: readonly string[], flag: string): Record<string, string> {
   const { overrides, bad } = parseSetPairs(list);
   if (bad.length > 0) throw new UsageError(`${flag} needs KEY=VALUE, got ${JSON.stringify(bad[0])}`);
   return overrides;
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
 }

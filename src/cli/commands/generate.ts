@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { type Diagnostic, error, warning } from '../../core/diagnostics.js';
+import { byteOrder } from '../../core/text.js';
 import { promptDiff } from '../../diff/diff.js';
 import { isFragmentName, parseVerbRegistry, renderVerbFragments } from '../../verbs/verbs.js';
 import { ioReason, writeFileAtomic } from '../atomic-write.js';
@@ -83,7 +84,7 @@ async function generateCommand(flags: GenerateFlags, io: CliIO): Promise<number>
     current.set(name, now);
     statuses.push({ file: name, status: now === undefined ? 'missing' : now === body ? 'same' : 'changed' });
   }
-  for (const name of [...existing].sort())
+  for (const name of [...existing].sort(byteOrder))
     if (!rendered.has(name) && isFragmentName(name)) statuses.push({ file: name, status: 'stale' });
   const drift = statuses.filter((s) => s.status !== 'same');
 

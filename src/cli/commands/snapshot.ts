@@ -7,6 +7,7 @@ import { ioReason, writeFileAtomic } from '../atomic-write.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
 import {
   addPackOptions,
+  collect,
   openPackFromFlags,
   type PackFlags,
   printDiagnostics,
@@ -107,8 +108,4 @@ async function snapshotCommand(flags: SnapshotFlags, io: CliIO): Promise<number>
     );
   }
   return drifted.length === 0 ? EXIT_OK : EXIT_FAIL;
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
 }

@@ -1,4 +1,4 @@
-// The page's calls to the strata service (SPEC §5), all same-origin.
+// The page's calls to the strata service (README, "The prompt service"), all same-origin.
 
 /** An error answer of the service: `{ error: { code, message } }` and its HTTP status. */
 export class ApiError extends Error {

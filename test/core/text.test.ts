@@ -1,0 +1,35 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { sortDiagnostics, warning } from '../../src/core/diagnostics.js';
+import { byteOrder } from '../../src/core/text.js';
+
+const utf8 = (s: string) => Buffer.from(s, 'utf8');
+
+describe('byteOrder', () => {
+  it('orders strings as their UTF-8 bytes compare', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'grapheme' }), (a, b) => {
+        expect(Math.sign(byteOrder(a, b))).toBe(Math.sign(Buffer.compare(utf8(a), utf8(b))));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('puts characters above U+FFFF after U+E000–U+FFFF, unlike UTF-16 order', () => {
+    const paths = ['roles/\u{1F600}.md', 'roles/\uFF21.md', 'roles/a.md', 'roles/\uE000.md'];
+    expect([...paths].sort(byteOrder)).toEqual([
+      'roles/a.md',
+      'roles/\uE000.md',
+      'roles/\uFF21.md',
+      'roles/\u{1F600}.md',
+    ]);
+    // The default sort compares UTF-16 code units: the emoji's surrogates come first.
+    expect([...paths].sort()[1]).toBe('roles/\u{1F600}.md');
+  });
+
+  it('orders diagnostics by file in byte order', () => {
+    const files = ['\u{1F600}.md', '\uFF21.md'];
+    const sorted = sortDiagnostics(files.map((file) => warning('ORPHAN_FILE', 'x', { file })));
+    expect(sorted.map((d) => d.file)).toEqual(['\uFF21.md', '\u{1F600}.md']);
+  });
+});
