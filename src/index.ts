@@ -5,6 +5,8 @@
  * import { loadPackStrict, compose } from 'strata-prompts';
  * const snapshot = await loadPackStrict('/etc/strata/prompts');
  * const { text, layers } = compose(snapshot, { agent: 'ada' });
+ *
+ * @packageDocumentation
  */
 
 export {

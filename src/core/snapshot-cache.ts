@@ -1,14 +1,12 @@
 import { ByteCache } from './byte-cache.js';
 import type { Snapshot } from './snapshot.js';
 
-/**
- * Every cache derived from a snapshot (rendered answers, token counts, fleet
- * compositions, appended layer texts, …) lives in ONE byte-bounded LRU with one budget
- * ({@link setCacheBudget}, default {@link DEFAULT_CACHE_BYTES}), so the service's memory
- * for caches stays under that budget whatever clients ask for and however large the
- * pack's prompts are. Entries of snapshots that are no longer served are dropped as
- * newer entries need the room.
- */
+// Every cache derived from a snapshot (rendered answers, token counts, fleet
+// compositions, appended layer texts, …) lives in ONE byte-bounded LRU with one budget
+// (`setCacheBudget`, default `DEFAULT_CACHE_BYTES`), so the service's memory
+// for caches stays under that budget whatever clients ask for and however large the
+// pack's prompts are. Entries of snapshots that are no longer served are dropped as
+// newer entries need the room.
 
 /** The default budget of all snapshot caches together: 64 MiB. */
 export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;

@@ -1,8 +1,6 @@
-/**
- * Cross-origin access, off by default and enabled per origin (`strata serve --cors ORIGIN`,
- * repeatable; `*` allows any origin). Shared by the hono app and the node fast path, so
- * both answer the same headers.
- */
+// Cross-origin access, off by default and enabled per origin (`strata serve --cors ORIGIN`,
+// repeatable; `*` allows any origin). Shared by the hono app and the node fast path, so
+// both answer the same headers.
 
 /** Response headers a browser script may read. */
 export const CORS_EXPOSED_HEADERS = ['ETag', 'X-Strata-Version', 'X-Request-Id', 'Warning'];

@@ -1,9 +1,7 @@
-/**
- * Byte-pair merging in O(n log n): the same merges, in the same order, as the reference
- * quadratic loop (lowest rank first, leftmost on ties), kept in a heap over a linked list
- * of parts. It keeps the cost of a long run without pre-token breaks (`xxxx…`, `中中中…`,
- * a line of `=`) proportional to its length instead of its square.
- */
+// Byte-pair merging in O(n log n): the same merges, in the same order, as the reference
+// quadratic loop (lowest rank first, leftmost on ties), kept in a heap over a linked list
+// of parts. It keeps the cost of a long run without pre-token breaks (`xxxx…`, `中中中…`,
+// a line of `=`) proportional to its length instead of its square.
 
 /** Rank of a byte sequence in the encoding, or undefined when it is not a token. */
 export type RankOf = (bytes: Uint8Array) => number | undefined;

@@ -8,12 +8,10 @@ import { tokenConfig } from './config.js';
 import { rememberCount, type TokenizedResult, uncountedTexts, withTokens } from './count.js';
 import { getTokenizer, type TokenizerName } from './tokenizer.js';
 
-/**
- * Token counting that cannot block the event loop: {@link withTokensOffThread} is
- * {@link withTokens} with every uncached text over a few KB counted in a worker thread,
- * under a time budget. The service renders through it, so a request with a long
- * ambient text or a large prompt keeps `/healthz` and every cached answer responsive.
- */
+// Token counting that cannot block the event loop: `withTokensOffThread` is
+// `withTokens` with every uncached text over a few KB counted in a worker thread,
+// under a time budget. The service renders through it, so a request with a long
+// ambient text or a large prompt keeps `/healthz` and every cached answer responsive.
 
 /** Thrown when counting a request's texts took longer than its budget. */
 export class TokenBudgetError extends Error {

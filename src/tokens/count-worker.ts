@@ -1,10 +1,8 @@
 import { parentPort } from 'node:worker_threads';
 import { getTokenizer, type TokenizerName } from './tokenizer.js';
 
-/**
- * The body of the token-counting worker thread (started by `count-off-thread.ts`):
- * counts the texts of each message and posts the counts back under the message's id.
- */
+// The body of the token-counting worker thread (started by `count-off-thread.ts`):
+// counts the texts of each message and posts the counts back under the message's id.
 
 interface CountMessage {
   id: number;
