@@ -146,10 +146,14 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
     return { ok: false, diagnostics: initial.diagnostics };
   }
   // Load the tokenizer's tables now (about a second), not on the first request: here for
-  // short texts, and in the worker thread that counts long ones.
+  // short texts, and in the worker thread that counts long ones. The service says it is
+  // listening only once the worker is ready, so no request's time budget pays for its
+  // start-up (which takes seconds on a busy machine).
   const tokenizer = tokenConfig(store.state!.snapshot).tokenizer;
   getTokenizer(tokenizer).count('warm up');
-  warmCountWorker(tokenizer).catch((e) => logger.warn({ err: e }, 'token counting worker failed to start'));
+  await warmCountWorker(tokenizer).catch((e) =>
+    logger.warn({ err: e }, 'token counting worker failed to start'),
+  );
 
   // 3. Watch.
   if (watching) {
