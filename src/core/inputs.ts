@@ -2,11 +2,9 @@ import { type Diagnostic, error } from './diagnostics.js';
 import type { InputDef, Manifest } from './manifest.js';
 import { parseSettingValue, type SettingValue } from './settings.js';
 
-/**
- * Request inputs (`--var KEY=VALUE`, API `vars`, query `var.KEY`): declared in the manifest
- * under `inputs:`, typed and checked like settings, never read from the environment. An
- * input without a default is required wherever a placeholder names it.
- */
+// Request inputs (`--var KEY=VALUE`, API `vars`, query `var.KEY`): declared in the manifest
+// under `inputs:`, typed and checked like settings, never read from the environment. An
+// input without a default is required wherever a placeholder names it.
 
 export type InputSource = 'default' | 'request';
 

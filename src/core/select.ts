@@ -1,7 +1,7 @@
 import { globMatch } from './glob.js';
 import type { Manifest } from './manifest.js';
 
-/** Which files of a directory belong to a pack: `files:` globs and `hidden:` folders. */
+// Which files of a directory belong to a pack: `files:` globs and `hidden:` folders.
 
 /**
  * Whether a pack-relative path is part of the pack: every folder or file name starting
