@@ -179,3 +179,12 @@ describe('every command documents its exit statuses', () => {
     expect(r.stdout).toMatch(/Exit status: 0 .*1 .*2 a usage error\./);
   });
 });
+
+describe('strata --version', () => {
+  it("prints package.json's version (the one source)", async () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const r = await cli(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${pkg.version}\n`);
+  });
+});

@@ -52,7 +52,7 @@ describe('hostile packs', () => {
     }
     const validate = await cli(['validate', '--dir', pack]);
     expect(validate.code).toBe(1);
-    expect(validate.stdout).toMatch(/^\.\.data error PATH_OUTSIDE_PACK \.\.data points outside the pack/m);
+    expect(validate.stdout).toMatch(/^error PATH_OUTSIDE_PACK: \.\.data: \.\.data points outside the pack/m);
   });
 
   it('a ConfigMap volume is read the same by validate and the service (the ..data folder, in the pack)', async () => {
@@ -96,7 +96,7 @@ describe('hostile packs', () => {
     expect((await loadPack(dir, { maxPackBytes: 30_000, maxFiles: 30 })).snapshot).toBeDefined();
     const big = await cli(['validate', '--dir', dir, '--max-pack-bytes', '10000']);
     expect(big.code).toBe(1);
-    expect(big.stdout).toMatch(/^error PACK_TOO_LARGE .*--max-pack-bytes/m);
+    expect(big.stdout).toMatch(/^error PACK_TOO_LARGE: .*--max-pack-bytes/m);
     const many = await cli(['compose', '--dir', dir, '--max-files', '5']);
     expect(many.code).toBe(1);
     expect(many.stderr).toMatch(/^error TOO_MANY_FILES: .*--max-files/m);

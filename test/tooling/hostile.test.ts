@@ -47,9 +47,9 @@ describe('hostile input: a clear coded error and exit status, never a stack trac
     const stale = await cli(['validate', '--dir', pack]);
     expect(stale.code).toBe(0);
     expect(stale.stdout).toContain(
-      '_generated/qa.md warning BAD_REGISTRY _generated/qa.md differs from what the registry renders; run strata generate\n',
+      'warning BAD_REGISTRY: _generated/qa.md: _generated/qa.md differs from what the registry renders; run strata generate\n',
     );
-    expect(stale.stdout).toContain('_generated/intern.md warning BAD_REGISTRY stale fragment');
+    expect(stale.stdout).toContain('warning BAD_REGISTRY: _generated/intern.md: stale fragment');
 
     appendFileSync(
       join(pack, 'verbs.yaml'),
@@ -57,6 +57,6 @@ describe('hostile input: a clear coded error and exit status, never a stack trac
     );
     const dup = await cli(['validate', '--dir', pack]);
     expect(dup.code).toBe(1);
-    expect(dup.stdout).toMatch(/^verbs\.yaml:\d+:5 error BAD_REGISTRY duplicate verb cast_vote/m);
+    expect(dup.stdout).toMatch(/^error BAD_REGISTRY: verbs\.yaml:\d+:5: duplicate verb cast_vote/m);
   });
 });

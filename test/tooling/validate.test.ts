@@ -1,8 +1,8 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatAnnotation, formatFinding } from '../../src/cli/commands/validate.js';
-import { error } from '../../src/core/diagnostics.js';
+import { formatAnnotation } from '../../src/cli/commands/validate.js';
+import { error, formatDiagnostic } from '../../src/core/diagnostics.js';
 import { LINT_CHECKS, lintPack } from '../../src/lint/lint.js';
 import { cli, EXAMPLES, FIXTURES, tempDir, writeFiles } from '../helpers.js';
 
@@ -12,8 +12,9 @@ const findings = (stdout: string) =>
     .split('\n')
     .filter(Boolean)
     .map((line) => {
-      const m = /^(?:(\S+) )?(error|warning) ([A-Z0-9_]+) /.exec(line)!;
-      return `${m[1] ?? '-'} ${m[2]} ${m[3]}`;
+      // The one diagnostic line: `severity CODE: path:line:col: message`.
+      const m = /^(error|warning) ([A-Z0-9_]+): (?:([^\s:]+(?::\d+){0,2}): )?/.exec(line)!;
+      return `${m[3] ?? '-'} ${m[1]} ${m[2]}`;
     });
 
 describe('strata validate', () => {
@@ -39,8 +40,10 @@ describe('strata validate', () => {
         'fleet.yaml:2:5 error BAD_FLEET',
       ]),
     );
-    expect(r.stdout).toMatch(/UNREACHABLE_LAYER layer team: teams\/\{team\}\.md/);
-    expect(r.stdout).toMatch(/COMPOSE_FAILED alice .*fable_mode_enabled=true.*REQUIRED_MISSING/);
+    expect(r.stdout).toMatch(/UNREACHABLE_LAYER: layer team: teams\/\{team\}\.md/);
+    expect(r.stdout).toMatch(
+      /COMPOSE_FAILED: fleet\.yaml:\d+:\d+: alice .*fable_mode_enabled=true.*REQUIRED_MISSING/,
+    );
     // The valid json block, the valid address and the README are not findings.
     expect(r.stdout.match(/JSON_BLOCK/g)).toHaveLength(1);
     expect(r.stdout.match(/BAD_UCXL/g)).toHaveLength(1);
@@ -77,7 +80,7 @@ describe('strata validate', () => {
   it('a missing directory is PACK_NOT_FOUND, exit 1; a bad format is a usage error', async () => {
     const missing = await cli(['validate', '--dir', '/nonexistent/pack']);
     expect(missing.code).toBe(1);
-    expect(missing.stdout).toMatch(/^error PACK_NOT_FOUND /);
+    expect(missing.stdout).toMatch(/^error PACK_NOT_FOUND: /);
     expect((await cli(['validate', '--dir', EXAMPLES, '--format', 'xml'])).code).toBe(2);
     expect((await cli(['validate'])).code).toBe(2);
   });
@@ -116,9 +119,9 @@ describe('strata validate', () => {
     expect(findings(strict.stdout)).toEqual(['stray.md warning ORPHAN_FILE']);
   });
 
-  it('formats findings and escapes annotation properties', () => {
+  it('formats findings as every command prints diagnostics, and escapes annotation properties', () => {
     const d = error('JSON_BLOCK', 'bad, very: bad\n100%', { file: 'a,b.md', line: 3, col: 4 });
-    expect(formatFinding(d)).toBe('a,b.md:3:4 error JSON_BLOCK bad, very: bad\n100%');
+    expect(formatDiagnostic(d)).toBe('error JSON_BLOCK: a,b.md:3:4: bad, very: bad\n100%');
     expect(formatAnnotation(d, 'a,b.md')).toBe(
       '::error file=a%2Cb.md,line=3,col=4,title=JSON_BLOCK::bad, very: bad%0A100%25',
     );

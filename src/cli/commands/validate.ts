@@ -1,6 +1,6 @@
 import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { type Diagnostic, formatLocation } from '../../core/diagnostics.js';
+import { type Diagnostic, formatDiagnostic } from '../../core/diagnostics.js';
 import { packMembers } from '../../core/members.js';
 import { lintPack } from '../../lint/lint.js';
 import { openPack } from '../../source/open.js';
@@ -20,17 +20,11 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .option('--strict', 'exit 1 on warnings too')
     .addHelpText(
       'after',
-      '\nEach finding: path:line:col severity CODE message.\nExit status: 0 no error (warnings allowed), 1 an error (or, with --strict, a warning), 2 a usage error.',
+      '\nEach finding: severity CODE: path:line:col: message (as every command prints diagnostics).\nExit status: 0 no error (warnings allowed), 1 an error (or, with --strict, a warning), 2 a usage error.',
     )
     .action(async (flags: PackFlags & { format: string; strict?: boolean }) => {
       exit(await validateCommand(flags, io));
     });
-}
-
-/** One finding as text: `path:line:col severity CODE message`. */
-export function formatFinding(d: Diagnostic): string {
-  const where = formatLocation(d);
-  return `${where ? `${where} ` : ''}${d.severity} ${d.code} ${d.message}`;
 }
 
 /** One finding as a GitHub workflow annotation; `file` is the path to show (relative to the workspace). */
@@ -72,7 +66,7 @@ async function validateCommand(
       file === undefined || loc.dir === undefined ? file : relative(io.cwd, resolve(loc.dir, file));
     for (const d of diagnostics) io.stdout(`${formatAnnotation(d, shown(d.file))}\n`);
   } else {
-    for (const d of diagnostics) io.stdout(`${formatFinding(d)}\n`);
+    for (const d of diagnostics) io.stdout(`${formatDiagnostic(d)}\n`);
   }
   const members = snapshot ? packMembers(snapshot).length : 0;
   io.stderr(
