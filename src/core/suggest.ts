@@ -4,7 +4,7 @@
  * The known names closest to `name` by edit distance (insertions, deletions,
  * substitutions and swaps of neighbours, case-insensitive), at most `max` of them, nearest
  * first. A name counts as close when its distance is at most a third of the longer
- * name's length (at least 2), or when one name starts with the other.
+ * name's length (at least 1), or when one name starts with the other.
  *
  * @example
  * closestNames('adaa', ['ada', 'linus', 'grace']); // ['ada']
@@ -16,7 +16,7 @@ export function closestNames(name: string, known: Iterable<string>, max = 3): st
     if (candidate === name) continue;
     const other = candidate.toLowerCase();
     const distance = editDistance(lower, other);
-    const limit = Math.max(2, Math.floor(Math.max(lower.length, other.length) / 3));
+    const limit = Math.max(1, Math.floor(Math.max(lower.length, other.length) / 3));
     const prefix =
       lower.length >= 2 && other.length >= 2 && (other.startsWith(lower) || lower.startsWith(other));
     if (distance <= limit || prefix) scored.push({ known: candidate, distance });
