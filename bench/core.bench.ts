@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { type ComposeRequest, compose } from '../src/core/compose.js';
 import { sha256 } from '../src/core/text.js';
 import { loadPack, loadPackStrict } from '../src/source/load.js';
-import { generatePack } from './gen-pack.js';
+import { BENCH_LIMITS, generatePack } from './gen-pack.js';
 import { compare, machine } from './measure.js';
 import { RAW_READS, readAllSync } from './read-all.js';
 
@@ -87,7 +87,7 @@ for (const roles of sizes) {
   // Interleaved rounds: every method once per round, so machine noise hits all alike.
   const samples = new Map<string, number[]>([...Object.keys(RAW_READS), 'load'].map((k) => [k, []]));
   const load = async () => {
-    const { snapshot: s } = await loadPack(dir, { env: {}, maxFileBytes: 64 * 2 ** 20 });
+    const { snapshot: s } = await loadPack(dir, { env: {}, ...BENCH_LIMITS });
     if (!s) throw new Error('load failed');
   };
   for (let r = 0; r <= rounds; r++) {

@@ -37,3 +37,11 @@ export function generatePack(dir: string, roles: number): number {
   writeFileSync(join(dir, 'roles.yaml'), `${records.join('\n')}\n`);
   return roles * 3 + 12;
 }
+
+/** Limits high enough for the largest generated pack (the defaults protect a service, not a benchmark). */
+export const BENCH_LIMITS = {
+  maxFileBytes: 64 * 2 ** 20,
+  maxPackBytes: 4 * 2 ** 30,
+  maxFiles: 1_000_000,
+  readTimeoutMs: 600_000,
+};

@@ -1,5 +1,6 @@
 import { loadPack } from '../src/source/load.js';
 import { readPackDir } from '../src/source/read-dir.js';
+import { BENCH_LIMITS } from './gen-pack.js';
 import { readAllSync } from './read-all.js';
 
 /**
@@ -9,7 +10,7 @@ import { readAllSync } from './read-all.js';
 const [mode, dir] = process.argv.slice(2);
 const start = performance.now();
 if (mode === 'load') {
-  const { snapshot } = await loadPack(dir!, { env: {}, maxFileBytes: 64 * 2 ** 20 });
+  const { snapshot } = await loadPack(dir!, { env: {}, ...BENCH_LIMITS });
   if (!snapshot) throw new Error('pack failed to load');
 } else if (mode === 'read') {
   readAllSync(dir!);
