@@ -89,7 +89,7 @@ async function memory(): Promise<void> {
       const res = await fetch(`${service.url}/api/prompts/writer?team=t${i}`);
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`status ${res.status}`);
-      if ((i + 1) % 150 === 0) steps.push({ n: i + 1, ...status(service.pid) });
+      if (i === 0 || (i + 1) % 150 === 0) steps.push({ n: i + 1, ...status(service.pid) });
     }
     const bound = before.rss + (3 * DEFAULT_CACHE_BYTES) / 2 ** 20 + 128;
     console.log('## RSS under distinct 2 MB-prompt requests\n');
