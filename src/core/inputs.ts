@@ -1,6 +1,8 @@
 import { type Diagnostic, error } from './diagnostics.js';
 import type { InputDef, Manifest } from './manifest.js';
 import { parseSettingValue, type SettingValue } from './settings.js';
+import type { Snapshot } from './snapshot.js';
+import { inputPlaceholders } from './template.js';
 
 // Request inputs (`--var KEY=VALUE`, API `vars`, query `var.KEY`): declared in the manifest
 // under `inputs:`, typed and checked like settings, never read from the environment. An
@@ -67,4 +69,34 @@ export function missingInput(name: string, where: string, file?: string): Diagno
     `input ${name} has no value: ${where} uses it; give --var ${name}=VALUE (API: vars.${name})`,
     file === undefined ? {} : { file },
   );
+}
+
+/** An input as tools list it: its definition, and whether a request must give it. */
+export interface ListedInput extends InputDef {
+  required: boolean;
+}
+
+/**
+ * The inputs a pack takes, for `explain`, the inspector and `/api/settings`: the declared
+ * ones, then (with open inputs) every other name a placeholder uses in a role record's
+ * string fields or a layer's text, sorted.
+ */
+export function listInputs(snapshot: Snapshot): ListedInput[] {
+  const { manifest } = snapshot;
+  const out: ListedInput[] = manifest.inputs.map((i) => ({ ...i, required: i.default === undefined }));
+  if (!manifest.openInputs) return out;
+  const seen = new Set([...out.map((i) => i.name), ...manifest.settings.map((s) => s.name)]);
+  const used = new Set<string>();
+  const scan = (text: string) => {
+    for (const name of inputPlaceholders(text, manifest.inputSyntax))
+      if (!seen.has(name) && !name.includes('.')) used.add(name);
+  };
+  for (const role of snapshot.roles.values())
+    for (const value of Object.values(role.fields)) if (typeof value === 'string') scan(value);
+  for (const layer of manifest.layers)
+    for (const s of [layer.source, ...(layer.variants ?? []).map((v) => v.source)])
+      if (s?.kind === 'text') scan(s.text);
+  const shape = manifest.openInputs;
+  for (const name of [...used].sort()) out.push({ ...shape, name, required: shape.default === undefined });
+  return out;
 }

@@ -107,5 +107,9 @@ function cacheKey(request: ComposeRequest): string {
     for (const name of Object.keys(request.settings).sort())
       key += `,${q(name)}:${q(request.settings[name])}`;
   }
+  if (request.vars) {
+    key += ';vars';
+    for (const name of Object.keys(request.vars).sort()) key += `,${q(name)}:${q(request.vars[name])}`;
+  }
   return key;
 }

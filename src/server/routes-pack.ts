@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { agentConfig } from '../agent-config/agent-config.js';
+import { listInputs } from '../core/inputs.js';
 import { VERSION } from '../version.js';
 import { type AppEnv, pickSnapshot, type Service } from './context.js';
 import { diagnosticsResponse, errorResponse } from './errors.js';
@@ -73,7 +74,15 @@ export function addPackRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
         value: snapshot.settings.values[s.name] ?? s.default,
         source: snapshot.settings.sources[s.name] ?? 'default',
       }));
-      return c.json({ version: snapshot.version, settings });
+      const inputs = listInputs(snapshot).map((i) => ({
+        name: i.name,
+        type: i.type,
+        default: i.default ?? null,
+        values: i.values ?? null,
+        description: i.description ?? null,
+        required: i.required,
+      }));
+      return c.json({ version: snapshot.version, settings, inputs });
     },
   );
 

@@ -128,10 +128,12 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
           const unknown = unknownAgent(c, snapshot, member.agent, `member ${i}: `);
           if (unknown) return unknown;
         }
-        const { settings, ...rest } = member;
+        const { settings, vars, ...rest } = member;
         const request: ComposeRequest = defined({ team: body.team, ...defined(rest) });
         const merged = Object.assign(Object.create(null), body.settings, settings);
         if (Object.keys(merged).length > 0) request.settings = merged;
+        const mergedVars = Object.assign(Object.create(null), body.vars, vars);
+        if (Object.keys(mergedVars).length > 0) request.vars = mergedVars;
         const rendered = await renderWithin(c, service, request, snapshot);
         if (rendered instanceof Response) return rendered;
         const outcome = service.strict || body.strict ? strictRendered(rendered) : rendered;
@@ -268,28 +270,37 @@ function unknownAgent(
 }
 
 /**
- * Reads `set.KEY=VALUE` overrides into a prototype-free object (so `set.__proto__` is a
- * setting name like any other, and unknown); refuses query keys the route does not know.
+ * Reads `set.KEY=VALUE` setting overrides and `var.KEY=VALUE` request inputs into
+ * prototype-free objects (so `set.__proto__` is a name like any other, and unknown);
+ * refuses query keys the route does not know.
  */
-function checkQuery(c: Context<AppEnv>, allowed: string[]): { settings?: Record<string, string> } | Response {
+function checkQuery(
+  c: Context<AppEnv>,
+  allowed: string[],
+): { settings?: Record<string, string>; vars?: Record<string, string> } | Response {
   const settings: Record<string, string> = Object.create(null);
+  const vars: Record<string, string> = Object.create(null);
   const params = new URL(c.req.url).searchParams;
   for (const [key, value] of params) {
-    if (key.startsWith('set.') && key.length > 4) {
-      if (Object.hasOwn(settings, key.slice(4))) {
+    const target = key.startsWith('set.') ? settings : key.startsWith('var.') ? vars : undefined;
+    if (target && key.length > 4) {
+      if (Object.hasOwn(target, key.slice(4))) {
         return errorResponse(c, 400, 'BAD_REQUEST', `query ${key} is given more than once`);
       }
-      settings[key.slice(4)] = value;
+      target[key.slice(4)] = value;
     } else if (!allowed.includes(key)) {
       return errorResponse(
         c,
         400,
         'BAD_REQUEST',
-        `unknown query parameter ${JSON.stringify(key)}; accepted: ${allowed.join(', ')}, set.KEY`,
+        `unknown query parameter ${JSON.stringify(key)}; accepted: ${allowed.join(', ')}, set.KEY, var.KEY`,
       );
     }
   }
-  return Object.keys(settings).length > 0 ? { settings } : {};
+  const out: { settings?: Record<string, string>; vars?: Record<string, string> } = {};
+  if (Object.keys(settings).length > 0) out.settings = settings;
+  if (Object.keys(vars).length > 0) out.vars = vars;
+  return out;
 }
 
 /** Drops keys whose value is undefined (requests compare by their keys). */

@@ -90,6 +90,25 @@ export const LayerSchema = z
     end: z.number().int().optional(),
     bytes: z.number().int().optional(),
     sha256: z.string().optional(),
+    truncatedFrom: z.number().int().optional().openapi({
+      description: 'Set when the text was cut to the layer’s byte budget: the bytes before the cut',
+    }),
+    frontmatterRetried: z.boolean().optional(),
+    parts: z
+      .array(
+        z.object({
+          source: z.string(),
+          included: z.boolean(),
+          reason: z.enum(['empty', 'budget']).optional(),
+          start: z.number().int().optional(),
+          end: z.number().int().optional(),
+          bytes: z.number().int().optional(),
+          sha256: z.string().optional(),
+          truncatedFrom: z.number().int().optional(),
+        }),
+      )
+      .optional()
+      .openapi({ description: 'The files of a chain layer, root first, each with its byte range' }),
   })
   .openapi('Layer');
 
@@ -109,6 +128,8 @@ export const ComposeResultSchema = z
     agent: z.string().optional(),
     settings: z.record(z.string(), SettingValue),
     settingSources: z.record(z.string(), z.enum(['default', 'env', 'operator', 'request'])),
+    inputs: z.record(z.string(), SettingValue).optional(),
+    inputSources: z.record(z.string(), z.enum(['default', 'request'])).optional(),
     layers: z.array(LayerSchema),
     fallback: z.boolean(),
     diagnostics: z.array(DiagnosticSchema),
@@ -138,6 +159,9 @@ export const ComposeBodySchema = z
     agent: Name.optional(),
     ambient: z.string().optional(),
     settings: Settings.optional(),
+    vars: Settings.optional().openapi({
+      description: 'Request inputs the pack declares (its `inputs:`), parsed by type like settings',
+    }),
     version: Version.optional(),
     format: ProviderFormat.optional(),
     strict: Strict.optional(),
@@ -151,6 +175,7 @@ export const TeamMemberSchema = z
     team: Name.optional(),
     ambient: z.string().optional(),
     settings: Settings.optional(),
+    vars: Settings.optional(),
   })
   .openapi('TeamMember');
 
@@ -158,6 +183,9 @@ export const TeamBodySchema = z
   .strictObject({
     team: Name.optional().openapi({ description: 'Default team for members that give none' }),
     settings: Settings.optional().openapi({ description: 'Overrides for every member (a member’s own win)' }),
+    vars: Settings.optional().openapi({
+      description: 'Request inputs for every member (a member’s own win)',
+    }),
     members: z.array(TeamMemberSchema).min(1).max(256),
     strict: Strict.optional(),
   })
@@ -206,6 +234,18 @@ export const SettingsListSchema = z
         source: z.enum(['default', 'env', 'operator', 'request']),
       }),
     ),
+    inputs: z
+      .array(
+        z.object({
+          name: z.string(),
+          type: z.enum(['boolean', 'enum', 'string', 'integer']),
+          default: SettingValue.nullable(),
+          values: z.array(z.string()).nullable(),
+          description: z.string().nullable(),
+          required: z.boolean().openapi({ description: 'A compose that uses it fails without a value' }),
+        }),
+      )
+      .openapi({ description: 'Request inputs (query var.KEY, body vars): declared, or used by the pack' }),
   })
   .openapi('Settings');
 

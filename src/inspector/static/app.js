@@ -13,7 +13,7 @@ const $ = (id) => document.getElementById(id);
 
 const app = {
   state: readState(location.search),
-  meta: { version: '', agents: [], roles: [], settings: [] },
+  meta: { version: '', agents: [], roles: [], settings: [], inputs: [] },
   /** The last good prompt of the agent view and the request that made it. */
   result: undefined,
   resultKey: '',
@@ -66,7 +66,10 @@ async function loadMeta() {
   ]);
   if (fleet.status === 'fulfilled') app.meta.agents = fleet.value.agents ?? [];
   if (roles.status === 'fulfilled') app.meta.roles = roles.value.roles ?? [];
-  if (settings.status === 'fulfilled') app.meta.settings = settings.value.settings ?? [];
+  if (settings.status === 'fulfilled') {
+    app.meta.settings = settings.value.settings ?? [];
+    app.meta.inputs = settings.value.inputs ?? [];
+  }
   const version = [fleet, roles, settings].find((r) => r.status === 'fulfilled')?.value.version;
   if (version) setVersion(version);
 }
@@ -82,6 +85,32 @@ function drawSide() {
   $('who').closest('section').hidden = state.view !== 'agent';
   keepFocus($('who'), () => renderWho($('who'), { state, meta, update }));
   keepFocus($('settings'), () => drawSettings());
+  keepFocus($('inputs'), () => drawInputs());
+}
+
+/** Request inputs (`var.KEY`) as fields typed like settings; shown only for packs that take them. */
+function drawInputs() {
+  const { state, meta } = app;
+  const defs = (meta.inputs ?? []).map((i) => ({
+    ...i,
+    default: i.default ?? '',
+    value: i.default ?? '',
+    description: [i.description, i.required ? 'required' : null].filter(Boolean).join(' · ') || null,
+  }));
+  $('inputs').closest('section').hidden = defs.length === 0;
+  if (defs.length === 0) return;
+  renderSettings($('inputs'), {
+    defs,
+    values: state.vars,
+    prefix: 'var',
+    onChange: (name, value) => {
+      const next = { ...state.vars };
+      if (value === undefined) delete next[name];
+      else next[name] = value;
+      update({ vars: next });
+    },
+    onReset: () => update({ vars: {} }),
+  });
 }
 
 function drawSettings() {

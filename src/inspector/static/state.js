@@ -15,6 +15,7 @@ export function defaultState() {
     team: '',
     ambient: '',
     settings: {},
+    vars: {},
     tab: 'layers',
     mode: 'settings',
     otherAgent: '',
@@ -42,6 +43,7 @@ export function readState(search) {
   s.sort = pick(q.get('sort'), SORTS, s.sort);
   for (const [key, value] of q) {
     if (key.startsWith('set.')) s.settings[key.slice(4)] = value;
+    else if (key.startsWith('var.')) s.vars[key.slice(4)] = value;
     else if (key.startsWith('with.')) s.otherSettings[key.slice(5)] = value;
   }
   return s;
@@ -60,6 +62,7 @@ export function writeState(s) {
   put('team', s.team, d.team);
   put('ambient', s.ambient, d.ambient);
   for (const key of Object.keys(s.settings).sort()) q.set(`set.${key}`, String(s.settings[key]));
+  for (const key of Object.keys(s.vars).sort()) q.set(`var.${key}`, String(s.vars[key]));
   if (s.view === 'agent') {
     put('tab', s.tab, d.tab);
     if (s.tab === 'compare') {
@@ -87,6 +90,7 @@ export function requestOf(s, overrides = {}) {
   if (s.ambient) req.ambient = s.ambient;
   const settings = overrides.settings ?? s.settings;
   if (Object.keys(settings).length > 0) req.settings = { ...settings };
+  if (Object.keys(s.vars).length > 0) req.vars = { ...s.vars };
   return req;
 }
 
