@@ -4,6 +4,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { matchedRoutes } from 'hono/route';
 import pino, { type Logger } from 'pino';
+import { packProblems } from '../core/usable.js';
 import { type InspectorAsset, inspectorAssets } from '../inspector/assets.js';
 import type { SnapshotStore } from '../reload/store.js';
 import { VERSION } from '../version.js';
@@ -34,7 +35,12 @@ export interface AppOptions {
    * takes it from `STRATA_ROLE`, else `CHORUS_ROLE`).
    */
   defaultRole?: string;
-  /** Answer every compose with warnings as an error, as the `strict` request flag does. */
+  /**
+   * Answer every compose with warnings as an error, as the `strict` request flag does; and
+   * readiness means a usable pack: `/readyz` answers 503 with the reasons while the pack
+   * has load warnings or a member composes with a warning (a missing layer, an unknown
+   * role, the fallback text).
+   */
   strict?: boolean;
   /** Request bodies over this many bytes are answered 413 (default 64 KiB). */
   maxBodyBytes?: number;
@@ -315,8 +321,11 @@ function addOpsRoutes(
 ): void {
   app.get('/healthz', (c) => c.json({ ok: true }));
   app.get('/readyz', (c) => {
-    const version = service.store.state?.snapshot.version;
-    return version ? c.json({ ready: true, version }) : c.json({ ready: false, version: null }, 503);
+    const snapshot = service.store.state?.snapshot;
+    if (!snapshot) return c.json({ ready: false, version: null }, 503);
+    const reasons = service.strict ? packProblems(snapshot) : [];
+    if (reasons.length > 0) return c.json({ ready: false, version: snapshot.version, reasons }, 503);
+    return c.json({ ready: true, version: snapshot.version });
   });
   app.get('/metrics', async (c) => {
     const { registry } = service.metrics;

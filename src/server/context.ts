@@ -28,7 +28,11 @@ export interface Service {
   cors: Cors;
   /** Which Host (and Origin, for unsafe methods) headers are accepted (DNS rebinding). */
   hosts: HostPolicy;
-  /** Every compose is strict: a result with warnings is answered as an error (`serve --strict`). */
+  /**
+   * Every compose is strict: a result with warnings is answered as an error; and the
+   * service is ready only when the pack loads without warnings and every member composes
+   * without one (`serve --strict`).
+   */
   strict: boolean;
   startedAt: Date;
   /** Time budget for one request's token counts (they run off the event loop). */

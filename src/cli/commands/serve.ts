@@ -100,7 +100,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     )
     .option(
       '--strict',
-      'answer every compose with warnings as an error (unknown names, missing layers, the fallback)',
+      'answer every compose with warnings as an error (unknown names, missing layers, the fallback), and be not ready (/readyz 503 with the reasons) while the pack loads with warnings or a member composes with one',
     )
     .addHelpText(
       'after',
