@@ -111,11 +111,18 @@ const MISTAKES: Array<{
   codes: string[];
 }> = [
   {
-    name: 'a one-line manifest without extends (name: acme)',
-    change: (dir) => writeFile(join(dir, 'strata.yaml'), 'name: acme\n'),
+    name: 'a manifest that keeps only the base layer',
+    change: (dir) =>
+      writeFile(
+        join(dir, 'strata.yaml'),
+        'extends: roboco\nlayers:\n' +
+          ['tools', 'lifecycle', 'role', 'verbs', 'team', 'identity']
+            .map((id) => `  - { id: ${id}, remove: true }\n`)
+            .join(''),
+      ),
     members: AGENTS,
-    layers: ['base', 'identity', 'lifecycle', 'role', 'team', 'tools', 'verbs'],
-    codes: ['MEMBER_FALLBACK'],
+    layers: ['identity', 'lifecycle', 'role', 'team', 'tools', 'verbs'],
+    codes: ['LAYER_LOST'],
   },
   {
     name: 'deleting base.md',
@@ -185,6 +192,21 @@ describe('a reload that would degrade members is held', () => {
     const reloadEvent = await nextEvent(s.events, 'reload', (d) => d.version === held);
     expect(reloadEvent).toMatchObject({ previous: s.version, accepted: true, trigger: 'manual' });
     expect(await status(s.url)).toMatchObject({ version: held, held: null });
+  });
+
+  it('refuses a one-line manifest without extends (name: acme) outright: NO_LAYERS, last good served', async () => {
+    const s = await serveRoboco();
+    await writeFile(join(s.dir, 'strata.yaml'), 'name: acme\n');
+    const event = await nextEvent(s.events, 'reload-failed', () => true);
+    expect(event.version).toBe(s.version);
+    expect(event.diagnostics.map((d: { code: string }) => d.code)).toEqual(['NO_LAYERS']);
+    const st = (await (await fetch(`${s.url}/api/status`)).json()) as {
+      version: string;
+      lastError: { diagnostics: Array<{ code: string; file?: string }> };
+    };
+    expect(st.version).toBe(s.version);
+    expect(st.lastError.diagnostics.map((d) => [d.code, d.file])).toEqual([['NO_LAYERS', 'strata.yaml']]);
+    expect(await promptsOf(s.url)).toEqual(s.prompts);
   });
 
   it('accepts with {"accept": true} in the body', async () => {

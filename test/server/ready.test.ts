@@ -15,8 +15,17 @@ const GOOD = {
   'base.md': 'Base.',
   'roles/writer.md': 'Writer.',
   'roles/critic.md': 'Critic.',
-  'fleet.yaml': 'agents:\n  - { id: w1, role: writer }\n  - { id: c1, role: critic }\n',
+  'teams/blue.md': 'Blue.',
+  'identities/w1.md': 'I am w1.',
+  'identities/c1.md': 'I am c1.',
+  'fleet.yaml': 'agents:\n  - { id: w1, role: writer, team: blue }\n  - { id: c1, role: critic }\n',
 };
+
+function without(path: string): Record<string, string> {
+  const out: Record<string, string> = { ...GOOD };
+  delete out[path];
+  return out;
+}
 
 async function readyz(files: Record<string, string>, strict: boolean) {
   const { app } = createApp({ store: SnapshotStore.of(okPack(files)), strict, heartbeatMs: 0 });
@@ -39,32 +48,39 @@ describe('readiness with --strict', () => {
     expect(await res.json()).toMatchObject({ ready: true });
   });
 
+  it('is ready on a pack whose members compose cleanly', async () => {
+    expect(await readyz(GOOD, true)).toEqual({ status: 200, body: expect.objectContaining({ ready: true }) });
+  });
+
   it.each([
     [
       'a member that composes to the fallback text',
-      { ...GOOD, 'base.md': '', 'roles/critic.md': '' },
-      [['FALLBACK_USED', 'c1: ']],
+      { ...GOOD, 'base.md': '', 'roles/critic.md': '', 'identities/c1.md': '' },
+      'FALLBACK_USED',
+      'c1: ',
     ],
+    ['a fleet member whose team file is missing', without('teams/blue.md'), 'LAYER_MISSING', 'w1: '],
     [
       'a fleet that disagrees with an identity file',
       { ...GOOD, 'identities/w1.md': '---\nrole: critic\n---\nI am w1.' },
-      [['FLEET_CONFLICT', '']],
+      'FLEET_CONFLICT',
+      'agent w1',
     ],
-  ])('is not ready with %s (503 with the reasons); ready without --strict', async (_name, files, reasons) => {
-    const strict = await readyz(files, true);
-    expect(strict.status).toBe(503);
-    expect(strict.body.ready).toBe(false);
-    expect(
-      strict.body.reasons!.map((r) => [r.code, reasons.find(([c]) => c === r.code)?.[1] ?? '?']),
-    ).toEqual(reasons);
-    for (const [code, prefix] of reasons)
-      expect(strict.body.reasons!.find((r) => r.code === code)!.message.startsWith(prefix!)).toBe(true);
-    expect((await readyz(files, false)).status).toBe(200);
-  });
+  ])(
+    'is not ready with %s (503 with the reasons); ready without --strict',
+    async (_name, files, code, prefix) => {
+      const strict = await readyz(files, true);
+      expect(strict.status).toBe(503);
+      expect(strict.body.ready).toBe(false);
+      const reason = strict.body.reasons!.find((r) => r.code === code);
+      expect(reason?.message.startsWith(prefix)).toBe(true);
+      expect((await readyz(files, false)).status).toBe(200);
+    },
+  );
 
   it('serve --strict on a pack with a member warning listens, is live, and is not ready', async () => {
     const dir = tempDir('strata-ready-');
-    writeFiles(dir, { ...GOOD, 'roles/critic.md': '', 'base.md': '' });
+    writeFiles(dir, { ...GOOD, 'roles/critic.md': '', 'base.md': '', 'identities/c1.md': '' });
     const started = await startService({
       dir,
       env: {},
