@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Diagnostic } from '../core/diagnostics.js';
+import { cacheUsage } from '../core/snapshot-cache.js';
 import type { SnapshotStore } from '../reload/store.js';
 import { VERSION } from '../version.js';
 
@@ -122,6 +123,22 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
           { version: snapshot.version, preset: snapshot.preset ?? 'manifest', service_version: VERSION },
           1,
         );
+    },
+  });
+  new Gauge({
+    name: 'strata_cache_bytes',
+    help: 'Bytes held by the caches of composed prompts and token counts (all versions, one budget)',
+    registers,
+    collect() {
+      this.set(cacheUsage().bytes);
+    },
+  });
+  new Gauge({
+    name: 'strata_cache_budget_bytes',
+    help: 'The byte budget of the caches of composed prompts and token counts (serve --cache-bytes)',
+    registers,
+    collect() {
+      this.set(cacheUsage().maxBytes);
     },
   });
   new Gauge({

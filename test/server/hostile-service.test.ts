@@ -93,6 +93,11 @@ describe('hostile clients', () => {
         expect(cacheUsage().bytes).toBeLessThanOrEqual(2 * 1024 * 1024);
       }
       expect(cacheUsage().entries).toBeGreaterThan(0);
+      const metrics = await (await app.request('/metrics')).text();
+      const held = Number(/^strata_cache_bytes (\d+)$/m.exec(metrics)?.[1]);
+      expect(held).toBeGreaterThan(0);
+      expect(held).toBeLessThanOrEqual(2 * 1024 * 1024);
+      expect(metrics).toMatch(/^strata_cache_budget_bytes 2097152$/m);
     } finally {
       setCacheBudget(DEFAULT_CACHE_BYTES);
       await cleanup();
