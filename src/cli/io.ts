@@ -16,6 +16,9 @@ export interface CliIO {
   signal?: AbortSignal;
 }
 
+/** How a command reports its exit status to `run`. */
+export type Exit = (code: number) => void;
+
 /** A usage error: bad flags or arguments (exit status 2). */
 export class UsageError extends Error {
   override name = 'UsageError';

@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { formatDiagnostic, PromptError } from '../core/diagnostics.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../source/version.js';
 import * as bundleCommand from './commands/bundle.js';
 import * as composeCommands from './commands/compose.js';
 import * as configCommand from './commands/config.js';
@@ -11,9 +11,9 @@ import * as roleCommands from './commands/roles.js';
 import * as serveCommands from './commands/serve.js';
 import * as snapshotCommand from './commands/snapshot.js';
 import * as validateCommand from './commands/validate.js';
-import { type CliIO, EXIT_FAIL, EXIT_OK, EXIT_USAGE, UsageError } from './io.js';
+import { type CliIO, EXIT_FAIL, EXIT_OK, EXIT_USAGE, type Exit, UsageError } from './io.js';
 
-export type Exit = (code: number) => void;
+export type { Exit } from './io.js';
 
 /** Each command module registers its commands on the program. */
 const COMMANDS: Array<{ register(program: Command, io: CliIO, exit: Exit): void }> = [

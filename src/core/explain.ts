@@ -1,4 +1,3 @@
-import type { TokenizedResult } from '../tokens/count.js';
 import type { ComposeResult, LayerResult } from './compose.js';
 
 // Readable forms of a result's provenance, shared by `strata explain` and others.
@@ -39,11 +38,23 @@ export function layerSource(layer: LayerResult): string {
   }
 }
 
+/** A result with token counts, as `withTokens` (src/tokens) gives it. */
+export interface ExplainableResult extends ComposeResult {
+  layers: Array<LayerResult & { tokens?: number }>;
+  tokens: {
+    total: number;
+    tokenizer: string;
+    estimate: boolean;
+    family?: string;
+    budget?: { max: number; status: string };
+  };
+}
+
 /**
  * The explain table: one row per layer of the pipeline, included or not; with a tokens
  * column and total when the result carries token counts (`withTokens`).
  */
-export function formatExplain(result: ComposeResult | TokenizedResult): string {
+export function formatExplain(result: ComposeResult | ExplainableResult): string {
   const tokens = 'tokens' in result ? result.tokens : undefined;
   const who = [
     result.role && `role=${result.role}`,

@@ -1,7 +1,8 @@
-import { checkTokenSections } from '../tokens/config.js';
 import { type Diagnostic, error, type Where } from './diagnostics.js';
 import type { Gate } from './gates.js';
+import { type BudgetsSection, parseTokenSections } from './manifest-tokens.js';
 import type { SettingDef, SettingType, SettingValue } from './settings.js';
+import type { TokenizerName } from './tokenizer-names.js';
 import type { ParsedYaml, PathSegment } from './yaml.js';
 
 // Reads one manifest document (a pack's `strata.yaml`, a file it extends, or a preset)
@@ -125,8 +126,10 @@ export interface ManifestPart {
   raw?: string[];
   configFields?: Record<string, ConfigFieldDef>;
   detect?: DetectDef;
-  /** Keys the core does not read but other features do (e.g. budgets), kept as written. */
-  extra: Record<string, unknown>;
+  /** `tokenizer:`, checked. */
+  tokenizer?: TokenizerName;
+  /** `budgets:`, checked, with the position of every entry. */
+  budgets?: BudgetsSection;
 }
 
 export type InputSyntax = '{name}' | '{{name}}';
@@ -187,7 +190,7 @@ export function parseManifestPart(
   file: string,
 ): { part: ManifestPart; diagnostics: Diagnostic[] } {
   const c = new Checker(yaml, file);
-  const part: ManifestPart = { file, settings: [], layers: [], inputs: [], extra: {} };
+  const part: ManifestPart = { file, settings: [], layers: [], inputs: [] };
   const root = yaml.value ?? {};
   const top = c.mapping(root, [], TOP_KEYS);
   if (!top) return { part, diagnostics: c.diagnostics };
@@ -286,8 +289,10 @@ export function parseManifestPart(
       if (d.keys !== undefined) part.detect.keys = c.stringList(d.keys, ['detect', 'keys']);
     }
   }
-  for (const key of ['budgets', 'tokenizer']) if (top[key] !== undefined) part.extra[key] = top[key];
-  c.diagnostics.push(...checkTokenSections(top, (path, key) => c.at(path, key)));
+  const tokens = parseTokenSections(top, (path, key) => c.at(path, key));
+  c.diagnostics.push(...tokens.diagnostics);
+  if (tokens.tokenizer !== undefined) part.tokenizer = tokens.tokenizer;
+  if (tokens.budgets !== undefined) part.budgets = tokens.budgets;
   return { part, diagnostics: c.diagnostics };
 }
 

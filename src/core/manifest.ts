@@ -14,8 +14,10 @@ import type {
   TrimMode,
   VariantDef,
 } from './manifest-parse.js';
+import type { BudgetsSection } from './manifest-tokens.js';
 import { parseSettingValue, type SettingDef } from './settings.js';
 import { inputPlaceholders, PATH_PLACEHOLDERS, pathPlaceholders, textPlaceholders } from './template.js';
+import type { TokenizerName } from './tokenizer-names.js';
 
 export type {
   ConfigFieldDef,
@@ -80,8 +82,10 @@ export interface Manifest {
   configFields: Record<string, ConfigFieldDef>;
   /** When a pack without a manifest looks like this one (presets). */
   detect?: DetectDef;
-  /** Sections read by other features (budgets, tokenizer), merged child over parent. */
-  extra: Record<string, unknown>;
+  /** `tokenizer:` of the nearest manifest of the extends chain that has one. */
+  tokenizer?: TokenizerName;
+  /** `budgets:` of the nearest manifest of the extends chain that has one (taken whole). */
+  budgets?: BudgetsSection;
   /** The files of the extends chain, the pack's own manifest first. */
   chain: string[];
 }
@@ -155,7 +159,6 @@ function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[]): Manifest 
     hidden: [],
     raw: [],
     configFields: {},
-    extra: {},
     chain: [],
   };
   const settings = new Map<string, Partial<SettingDef> & { at?: Where }>();
@@ -178,7 +181,8 @@ function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[]): Manifest 
     if (part.raw) m.raw = part.raw;
     if (part.configFields) m.configFields = { ...m.configFields, ...part.configFields };
     if (part.detect) m.detect = part.detect;
-    m.extra = { ...m.extra, ...part.extra };
+    if (part.tokenizer !== undefined) m.tokenizer = part.tokenizer;
+    if (part.budgets !== undefined) m.budgets = part.budgets;
     for (const patch of part.layers) applyLayerPatch(m.layers, patch, diagnostics);
   }
   for (const [name, s] of settings) {

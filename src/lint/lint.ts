@@ -5,24 +5,14 @@ import { composeMember, type Member, memberLabel, packMembers } from '../core/me
 import type { SettingDef, SettingValue } from '../core/settings.js';
 import { type BuildInput, buildSnapshot, type Snapshot } from '../core/snapshot.js';
 import { decodeText } from '../core/text.js';
-import { cacheOrder, tokenBudgets } from '../tokens/checks.js';
 import { parseVerbRegistry, renderVerbFragments } from '../verbs/verbs.js';
 import { jsonBlockDiagnostics } from './json-block.js';
+import type { LintCheck, LintContext } from './lint-check.js';
 import { orphanDiagnostics, unreachableLayerDiagnostics } from './reach.js';
+import { cacheOrder, tokenBudgets } from './token-checks.js';
 import { ucxlDiagnostics } from './ucxl.js';
 
-/** What a lint check sees: the pack's texts and, when it loads, its snapshot and composed members. */
-export interface LintContext {
-  /** The decoded text of every pack file that is valid UTF-8 (frontmatter included), by path. */
-  texts: ReadonlyMap<string, string>;
-  /** The snapshot, when the pack loads without errors. */
-  snapshot?: Snapshot;
-  /** Every member (fleet agent, else role) composed with the pack's settings; empty without a snapshot. */
-  members: ReadonlyArray<{ member: Member; outcome: ComposeOutcome }>;
-}
-
-/** One check of `strata validate`: reads the context, returns its findings. */
-export type LintCheck = (ctx: LintContext) => Diagnostic[];
+export type { LintCheck, LintContext } from './lint-check.js';
 
 /** A fenced ```` ```json ```` block that does not parse (JSON_BLOCK errors). */
 export const jsonBlocks: LintCheck = (ctx) =>

@@ -7,7 +7,7 @@ import pino, { type Logger } from 'pino';
 import { packProblems } from '../core/usable.js';
 import { type InspectorAsset, inspectorAssets } from '../inspector/assets.js';
 import type { SnapshotStore } from '../reload/store.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../source/version.js';
 import type { AppEnv, Service } from './context.js';
 import { createCors } from './cors.js';
 import { errorResponse } from './errors.js';

@@ -2,7 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { Diagnostic } from '../core/diagnostics.js';
 import { cacheUsage } from '../core/snapshot-cache.js';
 import type { SnapshotStore } from '../reload/store.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../source/version.js';
 
 /** The service's Prometheus metrics, in a registry of their own. */
 export interface ServiceMetrics {

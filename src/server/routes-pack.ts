@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { agentConfig } from '../agent-config/agent-config.js';
 import { listInputs } from '../core/inputs.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../source/version.js';
 import { type AppEnv, pickSnapshot, type Service } from './context.js';
 import { diagnosticsResponse, errorResponse } from './errors.js';
 import { addRoute, errors, json } from './route.js';

@@ -2,7 +2,6 @@ import type { ComposeResult } from '../core/compose.js';
 import { type Diagnostic, error, type Where, warning } from '../core/diagnostics.js';
 import { type Member, memberLabel } from '../core/members.js';
 import type { Snapshot } from '../core/snapshot.js';
-import type { LintCheck } from '../lint/lint.js';
 import { analyzeCache } from './cache.js';
 import { budgetsLocator, tokenConfig } from './config.js';
 import { type TokenizedLayer, withTokens } from './count.js';
@@ -52,23 +51,18 @@ export function checkCacheOrder(
   );
 }
 
-/** {@link checkBudgets} as a `strata validate` check, over the members validate composed. */
-export const tokenBudgets: LintCheck = (ctx) =>
-  ctx.snapshot ? budgetDiagnostics(ctx.snapshot, composedOf(ctx.members)) : [];
+/** Composed prompts of pack members, as the token checks read them. */
+export type ComposedMembers = ReadonlyArray<{ member: Member; result: ComposeResult }>;
 
-/** {@link checkCacheOrder} as a `strata validate` check. */
-export const cacheOrder: LintCheck = (ctx) =>
-  ctx.snapshot ? cacheOrderDiagnostics(ctx.snapshot, composedOf(ctx.members)) : [];
-
-// --- internal ---
-
-type Composed = ReadonlyArray<{ member: Member; result: ComposeResult }>;
-
-function composedOf(members: Parameters<LintCheck>[0]['members']): Composed {
-  return members.flatMap(({ member, outcome }) => (outcome.ok ? [{ member, result: outcome.result }] : []));
-}
-
-function budgetDiagnostics(snapshot: Snapshot, composed: Composed, tokenizer?: Tokenizer): Diagnostic[] {
+/**
+ * {@link checkBudgets} over members already composed (e.g. by `strata validate`), with the
+ * manifest's tokenizer unless one is given.
+ */
+export function budgetDiagnostics(
+  snapshot: Snapshot,
+  composed: ComposedMembers,
+  tokenizer?: Tokenizer,
+): Diagnostic[] {
   const { budgets, tokenizer: configured } = tokenConfig(snapshot);
   if (!budgets) return [];
   const tk = tokenizer ?? getTokenizer(configured);
@@ -134,9 +128,10 @@ function budgetDiagnostics(snapshot: Snapshot, composed: Composed, tokenizer?: T
   return diagnostics;
 }
 
-function cacheOrderDiagnostics(
+/** {@link checkCacheOrder} over members already composed. */
+export function cacheOrderDiagnostics(
   snapshot: Snapshot,
-  composed: Composed,
+  composed: ComposedMembers,
   tokenizer?: Tokenizer,
   options: TokenCheckOptions = {},
 ): Diagnostic[] {

@@ -1,28 +1,9 @@
-import { type Diagnostic, error, type Where } from '../core/diagnostics.js';
 import type { Manifest } from '../core/manifest.js';
+import type { Locate } from '../core/manifest-tokens.js';
 import type { Snapshot } from '../core/snapshot.js';
-import { isObject, type ParsedYaml, type PathSegment, parseYaml } from '../core/yaml.js';
-import {
-  DEFAULT_TOKENIZER,
-  isTokenizerName,
-  TOKENIZER_NAMES,
-  type TokenizerName,
-} from './tokenizer-names.js';
+import { DEFAULT_TOKENIZER, type TokenizerName } from '../core/tokenizer-names.js';
 
-/**
- * The manifest's token sections:
- *
- * ```yaml
- * tokenizer: o200k_base      # o200k_base (default) | cl100k_base | claude (an estimate)
- * budgets:
- *   max_tokens: 8000         # whole prompt, every member of the pack
- *   warn_at: 0.9             # NEAR_BUDGET from this share of a maximum (default 0.9; or "90%")
- *   roles:                   # per-role maximum, instead of max_tokens
- *     architect: 12000
- *   layers:                  # per-layer maximum, for every member
- *     base: 1500
- * ```
- */
+/** The budgets a manifest sets (its `budgets:` section without the positions). */
 export interface Budgets {
   maxTokens?: number;
   /** Share of a maximum (0 < warnAt ≤ 1) from which a prompt or layer is near its budget. */
@@ -38,30 +19,7 @@ export interface TokenConfig {
 
 export type BudgetStatus = 'ok' | 'near' | 'over';
 
-export const DEFAULT_WARN_AT = 0.9;
-
-/** Where a path inside the `budgets:`/`tokenizer:` sections is written. */
-export type Locate = (path: PathSegment[], key?: boolean) => Where;
-
-/**
- * Checks the shape of the manifest's top-level `tokenizer:` and `budgets:` values, with
- * positions from `locate` (paths start at the top level: `['budgets', 'roles', 'qa']`).
- * Called by the manifest parser, so a malformed section fails at load.
- */
-export function checkTokenSections(top: Readonly<Record<string, unknown>>, locate: Locate): Diagnostic[] {
-  const diagnostics: Diagnostic[] = [];
-  if (top.tokenizer !== undefined && !isTokenizerName(top.tokenizer)) {
-    diagnostics.push(
-      error(
-        'BAD_MANIFEST',
-        `tokenizer must be one of ${TOKENIZER_NAMES.join(', ')}, not ${JSON.stringify(top.tokenizer)}`,
-        locate(['tokenizer']),
-      ),
-    );
-  }
-  if (top.budgets !== undefined) readBudgets(top.budgets, locate, diagnostics);
-  return diagnostics;
-}
+export { DEFAULT_WARN_AT, type Locate } from '../core/manifest-tokens.js';
 
 /** The tokenizer and budgets a snapshot's manifest asks for (computed once per snapshot). */
 export function tokenConfig(snapshot: Snapshot): TokenConfig {
@@ -73,13 +31,12 @@ export function tokenConfig(snapshot: Snapshot): TokenConfig {
   return config;
 }
 
-/** Reads the token sections of a resolved manifest; malformed parts are left out. */
+/** The tokenizer and budgets of a resolved manifest (parsed and checked at load). */
 export function configFromManifest(manifest: Manifest): TokenConfig {
-  const { tokenizer, budgets } = manifest.extra;
-  const config: TokenConfig = { tokenizer: isTokenizerName(tokenizer) ? tokenizer : DEFAULT_TOKENIZER };
-  if (budgets !== undefined) {
-    const read = readBudgets(budgets, () => ({}), []);
-    if (read) config.budgets = read;
+  const config: TokenConfig = { tokenizer: manifest.tokenizer ?? DEFAULT_TOKENIZER };
+  if (manifest.budgets) {
+    const { at: _, ...budgets } = manifest.budgets;
+    config.budgets = budgets;
   }
   return config;
 }
@@ -103,84 +60,25 @@ export function nearFrom(max: number, warnAt: number): number {
 }
 
 /**
- * Where the `budgets:` section in force is written: the first manifest of the extends
- * chain (the pack's own first) that has one. Parses that file again (pure: the snapshot
- * holds its text); presets have no budgets.
+ * Where the `budgets:` section in force, and each of its entries, is written (from the
+ * positions kept at load). Paths start at the top level: `['budgets', 'roles', 'qa']`;
+ * `key` asks for the entry's key rather than its value.
  */
 export function budgetsLocator(snapshot: Snapshot): Locate {
-  for (const key of snapshot.manifest.chain) {
-    const file = snapshot.files.get(key);
-    if (!file) continue;
-    const parsed: ParsedYaml = parseYaml(file.text, { file: key });
-    const value = parsed.value;
-    if (value && typeof value === 'object' && 'budgets' in value) return (path, k) => parsed.locate(path, k);
-  }
-  return () => ({});
+  const at = snapshot.manifest.budgets?.at;
+  if (!at) return () => ({});
+  return (path, key = false) => {
+    const [, section, id] = path;
+    if (section === 'max_tokens') return at.maxTokens ?? at.section;
+    if (section === 'warn_at') return at.warnAt ?? at.section;
+    if ((section === 'roles' || section === 'layers') && typeof id === 'string') {
+      const entry = Object.hasOwn(at[section], id) ? at[section][id] : undefined;
+      if (entry) return key ? entry.key : entry.value;
+    }
+    return at.section;
+  };
 }
 
 // --- internal ---
 
 const configs = new WeakMap<Snapshot, TokenConfig>();
-const BUDGET_KEYS = ['max_tokens', 'warn_at', 'roles', 'layers'];
-
-function readBudgets(raw: unknown, locate: Locate, diagnostics: Diagnostic[]): Budgets | undefined {
-  const at = (path: PathSegment[], key = false) => locate(['budgets', ...path], key);
-  const bad = (path: PathSegment[], message: string) => {
-    diagnostics.push(error('BAD_MANIFEST', message, at(path)));
-  };
-  if (!isObject(raw)) {
-    bad([], 'budgets must be a mapping (max_tokens, warn_at, roles, layers)');
-    return undefined;
-  }
-  const budgets: Budgets = { warnAt: DEFAULT_WARN_AT, roles: {}, layers: {} };
-  for (const key of Object.keys(raw)) {
-    if (!BUDGET_KEYS.includes(key)) {
-      diagnostics.push(
-        error(
-          'UNKNOWN_KEY',
-          `unknown key ${JSON.stringify(key)} in budgets; expected one of: ${BUDGET_KEYS.join(', ')}`,
-          at([key], true),
-        ),
-      );
-    }
-  }
-  if (raw.max_tokens !== undefined) {
-    const max = tokenCount(raw.max_tokens);
-    if (max === undefined) bad(['max_tokens'], 'budgets.max_tokens must be a positive integer');
-    else budgets.maxTokens = max;
-  }
-  if (raw.warn_at !== undefined) {
-    const warnAt = share(raw.warn_at);
-    if (warnAt === undefined)
-      bad(['warn_at'], 'budgets.warn_at must be a share above 0 and at most 1 (0.9 or "90%")');
-    else budgets.warnAt = warnAt;
-  }
-  for (const section of ['roles', 'layers'] as const) {
-    const value = raw[section];
-    if (value === undefined) continue;
-    if (!isObject(value)) {
-      bad(
-        [section],
-        `budgets.${section} must be a mapping of ${section === 'roles' ? 'role id' : 'layer id'} to tokens`,
-      );
-      continue;
-    }
-    for (const [id, v] of Object.entries(value)) {
-      const max = tokenCount(v);
-      if (max === undefined) bad([section, id], `budgets.${section}.${id} must be a positive integer`);
-      else budgets[section][id] = max;
-    }
-  }
-  return budgets;
-}
-
-function tokenCount(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
-}
-
-function share(value: unknown): number | undefined {
-  let n: number | undefined;
-  if (typeof value === 'number') n = value;
-  else if (typeof value === 'string' && /^\d+(\.\d+)?%$/.test(value)) n = Number(value.slice(0, -1)) / 100;
-  return n !== undefined && n > 0 && n <= 1 ? n : undefined;
-}

@@ -3,7 +3,7 @@ import { type Diagnostic, error } from '../../core/diagnostics.js';
 import { buildSnapshot } from '../../core/snapshot.js';
 import { createBundle } from '../../source/bundle.js';
 import { ioReason, writeFileAtomic } from '../atomic-write.js';
-import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
+import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import {
   addPackOptions,
   openPackFromFlags,
@@ -11,7 +11,6 @@ import {
   printDiagnostics,
   resolvePath,
 } from '../pack-options.js';
-import type { Exit } from '../run.js';
 
 /** Kubernetes refuses a ConfigMap whose data is over 1 MiB. */
 export const CONFIGMAP_MAX_BYTES = 1024 * 1024;

@@ -7,7 +7,7 @@ import { tokenConfig } from '../../tokens/config.js';
 import { withTokens } from '../../tokens/count.js';
 import { isProviderFormat, PROVIDER_FORMATS, providerBody } from '../../tokens/providers.js';
 import { getTokenizer, isTokenizerName, TOKENIZER_NAMES, type Tokenizer } from '../../tokens/tokenizer.js';
-import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
+import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import {
   addRequestOptions,
   composeFromFlags,
@@ -16,7 +16,6 @@ import {
   reportLoad,
   requestFromFlags,
 } from '../pack-options.js';
-import type { Exit } from '../run.js';
 
 /** `strata compose` and `strata explain`: the prompt, or the table of its layers. */
 export function register(program: Command, io: CliIO, exit: Exit): void {

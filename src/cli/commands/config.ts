@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { type AgentConfig, agentConfig, agentConfigJsonSchema } from '../../agent-config/agent-config.js';
 import { requestRole } from '../../source/environment.js';
-import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
+import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import {
   addPackOptions,
   openPackFromFlags,
@@ -9,7 +9,6 @@ import {
   printDiagnostics,
   reportLoad,
 } from '../pack-options.js';
-import type { Exit } from '../run.js';
 
 interface ConfigFlags extends PackFlags {
   role?: string;

@@ -5,7 +5,7 @@ import { parseSetPairs } from '../../core/settings.js';
 import type { LoadResult, Snapshot } from '../../core/snapshot.js';
 import { type DiffReport, diffPacks, type MemberChange } from '../../diff/diff.js';
 import { openPack, type PackSource } from '../../source/open.js';
-import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
+import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import {
   addPackOptions,
   collect,
@@ -15,7 +15,6 @@ import {
   reportLoad,
   resolvePath,
 } from '../pack-options.js';
-import type { Exit } from '../run.js';
 
 interface DiffFlags extends PackFlags {
   baseDir?: string;

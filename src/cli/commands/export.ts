@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { error } from '../../core/diagnostics.js';
 import { ioReason, writeFileAtomic } from '../atomic-write.js';
-import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
+import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import {
   addRequestOptions,
   composeFromFlags,
@@ -11,7 +11,6 @@ import {
   type RequestFlags,
   resolvePath,
 } from '../pack-options.js';
-import type { Exit } from '../run.js';
 
 /** Export targets and the file name each agent runtime reads. */
 export const EXPORT_TARGETS = {

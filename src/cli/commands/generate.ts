@@ -6,9 +6,8 @@ import { byteOrder } from '../../core/text.js';
 import { promptDiff } from '../../diff/diff.js';
 import { isFragmentName, parseVerbRegistry, renderVerbFragments } from '../../verbs/verbs.js';
 import { ioReason, writeFileAtomic } from '../atomic-write.js';
-import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
+import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import { printDiagnostics, resolvePath } from '../pack-options.js';
-import type { Exit } from '../run.js';
 
 interface GenerateFlags {
   dir?: string;

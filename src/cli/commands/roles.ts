@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { table } from '../../core/explain.js';
-import { type CliIO, EXIT_FAIL, EXIT_OK } from '../io.js';
+import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit } from '../io.js';
 import { addPackOptions, openPackFromFlags, type PackFlags, reportLoad } from '../pack-options.js';
-import type { Exit } from '../run.js';
 
 /** `strata roles` and `strata fleet`: what the pack knows. */
 export function register(program: Command, io: CliIO, exit: Exit): void {

@@ -6,7 +6,7 @@ import { bufferedWriter, createLogger, LOG_LEVELS, type LogLevel } from '../../s
 import { DEFAULT_HOST, DEFAULT_PORT, type ServiceOptions, startService } from '../../server/node.js';
 import { environmentRole } from '../../source/environment.js';
 import { DEFAULT_TOKEN_BUDGET_MS } from '../../tokens/count-off-thread.js';
-import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
+import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import {
   addPackOptions,
   operatorSettings,
@@ -14,7 +14,6 @@ import {
   packLocation,
   printDiagnostics,
 } from '../pack-options.js';
-import type { Exit } from '../run.js';
 
 export interface ServeFlags extends PackFlags {
   /** Origins allowed cross-origin access (`--cors`, repeatable). */

@@ -4,7 +4,7 @@ import { error } from '../../core/diagnostics.js';
 import { parseSetPairs } from '../../core/settings.js';
 import { buildLock, checkLock, formatLock, parseLock } from '../../lock/lock.js';
 import { ioReason, writeFileAtomic } from '../atomic-write.js';
-import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
+import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import {
   addPackOptions,
   collect,
@@ -15,7 +15,6 @@ import {
   requestOverrides,
   resolvePath,
 } from '../pack-options.js';
-import type { Exit } from '../run.js';
 import { formatDiffReport } from './diff.js';
 
 interface SnapshotFlags extends PackFlags {

@@ -4,9 +4,8 @@ import { type Diagnostic, formatDiagnostic } from '../../core/diagnostics.js';
 import { packMembers } from '../../core/members.js';
 import { lintPack } from '../../lint/lint.js';
 import { openPack } from '../../source/open.js';
-import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
+import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import { addPackOptions, type PackFlags, packLocation } from '../pack-options.js';
-import type { Exit } from '../run.js';
 
 const FORMATS = ['text', 'json', 'github'] as const;
 

@@ -1,4 +1,5 @@
-// The names of the tokenizers strata knows (no loading here: the manifest parser reads these).
+// The names of the tokenizers strata knows: data the manifest parser checks `tokenizer:`
+// against (the tokenizers themselves live in src/tokens/).
 
 /** The BPE encodings strata can count with. */
 export const ENCODINGS = ['o200k_base', 'cl100k_base'] as const;

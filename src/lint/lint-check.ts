@@ -1,0 +1,17 @@
+import type { ComposeOutcome } from '../core/compose.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import type { Member } from '../core/members.js';
+import type { Snapshot } from '../core/snapshot.js';
+
+/** What a lint check sees: the pack's texts and, when it loads, its snapshot and composed members. */
+export interface LintContext {
+  /** The decoded text of every pack file that is valid UTF-8 (frontmatter included), by path. */
+  texts: ReadonlyMap<string, string>;
+  /** The snapshot, when the pack loads without errors. */
+  snapshot?: Snapshot;
+  /** Every member (fleet agent, else role) composed with the pack's settings; empty without a snapshot. */
+  members: ReadonlyArray<{ member: Member; outcome: ComposeOutcome }>;
+}
+
+/** One check of `strata validate`: reads the context, returns its findings. */
+export type LintCheck = (ctx: LintContext) => Diagnostic[];
