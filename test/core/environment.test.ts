@@ -160,7 +160,12 @@ async function viaServe(row: Row): Promise<Got> {
     if (e instanceof UsageError) return { refusal: e.message };
     throw e;
   }
-  const started = await startService({ ...options, logger: pino({ level: 'silent' }) });
+  // A generous token budget: the answer, not the machine's speed, is under test.
+  const started = await startService({
+    ...options,
+    tokenBudgetMs: 600_000,
+    logger: pino({ level: 'silent' }),
+  });
   if (!started.ok) return { code: started.diagnostics.find((d) => d.severity === 'error')!.code };
   try {
     const res = await fetch(`${started.service.url}/api/compose`, {
