@@ -36,8 +36,6 @@ export interface ServiceOptions extends ReloadSource {
   cors?: readonly string[];
   /** The role of a `POST /api/compose` that names neither a role nor an agent. */
   defaultRole?: string;
-  /** Time budget for one request's token counts (default 5 s); past it, 503 TOKEN_BUDGET_EXCEEDED. */
-  tokenBudgetMs?: number;
   /**
    * Swap in new versions that degrade members instead of holding them (default false:
    * such a version is held until `POST /api/prompts/reload?accept=<version>`).
@@ -105,7 +103,6 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
     store,
     adminToken: options.adminToken,
     defaultRole: options.defaultRole,
-    tokenBudgetMs: options.tokenBudgetMs,
     cors: options.cors,
     logger,
     watching,
