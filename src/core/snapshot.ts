@@ -12,6 +12,7 @@ import { compileGlob, globMatch } from './glob.js';
 import { type Manifest, resolveManifest } from './manifest.js';
 import { type ManifestPart, parseManifestPart } from './manifest-parse.js';
 import { resolvePackPath } from './pack-path.js';
+import { memoByBytes } from './parse-memo.js';
 import { operatorPath, pathSettingNames } from './path-settings.js';
 import { isPresetName, PRESET_NAMES, presetText } from './presets.js';
 import { buildRegistry, type RoleRecord } from './roles.js';
@@ -118,7 +119,7 @@ export function buildSnapshot(input: BuildInput): LoadResult {
   const strictText = (path: string): string | undefined => {
     if (texts.has(path)) return texts.get(path);
     const bytes = input.files.get(path);
-    const text = bytes === undefined ? undefined : decodeText(bytes);
+    const text = bytes === undefined ? undefined : memoByBytes(bytes, 'text', () => decodeText(bytes));
     if (bytes !== undefined && text === undefined) {
       const offset = firstInvalidUtf8(bytes);
       diagnostics.push(
@@ -134,7 +135,7 @@ export function buildSnapshot(input: BuildInput): LoadResult {
     if (!parsed) {
       const text = strictText(path);
       if (text === undefined) return undefined;
-      parsed = parseYaml(text, { file: path });
+      parsed = memoByBytes(input.files.get(path)!, `yaml\0${path}`, () => parseYaml(text, { file: path }));
       yamls.set(path, parsed);
       diagnostics.push(...parsed.diagnostics);
     }
@@ -198,36 +199,17 @@ export function buildSnapshot(input: BuildInput): LoadResult {
     const bytes = input.files.get(path)!;
     const isYaml = /\.ya?ml$/i.test(path);
     const isRaw = !isYaml && rawGlobs.some((g) => g(path));
-    const text = isRaw ? decodeLossy(bytes) : strictText(path);
-    if (text === undefined) continue;
-    let split: SplitFile | (SplitFile & { retried?: boolean }) | undefined;
-    if (!isYaml && manifest.frontmatter !== 'none') {
-      split =
-        manifest.frontmatter === 'lenient'
-          ? splitFrontmatterLenient(text, path)
-          : splitFrontmatter(text, path);
+    const text = isRaw ? undefined : strictText(path);
+    if (!isRaw && text === undefined) continue;
+    // Decoded and split once per bytes object: an unchanged file of a reload costs nothing here.
+    const mode = isYaml ? 'yaml' : manifest.frontmatter;
+    const { file, split } = memoByBytes(bytes, `file\0${mode}\0${isRaw}\0${path}`, () =>
+      splitPackFile(path, bytes, isRaw ? decodeLossy(bytes) : text!, mode, isRaw),
+    );
+    if (split) {
       diagnostics.push(...split.diagnostics);
       if (split.yaml) frontmatter.set(path, split.yaml);
     }
-    const body = split ? split.body : text;
-    const prompt = body.trim();
-    let promptHash: string | undefined;
-    const file: PackFile = {
-      path,
-      sha256: sha256(bytes),
-      text,
-      meta: split?.meta ?? {},
-      prompt,
-      // Hashed on first use: most files of a large pack are never composed in a process.
-      get promptSha256() {
-        promptHash ??= sha256(prompt);
-        return promptHash;
-      },
-      promptBytes: utf8Length(prompt),
-      bodyOffset: split?.bodyOffset ?? 0,
-    };
-    if (isRaw) file.raw = bytes;
-    if (split && 'retried' in split && split.retried && split.yaml) file.frontmatterRetried = true;
     files.set(path, file);
   }
 
@@ -392,25 +374,36 @@ function decodeFile(
     );
     return undefined;
   }
-  const isYaml = /\.ya?ml$/i.test(path);
-  let meta: Record<string, unknown> = {};
-  let body = text;
-  let bodyOffset = 0;
-  if (!isYaml) {
-    const split = splitFrontmatter(text, path);
+  const { file, split } = splitPackFile(path, bytes, text, /\.ya?ml$/i.test(path) ? 'yaml' : 'strict', false);
+  if (split) {
     diagnostics.push(...split.diagnostics);
-    meta = split.meta;
-    body = split.body;
-    bodyOffset = split.bodyOffset;
     if (split.yaml) frontmatter.set(path, split.yaml);
   }
-  const prompt = body.trim();
+  return file;
+}
+
+/**
+ * One decoded file: its frontmatter split off (by the manifest's frontmatter mode; none
+ * for YAML files and `none`), and its trimmed prompt. Pure in its arguments, so the build
+ * remembers it per bytes object.
+ */
+function splitPackFile(
+  path: string,
+  bytes: Uint8Array,
+  text: string,
+  mode: 'yaml' | Manifest['frontmatter'],
+  isRaw: boolean,
+): { file: PackFile; split?: SplitFile & { retried?: boolean } } {
+  let split: (SplitFile & { retried?: boolean }) | undefined;
+  if (mode !== 'yaml' && mode !== 'none')
+    split = mode === 'lenient' ? splitFrontmatterLenient(text, path) : splitFrontmatter(text, path);
+  const prompt = (split ? split.body : text).trim();
   let promptHash: string | undefined;
-  return {
+  const file: PackFile = {
     path,
     sha256: sha256(bytes),
     text,
-    meta,
+    meta: split?.meta ?? {},
     prompt,
     // Hashed on first use: most files of a large pack are never composed in a process.
     get promptSha256() {
@@ -418,8 +411,11 @@ function decodeFile(
       return promptHash;
     },
     promptBytes: utf8Length(prompt),
-    bodyOffset,
+    bodyOffset: split?.bodyOffset ?? 0,
   };
+  if (isRaw) file.raw = bytes;
+  if (split?.retried && split.yaml) file.frontmatterRetried = true;
+  return split ? { file, split } : { file };
 }
 
 /** NO_LAYERS: the manifest composes nothing; says what turned layout detection off. */

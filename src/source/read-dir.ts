@@ -25,6 +25,7 @@ import {
   specialFile,
   tooManyFiles,
 } from './limits.js';
+import { type FileReuse, fileReuse, type Entry as ReuseEntry } from './reuse.js';
 import { Slices } from './slices.js';
 
 // Reads a pack directory from disk: the only place the core touches the file system.
@@ -38,6 +39,8 @@ export type ReadPackOptions = PackLimits & {
    * a snapshot keeps their files only when its manifest opts in with `hidden:`.
    */
   hidden?: readonly string[];
+  /** Where unchanged files' bytes are kept between reads (default: the process's cache). */
+  reuse?: FileReuse;
 };
 
 export interface PackFiles {
@@ -159,6 +162,10 @@ interface Pending {
   rel: string;
   real: string;
   size: number;
+  /** The file's identity line, as in the listing. */
+  identity: string;
+  /** Latest of its modification and change times, in ms. */
+  changedMs: number;
 }
 
 interface Listing {
@@ -171,10 +178,14 @@ interface Listing {
 const FILE_LIKE = /\.(md|markdown|txt|ya?ml|json)$/i;
 
 /** The limits of one read, and the hidden folder names it walks into. */
-type ReadLimits = Required<PackLimits> & { hidden: ReadonlySet<string> };
+type ReadLimits = Required<PackLimits> & { hidden: ReadonlySet<string>; reuse: FileReuse };
 
 function readLimits(options: ReadPackOptions): ReadLimits {
-  return { ...resolveLimits(options), hidden: new Set(options.hidden ?? presetHiddenFolders()) };
+  return {
+    ...resolveLimits(options),
+    hidden: new Set(options.hidden ?? presetHiddenFolders()),
+    reuse: options.reuse ?? fileReuse,
+  };
 }
 
 async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise<DiskPackFiles> {
@@ -189,10 +200,21 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
   out.identity = listing.identity;
   out.newestChangeMs = listing.newestChangeMs;
   if (out.diagnostics.some((d) => d.code === 'TOO_MANY_FILES' || d.code === 'PACK_TOO_LARGE')) return out;
+  // Unchanged files come from the reuse cache; the rest are read (and kept for next time).
+  const kept = new Map<string, ReuseEntry>();
   for (const f of listing.pending) {
     if (slices.due) await slices.pause();
-    readOne(out, f.rel, f.real, limits.maxFileBytes);
+    const reused = limits.reuse.get(pack.root, f.rel, f.identity, f.changedMs);
+    if (reused) {
+      out.files.set(f.rel, reused.bytes);
+      kept.set(f.rel, reused);
+      continue;
+    }
+    const readAtMs = Date.now();
+    const bytes = readOne(out, f.rel, f.real, limits.maxFileBytes);
+    if (bytes) kept.set(f.rel, { identity: f.identity, bytes, readAtMs });
   }
+  limits.reuse.keep(pack.root, kept);
   return out;
 }
 
@@ -266,7 +288,8 @@ async function walk(
       state.ids.push(`${rel}\0outside\0${real}`);
       continue;
     }
-    state.ids.push(`${rel}\0${real}\0${kind(st)}\0${st.ino}\0${st.size}\0${st.mtimeNs}\0${st.ctimeNs}`);
+    const identity = `${rel}\0${real}\0${kind(st)}\0${st.ino}\0${st.size}\0${st.mtimeNs}\0${st.ctimeNs}`;
+    state.ids.push(identity);
     if (st.isDirectory()) {
       if (FILE_LIKE.test(entry.name)) {
         out.refused.add(rel);
@@ -277,7 +300,8 @@ async function walk(
       seen.add(real);
       await walk(out, pack, real, rel, seen, state, limits, slices);
     } else if (st.isFile()) {
-      state.newest = Math.max(state.newest, Number(st.mtimeMs), Number(st.ctimeMs));
+      const changedMs = Math.max(Number(st.mtimeMs), Number(st.ctimeMs));
+      state.newest = Math.max(state.newest, changedMs);
       const size = Number(st.size);
       if (size > limits.maxFileBytes) {
         out.refused.add(rel);
@@ -290,7 +314,7 @@ async function walk(
         out.diagnostics.push(packTooLarge(state.total, limits.maxPackBytes));
         return;
       }
-      state.pending.push({ rel, real, size });
+      state.pending.push({ rel, real, size, identity, changedMs });
     } else {
       out.refused.add(rel);
       out.diagnostics.push(specialFile(rel, `is a ${kind(st)}`));
@@ -298,11 +322,11 @@ async function walk(
   }
 }
 
-function readOne(out: PackFiles, rel: string, real: string, maxBytes: number): void {
+function readOne(out: PackFiles, rel: string, real: string, maxBytes: number): Uint8Array | undefined {
   const read = readRegularFileSync(real, rel, maxBytes);
   if ('bytes' in read) {
     out.files.set(rel, read.bytes);
-    return;
+    return read.bytes;
   }
   out.refused.add(rel);
   out.diagnostics.push(read.problem);
