@@ -52,7 +52,14 @@ export {
   PromptError,
   type Severity,
 } from './core/diagnostics.js';
-export { formatExplain, layerSource, layerStatus } from './core/explain.js';
+export {
+  formatExplain,
+  type LayerWording,
+  layerSource,
+  layerStatus,
+  type WordedLayer,
+  withLayerWording,
+} from './core/explain.js';
 export type { Agent } from './core/fleet.js';
 export type { LayerDef, LayerSource, Manifest } from './core/manifest.js';
 export { composeMember, type Member, packMembers } from './core/members.js';

@@ -22,6 +22,38 @@ export function layerStatus(layer: LayerResult): string {
   }
 }
 
+/** A layer's wording in the explain table: its status and source cells. */
+export interface LayerWording {
+  /** Why the layer is or is not in the text ({@link layerStatus}). */
+  status: string;
+  /** Where its text comes from ({@link layerSource}). */
+  source: string;
+}
+
+/** A layer with its explain wording. */
+export type WordedLayer<L extends LayerResult> = L & { explain: LayerWording };
+
+/**
+ * A result whose layers each carry `explain`: the status and source wording `strata
+ * explain` prints for them. The API answers with it, so the inspector (and any client)
+ * shows the same words without a copy of these rules.
+ *
+ * @example
+ * withLayerWording(compose(snapshot, { agent: 'ada' })).layers[9].explain;
+ * // { status: 'no-value: {ambient}', source: 'request: ambient' }
+ */
+export function withLayerWording<R extends { layers: readonly LayerResult[] }>(
+  result: R,
+): Omit<R, 'layers'> & { layers: Array<WordedLayer<R['layers'][number]>> } {
+  return {
+    ...result,
+    layers: result.layers.map((layer) => ({
+      ...layer,
+      explain: { status: layerStatus(layer), source: layerSource(layer) },
+    })),
+  };
+}
+
 /** Where a layer's text comes from, in a few words. */
 export function layerSource(layer: LayerResult): string {
   switch (layer.kind) {

@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { formatDiagnostic, formatLocation } from '../core/diagnostics.js';
 
 /** One file of the inspector page: its content type and bytes. */
 export interface InspectorAsset {
@@ -13,7 +14,9 @@ export interface InspectorAsset {
 /**
  * The inspector web page (`GET /`; README, "The inspector"), keyed by URL path: `/` is
  * the page itself, every other file of `src/inspector/static/` is served at `/<name>`,
- * and the `diff` package's browser build at `/vendor/diff.js`. Everything the page needs
+ * the core's diagnostic formatter at `/diagnostic-format.js` (the CLI's and the
+ * server's own functions, so the page prints diagnostics in the same line), and the
+ * `diff` package's browser build at `/vendor/diff.js`. Everything the page needs
  * is here: it loads nothing from elsewhere and works offline. Read once at start-up and
  * serve from memory.
  *
@@ -30,6 +33,7 @@ export async function inspectorAssets(): Promise<Map<string, InspectorAsset>> {
     const path = name === 'index.html' ? '/' : `/${name}`;
     assets.set(path, { type: TYPES[extname(name)]!, body: new Uint8Array(body) });
   }
+  assets.set('/diagnostic-format.js', { type: TYPES['.js']!, body: diagnosticFormatModule() });
   assets.set('/vendor/diff.js', { type: TYPES['.js']!, body: await diffBrowserBuild() });
   return assets;
 }
@@ -59,6 +63,20 @@ function staticDir(): string {
     here = dirname(here);
   }
   throw new Error('strata: the inspector page (src/inspector/static/) is missing from the package');
+}
+
+/**
+ * A browser module exporting the core's `formatLocation` and `formatDiagnostic`: their
+ * own code (as the running build has it), not a copy, so the page's diagnostic lines
+ * cannot drift from the CLI's and the server's. Both are pure and call nothing else.
+ */
+function diagnosticFormatModule(): string {
+  return [
+    "// strata's diagnostic line format, from src/core/diagnostics.ts (generated at start-up).",
+    `export ${formatLocation.toString()}`,
+    `export ${formatDiagnostic.toString()}`,
+    '',
+  ].join('\n');
 }
 
 /** The single-file UMD build of `diff` (jsdiff), which defines the `Diff` global, with its licence line. */

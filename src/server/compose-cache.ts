@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type ComposeOutcome, type ComposeRequest, type ComposeResult, tryCompose } from '../core/compose.js';
 import type { Diagnostic } from '../core/diagnostics.js';
+import { withLayerWording } from '../core/explain.js';
 import type { Snapshot } from '../core/snapshot.js';
 import { snapshotCache } from '../core/snapshot-cache.js';
 import { withTokensOffThread } from '../tokens/count-off-thread.js';
@@ -75,7 +76,7 @@ async function render(
 ): Promise<Rendered> {
   const { result } = outcome;
   const tokenized = await withTokensOffThread(result, snapshot, { budgetMs: options.tokenBudgetMs });
-  const json = JSON.stringify(tokenized);
+  const json = JSON.stringify(withLayerWording(tokenized));
   const jsonBytes = new TextEncoder().encode(json);
   return {
     result,

@@ -109,6 +109,11 @@ export const LayerSchema = z
       )
       .optional()
       .openapi({ description: 'The files of a chain layer, root first, each with its byte range' }),
+    explain: z.object({ status: z.string(), source: z.string() }).openapi({
+      description:
+        'The layer in words, as `strata explain` prints it: why it is or is not in the text, and where its text comes from',
+      example: { status: 'gated: fable_mode_enabled', source: '-' },
+    }),
   })
   .openapi('Layer');
 

@@ -4,6 +4,8 @@ import * as Diff from 'diff';
 import { describe, expect, it } from 'vitest';
 import { compose } from '../../src/core/compose.js';
 import { type Diagnostic, formatDiagnostic } from '../../src/core/diagnostics.js';
+import { formatExplain, withLayerWording } from '../../src/core/explain.js';
+import { inspectorAssets } from '../../src/inspector/assets.js';
 import { loadPackStrict } from '../../src/source/load.js';
 import { EXAMPLES, ROOT } from '../helpers.js';
 
@@ -13,6 +15,11 @@ type Mod = any;
 const load = (name: string): Promise<Mod> =>
   import(pathToFileURL(join(ROOT, 'src/inspector/static', name)).href);
 const format: Mod = await load('format.js');
+// The diagnostic formatter the service serves the page: the core's own functions.
+const served = (await inspectorAssets()).get('/diagnostic-format.js')!.body;
+const diagnosticFormat: Mod = await import(
+  `data:text/javascript;base64,${Buffer.from(served).toString('base64')}`
+);
 const state: Mod = await load('state.js');
 const diffModel: Mod = await load('diff-model.js');
 
@@ -23,7 +30,7 @@ describe('format.js', () => {
     [{ code: 'FALLBACK_USED', severity: 'warning', message: 'no layer', file: 'base.md' }],
     [{ code: 'UNKNOWN_ROLE', severity: 'error', message: 'unknown role "x"' }],
   ])('formats %j exactly as the CLI and the server do', (d) => {
-    expect(format.formatDiagnostic(d)).toBe(formatDiagnostic(d));
+    expect(diagnosticFormat.formatDiagnostic(d)).toBe(formatDiagnostic(d));
   });
 
   it('slices every included layer out of the prompt by its byte range', async () => {
@@ -49,13 +56,19 @@ describe('format.js', () => {
   });
 
   it.each([
-    [{ reason: 'gated', gate: 'fable_mode_enabled' }, 'gated: fable_mode_enabled'],
-    [{ reason: 'no-value', placeholder: 'team' }, 'no value: {team}'],
-    [{ reason: 'missing', source: 'tools/qa.md' }, 'missing file: tools/qa.md'],
-    [{ reason: 'empty' }, 'empty'],
-  ])('says why a layer is left out: %j', (layer, text) => {
-    expect(format.skipText(layer)).toBe(text);
-  });
+    ['gated', { fable_mode_enabled: 'off' }, 'fable', 'gated: fable_mode_enabled', '-'],
+    ['no-value', {}, 'ambient', 'no-value: {ambient}', 'request: ambient'],
+  ] as const)(
+    'the service words why a layer is left out (%s), as `strata explain`',
+    async (_reason, settings, id, status, source) => {
+      const snapshot = await loadPackStrict(join(EXAMPLES, 'roboco'), { env: {} });
+      const layer = withLayerWording(compose(snapshot, { agent: 'ada', settings })).layers.find(
+        (l) => l.id === id,
+      )!;
+      expect(layer.explain).toEqual({ status, source });
+      expect(formatExplain(compose(snapshot, { agent: 'ada', settings }))).toContain(`${status}  `);
+    },
+  );
 
   it('groups digits, shortens hashes and gives each layer a stable hue', () => {
     expect(format.formatBytes(1234567)).toBe('1,234,567 B');

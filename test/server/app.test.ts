@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LayerResult } from '../../src/core/compose.js';
+import { layerSource, layerStatus } from '../../src/core/explain.js';
 import { sha256 } from '../../src/core/text.js';
 import { SnapshotStore } from '../../src/reload/store.js';
 import { createApp } from '../../src/server/app.js';
@@ -19,6 +21,30 @@ beforeAll(async () => {
   version = service.store.state!.snapshot.version;
 });
 afterAll(() => service.close());
+
+describe('the wording of each layer', () => {
+  it("carries explain's status and source for every layer, as `strata explain` words them", async () => {
+    const res = await service.app.request('/api/prompts/writer');
+    const body = (await res.json()) as {
+      layers: Array<LayerResult & { explain: { status: string; source: string } }>;
+    };
+    expect(body.layers.length).toBeGreaterThan(2);
+    for (const layer of body.layers) {
+      const {
+        explain,
+        tokens: _tokens,
+        budget: _budget,
+        ...plain
+      } = layer as typeof layer & {
+        tokens?: number;
+        budget?: unknown;
+      };
+      expect(explain, layer.id).toEqual({ status: layerStatus(plain), source: layerSource(plain) });
+    }
+    const fable = body.layers.find((l) => l.id === 'fable')!;
+    expect(fable.explain.status).toBe('gated: fable_mode_enabled');
+  });
+});
 
 describe('GET /api/prompts/:role', () => {
   it('answers the result with provenance; its ETag is the sha256 of the JSON bytes', async () => {

@@ -1,18 +1,11 @@
 // The agent view: the composed prompt as a stack of labelled bands, one per included
 // layer, the layers left out and why, the full text, and the compare tab.
+// Each layer's status and source wording comes from the service (`layer.explain`), the
+// same words `strata explain` prints.
 import { renderCompare } from './compare-view.js';
+import { formatDiagnostic } from './diagnostic-format.js';
 import { h, keepFocus, replace } from './dom.js';
-import {
-  downloadName,
-  formatBytes,
-  formatDiagnostic,
-  groupDigits,
-  layerHues,
-  layerTexts,
-  shortHash,
-  skipText,
-  sourceText,
-} from './format.js';
+import { downloadName, formatBytes, groupDigits, layerHues, layerTexts, shortHash } from './format.js';
 
 const TABS = [
   ['layers', 'Layers'],
@@ -217,7 +210,7 @@ function fillLayers(panel, result, changed) {
             'summary',
             null,
             h('span', { class: 'layer-id' }, l.id),
-            h('span', { class: 'source' }, sourceText(l)),
+            h('span', { class: 'source' }, l.explain.source),
             h(
               'span',
               { class: 'facts' },
@@ -270,7 +263,8 @@ function fillLayers(panel, result, changed) {
                 class: changed.has(l.id) ? 'changed' : undefined,
               },
               h('code', null, l.id),
-              h('span', { class: `reason ${l.reason}` }, skipText(l)),
+              h('span', { class: `reason ${l.reason}` }, l.explain.status),
+              l.explain.source !== '-' && h('span', { class: 'source' }, l.explain.source),
             ),
           ),
         ),

@@ -1,7 +1,9 @@
 // The page's frame: the theme switch, the live indicator, the reload-error banner, the
 // reload notice and the toast.
+
+import { formatDiagnostic } from './diagnostic-format.js';
 import { h, replace } from './dom.js';
-import { formatDiagnostic, shortHash } from './format.js';
+import { shortHash } from './format.js';
 
 const $ = (id) => document.getElementById(id);
 

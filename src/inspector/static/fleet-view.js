@@ -1,7 +1,9 @@
 // The fleet view: every fleet member's prompt size and hash as a stacked bar of bytes per
 // layer, sortable; choosing a bar opens that agent.
+
+import { formatDiagnostic } from './diagnostic-format.js';
 import { h, replace } from './dom.js';
-import { formatBytes, formatDiagnostic, groupDigits, layerHues, shortHash } from './format.js';
+import { formatBytes, groupDigits, layerHues, shortHash } from './format.js';
 import { sortRows } from './state.js';
 
 const SORTS = [

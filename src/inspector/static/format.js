@@ -1,17 +1,6 @@
 // Pure helpers of the inspector page: formatting, colours, byte slices. No DOM here.
-
-/** `path:line:col` (as much as is known), as strata's formatLocation. */
-export function formatLocation(d) {
-  if (!d.file) return '';
-  if (d.line === undefined || d.line === null) return d.file;
-  return d.col === undefined || d.col === null ? `${d.file}:${d.line}` : `${d.file}:${d.line}:${d.col}`;
-}
-
-/** `error CODE: path:line:col: message`, as strata's formatDiagnostic (CLI and server). */
-export function formatDiagnostic(d) {
-  const where = formatLocation(d);
-  return `${d.severity} ${d.code}: ${where ? `${where}: ` : ''}${d.message}`;
-}
+// Diagnostic lines come from the core's own formatter (diagnostic-format.js) and each
+// layer's wording from the service: neither is copied here.
 
 /** 1234567 → "1,234,567". */
 export function groupDigits(n) {
@@ -39,36 +28,6 @@ export function layerHues(layers) {
     if (!hues.has(layer.id)) hues.set(layer.id, Math.round((hues.size * 137.508 + 10) % 360));
   }
   return hues;
-}
-
-/** Why a layer is not in the text, in a few words (as `strata explain`). */
-export function skipText(layer) {
-  switch (layer.reason) {
-    case 'gated':
-      return `gated: ${layer.gate}`;
-    case 'no-value':
-      return `no value: {${layer.placeholder}}`;
-    case 'missing':
-      return layer.source ? `missing file: ${layer.source}` : 'missing';
-    case 'empty':
-      return layer.source ? `empty: ${layer.source}` : 'empty';
-    default:
-      return layer.reason ?? 'skipped';
-  }
-}
-
-/** Where a layer's text comes from, in a few words (as `strata explain`). */
-export function sourceText(layer) {
-  switch (layer.kind) {
-    case 'input':
-      return 'request: ambient';
-    case 'text':
-      return 'manifest: inline text';
-    case 'role_field':
-      return layer.source ? `${layer.source} (${layer.field})` : `role field ${layer.field}`;
-    default:
-      return layer.source ?? '-';
-  }
 }
 
 /** The text of each included layer: its [start, end) UTF-8 byte range of the prompt. */
