@@ -1,4 +1,4 @@
-/** "Did you mean …": the known names closest to an unknown one. */
+// "Did you mean …": the known names closest to an unknown one.
 
 /**
  * The known names closest to `name` by edit distance (insertions, deletions,

@@ -7,11 +7,9 @@ import { type PackLimits, packTooLarge, resolveLimits } from './limits.js';
 import type { PackFiles } from './read-dir.js';
 import { readTar, writeTar } from './tar.js';
 
-/**
- * Pack bundles: a whole pack as one gzip'd tar file (`strata bundle`), so a nested pack
- * fits one ConfigMap key and is swapped as one unit. Any gzip'd (or plain) tar of a pack
- * folder is read the same way.
- */
+// Pack bundles: a whole pack as one gzip'd tar file (`strata bundle`), so a nested pack
+// fits one ConfigMap key and is swapped as one unit. Any gzip'd (or plain) tar of a pack
+// folder is read the same way.
 
 /** Limits of reading a bundle: the same as a folder's (see {@link PackLimits}). */
 export interface BundleReadOptions extends PackLimits {

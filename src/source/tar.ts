@@ -2,14 +2,12 @@ import { type Diagnostic, error } from '../core/diagnostics.js';
 import { byteOrder } from '../core/text.js';
 import { fileTooLarge, specialFile, tooManyFiles } from './limits.js';
 
-/**
- * A small POSIX tar (ustar, with pax `path` records for long names) writer and a strict
- * reader for pack bundles. The writer is deterministic: entries sorted by path, regular
- * files only, mode 0644, owner 0:0, mtime 0. The reader accepts ustar, pax and GNU
- * long-name archives (so `tar -czf pack.tgz -C pack .` works too) and refuses what a
- * pack directory could not hold: absolute or `..` paths, links, devices, FIFOs,
- * duplicate paths, entries over the size limit, and archives cut short.
- */
+// A small POSIX tar (ustar, with pax `path` records for long names) writer and a strict
+// reader for pack bundles. The writer is deterministic: entries sorted by path, regular
+// files only, mode 0644, owner 0:0, mtime 0. The reader accepts ustar, pax and GNU
+// long-name archives (so `tar -czf pack.tgz -C pack .` works too) and refuses what a
+// pack directory could not hold: absolute or `..` paths, links, devices, FIFOs,
+// duplicate paths, entries over the size limit, and archives cut short.
 
 /** One regular file of an archive. */
 export interface TarFile {
