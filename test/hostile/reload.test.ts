@@ -49,6 +49,8 @@ describe('hostile writers and reloads', () => {
     const dir = pack('Base 0.\n');
     const store = await started(dir);
     const before = store.state!.snapshot.version;
+    // Changed just now, and again every couple of milliseconds for as long as the test runs.
+    writeFileSync(join(dir, 'base.md'), 'Base changing.\n');
     churn(join(dir, 'base.md'), (i) => `Base ${i} ${'x'.repeat(i % 50)}.\n`);
     const outcome = await store.reload('manual');
     expect(outcome.outcome).toBe('failed');
