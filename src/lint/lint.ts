@@ -93,6 +93,29 @@ export const agentConfigs: LintCheck = (ctx) => {
 };
 
 /**
+ * What a member's compose says about the pack: a layer whose `missing: warn` file is gone
+ * (LAYER_MISSING), a fleet member's team no file names (UNKNOWN_TEAM). One warning per
+ * problem, naming the members it touches.
+ */
+export const memberWarnings: LintCheck = (ctx) => {
+  const byProblem = new Map<string, { d: Diagnostic; members: string[] }>();
+  for (const { member, outcome } of ctx.members) {
+    if (!outcome.ok) continue;
+    for (const d of outcome.result.diagnostics) {
+      if (d.code !== 'LAYER_MISSING' && d.code !== 'UNKNOWN_TEAM') continue;
+      const key = `${d.code}\0${d.file ?? ''}\0${d.message}`;
+      const entry = byProblem.get(key) ?? { d, members: [] };
+      entry.members.push(memberLabel(member));
+      byProblem.set(key, entry);
+    }
+  }
+  return [...byProblem.values()].map(({ d, members }) => ({
+    ...d,
+    message: `${d.message} (for ${members.join(', ')})`,
+  }));
+};
+
+/**
  * A verbs registry in the pack (a YAML file with a top-level `verbs:` list) parses
  * (BAD_REGISTRY errors), and the fragments in the `_generated/` folder beside it are the
  * ones `strata generate` renders from it (BAD_REGISTRY warnings for each stale file).
@@ -144,6 +167,7 @@ export const LINT_CHECKS: LintCheck[] = [
   orphanFiles,
   unreachableLayers,
   memberComposes,
+  memberWarnings,
   agentConfigs,
   verbRegistries,
   tokenBudgets,

@@ -1,6 +1,8 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { agentConfig } from '../agent-config/agent-config.js';
+import { error } from '../core/diagnostics.js';
 import { listInputs } from '../core/inputs.js';
+import { closestNames, didYouMean } from '../core/suggest.js';
 import { VERSION } from '../source/version.js';
 import { type AppEnv, pickSnapshot, type Service } from './context.js';
 import { diagnosticsResponse, errorResponse } from './errors.js';
@@ -108,13 +110,12 @@ export function addPackRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
       const agent = c.req.param('agent');
       const role = c.req.query('role');
       if (role === undefined && !snapshot.fleet.some((a) => a.id === agent)) {
-        const known = snapshot.fleet.map((a) => a.id).join(', ') || '(no fleet)';
-        return errorResponse(
-          c,
-          404,
-          'UNKNOWN_AGENT',
-          `agent ${JSON.stringify(agent)} is not in the fleet (known agents: ${known}); give role=`,
-        );
+        const ids = snapshot.fleet.map((a) => a.id);
+        const suggestions = closestNames(agent ?? '', ids);
+        const message = `agent ${JSON.stringify(agent)} is not in the fleet${didYouMean(suggestions)} (known agents: ${ids.join(', ') || '(no fleet)'}); give role=`;
+        const d = error('UNKNOWN_AGENT', message);
+        if (suggestions.length > 0) d.suggestions = suggestions;
+        return errorResponse(c, 404, 'UNKNOWN_AGENT', message, [d]);
       }
       const outcome = agentConfig(snapshot, role === undefined ? { agent } : { agent, role });
       if (!outcome.ok) return diagnosticsResponse(c, outcome.diagnostics);

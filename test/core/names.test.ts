@@ -168,6 +168,19 @@ describe('layers say whether their absence is normal', () => {
     expect(outcome.result.layers.find((l) => l.id === layer)?.reason).toBe('missing');
   });
 
+  it('validate says it once, naming the members; --strict fails on it', async () => {
+    const dir = tempDir();
+    const { cpSync, rmSync } = await import('node:fs');
+    cpSync(roboco, dir, { recursive: true });
+    rmSync(join(dir, 'base.md'));
+    const v = await cli(['validate', '--dir', dir]);
+    expect(v.code).toBe(0);
+    const lines = v.stdout.split('\n').filter((l) => l.includes('LAYER_MISSING'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('(for ada, linus, frances, grace, ken, margaret, barbara, edsger)');
+    expect((await cli(['validate', '--dir', dir, '--strict'])).code).toBe(1);
+  });
+
   it('roboco: a role without a tools file (board-tech) is normal, and chorus needs no defaults file', async () => {
     const edsger = tryCompose(await roboSnapshot(), { agent: 'edsger' });
     expect(edsger.ok && codes(edsger.result)).toEqual([]);
@@ -199,7 +212,7 @@ describe('a manifest that composes nothing is an error', () => {
     writeFiles(dir, { 'strata.yaml': 'name: acme\n' });
     const v = await cli(['validate', '--dir', dir]);
     expect(v.code).toBe(1);
-    expect(v.stdout).toContain('strata.yaml:1:1 error NO_LAYERS');
+    expect(v.stdout).toMatch(/error NO_LAYERS.*strata.yaml:1:1|strata.yaml:1:1.*error NO_LAYERS/);
     const c = await cli(['compose', '--dir', dir, '--agent', 'ada']);
     expect(c.code).toBe(1);
     expect(c.stderr).toContain('error NO_LAYERS: strata.yaml:1:1:');
