@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { type ComposeRequest, compose } from '../src/core/compose.js';
 import { sha256 } from '../src/core/text.js';
 import { loadPack, loadPackStrict } from '../src/source/load.js';
+import { generateLayout } from './gen-layouts.js';
 import { BENCH_LIMITS, generatePack } from './gen-pack.js';
 import { compare, machine } from './measure.js';
 import { RAW_READS, readAllSync } from './read-all.js';
@@ -12,7 +13,8 @@ import { RAW_READS, readAllSync } from './read-all.js';
 /**
  * `npm run bench`: the composition core against baselines measured in the same run.
  * (1) compose with full provenance vs joining pre-read layer strings and hashing;
- * (2) loading generated packs vs only reading their files (time and peak memory).
+ * (2) loading generated packs vs only reading their files (time and peak memory);
+ * (3) the crewai, claude-agents and agents-md layouts: compose and load, same baselines.
  */
 const out: string[] = [];
 const log = (line: string) => {
@@ -106,6 +108,59 @@ for (const roles of sizes) {
   const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
   log(
     `| ${roles.toLocaleString('en-US')} | ${files.toLocaleString('en-US')} | ${mib(packBytes)} | ${raw.map((m) => m.toFixed(0)).join(' | ')} | ${Object.keys(RAW_READS)[raw.indexOf(floor)]} | ${loadMs.toFixed(0)} | **${(loadMs / floor).toFixed(2)}** | ${mib(none)} | ${mib(read)} | ${mib(loaded)} | **${((loaded - none) / packBytes).toFixed(2)}** |`,
+  );
+  rmSync(dir, { recursive: true, force: true });
+}
+
+// (3) The other layouts: generated crewai, claude-agents and agents-md packs. Compose over
+// every agent (or working directory) against joining its pre-read pieces and hashing;
+// load against the fastest raw read of the same files.
+log('');
+log(`## Other layouts (generated packs; load ${loadAverage()})`);
+log('');
+log(
+  '| preset | pack | members | join + sha256 ms | compose ms | **compose ratio** (target <= 2.0) | raw read floor ms | load ms | **load / floor** (target <= 2.0) |',
+);
+log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+for (const [preset, n, what] of [
+  ['crewai', 1000, '1,000 agents in config/agents.yaml'],
+  ['claude-agents', 1000, '1,000 agent files in 20 folders under .claude/agents'],
+  ['agents-md', 1000, '1,000 AGENTS.md folders, 4 deep'],
+] as const) {
+  const dir = mkdtempSync(join(tmpdir(), `strata-bench-${preset}-`));
+  const reqs = generateLayout(dir, preset, n);
+  const { snapshot: s } = await loadPack(dir, { env: {}, ...BENCH_LIMITS });
+  if (s?.preset !== preset) throw new Error(`${preset}: pack not loaded as ${preset}`);
+  const pieces = reqs.map((r) => {
+    const result = compose(s, r);
+    const bytes = Buffer.from(result.text);
+    return result.layers.filter((l) => l.included).map((l) => bytes.subarray(l.start!, l.end!).toString());
+  });
+  const run = await compare(
+    () => {
+      for (const p of pieces) sha256(p.join(s.manifest.separator));
+    },
+    () => {
+      for (const r of reqs) compose(s, r);
+    },
+  );
+  const samples = new Map<string, number[]>([...Object.keys(RAW_READS), 'load'].map((k) => [k, []]));
+  const load = async () => {
+    const { snapshot: l } = await loadPack(dir, { env: {}, ...BENCH_LIMITS });
+    if (!l) throw new Error('load failed');
+  };
+  for (let r = 0; r <= 5; r++) {
+    for (const [name, read] of [...Object.entries(RAW_READS), ['load', load] as const]) {
+      const t0 = performance.now();
+      await read(dir);
+      if (r > 0) samples.get(name)!.push(performance.now() - t0);
+    }
+  }
+  const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+  const floor = Math.min(...Object.keys(RAW_READS).map((k) => med(samples.get(k)!)));
+  const loadMs = med(samples.get('load')!);
+  log(
+    `| ${preset} | ${what} | ${reqs.length} | ${run.baseline.toFixed(2)} | ${run.subject.toFixed(2)} | **${run.ratio.toFixed(2)}** | ${floor.toFixed(1)} | ${loadMs.toFixed(1)} | **${(loadMs / floor).toFixed(2)}** |`,
   );
   rmSync(dir, { recursive: true, force: true });
 }

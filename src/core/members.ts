@@ -32,14 +32,16 @@ export function packMembers(snapshot: Snapshot): Member[] {
   return [{ key: '(default)', request: {} }];
 }
 
-/** Composes one member, with setting overrides applied on top of its request. */
+/** Composes one member, with setting overrides and request inputs applied on top of its request. */
 export function composeMember(
   snapshot: Snapshot,
   member: Member,
   settings?: Readonly<Record<string, unknown>>,
+  vars?: Readonly<Record<string, unknown>>,
 ): ComposeOutcome {
   const request: ComposeRequest = { ...member.request };
   if (settings && Object.keys(settings).length > 0) request.settings = settings;
+  if (vars && Object.keys(vars).length > 0) request.vars = vars;
   return tryCompose(snapshot, request);
 }
 

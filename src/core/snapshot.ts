@@ -130,13 +130,24 @@ export function buildSnapshot(input: BuildInput): LoadResult {
     return text;
   };
   const yamls = new Map<string, ParsedYaml>();
-  const yamlOf = (path: string): ParsedYaml | undefined => {
+  const reported = new Set<string>();
+  // Parsed once: detection reads a YAML file's records before the registry does.
+  const parsedYaml = (path: string): ParsedYaml | undefined => {
     let parsed = yamls.get(path);
     if (!parsed) {
-      const text = strictText(path);
+      const bytes = input.files.get(path);
+      const text = bytes && decodeText(bytes);
       if (text === undefined) return undefined;
       parsed = memoByBytes(input.files.get(path)!, `yaml\0${path}`, () => parseYaml(text, { file: path }));
       yamls.set(path, parsed);
+    }
+    return parsed;
+  };
+  const yamlOf = (path: string): ParsedYaml | undefined => {
+    if (strictText(path) === undefined) return undefined;
+    const parsed = parsedYaml(path)!;
+    if (!reported.has(path)) {
+      reported.add(path);
       diagnostics.push(...parsed.diagnostics);
     }
     return parsed;
@@ -155,7 +166,9 @@ export function buildSnapshot(input: BuildInput): LoadResult {
   }
   const presetName =
     input.preset ??
-    (input.files.has(MANIFEST_FILE) ? undefined : detectPreset(paths, (p) => probeKeys(p, input.files)));
+    (input.files.has(MANIFEST_FILE)
+      ? undefined
+      : detectPreset(paths, (p) => probeKeys(p, input.files, parsedYaml)));
   if (presetName) {
     rootKey = `preset:${presetName}`;
     rootPart = presetPart(presetName, diagnostics);
@@ -470,7 +483,11 @@ function packVersion(
  * The key sets a file carries, for detection: a prompt file's frontmatter (read leniently),
  * a YAML file's top-level records. Never fails: unreadable content carries no keys.
  */
-function probeKeys(path: string, files: ReadonlyMap<string, Uint8Array>): ReadonlySet<string>[] {
+function probeKeys(
+  path: string,
+  files: ReadonlyMap<string, Uint8Array>,
+  yamlOf: (path: string) => ParsedYaml | undefined,
+): ReadonlySet<string>[] {
   const bytes = files.get(path);
   if (!bytes) return [];
   const text = decodeLossy(bytes);
@@ -483,7 +500,7 @@ function probeKeys(path: string, files: ReadonlyMap<string, Uint8Array>): Readon
         )
       : new Set<string>();
   if (/\.ya?ml$/i.test(path)) {
-    const value = parseYaml(text, { file: path }).value;
+    const value = yamlOf(path)?.value;
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
     return Object.values(value).map(stringKeys);
   }

@@ -11,6 +11,8 @@ export interface LintContext {
   snapshot?: Snapshot;
   /** Every member (fleet agent, else role) composed with the pack's settings; empty without a snapshot. */
   members: ReadonlyArray<{ member: Member; outcome: ComposeOutcome }>;
+  /** Request inputs every member is composed with (`strata validate --var`). */
+  vars?: Readonly<Record<string, string>>;
 }
 
 /** One check of `strata validate`: reads the context, returns its findings. */

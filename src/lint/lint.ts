@@ -46,7 +46,7 @@ export const memberComposes: LintCheck = (ctx) => {
     if (!outcome.ok) failure = { outcome };
     for (const settings of combos) {
       if (failure) break;
-      const other = composeMember(snapshot, member, settings);
+      const other = composeMember(snapshot, member, settings, ctx.vars);
       if (!other.ok) failure = { outcome: other, settings };
     }
     if (failure && !failure.outcome.ok) {
@@ -189,6 +189,7 @@ export const MAX_SETTING_COMBINATIONS = 64;
 export function lintPack(
   input: BuildInput,
   checks: readonly LintCheck[] = LINT_CHECKS,
+  options: { vars?: Readonly<Record<string, string>> } = {},
 ): { snapshot?: Snapshot; diagnostics: Diagnostic[]; needs?: string[] } {
   const loaded = buildSnapshot(input);
   if (loaded.needs) return loaded;
@@ -199,9 +200,13 @@ export function lintPack(
   }
   const snapshot = loaded.snapshot;
   const members = snapshot
-    ? packMembers(snapshot).map((member) => ({ member, outcome: composeMember(snapshot, member) }))
+    ? packMembers(snapshot).map((member) => ({
+        member,
+        outcome: composeMember(snapshot, member, undefined, options.vars),
+      }))
     : [];
   const ctx: LintContext = { texts, members };
+  if (options.vars) ctx.vars = options.vars;
   if (snapshot) ctx.snapshot = snapshot;
   const diagnostics = [...loaded.diagnostics, ...checks.flatMap((check) => check(ctx))];
   const result: { snapshot?: Snapshot; diagnostics: Diagnostic[] } = {

@@ -2,6 +2,7 @@ import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { type Diagnostic, formatDiagnostic } from '../../core/diagnostics.js';
 import { packMembers } from '../../core/members.js';
+import { parseSetPairs } from '../../core/settings.js';
 import { lintPack } from '../../lint/lint.js';
 import { openPack } from '../../source/open.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
@@ -17,6 +18,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     )
     .option('--format <format>', 'text | json | github (workflow annotations)', 'text')
     .option('--strict', 'exit 1 on warnings too')
+    .option('--var <key=value>', 'compose every member with this request input (repeatable)', collectVars, [])
     .addHelpText(
       'after',
       '\nEach finding: severity CODE: path:line:col: message (as every command prints diagnostics).\nExit status: 0 no error (warnings allowed), 1 an error (or, with --strict, a warning), 2 a usage error.',
@@ -39,10 +41,16 @@ export function formatAnnotation(d: Diagnostic, file?: string): string {
 
 // --- internal ---
 
+function collectVars(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 async function validateCommand(
-  flags: PackFlags & { format: string; strict?: boolean },
+  flags: PackFlags & { format: string; strict?: boolean; var?: string[] },
   io: CliIO,
 ): Promise<number> {
+  const vars = parseSetPairs(flags.var ?? []);
+  if (vars.bad.length > 0) throw new UsageError(`--var needs KEY=VALUE, got ${JSON.stringify(vars.bad[0])}`);
   if (!(FORMATS as readonly string[]).includes(flags.format)) {
     throw new UsageError(
       `--format must be one of ${FORMATS.join(', ')}, not ${JSON.stringify(flags.format)}`,
@@ -53,7 +61,7 @@ async function validateCommand(
     preset: loc.preset,
     env: io.env,
     ...loc.limits,
-    build: (input) => lintPack(input),
+    build: (input) => lintPack(input, undefined, { vars: vars.overrides }),
   });
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
   const warnings = diagnostics.length - errors;
