@@ -71,7 +71,8 @@ describe('hostile clients', () => {
       const { status, body } = await compose;
       expect(status).toBe(200);
       expect(body.tokens.total).toBeGreaterThan(0);
-      expect(answeredMeanwhile).toBeGreaterThanOrEqual(3);
+      // Not a count within a time: one answer while the count runs shows the loop is free.
+      expect(answeredMeanwhile).toBeGreaterThanOrEqual(1);
     }
   });
 
@@ -203,10 +204,14 @@ describe('hostile clients: shutdown', () => {
     socket.on('data', (d) => {
       reply += d;
     });
+    // `Expect: 100-continue`: the server answers 100 once the request is handed to the
+    // service, so the test knows it is in flight (no guess at how long that takes).
     socket.write(
-      `POST /api/compose HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+      `POST /api/compose HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n${body.slice(0, 5)}`,
     );
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor(() => (reply.includes('\r\n\r\n') ? true : undefined), 30_000, '100 Continue');
+    expect(reply).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\n$/);
+    reply = '';
     const closing = started.service.close();
     socket.write(body.slice(5));
     await new Promise((r) => socket.once('close', r));
