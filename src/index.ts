@@ -76,6 +76,7 @@ export {
   type PackFile,
   type Snapshot,
 } from './core/snapshot.js';
+export { packProblems } from './core/usable.js';
 export {
   type DiffReport,
   type DiffSide,

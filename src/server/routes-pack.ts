@@ -3,6 +3,7 @@ import { agentConfig } from '../agent-config/agent-config.js';
 import { error } from '../core/diagnostics.js';
 import { listInputs } from '../core/inputs.js';
 import { closestNames, didYouMean } from '../core/suggest.js';
+import { packProblems } from '../core/usable.js';
 import { VERSION } from '../source/version.js';
 import { type AppEnv, pickSnapshot, type Service } from './context.js';
 import { diagnosticsResponse, errorResponse } from './errors.js';
@@ -139,7 +140,8 @@ export function addPackRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
       const held = store.held;
       const snapshot = state?.snapshot;
       return c.json({
-        ready: state !== undefined,
+        // As /readyz: with --strict, a pack with warnings is not ready.
+        ready: snapshot !== undefined && (!service.strict || packProblems(snapshot).length === 0),
         version: snapshot?.version ?? null,
         previous: state?.previous?.version ?? null,
         preset: snapshot ? (snapshot.preset ?? null) : null,
