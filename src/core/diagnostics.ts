@@ -75,6 +75,7 @@ export const DIAGNOSTIC_CODES = [
   'OVER_BUDGET',
   'NEAR_BUDGET',
   'CACHE_ORDER',
+  'TOKEN_BUDGET_EXCEEDED',
   // tooling
   'BAD_REGISTRY',
   'GIT_ERROR',

@@ -48,7 +48,7 @@ export interface AppOptions {
   heartbeatMs?: number;
   /** Past SSE events kept for `Last-Event-ID` replay (default 256). */
   replayEvents?: number;
-  /** Time budget for one request's token counts, counted off the event loop (default 5 s); past it, 503 TOKEN_BUDGET_EXCEEDED. */
+  /** Time budget for one request's token counts, counted off the event loop (default 5 s); past it, the prompt is answered without counts and with a TOKEN_BUDGET_EXCEEDED warning. */
   tokenBudgetMs?: number;
   /** The inspector's static files (default: the bundled inspector). */
   assets?: () => Promise<Map<string, InspectorAsset>>;
@@ -323,6 +323,7 @@ function addOpsRoutes(
   app.get('/readyz', (c) => {
     const snapshot = service.store.state?.snapshot;
     if (!snapshot) return c.json({ ready: false, version: null }, 503);
+    if (service.warming) return c.json({ ready: false, version: snapshot.version, starting: true }, 503);
     const reasons = service.strict ? packProblems(snapshot) : [];
     if (reasons.length > 0) return c.json({ ready: false, version: snapshot.version, reasons }, 503);
     return c.json({ ready: true, version: snapshot.version });

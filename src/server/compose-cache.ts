@@ -1,16 +1,22 @@
 import { createHash } from 'node:crypto';
 import { type ComposeOutcome, type ComposeRequest, type ComposeResult, tryCompose } from '../core/compose.js';
-import type { Diagnostic } from '../core/diagnostics.js';
+import { type Diagnostic, warning } from '../core/diagnostics.js';
 import { withLayerWording } from '../core/explain.js';
 import type { Snapshot } from '../core/snapshot.js';
 import { snapshotCache } from '../core/snapshot-cache.js';
-import { withTokensOffThread } from '../tokens/count-off-thread.js';
+import { TokenBudgetError, withTokensOffThread } from '../tokens/count-off-thread.js';
 
 /** A composed prompt ready to send: the result and its JSON, serialised once. */
 export interface Rendered {
   result: ComposeResult;
-  /** `JSON.stringify(result)`, with token counts (`withTokens`). */
+  /**
+   * `JSON.stringify(result)`, with token counts (`withTokens`) unless counting took longer
+   * than the request's budget: then without `tokens`, and `result.diagnostics` ends with a
+   * `TOKEN_BUDGET_EXCEEDED` warning.
+   */
   json: string;
+  /** Whether `json` holds the token counts (an uncounted answer is not cached). */
+  counted: boolean;
   /** The text answer's quoted ETag: the text's sha256 (the same on every replica). */
   etag: string;
   /** The JSON answer's quoted ETag: the sha256 of the JSON bytes (they hold the version too). */
@@ -32,7 +38,8 @@ export interface RenderOptions {
  * Composes through the shared byte-bounded snapshot cache (`snapshotCache`): a snapshot
  * never changes, so a result is valid for as long as its snapshot is served. Requests
  * with ambient text are composed every time. Token counts of uncached texts are made off
- * the event loop; rejects with `TokenBudgetError` past the budget.
+ * the event loop; past the budget the prompt is answered without them, with a
+ * `TOKEN_BUDGET_EXCEEDED` warning.
  */
 export async function composeRendered(
   snapshot: Snapshot,
@@ -47,7 +54,8 @@ export async function composeRendered(
   const outcome = tryCompose(snapshot, request);
   if (!outcome.ok) return outcome;
   const done = await render(outcome, snapshot, options);
-  if (key !== undefined) rendered.set(snapshot, key, done, renderedBytes(done));
+  // An answer without its token counts is not kept: the next request counts again.
+  if (key !== undefined && done.counted) rendered.set(snapshot, key, done, renderedBytes(done));
   return { ok: true, rendered: done };
 }
 
@@ -74,12 +82,32 @@ async function render(
   snapshot: Snapshot,
   options: RenderOptions,
 ): Promise<Rendered> {
-  const { result } = outcome;
-  const tokenized = await withTokensOffThread(result, snapshot, { budgetMs: options.tokenBudgetMs });
-  const json = JSON.stringify(withLayerWording(tokenized));
+  let { result } = outcome;
+  let body: ComposeResult;
+  let counted = true;
+  try {
+    body = await withTokensOffThread(result, snapshot, { budgetMs: options.tokenBudgetMs });
+  } catch (e) {
+    if (!(e instanceof TokenBudgetError)) throw e;
+    // Counts are auxiliary: the prompt is answered without them, and says so.
+    counted = false;
+    result = {
+      ...result,
+      diagnostics: [
+        ...result.diagnostics,
+        warning(
+          'TOKEN_BUDGET_EXCEEDED',
+          `${e.message}; the prompt is answered without token counts (a later request counts them)`,
+        ),
+      ],
+    };
+    body = result;
+  }
+  const json = JSON.stringify(withLayerWording(body));
   const jsonBytes = new TextEncoder().encode(json);
   return {
     result,
+    counted,
     json,
     etag: `"${result.sha256}"`,
     jsonEtag: bytesEtag(jsonBytes),

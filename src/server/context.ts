@@ -37,6 +37,8 @@ export interface Service {
   startedAt: Date;
   /** Time budget for one request's token counts (they run off the event loop). */
   tokenBudgetMs?: number;
+  /** True while start-up still loads the token counter (`/readyz` answers 503 until then). */
+  warming?: boolean;
 }
 
 /**

@@ -56,7 +56,7 @@ export interface ServiceOptions extends ReloadSource {
   connections?: ConnectionLimits;
   /** Budget of all snapshot caches together, in bytes (default `DEFAULT_CACHE_BYTES`, 64 MiB). */
   cacheBytes?: number;
-  /** Time budget for one request's token counts (default 5 s; past it, 503 TOKEN_BUDGET_EXCEEDED). */
+  /** Time budget for one request's token counts (default 5 s; past it, the prompt comes without counts, with a TOKEN_BUDGET_EXCEEDED warning). */
   tokenBudgetMs?: number;
   /** Answer every compose with warnings as an error (`serve --strict`). */
   strict?: boolean;
@@ -110,6 +110,8 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
     metrics: createMetrics(store, { processMetrics: true }),
   });
 
+  app.service.warming = true;
+
   // 1. Listen first: liveness answers while the pack loads. Cached prompts take the fast path.
   const appListener = getRequestListener(app.fetch);
   const fast = createFastPath(app.service);
@@ -146,14 +148,15 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
     return { ok: false, diagnostics: initial.diagnostics };
   }
   // Load the tokenizer's tables now (about a second), not on the first request: here for
-  // short texts, and in the worker thread that counts long ones. The service says it is
-  // listening only once the worker is ready, so no request's time budget pays for its
-  // start-up (which takes seconds on a busy machine).
+  // short texts, and in the worker thread that counts long ones. The service is ready
+  // (`/readyz`) and says it is listening only once the worker is, so no request's time
+  // budget pays for its start-up (which takes seconds on a busy machine).
   const tokenizer = tokenConfig(store.state!.snapshot).tokenizer;
   getTokenizer(tokenizer).count('warm up');
   await warmCountWorker(tokenizer).catch((e) =>
     logger.warn({ err: e }, 'token counting worker failed to start'),
   );
+  app.service.warming = false;
 
   // 3. Watch.
   if (watching) {

@@ -3,7 +3,6 @@ import type { Context } from 'hono';
 import { type ComposeRequest, strictOutcome } from '../core/compose.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { Snapshot } from '../core/snapshot.js';
-import { TokenBudgetError } from '../tokens/count-off-thread.js';
 import { type ProviderFormat, providerBody } from '../tokens/providers.js';
 import { composeRendered, type Rendered, type RenderOutcome } from './compose-cache.js';
 import { type AppEnv, pickSnapshot, type Service } from './context.js';
@@ -134,8 +133,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
         if (Object.keys(merged).length > 0) request.settings = merged;
         const mergedVars = Object.assign(Object.create(null), body.vars, vars);
         if (Object.keys(mergedVars).length > 0) request.vars = mergedVars;
-        const rendered = await renderWithin(c, service, request, snapshot);
-        if (rendered instanceof Response) return rendered;
+        const rendered = await renderWithin(service, request, snapshot);
         const outcome = service.strict || body.strict ? strictRendered(rendered) : rendered;
         if (!outcome.ok) {
           service.metrics.compose(
@@ -194,8 +192,7 @@ async function answer(
   const snapshot = pickSnapshot(c, service, options.version);
   if (snapshot instanceof Response) return snapshot;
   const started = performance.now();
-  const rendered = await renderWithin(c, service, request, snapshot);
-  if (rendered instanceof Response) return rendered;
+  const rendered = await renderWithin(service, request, snapshot);
   const outcome = service.strict || options.strict ? strictRendered(rendered) : rendered;
   service.metrics.compose(
     route,
@@ -218,10 +215,15 @@ async function answer(
   return send(c, outcome.rendered);
 }
 
-/** A rendered outcome in strict mode: warnings fail it (see {@link strictOutcome}). */
+/**
+ * A rendered outcome in strict mode: warnings fail it (see {@link strictOutcome}), except
+ * `TOKEN_BUDGET_EXCEEDED`, which says nothing about the prompt the agent gets.
+ */
 function strictRendered(outcome: RenderOutcome): RenderOutcome {
   if (!outcome.ok) return outcome;
-  const strict = strictOutcome({ ok: true, result: outcome.rendered.result });
+  const { result } = outcome.rendered;
+  const diagnostics = result.diagnostics.filter((d) => d.code !== 'TOKEN_BUDGET_EXCEEDED');
+  const strict = strictOutcome({ ok: true, result: { ...result, diagnostics } });
   return strict.ok ? outcome : strict;
 }
 
@@ -238,19 +240,12 @@ function send(c: Context<AppEnv>, rendered: Rendered): Response {
   return status === 304 ? c.body(null, 304, headers) : c.body(body!, 200, headers);
 }
 
-/** Composes and renders within the service's token budget: a 503 answer past it. */
-async function renderWithin(
-  c: Context<AppEnv>,
-  service: Service,
-  request: ComposeRequest,
-  snapshot: Snapshot,
-): Promise<RenderOutcome | Response> {
-  try {
-    return await composeRendered(snapshot, request, { tokenBudgetMs: service.tokenBudgetMs });
-  } catch (e) {
-    if (!(e instanceof TokenBudgetError)) throw e;
-    return errorResponse(c, 503, 'TOKEN_BUDGET_EXCEEDED', `${e.message}; the request was not answered`);
-  }
+/**
+ * Composes and renders within the service's token budget (past it, the prompt comes
+ * without token counts and with a `TOKEN_BUDGET_EXCEEDED` warning).
+ */
+function renderWithin(service: Service, request: ComposeRequest, snapshot: Snapshot): Promise<RenderOutcome> {
+  return composeRendered(snapshot, request, { tokenBudgetMs: service.tokenBudgetMs });
 }
 
 function unknownAgent(

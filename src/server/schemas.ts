@@ -70,6 +70,8 @@ export const ErrorSchema = z
   })
   .openapi('Error');
 
+const BudgetStatus = z.enum(['ok', 'near', 'over']);
+
 export const LayerSchema = z
   .looseObject({
     id: z.string(),
@@ -114,8 +116,27 @@ export const LayerSchema = z
         'The layer in words, as `strata explain` prints it: why it is or is not in the text, and where its text comes from',
       example: { status: 'gated: fable_mode_enabled', source: '-' },
     }),
+    tokens: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: "Tokens of the layer's text (included layers; absent when not counted)" }),
+    budget: z.object({ max: z.number().int(), status: BudgetStatus }).optional(),
   })
   .openapi('Layer');
+
+export const TokenSummarySchema = z
+  .object({
+    tokenizer: z.string(),
+    family: z.string().optional(),
+    estimate: z.boolean(),
+    total: z.number().int(),
+    budget: z.object({ max: z.number().int(), nearFrom: z.number().int(), status: BudgetStatus }).optional(),
+  })
+  .openapi('TokenSummary', {
+    description:
+      'Token counts of the whole text. Absent when counting took longer than the request budget: the result then carries a TOKEN_BUDGET_EXCEEDED warning (and `X-Strata-Warnings` names it).',
+  });
 
 const ProviderFormat = z.enum(PROVIDER_FORMATS).openapi({
   description:
@@ -138,6 +159,7 @@ export const ComposeResultSchema = z
     layers: z.array(LayerSchema),
     fallback: z.boolean(),
     diagnostics: z.array(DiagnosticSchema),
+    tokens: TokenSummarySchema.optional(),
   })
   .openapi('ComposeResult');
 

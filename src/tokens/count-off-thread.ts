@@ -44,31 +44,34 @@ export async function withTokensOffThread(
   let chars = 0;
   for (const m of missing) chars += m.text.length;
   if (chars <= INLINE_COUNT_CHARS) return withTokens(result, snapshot, tk);
+  const remember = (counts: number[]) => {
+    for (const [i, m] of missing.entries()) rememberCount(snapshot, tk, m.hash, counts[i]!);
+  };
   const counts = await countOffThread(
     tk.name,
     missing.map((m) => m.text),
     options.budgetMs ?? DEFAULT_TOKEN_BUDGET_MS,
+    remember,
   );
-  const known = new Map<string, number>();
-  missing.forEach((m, i) => {
-    known.set(m.hash, counts[i]!);
-    rememberCount(snapshot, tk, m.hash, counts[i]!);
-  });
+  remember(counts);
+  const known = new Map(missing.map((m, i) => [m.hash, counts[i]!]));
   return withTokens(result, snapshot, tk, known);
 }
 
 /**
  * Counts texts in the worker thread (started on first use; it does not keep the process
- * alive). Rejects with {@link TokenBudgetError} after `budgetMs`.
+ * alive). Rejects with {@link TokenBudgetError} after `budgetMs`; the worker's answer,
+ * if it comes later, goes to `late` (so a cache can keep counts already paid for).
  */
 export async function countOffThread(
   tokenizer: TokenizerName,
   texts: string[],
   budgetMs: number,
+  late?: (counts: number[]) => void,
 ): Promise<number[]> {
   // The budget is for counting: it starts once the worker has loaded the encoding.
   await warmCountWorker(tokenizer);
-  return send(tokenizer, texts, budgetMs);
+  return send(tokenizer, texts, budgetMs, late);
 }
 
 /** Starts the worker and loads an encoding's tables in it (service start-up); once per encoding. */
@@ -93,12 +96,18 @@ export async function stopCountWorker(): Promise<void> {
 
 // --- internal ---
 
-function send(tokenizer: TokenizerName, texts: string[], budgetMs: number): Promise<number[]> {
+function send(
+  tokenizer: TokenizerName,
+  texts: string[],
+  budgetMs: number,
+  late?: (counts: number[]) => void,
+): Promise<number[]> {
   const worker = ensureWorker();
   const id = nextId++;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      pending.delete(id);
+      if (late) pending.set(id, { resolve: late, reject: () => {} });
+      else pending.delete(id);
       reject(new TokenBudgetError(budgetMs));
     }, budgetMs);
     timer.unref();

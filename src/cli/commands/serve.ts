@@ -88,7 +88,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     )
     .option(
       '--token-budget <ms>',
-      `time one request's token counts may take (default ${DEFAULT_TOKEN_BUDGET_MS}; past it 503 TOKEN_BUDGET_EXCEEDED)`,
+      `time one request's token counts may take (default ${DEFAULT_TOKEN_BUDGET_MS}; past it the prompt is answered without counts, with a TOKEN_BUDGET_EXCEEDED warning)`,
     )
     .option('--log-level <level>', `${LOG_LEVELS.join(' | ')} (default: $STRATA_LOG_LEVEL, else info)`)
     .option(
