@@ -56,6 +56,28 @@ export function checkImports(src: string): string[] {
   return findings.sort();
 }
 
+/**
+ * The packages a file of src loads, itself or through the src files it imports
+ * (transitively; type-only imports count too), sorted.
+ */
+export function packagesReached(src: string, entry: string): string[] {
+  const seen = new Set<string>();
+  const packages = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const spec of importsOf(file)) {
+      if (!spec.startsWith('.')) packages.add(spec.startsWith('node:') ? spec : packageName(spec));
+      else {
+        const target = resolveImport(file, spec);
+        if (target) visit(target);
+      }
+    }
+  };
+  visit(resolve(src, entry));
+  return [...packages].sort();
+}
+
 // --- internal ---
 
 interface Rule {
@@ -118,8 +140,11 @@ function list(text: string): string[] {
 
 function packageAllowed(spec: string, allowed: string[]): boolean {
   if (spec.startsWith('node:')) return allowed.includes('node:*') || allowed.includes(spec);
-  const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
-  return allowed.includes(name);
+  return allowed.includes(packageName(spec));
+}
+
+function packageName(spec: string): string {
+  return spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
 }
 
 /** Import specifiers of a file: import/export … from, import type, import(), require(). */

@@ -1,5 +1,8 @@
 /**
- * strata: compose every agent's system prompt from layered, ops-tunable files.
+ * strata: compose every agent's system prompt from layered, ops-tunable files. This entry
+ * is the core: open a pack, compose, explain, diagnostics and their codes, and the types.
+ * The runtime helper, the HTTP client, the server, the CLI and the tooling are subpath
+ * entries (`strata-prompts/runtime`, `/client`, `/server`, `/cli`, `/tooling`).
  *
  * @example
  * import { loadPackStrict, compose } from 'strata-prompts';
@@ -10,29 +13,12 @@
  */
 
 export {
-  type AgentConfig,
-  type AgentConfigOutcome,
-  AgentConfigSchema,
-  type AgentConfigValues,
-  agentConfig,
-  agentConfigJsonSchema,
-  type ConfigSource,
-} from './agent-config/agent-config.js';
-export type { CliIO } from './cli/io.js';
-export { run } from './cli/run.js';
-export {
-  type ClientPrompt,
-  PromptClient,
-  type PromptClientOptions,
-  PromptServiceError,
-} from './client/client.js';
-export { type SseEvent, SseParser } from './client/sse.js';
-export {
   type ComposeOutcome,
   type ComposeRequest,
   type ComposeResult,
   compose,
   type LayerResult,
+  SKIP_REASONS,
   type SkipReason,
   tryCompose,
 } from './core/compose.js';
@@ -78,68 +64,11 @@ export {
 } from './core/snapshot.js';
 export { packProblems } from './core/usable.js';
 export {
-  type DiffReport,
-  type DiffSide,
-  diffPacks,
-  type MemberChange,
-  type MemberPrompt,
-  type MemberSame,
-  promptDiff,
-} from './diff/diff.js';
-export { type InspectorAsset, inspectorAssets } from './inspector/assets.js';
-export { LINT_CHECKS, type LintCheck, type LintContext, lintPack } from './lint/lint.js';
-export { parseUcxl, type UcxlAddress } from './lint/ucxl.js';
-export { buildLock, checkLock, formatLock, type Lock, parseLock } from './lock/lock.js';
-export { changedPrompts, type PromptChanges } from './reload/changes.js';
-export { type ReloadSource, readOnce, stablePackLoader } from './reload/read.js';
-export {
-  type PackLoader,
-  type PackState,
-  type ReloadOutcome,
-  type ReloadTrigger,
-  SnapshotStore,
-  type StoreEvent,
-} from './reload/store.js';
-export { type PackWatcher, type WatchOptions, watchPack } from './reload/watch.js';
-export { type SystemPromptOptions, systemPrompt } from './runtime/system-prompt.js';
-export { type AppOptions, createApp, MAX_BODY_BYTES, type StrataApp } from './server/app.js';
-export { type RunningService, type ServiceOptions, type StartOutcome, startService } from './server/node.js';
-export { type BundleReadOptions, createBundle, readPackBundle } from './source/bundle.js';
-export { readPackAtRevision } from './source/git.js';
+  environmentRole,
+  type PackChoice,
+  type PackEnvironment,
+  requestRole,
+  resolvePackEnvironment,
+} from './source/environment.js';
 export { type LoadOptions, loadPack, loadPackStrict } from './source/load.js';
-export { DEFAULT_MAX_FILE_BYTES, readPackDir } from './source/read-dir.js';
-export { analyzeCache, type CacheMember, type CacheReport, formatCacheReport } from './tokens/cache.js';
-export { checkBudgets, checkCacheOrder, type TokenCheckOptions } from './tokens/checks.js';
-export {
-  type BudgetStatus,
-  type Budgets,
-  budgetFor,
-  type TokenConfig,
-  tokenConfig,
-} from './tokens/config.js';
-export {
-  countTokens,
-  type TokenizedLayer,
-  type TokenizedResult,
-  type TokenSummary,
-  withTokens,
-} from './tokens/count.js';
-export {
-  type AnthropicBody,
-  type AnthropicTextBlock,
-  anthropicBody,
-  type OpenAIBody,
-  openaiBody,
-  PROVIDER_FORMATS,
-  type ProviderFormat,
-  providerBody,
-} from './tokens/providers.js';
-export {
-  ENCODINGS,
-  type EncodingName,
-  getTokenizer,
-  TOKENIZER_NAMES,
-  type Tokenizer,
-  type TokenizerName,
-} from './tokens/tokenizer.js';
-export { parseVerbRegistry, renderVerbFragments, type Verb, type VerbParam } from './verbs/verbs.js';
+export { type OpenOptions, openPack, type PackSource, type PackSourceKind } from './source/open.js';

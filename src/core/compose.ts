@@ -34,7 +34,9 @@ export interface ComposeRequest {
   vars?: Readonly<Record<string, unknown>>;
 }
 
-export type SkipReason = 'gated' | 'missing' | 'empty' | 'no-value';
+/** Why a layer was left out of a prompt (the closed set). */
+export const SKIP_REASONS = ['gated', 'missing', 'empty', 'no-value'] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
 
 /** One file of a multi-file layer (a chain), with its place in the result text. */
 export interface LayerPart {

@@ -1,0 +1,12 @@
+/**
+ * `strata-prompts/runtime`: `systemPrompt()`, the one call an agent runtime makes at
+ * start-up. Loads no server, CLI or watcher code.
+ *
+ * @example
+ * import { systemPrompt } from 'strata-prompts/runtime';
+ * const system = await systemPrompt(); // STRATA_PROMPTS_DIR, STRATA_ROLE
+ *
+ * @packageDocumentation
+ */
+
+export { type SystemPromptOptions, systemPrompt } from './runtime/system-prompt.js';

@@ -1,0 +1,14 @@
+/**
+ * `strata-prompts/server`: the prompt service, as a `(Request) => Response` app
+ * (`createApp`) or on a socket (`startService`).
+ *
+ * @example
+ * import { startService } from 'strata-prompts/server';
+ * const started = await startService({ dir: '/etc/strata/prompts', port: 7411 });
+ *
+ * @packageDocumentation
+ */
+
+export { type InspectorAsset, inspectorAssets } from './inspector/assets.js';
+export { type AppOptions, createApp, MAX_BODY_BYTES, type StrataApp } from './server/app.js';
+export { type RunningService, type ServiceOptions, type StartOutcome, startService } from './server/node.js';
