@@ -1,7 +1,7 @@
 import { agentConfig } from '../agent-config/agent-config.js';
 import type { ComposeOutcome } from '../core/compose.js';
 import { type Diagnostic, error, sortDiagnostics, warning } from '../core/diagnostics.js';
-import { composeMember, type Member, memberLabel, packMembers } from '../core/members.js';
+import { composeMember, memberLabel, packMembers } from '../core/members.js';
 import type { SettingDef, SettingValue } from '../core/settings.js';
 import { type BuildInput, buildSnapshot, type Snapshot } from '../core/snapshot.js';
 import { decodeText } from '../core/text.js';
