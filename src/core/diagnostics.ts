@@ -84,7 +84,8 @@ export const DIAGNOSTIC_CODES = [
 ] as const;
 
 export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[number];
-export type Severity = 'error' | 'warning';
+export const SEVERITIES = ['error', 'warning'] as const;
+export type Severity = (typeof SEVERITIES)[number];
 
 /** One problem found while loading, composing or linting a pack. */
 export interface Diagnostic {

@@ -4,7 +4,8 @@ import { closestNames, didYouMean } from './suggest.js';
 // Typed knobs of a pack (docs/pack-format.md, "The manifest"): request over env var over
 // manifest default.
 
-export type SettingType = 'boolean' | 'enum' | 'string' | 'integer';
+export const SETTING_TYPES = ['boolean', 'enum', 'string', 'integer'] as const;
+export type SettingType = (typeof SETTING_TYPES)[number];
 export type SettingValue = boolean | string | number;
 
 export interface SettingDef {
@@ -20,7 +21,8 @@ export interface SettingDef {
 }
 
 /** Where a setting's value came from: the manifest, an env var, the operator (`serve --set`, CLI `--set` of a path setting) or the request. */
-export type SettingSource = 'default' | 'env' | 'operator' | 'request';
+export const SETTING_SOURCES = ['default', 'env', 'operator', 'request'] as const;
+export type SettingSource = (typeof SETTING_SOURCES)[number];
 
 export interface ResolvedSettings {
   values: Record<string, SettingValue>;

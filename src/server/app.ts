@@ -15,10 +15,12 @@ import { EventHub } from './events.js';
 import { hostPolicy, isUnsafeMethod } from './host-check.js';
 import { logRequest, requestId } from './logging.js';
 import { createMetrics, type ServiceMetrics } from './metrics.js';
-import { addRoute } from './route.js';
+import { addOpenApiDocument } from './openapi.js';
+import { addRoute, errors, json } from './route.js';
 import { addAdminRoutes } from './routes-admin.js';
 import { addPackRoutes } from './routes-pack.js';
 import { addPromptRoutes } from './routes-prompts.js';
+import { HealthSchema, ReadySchema } from './schemas.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 
 export interface AppOptions {
@@ -196,15 +198,7 @@ export function createApp(options: AppOptions): StrataApp {
   addPromptRoutes(app, service);
   addPackRoutes(app, service);
   addAdminRoutes(app, service);
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-  app.doc('/openapi.json', {
-    openapi: '3.0.3',
-    info: {
-      title: 'strata prompt service',
-      version: VERSION,
-      description: 'Composed system prompts with provenance, hot reload and push updates.',
-    },
-  });
+  addOpenApiDocument(app);
 
   // 6. Errors: a known path with another method is 405 with Allow.
   app.notFound(async (c) => {
@@ -319,24 +313,78 @@ function addOpsRoutes(
   service: Service,
   assets: () => Promise<Map<string, InspectorAsset>>,
 ): void {
-  app.get('/healthz', (c) => c.json({ ok: true }));
-  app.get('/readyz', (c) => {
-    const snapshot = service.store.state?.snapshot;
-    if (!snapshot) return c.json({ ready: false, version: null }, 503);
-    if (service.warming) return c.json({ ready: false, version: snapshot.version, starting: true }, 503);
-    const reasons = service.strict ? packProblems(snapshot) : [];
-    if (reasons.length > 0) return c.json({ ready: false, version: snapshot.version, reasons }, 503);
-    return c.json({ ready: true, version: snapshot.version });
-  });
-  app.get('/metrics', async (c) => {
-    const { registry } = service.metrics;
-    return c.body(await registry.metrics(), 200, { 'Content-Type': registry.contentType });
-  });
+  addRoute(
+    app,
+    {
+      method: 'get',
+      path: '/healthz',
+      operationId: 'getHealth',
+      tags: ['service'],
+      summary: 'Liveness: the process answers',
+      responses: { 200: json(HealthSchema, 'Alive') },
+    },
+    (c) => c.json({ ok: true }),
+  );
+  addRoute(
+    app,
+    {
+      method: 'get',
+      path: '/readyz',
+      operationId: 'getReadiness',
+      tags: ['service'],
+      summary: 'Readiness: a pack version is loaded and served',
+      responses: {
+        200: json(ReadySchema, 'Ready, with the version served'),
+        503: json(
+          ReadySchema,
+          'Not ready: no pack version is loaded yet, the service is starting (`starting`), or strict mode found problems (`reasons`)',
+        ),
+      },
+    },
+    (c) => {
+      const snapshot = service.store.state?.snapshot;
+      if (!snapshot) return c.json({ ready: false, version: null }, 503);
+      if (service.warming) return c.json({ ready: false, version: snapshot.version, starting: true }, 503);
+      const reasons = service.strict ? packProblems(snapshot) : [];
+      if (reasons.length > 0) return c.json({ ready: false, version: snapshot.version, reasons }, 503);
+      return c.json({ ready: true, version: snapshot.version });
+    },
+  );
+  addRoute(
+    app,
+    {
+      method: 'get',
+      path: '/metrics',
+      operationId: 'getMetrics',
+      tags: ['service'],
+      summary: 'Prometheus metrics (text exposition format 0.0.4)',
+      responses: {
+        200: {
+          description: 'The metrics',
+          content: { 'text/plain; version=0.0.4; charset=utf-8': { schema: { type: 'string' } } },
+        },
+      },
+    },
+    async (c) => {
+      const { registry } = service.metrics;
+      return c.body(await registry.metrics(), 200, { 'Content-Type': registry.contentType });
+    },
+  );
   addRoute(
     app,
     {
       method: 'get',
       path: '/api/events',
+      operationId: 'streamEvents',
+      parameters: [
+        {
+          name: 'Last-Event-ID',
+          in: 'header',
+          required: false,
+          description: 'The id of the last event received: the events missed since are sent after `hello`',
+          schema: { type: 'string' },
+        },
+      ],
       tags: ['service'],
       summary: 'Server-Sent Events: hello, then one reload event per new version',
       description:
@@ -346,6 +394,7 @@ function addOpsRoutes(
           content: { 'text/event-stream': { schema: { type: 'string' } } },
           description: 'The event stream',
         },
+        ...errors(503),
       },
     },
     (c) => {

@@ -6,10 +6,58 @@ import { ErrorSchema } from './schemas.js';
 /** A route handler that answers a plain Response (bodies are often pre-serialised). */
 export type PlainHandler = (c: Context<AppEnv>) => Response | Promise<Response>;
 
-/** Registers a documented, validated route whose handler answers a plain Response. */
-export function addRoute(app: OpenAPIHono<AppEnv>, config: RouteConfig, handler: PlainHandler): void {
-  app.openapi(config, handler as never);
+/**
+ * Registers a documented, validated route whose handler answers a plain Response. Every
+ * route needs an `operationId`; one without `security` is documented as public.
+ */
+export function addRoute(
+  app: OpenAPIHono<AppEnv>,
+  config: RouteConfig & { operationId: string },
+  handler: PlainHandler,
+): void {
+  app.openapi({ security: [], ...config }, handler as never);
 }
+
+/** Response headers of the prompt answers, for the document. */
+export const PROMPT_HEADERS = {
+  ETag: {
+    description:
+      "This representation's strong validator: the text's sha256 for text/plain, the body's sha256 for JSON and provider formats",
+    required: true,
+    schema: { type: 'string' as const },
+  },
+  'X-Strata-Version': {
+    description: 'The pack version the answer was composed from',
+    required: true,
+    schema: { type: 'string' as const },
+  },
+  'Cache-Control': {
+    description: '`no-cache`: revalidate with If-None-Match',
+    required: true,
+    schema: { type: 'string' as const },
+  },
+};
+
+/** The `If-None-Match` request header, for the document. */
+export const IF_NONE_MATCH = {
+  name: 'If-None-Match',
+  in: 'header' as const,
+  required: false,
+  description: 'ETags held; the answer is 304 when one is the ETag of the representation asked for',
+  schema: { type: 'string' as const },
+};
+
+/** The `set.KEY=VALUE` query parameters, for the document. */
+export const SET_PARAMS = {
+  name: 'set',
+  in: 'query' as const,
+  required: false,
+  style: 'form' as const,
+  explode: true,
+  description:
+    'Setting overrides as `set.KEY=VALUE` query parameters (e.g. `set.fable_mode_enabled=on`); each key once; values are parsed by the setting type',
+  schema: { type: 'object' as const, additionalProperties: { type: 'string' as const } },
+};
 
 /** The validated input of a route (the schema already checked it). */
 export function valid<S extends z.ZodType>(
@@ -36,7 +84,7 @@ export function errors(...statuses: number[]): Record<number, ReturnType<typeof 
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'Bad request: bad name, bad or unknown setting, invalid body or query',
-  401: 'Wrong admin token',
+  401: 'Missing or wrong admin token',
   403: 'Admin endpoints are disabled (no STRATA_ADMIN_TOKEN)',
   404: 'Unknown role, agent or version',
   413: 'Body over the size limit',

@@ -4,7 +4,7 @@ import { checkAdmin } from './auth.js';
 import type { AppEnv, Service } from './context.js';
 import { errorResponse } from './errors.js';
 import { addRoute, errors, json } from './route.js';
-import { ReloadBodySchema, ReloadSchema } from './schemas.js';
+import { ReloadBodySchema, ReloadRefusedSchema, ReloadSchema } from './schemas.js';
 
 /** `POST /api/prompts/reload`: reload on demand (and accept a held version), behind the admin token. */
 export function addAdminRoutes(app: OpenAPIHono<AppEnv>, service: Service): void {
@@ -13,6 +13,7 @@ export function addAdminRoutes(app: OpenAPIHono<AppEnv>, service: Service): void
     createRoute({
       method: 'post',
       path: '/api/prompts/reload',
+      operationId: 'reloadPack',
       tags: ['service'],
       summary: 'Reload the pack now; accept a held version',
       description:
@@ -32,10 +33,10 @@ export function addAdminRoutes(app: OpenAPIHono<AppEnv>, service: Service): void
       responses: {
         200: json(ReloadSchema, 'The version served after the reload and what changed'),
         409: json(
-          ReloadSchema,
+          ReloadRefusedSchema,
           'The new version degrades members and is held; the previous version is still served',
         ),
-        422: json(ReloadSchema, 'The pack has errors; the previous version is still served'),
+        422: json(ReloadRefusedSchema, 'The pack has errors; the previous version is still served'),
         ...errors(400, 401, 403),
       },
     }),

@@ -20,6 +20,7 @@ export function addPackRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
     createRoute({
       method: 'get',
       path: '/api/roles',
+      operationId: 'listRoles',
       tags: ['pack'],
       summary: 'The roles of the registry',
       responses: { 200: json(RolesSchema, 'Role ids with name, description and tags'), ...errors(503) },
@@ -43,6 +44,7 @@ export function addPackRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
     createRoute({
       method: 'get',
       path: '/api/fleet',
+      operationId: 'getFleet',
       tags: ['pack'],
       summary: 'The agents the pack serves',
       responses: { 200: json(FleetSchema, 'Agents with their role and team'), ...errors(503) },
@@ -60,6 +62,7 @@ export function addPackRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
     createRoute({
       method: 'get',
       path: '/api/settings',
+      operationId: 'listSettings',
       tags: ['pack'],
       summary: 'The settings of the pack, with the value in effect and where it comes from',
       responses: { 200: json(SettingsListSchema, 'Setting definitions and values'), ...errors(503) },
@@ -94,6 +97,7 @@ export function addPackRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
     createRoute({
       method: 'get',
       path: '/api/agents/{agent}/config',
+      operationId: 'getAgentConfig',
       tags: ['pack'],
       summary: "An agent's config with its role's model and capability overrides applied",
       request: {
@@ -129,6 +133,7 @@ export function addPackRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
     createRoute({
       method: 'get',
       path: '/api/status',
+      operationId: 'getStatus',
       tags: ['service'],
       summary: 'Version served, when it was loaded, and the last reload error',
       responses: { 200: json(StatusSchema, 'Service status') },

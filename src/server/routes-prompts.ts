@@ -8,11 +8,13 @@ import { composeRendered, type Rendered, type RenderOutcome } from './compose-ca
 import { type AppEnv, pickSnapshot, type Service } from './context.js';
 import { diagnosticsResponse, errorResponse } from './errors.js';
 import { bodyAnswer, promptAnswer, warningCodes } from './prompt-response.js';
-import { addRoute, errors, json, valid } from './route.js';
+import { addRoute, errors, IF_NONE_MATCH, json, PROMPT_HEADERS, SET_PARAMS, valid } from './route.js';
 import {
   AgentPromptQuerySchema,
+  AnthropicBodySchema,
   ComposeBodySchema,
   ComposeResultSchema,
+  OpenAIBodySchema,
   PromptQuerySchema,
   TeamBodySchema,
   TeamResultSchema,
@@ -28,10 +30,12 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
     createRoute({
       method: 'get',
       path: '/api/prompts/{role}',
+      operationId: 'getRolePrompt',
+      parameters: [SET_PARAMS, IF_NONE_MATCH],
       tags: ['prompts'],
       summary: "A role's composed prompt",
       description:
-        'Query `set.KEY=VALUE` overrides a setting. `Accept: text/plain` answers the bare text. `ETag` is the sha256 of the text; `If-None-Match` answers 304.',
+        'Query `set.KEY=VALUE` overrides a setting. `Accept: text/plain` answers the bare text; `format=openai|anthropic` a provider request body. Each representation has its own `ETag` (text: the text sha256; JSON and formats: the body sha256); an `If-None-Match` naming it answers 304.',
       request: { params: z.object({ role: z.string() }), query: PromptQuerySchema },
       responses: {
         200: PROMPT_OK,
@@ -53,6 +57,8 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
     createRoute({
       method: 'get',
       path: '/api/agents/{agent}/prompt',
+      operationId: 'getAgentPrompt',
+      parameters: [SET_PARAMS, IF_NONE_MATCH],
       tags: ['prompts'],
       summary: "An agent's composed prompt (its role and team from the fleet)",
       description:
@@ -82,6 +88,8 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
     createRoute({
       method: 'post',
       path: '/api/compose',
+      operationId: 'composePrompt',
+      parameters: [IF_NONE_MATCH],
       tags: ['prompts'],
       summary: 'Compose for any request',
       description:
@@ -89,6 +97,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       request: { body: { content: { 'application/json': { schema: ComposeBodySchema } }, required: true } },
       responses: {
         200: PROMPT_OK,
+        304: NOT_MODIFIED,
         ...errors(400, 404, 413, 415, 500, 503),
       },
     }),
@@ -106,6 +115,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
     createRoute({
       method: 'post',
       path: '/api/teams/compose',
+      operationId: 'composeTeam',
       tags: ['prompts'],
       summary: 'Compose for every member of a team, from one pack version',
       description: 'All or nothing: a member that cannot be composed fails the call, naming the member.',
@@ -166,15 +176,24 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
 
 // --- internal ---
 
-/** The 200 answer of every prompt route: the result as JSON, or the bare text. */
+/** The 200 answer of every prompt route: the result as JSON, a provider body, or the bare text. */
 const PROMPT_OK = {
   content: {
-    'application/json': { schema: ComposeResultSchema },
-    'text/plain': { schema: z.string() },
+    'application/json': {
+      schema: z.union([ComposeResultSchema, OpenAIBodySchema, AnthropicBodySchema]).openapi({
+        description:
+          'The result with provenance; with `format=openai` or `format=anthropic`, that provider body',
+      }),
+    },
+    'text/plain': { schema: z.string().openapi({ description: 'The bare prompt text' }) },
   },
-  description: 'The result with provenance, or the bare text',
+  headers: { ...PROMPT_HEADERS, Vary: { description: '`Accept`', schema: { type: 'string' as const } } },
+  description: 'The result with provenance, a provider body, or the bare text',
 };
-const NOT_MODIFIED = { description: 'Not modified (If-None-Match matched)' };
+const NOT_MODIFIED = {
+  description: "Not modified: If-None-Match named this representation's ETag",
+  headers: PROMPT_HEADERS,
+};
 
 /**
  * Composes one request and answers JSON or text, with ETag and If-None-Match; with a

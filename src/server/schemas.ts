@@ -1,5 +1,15 @@
 import { z } from '@hono/zod-openapi';
+import type { AgentConfig } from '../agent-config/agent-config.js';
+import { SKIP_REASONS } from '../core/compose.js';
+import { DIAGNOSTIC_CODES, type Diagnostic, SEVERITIES } from '../core/diagnostics.js';
+import type { WordedLayer } from '../core/explain.js';
+import { SETTING_SOURCES, SETTING_TYPES } from '../core/settings.js';
+import { ENCODINGS, TOKENIZER_NAMES } from '../core/tokenizer-names.js';
+import { BUDGET_STATUSES } from '../tokens/config.js';
+import type { TokenizedLayer, TokenizedResult, TokenSummary } from '../tokens/count.js';
+import type { AnthropicBody, OpenAIBody } from '../tokens/providers.js';
 import { PROVIDER_FORMATS } from '../tokens/providers.js';
+import { HTTP_ERROR_CODES } from './errors.js';
 
 // The API's schemas: they validate request bodies and queries and generate
 // `/openapi.json`, so the document and the validation cannot disagree.
@@ -47,8 +57,8 @@ const StrictQuery = z.enum(['true', 'false', '1', '0']).openapi({
 
 export const DiagnosticSchema = z
   .object({
-    code: z.string(),
-    severity: z.enum(['error', 'warning']),
+    code: z.enum(DIAGNOSTIC_CODES),
+    severity: z.enum(SEVERITIES),
     message: z.string(),
     file: z.string().optional(),
     line: z.number().int().optional(),
@@ -63,23 +73,23 @@ export const DiagnosticSchema = z
 export const ErrorSchema = z
   .object({
     error: z.object({
-      code: z.string(),
+      code: z.enum([...DIAGNOSTIC_CODES, ...HTTP_ERROR_CODES]),
       message: z.string(),
       diagnostics: z.array(DiagnosticSchema).optional(),
     }),
   })
   .openapi('Error');
 
-const BudgetStatus = z.enum(['ok', 'near', 'over']);
+const BudgetStatus = z.enum(BUDGET_STATUSES);
 
 export const LayerSchema = z
-  .looseObject({
+  .object({
     id: z.string(),
     included: z.boolean(),
-    reason: z.enum(['gated', 'missing', 'empty', 'no-value']).optional(),
+    reason: z.enum(SKIP_REASONS).optional().openapi({ description: 'Why the layer is not in the text' }),
     gate: z.string().optional(),
     placeholder: z.string().optional(),
-    kind: z.string(),
+    kind: z.string().openapi({ description: 'Where the text comes from (file, text, role_field, …; none)' }),
     source: z.string().optional(),
     field: z.string().optional(),
     variant: z.number().int().optional(),
@@ -127,8 +137,8 @@ export const LayerSchema = z
 
 export const TokenSummarySchema = z
   .object({
-    tokenizer: z.string(),
-    family: z.string().optional(),
+    tokenizer: z.enum(ENCODINGS),
+    family: z.enum(TOKENIZER_NAMES).optional(),
     estimate: z.boolean(),
     total: z.number().int(),
     budget: z.object({ max: z.number().int(), nearFrom: z.number().int(), status: BudgetStatus }).optional(),
@@ -144,7 +154,7 @@ const ProviderFormat = z.enum(PROVIDER_FORMATS).openapi({
 });
 
 export const ComposeResultSchema = z
-  .looseObject({
+  .object({
     version: z.string(),
     text: z.string(),
     sha256: z.string(),
@@ -153,7 +163,7 @@ export const ComposeResultSchema = z
     team: z.string().optional(),
     agent: z.string().optional(),
     settings: z.record(z.string(), SettingValue),
-    settingSources: z.record(z.string(), z.enum(['default', 'env', 'operator', 'request'])),
+    settingSources: z.record(z.string(), z.enum(SETTING_SOURCES)),
     inputs: z.record(z.string(), SettingValue).optional(),
     inputSources: z.record(z.string(), z.enum(['default', 'request'])).optional(),
     layers: z.array(LayerSchema),
@@ -162,6 +172,29 @@ export const ComposeResultSchema = z
     tokens: TokenSummarySchema.optional(),
   })
   .openapi('ComposeResult');
+
+export const OpenAIBodySchema = z
+  .object({
+    messages: z.array(z.object({ role: z.literal('system'), content: z.string() })).length(1),
+  })
+  .openapi('OpenAIBody', {
+    description: '`format=openai`: the prompt as the system message of a Chat Completions request',
+  });
+
+export const AnthropicBodySchema = z
+  .object({
+    system: z.array(
+      z.object({
+        type: z.literal('text'),
+        text: z.string(),
+        cache_control: z.object({ type: z.literal('ephemeral') }).optional(),
+      }),
+    ),
+  })
+  .openapi('AnthropicBody', {
+    description:
+      '`format=anthropic`: the prompt as system blocks of a Messages request, with cache breakpoints',
+  });
 
 export const PromptQuerySchema = z.object({
   team: Name.optional(),
@@ -252,13 +285,13 @@ export const SettingsListSchema = z
     settings: z.array(
       z.object({
         name: z.string(),
-        type: z.enum(['boolean', 'enum', 'string', 'integer']),
+        type: z.enum(SETTING_TYPES),
         default: SettingValue,
         env: z.string().nullable(),
         values: z.array(z.string()).nullable(),
         description: z.string().nullable(),
         value: SettingValue.openapi({ description: 'The value in effect (env over default)' }),
-        source: z.enum(['default', 'env', 'operator', 'request']),
+        source: z.enum(SETTING_SOURCES),
       }),
     ),
     inputs: z
@@ -277,11 +310,22 @@ export const SettingsListSchema = z
   .openapi('Settings');
 
 export const AgentConfigSchema = z
-  .looseObject({
+  .object({
     version: z.string(),
-    agent: z.string(),
+    agent: z.string().optional(),
     role: z.string().optional(),
-    config: z.record(z.string(), z.unknown()),
+    team: z.string().optional(),
+    config: z.record(z.string(), z.any()).openapi({
+      description: 'model, models, capabilities, expertise, max_tasks, temperature, … and any other key',
+    }),
+    sources: z.record(
+      z.string(),
+      z.object({
+        from: z.enum(['agent_defaults', 'role', 'agent']),
+        file: z.string().optional(),
+        via: z.literal('models[0]').optional(),
+      }),
+    ),
   })
   .openapi('AgentConfig');
 
@@ -376,6 +420,71 @@ export const ReloadSchema = z
   })
   .openapi('Reload');
 
+export const ReloadRefusedSchema = ReloadSchema.extend({
+  error: z.object({ code: z.enum(['RELOAD_FAILED', 'RELOAD_HELD']), message: z.string() }),
+}).openapi('ReloadRefused');
+
+export const HealthSchema = z.object({ ok: z.literal(true) }).openapi('Health');
+
+export const ReadySchema = z
+  .object({
+    ready: z.boolean(),
+    version: z.string().nullable(),
+    starting: z.literal(true).optional().openapi({ description: 'Loaded, still warming up' }),
+    reasons: z
+      .array(DiagnosticSchema)
+      .optional()
+      .openapi({ description: 'Strict mode: why the pack is not usable' }),
+  })
+  .openapi('Ready');
+
 export type ComposeBody = z.infer<typeof ComposeBodySchema>;
 export type TeamBody = z.infer<typeof TeamBodySchema>;
 export type PromptQuery = z.infer<typeof PromptQuerySchema>;
+
+// --- internal ---
+
+// Compile-time checks that the response schemas describe the core's result types: the
+// same fields, and every value of the type accepted by the schema. A field added to a
+// core type without its schema (or the other way round) fails the typecheck.
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never]
+  ? true
+  : { missing: Exclude<keyof A, keyof B>; extra: Exclude<keyof B, keyof A> };
+type Fits<T, S extends z.ZodType> = T extends z.input<S> ? true : false;
+/** A layer as the API serves it: token counts and the explain wording added. */
+type ServedLayer = WordedLayer<TokenizedLayer>;
+/** A result as the API serves it (tokens absent when counting ran over its budget). */
+type ServedResult = Omit<TokenizedResult, 'layers' | 'tokens'> & {
+  tokens?: TokenSummary;
+  layers: ServedLayer[];
+};
+const contract: {
+  result: [
+    SameKeys<ServedResult, z.infer<typeof ComposeResultSchema>>,
+    Fits<ServedResult, typeof ComposeResultSchema>,
+  ];
+  layer: [SameKeys<ServedLayer, z.infer<typeof LayerSchema>>, Fits<ServedLayer, typeof LayerSchema>];
+  tokens: [
+    SameKeys<TokenSummary, z.infer<typeof TokenSummarySchema>>,
+    Fits<TokenSummary, typeof TokenSummarySchema>,
+  ];
+  diagnostic: [
+    SameKeys<Diagnostic, z.infer<typeof DiagnosticSchema>>,
+    Fits<Diagnostic, typeof DiagnosticSchema>,
+  ];
+  config: [
+    SameKeys<AgentConfig, z.infer<typeof AgentConfigSchema>>,
+    Fits<AgentConfig, typeof AgentConfigSchema>,
+  ];
+  openai: Fits<OpenAIBody, typeof OpenAIBodySchema>;
+  anthropic: Fits<AnthropicBody, typeof AnthropicBodySchema>;
+} = {
+  result: [true, true],
+  layer: [true, true],
+  tokens: [true, true],
+  diagnostic: [true, true],
+  config: [true, true],
+  openai: true,
+  anthropic: true,
+};
+void contract;

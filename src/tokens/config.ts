@@ -17,7 +17,8 @@ export interface TokenConfig {
   budgets?: Budgets;
 }
 
-export type BudgetStatus = 'ok' | 'near' | 'over';
+export const BUDGET_STATUSES = ['ok', 'near', 'over'] as const;
+export type BudgetStatus = (typeof BUDGET_STATUSES)[number];
 
 export { DEFAULT_WARN_AT, type Locate } from '../core/manifest-tokens.js';
 

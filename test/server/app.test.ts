@@ -4,6 +4,7 @@ import { layerSource, layerStatus } from '../../src/core/explain.js';
 import { sha256 } from '../../src/core/text.js';
 import { SnapshotStore } from '../../src/reload/store.js';
 import { createApp } from '../../src/server/app.js';
+import { checkedApp } from './contract.js';
 import { appFor, MINI, MINI_PROMPTS } from './helpers.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -327,7 +328,7 @@ describe('pack endpoints', () => {
 
 describe('POST /api/prompts/reload', () => {
   it('answers 403 when no admin token is configured', async () => {
-    const other = createApp({ store: SnapshotStore.of(service.store.state!.snapshot), heartbeatMs: 0 });
+    const other = checkedApp({ store: SnapshotStore.of(service.store.state!.snapshot), heartbeatMs: 0 });
     const res = await other.app.request('/api/prompts/reload', {
       method: 'POST',
       headers: { authorization: 'Bearer s3cret' },
@@ -370,7 +371,7 @@ describe('operations', () => {
 
   it('answers 503 before a snapshot is loaded', async () => {
     const empty = new SnapshotStore(async () => ({ diagnostics: [] }));
-    const cold = createApp({ store: empty, heartbeatMs: 0 });
+    const cold = checkedApp({ store: empty, heartbeatMs: 0 });
     expect((await cold.app.request('/healthz')).status).toBe(200);
     for (const path of ['/readyz', '/api/prompts/writer', '/api/roles', '/api/events']) {
       expect((await cold.app.request(path)).status, path).toBe(503);
@@ -433,10 +434,15 @@ describe('operations', () => {
       '/api/settings',
       '/api/status',
       '/api/teams/compose',
+      '/healthz',
+      '/metrics',
+      '/openapi.json',
+      '/readyz',
     ]);
     expect(doc.components.schemas.ComposeRequest.additionalProperties).toBe(false);
     expect(Object.keys(doc.paths['/api/compose'].post.responses).sort()).toEqual([
       '200',
+      '304',
       '400',
       '404',
       '413',

@@ -3,6 +3,7 @@ import { type ClientPrompt, PromptClient, PromptServiceError } from '../../src/c
 import { SseParser } from '../../src/client/sse.js';
 import { sha256 } from '../../src/core/text.js';
 import { createApp } from '../../src/server/app.js';
+import { checkedApp } from './contract.js';
 import { memoryStore, SEP, waitFor } from './helpers.js';
 
 const PACK = {
@@ -14,7 +15,7 @@ const PACK = {
 async function setup() {
   const mem = memoryStore(PACK);
   await mem.store.reload('initial');
-  const service = createApp({ store: mem.store, heartbeatMs: 0 });
+  const service = checkedApp({ store: mem.store, heartbeatMs: 0 });
   const calls: Array<{ url: string; headers: Record<string, string>; status: number }> = [];
   let down = false;
   const fetchFn = (async (input: string | URL | Request, init?: RequestInit) => {

@@ -4,6 +4,7 @@ import { getRequestListener } from '@hono/node-server';
 import { EventSource } from 'eventsource';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type StrataApp } from '../../src/server/app.js';
+import { checkedApp } from './contract.js';
 import { eventStream, memoryStore, waitFor } from './helpers.js';
 
 /**
@@ -130,7 +131,7 @@ describe('/api/events with the eventsource client', () => {
   it('replays only what it can resume: not another process’s ids, not ids past the ring', async () => {
     const mem = memoryStore(PACK);
     await mem.store.reload('initial');
-    const app = createApp({ store: mem.store, heartbeatMs: 0, replayEvents: 2 });
+    const app = checkedApp({ store: mem.store, heartbeatMs: 0, replayEvents: 2 });
     cleanup.push(() => app.close());
     const boot = app.events.lastId.split('.')[0]!;
     let n = 1;

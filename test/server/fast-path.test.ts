@@ -2,9 +2,11 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, logRequest, writeAccessLines } from '../../src/server/logging.js';
 import { type RunningService, startService } from '../../src/server/node.js';
+import { checkedFetch } from './contract.js';
 import { MINI } from './helpers.js';
 
 let service: RunningService;
+let fetch: typeof globalThis.fetch;
 beforeAll(async () => {
   const started = await startService({
     dir: MINI,
@@ -15,6 +17,7 @@ beforeAll(async () => {
   });
   if (!started.ok) throw new Error(JSON.stringify(started.diagnostics));
   service = started.service;
+  fetch = checkedFetch(service.app);
 });
 afterAll(() => service.close());
 

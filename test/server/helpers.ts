@@ -8,6 +8,7 @@ import { stablePackLoader } from '../../src/reload/read.js';
 import { SnapshotStore } from '../../src/reload/store.js';
 import { type AppOptions, createApp, type StrataApp } from '../../src/server/app.js';
 import { loadPack } from '../../src/source/load.js';
+import { checked } from './contract.js';
 
 export const FIXTURES = resolve(import.meta.dirname, '../fixtures');
 export const MINI = join(FIXTURES, 'server-mini');
@@ -45,7 +46,8 @@ export async function appFor(
 ): Promise<StrataApp & { store: SnapshotStore }> {
   const store = new SnapshotStore(stablePackLoader({ dir, env: {} }));
   await store.reload('initial');
-  return { ...createApp({ store, heartbeatMs: 0, ...options }), store };
+  // Every answer the tests receive is checked against the OpenAPI document.
+  return { ...checked(createApp({ store, heartbeatMs: 0, ...options })), store };
 }
 
 /** A store over in-memory files the test can change between reloads. */

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/core/text.js';
 import { createApp } from '../../src/server/app.js';
 import { type RunningService, startService } from '../../src/server/node.js';
+import { checkedApp, checkedFetch } from './contract.js';
 import { appFor, MINI, MINI_PROMPTS, memoryStore } from './helpers.js';
 
 /** HTTP semantics: an ETag per representation, methods (405, OPTIONS, HEAD) and CORS. */
@@ -18,7 +19,7 @@ describe('ETags per representation', () => {
   it('answers a JSON If-None-Match with 200 once the pack version changed, the text one with 304', async () => {
     const mem = memoryStore(PACK);
     await mem.store.reload('initial');
-    const { app } = createApp({ store: mem.store, heartbeatMs: 0 });
+    const { app } = checkedApp({ store: mem.store, heartbeatMs: 0 });
     const json1 = await app.request('/api/prompts/writer');
     const jsonTag = json1.headers.get('etag')!;
     const v1 = (await json1.json()).version;
@@ -194,6 +195,7 @@ describe('CORS', () => {
 
 describe('the node fast path and the app agree', () => {
   let running: RunningService;
+  let fetch: typeof globalThis.fetch;
   beforeAll(async () => {
     const started = await startService({
       dir: MINI,
@@ -205,6 +207,7 @@ describe('the node fast path and the app agree', () => {
     });
     if (!started.ok) throw new Error(JSON.stringify(started.diagnostics));
     running = started.service;
+    fetch = checkedFetch(running.app);
   });
   afterAll(() => running.close());
 

@@ -3,6 +3,7 @@ import { buildSnapshot } from '../../src/core/snapshot.js';
 import { changedPrompts } from '../../src/reload/changes.js';
 import { SnapshotStore, type StoreEvent } from '../../src/reload/store.js';
 import { createApp } from '../../src/server/app.js';
+import { checkedApp } from './contract.js';
 import { eventStream, memoryStore, SEP } from './helpers.js';
 
 const PACK = {
@@ -129,7 +130,7 @@ describe('reloads through the service', () => {
   async function serviceOver(files = PACK) {
     const mem = memoryStore(files);
     await mem.store.reload('initial');
-    const service = createApp({ store: mem.store, adminToken: 't', heartbeatMs: 0 });
+    const service = checkedApp({ store: mem.store, adminToken: 't', heartbeatMs: 0 });
     return { ...mem, service };
   }
   const auth = { method: 'POST', headers: { authorization: 'Bearer t' } };
