@@ -47,6 +47,18 @@ export const IF_NONE_MATCH = {
   schema: { type: 'string' as const },
 };
 
+/** The `var.KEY=VALUE` query parameters, for the document. */
+export const VAR_PARAMS = {
+  name: 'var',
+  in: 'query' as const,
+  required: false,
+  style: 'form' as const,
+  explode: true,
+  description:
+    'Request inputs the pack declares, as `var.KEY=VALUE` query parameters (e.g. `var.task=review`); each key once; values are parsed by the input type',
+  schema: { type: 'object' as const, additionalProperties: { type: 'string' as const } },
+};
+
 /** The `set.KEY=VALUE` query parameters, for the document. */
 export const SET_PARAMS = {
   name: 'set',

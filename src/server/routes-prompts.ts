@@ -8,7 +8,16 @@ import { composeRendered, type Rendered, type RenderOutcome } from './compose-ca
 import { type AppEnv, pickSnapshot, type Service } from './context.js';
 import { diagnosticsResponse, errorResponse } from './errors.js';
 import { bodyAnswer, promptAnswer, warningCodes } from './prompt-response.js';
-import { addRoute, errors, IF_NONE_MATCH, json, PROMPT_HEADERS, SET_PARAMS, valid } from './route.js';
+import {
+  addRoute,
+  errors,
+  IF_NONE_MATCH,
+  json,
+  PROMPT_HEADERS,
+  SET_PARAMS,
+  VAR_PARAMS,
+  valid,
+} from './route.js';
 import {
   AgentPromptQuerySchema,
   AnthropicBodySchema,
@@ -31,11 +40,11 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       method: 'get',
       path: '/api/prompts/{role}',
       operationId: 'getRolePrompt',
-      parameters: [SET_PARAMS, IF_NONE_MATCH],
+      parameters: [SET_PARAMS, VAR_PARAMS, IF_NONE_MATCH],
       tags: ['prompts'],
       summary: "A role's composed prompt",
       description:
-        'Query `set.KEY=VALUE` overrides a setting. `Accept: text/plain` answers the bare text; `format=openai|anthropic` a provider request body. Each representation has its own `ETag` (text: the text sha256; JSON and formats: the body sha256); an `If-None-Match` naming it answers 304.',
+        'Query `set.KEY=VALUE` overrides a setting; `var.KEY=VALUE` gives a request input the pack declares. `Accept: text/plain` answers the bare text; `format=openai|anthropic` a provider request body. Each representation has its own `ETag` (text: the text sha256; JSON and formats: the body sha256); an `If-None-Match` naming it answers 304.',
       request: { params: z.object({ role: z.string() }), query: PromptQuerySchema },
       responses: {
         200: PROMPT_OK,
@@ -58,7 +67,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       method: 'get',
       path: '/api/agents/{agent}/prompt',
       operationId: 'getAgentPrompt',
-      parameters: [SET_PARAMS, IF_NONE_MATCH],
+      parameters: [SET_PARAMS, VAR_PARAMS, IF_NONE_MATCH],
       tags: ['prompts'],
       summary: "An agent's composed prompt (its role and team from the fleet)",
       description:

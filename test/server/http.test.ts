@@ -1,10 +1,11 @@
+import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/core/text.js';
 import { createApp } from '../../src/server/app.js';
 import { type RunningService, startService } from '../../src/server/node.js';
 import { checkedApp, checkedFetch } from './contract.js';
-import { appFor, MINI, MINI_PROMPTS, memoryStore } from './helpers.js';
+import { appFor, MINI, MINI_PROMPTS, memoryStore, ROOT } from './helpers.js';
 
 /** HTTP semantics: an ETag per representation, methods (405, OPTIONS, HEAD) and CORS. */
 
@@ -241,5 +242,30 @@ describe('the node fast path and the app agree', () => {
     const a = await fetch(`${running.url}/api/prompts/writer`, { headers: { accept: 'text/plain' } });
     const b = await fetch(`${running.url}/api/prompts/writer`, { headers: { accept: 'text/plain' } });
     expect([await a.text(), await b.text()]).toEqual([MINI_PROMPTS.writer, MINI_PROMPTS.writer]);
+  });
+});
+
+describe('request inputs (var.KEY, body vars)', () => {
+  it('composes with the inputs a pack declares, by query and by body, each cached apart', async () => {
+    const service = await appFor(join(ROOT, 'examples/crewai'));
+    const role = 'market_analyst';
+    const a = await service.app.request(`/api/prompts/${role}?var.sector=energy&var.quarter=Q1`, {
+      headers: { accept: 'text/plain' },
+    });
+    const b = await service.app.request(`/api/prompts/${role}?var.sector=retail&var.quarter=Q1`, {
+      headers: { accept: 'text/plain' },
+    });
+    expect(a.status).toBe(200);
+    expect(await a.text()).toContain('energy');
+    expect(await b.text()).toContain('retail');
+    const body = await service.app.request('/api/compose', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ role, vars: { sector: 'shipping', quarter: 'Q2' } }),
+    });
+    const result = await body.json();
+    expect(result.text).toContain('shipping');
+    expect(result.inputs).toMatchObject({ sector: 'shipping', quarter: 'Q2' });
+    service.close();
   });
 });
