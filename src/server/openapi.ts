@@ -25,6 +25,10 @@ export function addOpenApiDocument(app: OpenAPIHono<AppEnv>): void {
         description: 'The OpenAPI 3.0 document of the service',
         content: { 'application/json': { schema: { type: 'object' } } },
       },
+      403: {
+        description: 'HOST_NOT_ALLOWED: a Host the service does not accept',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      },
     },
   });
   let body: string | undefined;
@@ -67,5 +71,23 @@ function normalise(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   const entries = Object.entries(value);
   if (entries.length === 1 && entries[0]![0] === 'nullable') return {};
-  return Object.fromEntries(entries.map(([k, v]) => [k, normalise(v)]));
+  const out = Object.fromEntries(entries.map(([k, v]) => [k, normalise(v)]));
+  // `anyOf: [A, B, {nullable: true}]` (a nullable union): each branch nullable instead.
+  for (const key of ['anyOf', 'oneOf']) {
+    const branches = (value as Record<string, unknown>)[key];
+    if (!Array.isArray(branches) || !branches.some(isBareNullable)) continue;
+    out[key] = branches
+      .filter((b) => !isBareNullable(b))
+      .map((b) => ({ ...(normalise(b) as object), nullable: true }));
+  }
+  return out;
+}
+
+function isBareNullable(value: unknown): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Object.keys(value).length === 1 &&
+    (value as { nullable?: unknown }).nullable === true
+  );
 }

@@ -15,7 +15,9 @@ export function addRoute(
   config: RouteConfig & { operationId: string },
   handler: PlainHandler,
 ): void {
-  app.openapi({ security: [], ...config }, handler as never);
+  // Any route answers 403 to a Host (or an unsafe method's Origin) the service does not accept.
+  const responses = { ...errors(403), ...config.responses };
+  app.openapi({ security: [], ...config, responses }, handler as never);
 }
 
 /** Response headers of the prompt answers, for the document. */
@@ -97,7 +99,7 @@ export function errors(...statuses: number[]): Record<number, ReturnType<typeof 
 const ERROR_TEXT: Record<number, string> = {
   400: 'Bad request: bad name, bad or unknown setting, invalid body or query',
   401: 'Missing or wrong admin token',
-  403: 'Admin endpoints are disabled (no STRATA_ADMIN_TOKEN)',
+  403: 'HOST_NOT_ALLOWED or ORIGIN_NOT_ALLOWED: a Host, or an unsafe request’s Origin, the service does not accept (the reload endpoint also: FORBIDDEN, no STRATA_ADMIN_TOKEN)',
   404: 'Unknown role, agent or version',
   413: 'Body over the size limit',
   409: 'The new version would degrade members and is held; the previous version is still served',

@@ -37,7 +37,7 @@ export function addAdminRoutes(app: OpenAPIHono<AppEnv>, service: Service): void
           'The new version degrades members and is held; the previous version is still served',
         ),
         422: json(ReloadRefusedSchema, 'The pack has errors; the previous version is still served'),
-        ...errors(400, 401, 403),
+        ...errors(400, 401, 403, 413, 415),
       },
     }),
     async (c) => {
