@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ComposeRequest, compose } from '../src/core/compose.js';
+import { buildSnapshot } from '../src/core/snapshot.js';
+import { DEFAULT_CACHE_BYTES, setCacheBudget } from '../src/core/snapshot-cache.js';
 import { sha256 } from '../src/core/text.js';
 import { loadPack, loadPackStrict } from '../src/source/load.js';
 import { generateLayout } from './gen-layouts.js';
@@ -52,8 +54,59 @@ log('');
 log('| | ms per fleet pass | composes/s |');
 log('| --- | --- | --- |');
 log(`| baseline: join pre-read layers + sha256 | ${c.baseline.toFixed(3)} | ${perSec(c.baseline)} |`);
-log(`| strata compose, full provenance | ${c.subject.toFixed(3)} | ${perSec(c.subject)} |`);
+log(`| strata compose, full provenance (memo hit) | ${c.subject.toFixed(3)} | ${perSec(c.subject)} |`);
 log(`| **ratio** (target <= 2.0) | **${c.ratio.toFixed(2)}** | |`);
+
+// (1b) One compose: a repeated request (memo hit) and a first compose (memo off, as for a
+// fresh snapshot) against join + sha256 of the same layers, at 1.6 KB and 60 KB.
+log('');
+log(`## One compose vs join + sha256 (load ${loadAverage()})`);
+log('');
+log(
+  '| prompt | join + sha256 µs | memo hit µs | first compose µs | **hit / join** | **first / join** (target <= 1.5) |',
+);
+log('| --- | --- | --- | --- | --- | --- |');
+for (const size of [1600, 60_000]) {
+  const enc = new TextEncoder();
+  const para = 'The quick brown fox jumps over the lazy dog; ünïcødé and more words. ';
+  const body = (n: number) => para.repeat(Math.ceil(n / para.length)).slice(0, n);
+  const files = new Map<string, Uint8Array>([
+    ['base.md', enc.encode(body(Math.round(size * 0.6)))],
+    ['roles/writer.md', enc.encode(body(Math.round(size * 0.3)))],
+    ['teams/blue.md', enc.encode(body(Math.round(size * 0.1)))],
+  ]);
+  const snap = buildSnapshot({ files, env: {} }).snapshot!;
+  const request: ComposeRequest = { role: 'writer', team: 'blue' };
+  const result = compose(snap, request);
+  const bytes = Buffer.from(result.text);
+  const parts = result.layers
+    .filter((l) => l.included)
+    .map((l) => bytes.subarray(l.start!, l.end!).toString());
+  const sep = snap.manifest.separator;
+  const N = 1000;
+  const hit = await compare(
+    () => {
+      for (let i = 0; i < N; i++) sha256(parts.join(sep));
+    },
+    () => {
+      for (let i = 0; i < N; i++) compose(snap, request);
+    },
+  );
+  setCacheBudget(0);
+  const first = await compare(
+    () => {
+      for (let i = 0; i < N; i++) sha256(parts.join(sep));
+    },
+    () => {
+      for (let i = 0; i < N; i++) compose(snap, request);
+    },
+  );
+  setCacheBudget(DEFAULT_CACHE_BYTES);
+  const us = (ms: number) => ((ms * 1000) / N).toFixed(2);
+  log(
+    `| ${(result.bytes / 1000).toFixed(1)} KB | ${us(hit.baseline)} | ${us(hit.subject)} | ${us(first.subject)} | **${hit.ratio.toFixed(2)}** | **${(first.subject / first.baseline).toFixed(2)}** |`,
+  );
+}
 
 // (2) Load time and peak memory for generated packs, against every raw way of reading the
 // same files (the fastest is the floor). `--roles 1000,10000,50000` picks the sizes.

@@ -1,3 +1,5 @@
+import { outcomeBytes } from './compose-bytes.js';
+import { memoCompose } from './compose-memo.js';
 import { type Diagnostic, error, PromptError, warning } from './diagnostics.js';
 import { describeGate, evaluateGate, type GateContext } from './gates.js';
 import { type InputSource, missingInput, resolveInputs, takesInputs } from './inputs.js';
@@ -111,9 +113,14 @@ export type ComposeOutcome = { ok: true; result: ComposeResult } | { ok: false; 
 /**
  * Composes a prompt (docs/pack-format.md, the manifest's `layers:`). Pure: reads only the
  * snapshot and the request, and gives the same bytes for the same inputs. Never throws;
- * bad requests come back as diagnostics.
+ * bad requests come back as diagnostics. Outcomes are memoised per snapshot and request
+ * in the shared byte-bounded cache and are frozen: read-only, shared between callers.
  */
 export function tryCompose(snapshot: Snapshot, request: ComposeRequest): ComposeOutcome {
+  return memoCompose(snapshot, request, () => composeFresh(snapshot, request), outcomeBytes);
+}
+
+function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutcome {
   const diagnostics: Diagnostic[] = [];
   const { manifest } = snapshot;
 

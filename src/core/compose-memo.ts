@@ -1,0 +1,65 @@
+import type { Snapshot } from './snapshot.js';
+import { snapshotCache } from './snapshot-cache.js';
+
+// The compose memo: a snapshot never changes and compose is pure, so the outcome of a
+// (snapshot, request) pair is computed once and shared. Entries live in the one
+// byte-bounded snapshot cache (with the service's rendered answers and token counts), and
+// shared outcomes are frozen, deeply, so no caller can change what the next one gets.
+
+/**
+ * The memoised outcome of `compute` for a snapshot and request: computed (and frozen) on
+ * the first call, the same frozen object on later calls while the shared cache keeps it.
+ * The key covers every field of the request, canonically (key order does not matter).
+ *
+ * @example
+ * const outcome = memoCompose(snapshot, request, () => composeFresh(snapshot, request), sizeOf);
+ */
+export function memoCompose<R extends object>(
+  snapshot: Snapshot,
+  request: object,
+  compute: () => R,
+  bytes: (outcome: R) => number,
+): R {
+  const key = requestKey(request);
+  const hit = memo.get(snapshot, key) as R | undefined;
+  if (hit !== undefined) return hit;
+  const outcome = deepFreeze(compute());
+  memo.set(snapshot, key, outcome, bytes(outcome));
+  return outcome;
+}
+
+/**
+ * A canonical key for a request: every own field, object keys sorted, values JSON-quoted
+ * (so parts cannot run into each other); undefined fields are left out, as absent ones.
+ */
+export function requestKey(request: object): string {
+  let key = '';
+  for (const name of Object.keys(request).sort()) {
+    const value = (request as Record<string, unknown>)[name];
+    if (value === undefined) continue;
+    key += `${name}=${canonical(value)};`;
+  }
+  return key;
+}
+
+// --- internal ---
+
+const memo = snapshotCache<object>('compose');
+
+function canonical(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  let out = '{';
+  for (const name of Object.keys(value).sort()) {
+    const v = (value as Record<string, unknown>)[name];
+    if (v !== undefined) out += `${JSON.stringify(name)}:${canonical(v)},`;
+  }
+  return `${out}}`;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const v of Object.values(value)) deepFreeze(v);
+  return value;
+}

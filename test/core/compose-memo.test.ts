@@ -1,0 +1,86 @@
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { compose, tryCompose } from '../../src/core/compose.js';
+import { requestKey } from '../../src/core/compose-memo.js';
+import { setCacheBudget } from '../../src/core/snapshot-cache.js';
+import { loadPackStrict } from '../../src/source/load.js';
+
+const ROBOCO = join(resolve(import.meta.dirname, '../..'), 'examples', 'roboco');
+
+describe('compose memo', () => {
+  it('answers a repeated request with the same frozen result', async () => {
+    const snapshot = await loadPackStrict(ROBOCO, { env: {} });
+    const agent = snapshot.fleet[0]!.id;
+    const first = compose(snapshot, { agent, settings: { fable_mode_enabled: 'on' } });
+    const again = compose(snapshot, { settings: { fable_mode_enabled: 'on' }, agent });
+    expect(again).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(Object.isFrozen(first.layers)).toBe(true);
+    expect(Object.isFrozen(first.layers[0])).toBe(true);
+    expect(Object.isFrozen(first.diagnostics)).toBe(true);
+  });
+
+  it('cannot be changed by a caller: the next call gets the same bytes', async () => {
+    const snapshot = await loadPackStrict(ROBOCO, { env: {} });
+    const agent = snapshot.fleet[0]!.id;
+    const first = compose(snapshot, { agent });
+    const text = first.text;
+    expect(() => {
+      (first as { text: string }).text = 'changed';
+    }).toThrow(TypeError);
+    expect(() => (first.layers as unknown[]).push({})).toThrow(TypeError);
+    expect(() => {
+      (first.layers[0] as { id: string }).id = 'x';
+    }).toThrow(TypeError);
+    const next = compose(snapshot, { agent });
+    expect(next.text).toBe(text);
+    expect(next.layers[0]!.id).not.toBe('x');
+  });
+
+  it('tells apart requests that differ in any field', async () => {
+    const snapshot = await loadPackStrict(ROBOCO, { env: {} });
+    const agent = snapshot.fleet[0]!.id;
+    const base = compose(snapshot, { agent });
+    expect(compose(snapshot, { agent, ambient: 'Now: review.' }).text).not.toBe(base.text);
+    expect(compose(snapshot, { agent, ambient: 'Now: review.' }).text).toContain('Now: review.');
+    const on = compose(snapshot, { agent, settings: { fable_mode_enabled: 'on' } });
+    const off = compose(snapshot, { agent, settings: { fable_mode_enabled: 'off' } });
+    expect(on).not.toBe(off);
+    const keys = new Set(
+      [
+        { role: 'a' },
+        { team: 'a' },
+        { agent: 'a' },
+        { ambient: 'a' },
+        { settings: { a: 'b' } },
+        { vars: { a: 'b' } },
+        { settings: { a: 'b', c: 'd' } },
+        { settings: { 'a"': 'b' } },
+        { settings: { a: 1 } },
+        { role: 'a', team: 'b' },
+        { role: 'a,team=b' },
+      ].map(requestKey),
+    );
+    expect(keys.size).toBe(11);
+    expect(requestKey({ role: 'a', settings: { x: '1', y: '2' } })).toBe(
+      requestKey({ settings: { y: '2', x: '1' }, role: 'a', team: undefined }),
+    );
+  });
+
+  it('memoises failures too, and composes afresh with caching off', async () => {
+    const snapshot = await loadPackStrict(ROBOCO, { env: {} });
+    const bad = tryCompose(snapshot, { role: 'no-such-role' });
+    expect(bad.ok).toBe(false);
+    expect(tryCompose(snapshot, { role: 'no-such-role' })).toBe(bad);
+    setCacheBudget(0);
+    try {
+      const agent = snapshot.fleet[1]!.id;
+      const a = compose(snapshot, { agent });
+      const b = compose(snapshot, { agent });
+      expect(b).not.toBe(a);
+      expect(b.text).toBe(a.text);
+    } finally {
+      setCacheBudget(64 * 1024 * 1024);
+    }
+  });
+});
