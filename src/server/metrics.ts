@@ -40,7 +40,18 @@ export interface MetricsOptions {
  */
 export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}): ServiceMetrics {
   const registry = new Registry();
-  if (options.processMetrics) collectDefaultMetrics({ register: registry });
+  if (options.processMetrics) {
+    collectDefaultMetrics({ register: registry });
+    // Node's default gauges named `*_total` break the exposition rules (`promtool check
+    // metrics`: only counters end in _total); the same counts stay, by type, in
+    // nodejs_active_handles / _requests / _resources.
+    for (const name of [
+      'nodejs_active_handles_total',
+      'nodejs_active_requests_total',
+      'nodejs_active_resources_total',
+    ])
+      registry.removeSingleMetric(name);
+  }
   const registers = [registry];
 
   // Hot-path counts are kept in plain maps and handed to prom-client at scrape time.
