@@ -54,10 +54,12 @@ export interface DiffReport {
   diagnostics: Diagnostic[];
 }
 
-/** One side of {@link diffPacks}: a snapshot and the setting overrides to compose it with. */
+/** One side of {@link diffPacks}: a snapshot, and the setting overrides and request inputs to compose it with. */
 export interface DiffSide {
   snapshot: Snapshot;
   settings?: Readonly<Record<string, unknown>>;
+  /** Request inputs (`--var`) for packs that declare `inputs:`. */
+  vars?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -86,7 +88,7 @@ export function composeMembers(side: DiffSide, label: string, diagnostics: Diagn
   }
   const out: MemberPrompt[] = [];
   for (const member of packMembers(side.snapshot)) {
-    const outcome = composeMember(side.snapshot, member, side.settings);
+    const outcome = composeMember(side.snapshot, member, side.settings, side.vars);
     if (!outcome.ok) {
       const why = outcome.diagnostics.map((d) => `${d.code} ${d.message}`).join('; ');
       diagnostics.push(error('COMPOSE_FAILED', `${label}: ${memberLabel(member)} does not compose: ${why}`));

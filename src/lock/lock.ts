@@ -35,10 +35,17 @@ export type Lock = z.infer<typeof LockSchema>;
  */
 export function buildLock(
   snapshot: Snapshot,
-  options: { settings?: Readonly<Record<string, unknown>>; text?: boolean } = {},
+  options: {
+    settings?: Readonly<Record<string, unknown>>;
+    vars?: Readonly<Record<string, unknown>>;
+    text?: boolean;
+  } = {},
 ): { lock?: Lock; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
-  const prompts = composeMembers({ snapshot, settings: options.settings }, 'pack', diagnostics);
+  const side = options.vars
+    ? { snapshot, settings: options.settings, vars: options.vars }
+    : { snapshot, settings: options.settings };
+  const prompts = composeMembers(side, 'pack', diagnostics);
   if (diagnostics.length > 0) return { diagnostics };
   const members = prompts.map(({ text, ...p }) => (options.text === false ? p : { ...p, text }));
   const lock: Lock = {

@@ -21,6 +21,7 @@ interface DiffFlags extends PackFlags {
   baseRef?: string;
   baseSet: string[];
   set: string[];
+  var?: string[];
   json?: boolean;
   exitCode?: boolean;
   stat?: boolean;
@@ -44,6 +45,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
       [],
     )
     .option('--set <key=value>', 'compose both sides with this setting (repeatable)', collect, [])
+    .option('--var <key=value>', 'compose both sides with this request input (repeatable)', collect, [])
     .option('--stat', 'print only the summary table')
     .option('--json', 'print { changed: [...], unchanged: [...] }')
     .option('--exit-code', 'exit 1 when any prompt changed')
@@ -96,6 +98,7 @@ async function diffCommand(flags: DiffFlags, io: CliIO): Promise<number> {
   }
   const set = pairs(flags.set, '--set');
   const baseSet = pairs(flags.baseSet, '--base-set');
+  const vars = pairs(flags.var ?? [], '--var');
   const loc = packLocation(flags, io);
   const options = { ...loc.limits, preset: loc.preset, env: io.env };
   const head = reportLoad(await openPack(loc.source, options), io);
@@ -113,8 +116,8 @@ async function diffCommand(flags: DiffFlags, io: CliIO): Promise<number> {
   if (!base) return EXIT_FAIL;
 
   const report = diffPacks(
-    { snapshot: base, settings: { ...set, ...baseSet } },
-    { snapshot: head, settings: set },
+    { snapshot: base, settings: { ...set, ...baseSet }, vars },
+    { snapshot: head, settings: set, vars },
   );
   printDiagnostics(report.diagnostics, io);
   if (report.diagnostics.some((d) => d.severity === 'error')) return EXIT_FAIL;

@@ -22,6 +22,7 @@ interface SnapshotFlags extends PackFlags {
   check?: string;
   text: boolean;
   set: string[];
+  var?: string[];
   json?: boolean;
 }
 
@@ -33,6 +34,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .option('--check <file>', 'compare the pack with a lock file; list and diff every member that drifted')
     .option('--no-text', 'store only hashes and sizes, not prompt texts (a check then cannot show diffs)')
     .option('--set <key=value>', 'compose with this setting (repeatable)', collect, [])
+    .option('--var <key=value>', 'compose every member with this request input (repeatable)', collect, [])
     .option('--json', 'print the lock (with --out) or the drift report (with --check) as JSON')
     .addHelpText(
       'after',
@@ -52,7 +54,13 @@ async function snapshotCommand(flags: SnapshotFlags, io: CliIO): Promise<number>
   if (bad.length > 0) throw new UsageError(`--set needs KEY=VALUE, got ${JSON.stringify(bad[0])}`);
   const snapshot = reportLoad(await openPackFromFlags(flags, io), io);
   if (!snapshot) return EXIT_FAIL;
-  const built = buildLock(snapshot, { settings: requestOverrides(overrides, snapshot), text: flags.text });
+  const vars = parseSetPairs(flags.var ?? []);
+  if (vars.bad.length > 0) throw new UsageError(`--var needs KEY=VALUE, got ${JSON.stringify(vars.bad[0])}`);
+  const built = buildLock(snapshot, {
+    settings: requestOverrides(overrides, snapshot),
+    vars: vars.overrides,
+    text: flags.text,
+  });
   printDiagnostics(built.diagnostics, io);
   if (!built.lock) return EXIT_FAIL;
   const current = built.lock;
