@@ -32,7 +32,8 @@ describe('request inputs for diff and snapshot', () => {
       'role:report_writer',
     ]);
     expect(members.find((m) => m.key === 'role:market_analyst')!.text).toMatch(
-      /^You are Energy Market Analyst\./,
+      // A folded scalar keeps its trailing newline, as CrewAI's prompt does.
+      /^You are Energy Market Analyst\n\. As the analyst the desk trusts with Energy/,
     );
 
     expect((await cli(['snapshot', '--dir', CREWAI, '--check', lock, ...VARS])).code).toBe(0);
