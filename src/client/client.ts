@@ -11,6 +11,15 @@ export interface PromptClientOptions {
   team?: string;
   /** Setting overrides, sent as `set.KEY=VALUE`. */
   settings?: Readonly<Record<string, string | number | boolean>>;
+  /** Request inputs the pack declares, sent as `var.KEY=VALUE` (or `vars` with `ambient`). */
+  vars?: Readonly<Record<string, string | number | boolean>>;
+  /**
+   * Ambient text for the pack's ambient layer. Composed with `POST /api/compose`, which has
+   * no ETag: every uncached `get()` composes.
+   */
+  ambient?: string;
+  /** Ask for a provider request body (`openai`, `anthropic`) instead of the result; see {@link ClientPrompt.body}. */
+  format?: 'openai' | 'anthropic';
   /** The prompt to use before the first successful fetch (e.g. a copy baked into the image). */
   fallback?: string;
   /** Per-request timeout (default 5 s). */
@@ -32,6 +41,8 @@ export interface ClientPrompt {
   sha256?: string;
   /** The pack version it was composed from. */
   version?: string;
+  /** With the `format` option: the provider request body the service built. */
+  body?: unknown;
   /** `service`: fresh (200 or 304); `stale`: the last good copy while the service fails; `fallback`: the configured text. */
   source: 'service' | 'stale' | 'fallback';
 }
@@ -46,26 +57,46 @@ export class PromptServiceError extends Error {
   ) {
     super(message);
   }
+
+  /**
+   * True for answers that retrying will not change (a 4xx other than 408 and 429: an
+   * unknown agent, a bad name, a bad setting): the client throws these rather than hide
+   * them behind a stale copy or the fallback.
+   */
+  get permanent(): boolean {
+    return (
+      this.status !== undefined &&
+      this.status >= 400 &&
+      this.status < 500 &&
+      this.status !== 408 &&
+      this.status !== 429
+    );
+  }
 }
 
 /**
  * The runtime client for agent processes: fetches the agent's prompt with ETag
  * revalidation (an unchanged prompt costs a 304), keeps the last good prompt while the
  * service is down (and serves a configured fallback before the first success), and can
- * subscribe to `/api/events` to refresh as soon as the pack changes.
+ * subscribe to `/api/events`. While its event stream is connected it trusts it: `get()`
+ * answers the prompt it holds with no request until a `reload` event (or a reconnect,
+ * after which it revalidates once). A request the service refuses for good (an unknown
+ * agent, a bad name: a 4xx) throws, fallback or not.
  *
  * @example
  * const prompts = new PromptClient({ url: 'http://127.0.0.1:7411', agent: 'ada', fallback: 'You are a developer.' });
+ * prompts.subscribe(); // refresh on every new pack version; no request per get() meanwhile
  * const { text } = await prompts.get();
- * prompts.subscribe(); // refresh on every new pack version
  */
 export class PromptClient {
   #options: PromptClientOptions;
   #fetch: typeof fetch;
-  #last: { text: string; sha256: string; version: string; etag: string } | undefined;
+  #last: Held | undefined;
   #stream: AbortController | undefined;
   #closed = false;
   #inflight: Promise<ClientPrompt> | undefined;
+  /** True while the event stream is connected and no event since the last fetch said the prompt may have changed. */
+  #trusted = false;
 
   constructor(options: PromptClientOptions) {
     if (options.agent === undefined && options.role === undefined)
@@ -76,23 +107,20 @@ export class PromptClient {
 
   /** The prompt held now (undefined before the first fetch when there is no fallback). */
   get current(): ClientPrompt | undefined {
-    if (this.#last)
-      return {
-        text: this.#last.text,
-        sha256: this.#last.sha256,
-        version: this.#last.version,
-        source: 'service',
-      };
+    if (this.#last) return held(this.#last, 'service');
     return this.#options.fallback === undefined
       ? undefined
       : { text: this.#options.fallback, source: 'fallback' };
   }
 
   /**
-   * Fetches the prompt (revalidating the copy held). When the service fails, answers the
-   * last good prompt (`stale`), else the fallback; throws only when it has neither.
+   * The prompt. While subscribed and connected, the copy held (no request). Otherwise it
+   * revalidates the copy held; when the service fails (network, timeout, 5xx) it answers
+   * the last good prompt (`stale`), else the fallback, and throws only when it has
+   * neither — or when the service refused the request for good (a 4xx).
    */
   get(): Promise<ClientPrompt> {
+    if (this.#trusted && this.#last) return Promise.resolve(held(this.#last, 'service'));
     this.#inflight ??= this.#refresh().finally(() => {
       this.#inflight = undefined;
     });
@@ -100,8 +128,9 @@ export class PromptClient {
   }
 
   /**
-   * Listens to the service's `/api/events` and refreshes on every `reload` event (and
-   * after each reconnect, in case one was missed). Returns a function that stops it.
+   * Listens to the service's `/api/events`: refreshes on every `reload` event and after
+   * each (re)connect, and answers `get()` from the copy held in between. Returns a
+   * function that stops it.
    */
   subscribe(): () => void {
     if (!this.#stream) {
@@ -114,6 +143,7 @@ export class PromptClient {
   /** Stops the event stream. */
   close(): void {
     this.#closed = true;
+    this.#trusted = false;
     this.#stream?.abort();
     this.#stream = undefined;
   }
@@ -121,24 +151,20 @@ export class PromptClient {
   // --- internal ---
 
   async #refresh(): Promise<ClientPrompt> {
+    // An event arriving while this request is under way must not be lost.
+    const trustAfter = this.#trusting;
     try {
-      const headers: Record<string, string> = { accept: 'application/json' };
-      if (this.#last) headers['if-none-match'] = this.#last.etag;
-      const res = await this.#fetch(this.#promptUrl(), {
-        headers,
-        signal: AbortSignal.timeout(this.#options.timeoutMs ?? 5000),
-      });
-      if (res.status === 304 && this.#last) return this.current!;
+      const res = await this.#request();
+      if (res.status === 304 && this.#last) {
+        if (trustAfter === this.#trusting && this.#connected) this.#trusted = true;
+        return held(this.#last, 'service');
+      }
       if (!res.ok) throw await serviceError(res);
-      const body = (await res.json()) as { text: string; sha256: string; version: string };
-      const changed = this.#last?.sha256 !== body.sha256;
-      this.#last = {
-        text: body.text,
-        sha256: body.sha256,
-        version: body.version,
-        etag: res.headers.get('etag') ?? `"${body.sha256}"`,
-      };
-      const prompt = this.current!;
+      const next = await readPrompt(res, this.#options.format);
+      const changed = this.#last?.etag !== next.etag || this.#last?.text !== next.text;
+      this.#last = next;
+      if (trustAfter === this.#trusting && this.#connected) this.#trusted = true;
+      const prompt = held(next, 'service');
       if (changed) this.#options.onChange?.(prompt);
       return prompt;
     } catch (e) {
@@ -150,21 +176,36 @@ export class PromptClient {
               `prompt service unreachable: ${e instanceof Error ? e.message : String(e)}`,
             );
       this.#options.onError?.(error);
-      if (this.#last)
-        return {
-          text: this.#last.text,
-          sha256: this.#last.sha256,
-          version: this.#last.version,
-          source: 'stale',
-        };
+      if (error.permanent) throw error;
+      if (this.#last) return held(this.#last, 'stale');
       if (this.#options.fallback !== undefined) return { text: this.#options.fallback, source: 'fallback' };
       throw error;
     }
   }
 
-  #promptUrl(): string {
-    const { url, agent, role, team, settings } = this.#options;
+  /** Counts events that may change the prompt, so a refresh knows whether one came meanwhile. */
+  #trusting = 0;
+  #connected = false;
+
+  #request(): Promise<Response> {
+    const { url, agent, role, team, settings, vars, ambient, format } = this.#options;
     const base = url.replace(/\/+$/, '');
+    const signal = AbortSignal.timeout(this.#options.timeoutMs ?? 5000);
+    if (ambient !== undefined) {
+      const body: Record<string, unknown> = { ambient };
+      if (agent !== undefined) body.agent = agent;
+      if (role !== undefined) body.role = role;
+      if (team !== undefined) body.team = team;
+      if (settings && Object.keys(settings).length > 0) body.settings = settings;
+      if (vars && Object.keys(vars).length > 0) body.vars = vars;
+      if (format !== undefined) body.format = format;
+      return this.#fetch(`${base}/api/compose`, {
+        method: 'POST',
+        headers: { accept: 'application/json', 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal,
+      });
+    }
     const query = new URLSearchParams();
     let path: string;
     if (agent !== undefined) {
@@ -173,8 +214,12 @@ export class PromptClient {
     } else path = `/api/prompts/${encodeURIComponent(role!)}`;
     if (team !== undefined) query.set('team', team);
     for (const [key, value] of Object.entries(settings ?? {})) query.set(`set.${key}`, String(value));
+    for (const [key, value] of Object.entries(vars ?? {})) query.set(`var.${key}`, String(value));
+    if (format !== undefined) query.set('format', format);
     const qs = query.toString();
-    return `${base}${path}${qs ? `?${qs}` : ''}`;
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.#last?.etag) headers['if-none-match'] = this.#last.etag;
+    return this.#fetch(`${base}${path}${qs ? `?${qs}` : ''}`, { headers, signal });
   }
 
   async #listen(signal: AbortSignal): Promise<void> {
@@ -196,7 +241,11 @@ export class PromptClient {
           for (const event of parser.push(decoder.decode(value, { stream: true }))) {
             if (event.retry !== undefined) delay = event.retry;
             if (event.event === 'hello' || event.event === 'reload') {
+              // Connected (again), or a new version: revalidate once, then trust the stream.
               delay = first;
+              this.#connected = true;
+              this.#trusting++;
+              this.#trusted = false;
               void this.get().catch(() => undefined);
             }
           }
@@ -211,6 +260,10 @@ export class PromptClient {
                 `event stream failed: ${e instanceof Error ? e.message : String(e)}`,
               ),
         );
+      } finally {
+        // Disconnected: nothing tells us about changes now, so every get() revalidates.
+        this.#connected = false;
+        this.#trusted = false;
       }
       if (signal.aborted) return;
       await sleep(delay, signal);
@@ -220,6 +273,43 @@ export class PromptClient {
 }
 
 // --- internal ---
+
+/** The prompt held: its text, its representation's ETag, and what the service said of it. */
+interface Held {
+  text: string;
+  sha256?: string;
+  version?: string;
+  etag?: string;
+  body?: unknown;
+}
+
+function held(h: Held, source: ClientPrompt['source']): ClientPrompt {
+  const prompt: ClientPrompt = { text: h.text, source };
+  if (h.sha256 !== undefined) prompt.sha256 = h.sha256;
+  if (h.version !== undefined) prompt.version = h.version;
+  if (h.body !== undefined) prompt.body = h.body;
+  return prompt;
+}
+
+/** Reads a 200 answer: the JSON result, or a provider body (whose text is its system content). */
+async function readPrompt(res: Response, format: PromptClientOptions['format']): Promise<Held> {
+  const etag = res.headers.get('etag') ?? undefined;
+  const json = (await res.json()) as Record<string, unknown>;
+  if (format === undefined) {
+    const body = json as { text: string; sha256: string; version: string };
+    return { text: body.text, sha256: body.sha256, version: body.version, etag };
+  }
+  const version = res.headers.get('x-strata-version') ?? undefined;
+  return { text: providerText(json), version, etag, body: json };
+}
+
+/** The prompt text inside a provider body: OpenAI's system message, or Anthropic's system blocks joined. */
+function providerText(body: Record<string, unknown>): string {
+  const messages = body.messages as Array<{ role: string; content: string }> | undefined;
+  if (messages) return messages.find((m) => m.role === 'system')?.content ?? '';
+  const system = body.system as Array<{ text: string }> | string | undefined;
+  return typeof system === 'string' ? system : (system ?? []).map((b) => b.text).join('');
+}
 
 async function serviceError(res: Response): Promise<PromptServiceError> {
   let code = res.status >= 500 ? 'UNAVAILABLE' : 'HTTP_ERROR';

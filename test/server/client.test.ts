@@ -111,6 +111,99 @@ describe('PromptClient', () => {
   });
 });
 
+describe('PromptClient, subscribed', () => {
+  it('answers get() from the copy it holds while its event stream is connected, and refetches after a reload event', async () => {
+    const { fetchFn, calls, store, set } = await setup();
+    const changes: ClientPrompt[] = [];
+    const client = new PromptClient({
+      url: 'http://strata',
+      agent: 'w1',
+      fetch: fetchFn,
+      onChange: (p) => changes.push(p),
+    });
+    const stop = client.subscribe();
+    await waitFor(() => (changes.length === 1 ? true : undefined), 30_000, 'the first fetch (on hello)');
+    const prompts = () => calls.filter((c) => c.url.includes('/prompt')).length;
+    const before = prompts();
+    for (let i = 0; i < 5; i++) expect((await client.get()).text).toBe(['Base.', 'Writer.'].join(SEP));
+    expect(prompts()).toBe(before); // no request per get() while the stream is trusted
+    set('roles/writer.md', 'Writer v2.');
+    await store.reload('watch');
+    await waitFor(() => (changes.length === 2 ? true : undefined), 30_000, 'the refresh on reload');
+    expect((await client.get()).text).toBe(['Base.', 'Writer v2.'].join(SEP));
+    expect(prompts()).toBe(before + 1);
+    stop();
+    // Unsubscribed: every get() revalidates again (a 304 here).
+    await client.get();
+    expect(prompts()).toBe(before + 2);
+    expect(calls.at(-1)!.status).toBe(304);
+  });
+});
+
+describe('PromptClient options and permanent errors', () => {
+  it('throws for an unknown agent even with a fallback (a permanent 4xx), and says so through onError', async () => {
+    const { fetchFn } = await setup();
+    const errors: PromptServiceError[] = [];
+    const client = new PromptClient({
+      url: 'http://strata',
+      agent: 'nobody',
+      fallback: 'You are helpful.',
+      fetch: fetchFn,
+      onError: (e) => errors.push(e),
+    });
+    const error = await client.get().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'UNKNOWN_AGENT', status: 404, permanent: true });
+    expect(errors.map((e) => e.code)).toEqual(['UNKNOWN_AGENT']);
+  });
+
+  it('keeps the fallback for an outage (not permanent)', async () => {
+    const { fetchFn, setDown } = await setup();
+    setDown(true);
+    const client = new PromptClient({
+      url: 'http://strata',
+      agent: 'w1',
+      fallback: 'You are helpful.',
+      fetch: fetchFn,
+    });
+    expect(await client.get()).toEqual({ text: 'You are helpful.', source: 'fallback' });
+  });
+
+  it('composes ambient text with POST /api/compose', async () => {
+    const { fetchFn, calls } = await setup();
+    const client = new PromptClient({
+      url: 'http://strata',
+      agent: 'w1',
+      ambient: 'Ship it.',
+      fetch: fetchFn,
+    });
+    expect((await client.get()).text).toBe(['Base.', 'Writer.', 'Ship it.'].join(SEP));
+    expect(calls.at(-1)!.url).toBe('http://strata/api/compose');
+  });
+
+  it('asks for a provider format and holds the body, with the prompt text from it', async () => {
+    const { fetchFn, calls } = await setup();
+    const client = new PromptClient({ url: 'http://strata', agent: 'w1', format: 'openai', fetch: fetchFn });
+    const prompt = await client.get();
+    expect(prompt.body).toEqual({ messages: [{ role: 'system', content: ['Base.', 'Writer.'].join(SEP) }] });
+    expect(prompt.text).toBe(['Base.', 'Writer.'].join(SEP));
+    await client.get();
+    expect(calls.at(-1)).toMatchObject({ status: 304 });
+    expect(calls.at(-1)!.url).toBe('http://strata/api/agents/w1/prompt?format=openai');
+  });
+
+  it('sends request inputs as var.KEY', async () => {
+    const { fetchFn, calls } = await setup();
+    const client = new PromptClient({
+      url: 'http://strata',
+      agent: 'w1',
+      vars: { sector: 'Energy' },
+      fetch: fetchFn,
+    });
+    await client.get().catch(() => undefined);
+    expect(calls.at(-1)!.url).toBe('http://strata/api/agents/w1/prompt?var.sector=Energy');
+  });
+});
+
 describe('SseParser', () => {
   it.each([
     ['event: reload\ndata: {"a":1}\n\n', [{ event: 'reload', data: '{"a":1}' }]],
