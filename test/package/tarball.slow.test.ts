@@ -109,7 +109,8 @@ describe('the npm package', () => {
     const specifiers = entries.map((k) => (k === '.' ? 'strata-prompts' : `strata-prompts/${k.slice(2)}`));
     const script = `
       const out = {};
-      for (const s of ${JSON.stringify(specifiers)}) out[s] = Object.keys(await import(s)).length;
+      for (const s of ${JSON.stringify(specifiers)})
+        out[s] = Object.keys(await import(s, s.endsWith('.json') ? { with: { type: 'json' } } : undefined)).length;
       console.log(JSON.stringify(out));`;
     await writeFile(join(project, 'imports.mjs'), script);
     const { stdout } = await run(process.execPath, ['imports.mjs'], { cwd: project });
