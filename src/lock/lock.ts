@@ -23,6 +23,8 @@ export const LockSchema = z.strictObject({
   strata_lock: z.literal(LOCK_FORMAT),
   preset: z.string().optional(),
   settings: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  /** The request inputs (`--var`) every member was composed with; absent when none. */
+  vars: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
   members: z.array(LockMemberSchema),
 });
 
@@ -54,6 +56,8 @@ export function buildLock(
     members,
   };
   if (snapshot.preset !== undefined) lock.preset = snapshot.preset;
+  const vars = recordedVars(options.vars);
+  if (vars !== undefined) lock.vars = vars;
   return { lock: orderLock(lock), diagnostics };
 }
 
@@ -98,6 +102,18 @@ function effectiveSettings(
   );
 }
 
+/** The inputs as the lock records them: scalar values only, keys in byte order; none → undefined. */
+function recordedVars(vars: Readonly<Record<string, unknown>> | undefined): Lock['vars'] {
+  const keys = Object.keys(vars ?? {}).sort(byteOrder);
+  if (keys.length === 0) return undefined;
+  const out: Record<string, string | number | boolean> = {};
+  for (const k of keys) {
+    const v = vars![k];
+    out[k] = typeof v === 'number' || typeof v === 'boolean' ? v : String(v);
+  }
+  return out;
+}
+
 /** Top-level keys and member keys in a fixed order, so the file text is stable. */
 function orderLock(lock: Lock): Lock {
   const members = lock.members.map((m) => {
@@ -111,6 +127,7 @@ function orderLock(lock: Lock): Lock {
   const out: Record<string, unknown> = { strata_lock: lock.strata_lock };
   if (lock.preset !== undefined) out.preset = lock.preset;
   out.settings = lock.settings;
+  if (lock.vars !== undefined) out.vars = lock.vars;
   out.members = members;
   return out as Lock;
 }

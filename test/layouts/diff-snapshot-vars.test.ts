@@ -36,7 +36,18 @@ describe('request inputs for diff and snapshot', () => {
       /^You are Energy Market Analyst\n\. As the analyst the desk trusts with Energy/,
     );
 
+    expect(JSON.parse(await readFile(lock, 'utf8')).vars).toEqual({
+      audience: 'the board',
+      quarter: 'Q3',
+      sector: 'Energy',
+    });
     expect((await cli(['snapshot', '--dir', CREWAI, '--check', lock, ...VARS])).code).toBe(0);
+    // Without --var, the check composes with the inputs the lock records, and says so.
+    const recorded = await cli(['snapshot', '--dir', CREWAI, '--check', lock]);
+    expect(recorded.code).toBe(0);
+    expect(recorded.stderr).toBe(
+      "note: composing with the lock's inputs: audience=the board, quarter=Q3, sector=Energy\n",
+    );
     const drift = await cli([
       'snapshot',
       '--dir',
@@ -48,6 +59,15 @@ describe('request inputs for diff and snapshot', () => {
       'audience=investors',
     ]);
     expect(drift.code).toBe(1);
+    expect(drift.stderr).toContain(
+      'note: inputs differ from the lock: audience=investors (lock: the board)\n',
+    );
+  });
+
+  it('a lock written without inputs has no vars field', async () => {
+    const lock = join(dir, 'roboco.lock.json');
+    expect((await cli(['snapshot', '--dir', join(EXAMPLES, 'roboco'), '--out', lock])).code).toBe(0);
+    expect(JSON.parse(await readFile(lock, 'utf8'))).not.toHaveProperty('vars');
   });
 
   it('diff composes both sides with the inputs', async () => {

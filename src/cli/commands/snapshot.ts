@@ -56,16 +56,19 @@ async function snapshotCommand(flags: SnapshotFlags, io: CliIO): Promise<number>
   if (!snapshot) return EXIT_FAIL;
   const vars = parseSetPairs(flags.var ?? []);
   if (vars.bad.length > 0) throw new UsageError(`--var needs KEY=VALUE, got ${JSON.stringify(vars.bad[0])}`);
-  const built = buildLock(snapshot, {
-    settings: requestOverrides(overrides, snapshot),
-    vars: vars.overrides,
-    text: flags.text,
-  });
-  printDiagnostics(built.diagnostics, io);
-  if (!built.lock) return EXIT_FAIL;
-  const current = built.lock;
+  const build = (inputs: Readonly<Record<string, unknown>>) => {
+    const built = buildLock(snapshot, {
+      settings: requestOverrides(overrides, snapshot),
+      vars: inputs,
+      text: flags.text,
+    });
+    printDiagnostics(built.diagnostics, io);
+    return built.lock;
+  };
 
   if (flags.out !== undefined) {
+    const current = build(vars.overrides);
+    if (!current) return EXIT_FAIL;
     const path = resolvePath(io, flags.out);
     try {
       await writeFileAtomic(path, formatLock(current));
@@ -92,14 +95,17 @@ async function snapshotCommand(flags: SnapshotFlags, io: CliIO): Promise<number>
   const parsed = parseLock(text, file);
   printDiagnostics(parsed.diagnostics, io);
   if (!parsed.lock) return EXIT_FAIL;
-  const drifted = checkLock(parsed.lock, current);
-  const settingsNote = Object.entries(current.settings)
-    .filter(([k, v]) => parsed.lock!.settings[k] !== v)
-    .map(
-      ([k, v]) =>
-        `${k}=${String(v)} (lock: ${parsed.lock!.settings[k] === undefined ? 'unset' : String(parsed.lock!.settings[k])})`,
-    );
+  // Without --var, the check composes with the inputs the lock was written with, and says so.
+  const lockVars = parsed.lock.vars ?? {};
+  const useLockVars = (flags.var ?? []).length === 0 && Object.keys(lockVars).length > 0;
+  if (useLockVars) io.stderr(`note: composing with the lock's inputs: ${pairs(lockVars).join(', ')}\n`);
+  const current = build(useLockVars ? lockVars : vars.overrides);
+  if (!current) return EXIT_FAIL;
+  const settingsNote = differing(current.settings, parsed.lock.settings);
   if (settingsNote.length > 0) io.stderr(`note: settings differ from the lock: ${settingsNote.join(', ')}\n`);
+  const varsNote = differing(current.vars ?? {}, lockVars);
+  if (varsNote.length > 0) io.stderr(`note: inputs differ from the lock: ${varsNote.join(', ')}\n`);
+  const drifted = checkLock(parsed.lock, current);
   if (flags.json) {
     const unchanged = current.members.length - drifted.filter((d) => d.status !== 'removed').length;
     io.stdout(`${JSON.stringify({ ok: drifted.length === 0, drifted, unchanged }, null, 2)}\n`);
@@ -115,4 +121,21 @@ async function snapshotCommand(flags: SnapshotFlags, io: CliIO): Promise<number>
     );
   }
   return drifted.length === 0 ? EXIT_OK : EXIT_FAIL;
+}
+
+type Scalars = Readonly<Record<string, string | number | boolean>>;
+
+function pairs(values: Scalars): string[] {
+  return Object.entries(values).map(([k, v]) => `${k}=${String(v)}`);
+}
+
+/** `key=now (lock: then)` for every key set on either side whose values differ. */
+function differing(now: Scalars, lock: Scalars): string[] {
+  const keys = [...new Set([...Object.keys(now), ...Object.keys(lock)])].sort();
+  return keys
+    .filter((k) => now[k] !== lock[k])
+    .map(
+      (k) =>
+        `${k}=${now[k] === undefined ? 'unset' : String(now[k])} (lock: ${lock[k] === undefined ? 'unset' : String(lock[k])})`,
+    );
 }
