@@ -50,6 +50,7 @@ export type { Agent } from './core/fleet.js';
 export type { LayerDef, LayerSource, Manifest } from './core/manifest.js';
 export { composeMember, type Member, packMembers } from './core/members.js';
 export { isValidName } from './core/names.js';
+export { comparePacks, indexPack, type PackComparison, type Yielder } from './core/pack-compare.js';
 export { PRESET_NAMES } from './core/presets.js';
 export type { RoleRecord } from './core/roles.js';
 export type { SettingDef, SettingType, SettingValue } from './core/settings.js';

@@ -9,7 +9,7 @@ import { normalisePackPath } from './pack-path.js';
 import { operatorPath, pathSettingNames } from './path-settings.js';
 import { checkRequestNames, closestRoles } from './request-names.js';
 import { applyOverrides, type SettingSource, type SettingValue } from './settings.js';
-import type { Snapshot } from './snapshot.js';
+import type { PackFile, Snapshot } from './snapshot.js';
 import { snapshotCache } from './snapshot-cache.js';
 import { didYouMean } from './suggest.js';
 import {
@@ -264,6 +264,27 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
 }
 
 /**
+ * {@link tryCompose} without the memo, telling `onRead` every pack path the compose looked
+ * up (found or not): the outcome can change between two snapshots only when one of these
+ * files, the member's fleet entry or role record, or the pack-wide inputs (manifest,
+ * settings, root, outside files) differ. The reload comparison uses this to recompose
+ * only the members an edit can reach.
+ */
+export function composeReading(
+  snapshot: Snapshot,
+  request: ComposeRequest,
+  onRead: (path: string) => void,
+): ComposeOutcome {
+  const outer = reading;
+  reading = onRead;
+  try {
+    return composeFresh(snapshot, request);
+  } finally {
+    reading = outer;
+  }
+}
+
+/**
  * Composes a prompt, throwing a {@link PromptError} for a bad request.
  *
  * @example
@@ -302,6 +323,15 @@ export function strictOutcome(outcome: ComposeOutcome): ComposeOutcome {
 }
 
 // --- internal ---
+
+/** Where {@link composeReading} is told about the files the running compose looks up. */
+let reading: ((path: string) => void) | undefined;
+
+/** A pack file by path; every look-up of a compose goes through here. */
+function fileAt(snapshot: Snapshot, path: string): PackFile | undefined {
+  reading?.(path);
+  return snapshot.files.get(path);
+}
 
 interface Resolved {
   info: LayerResult;
@@ -484,7 +514,7 @@ function resolveChain(
   const joinBytes = utf8Length(source.join);
   for (const folder of folders) {
     const file = source.files
-      .map((name) => snapshot.files.get(folder === '' ? name : `${folder}/${name}`))
+      .map((name) => fileAt(snapshot, folder === '' ? name : `${folder}/${name}`))
       .find((f) => f !== undefined);
     if (!file) continue;
     const part: LayerPart = { source: file.path, included: false };
@@ -616,7 +646,7 @@ function findFile(
       const where = operatorPath(snapshot.root, named);
       const file =
         'pack' in where
-          ? snapshot.files.get(where.pack)
+          ? fileAt(snapshot, where.pack)
           : 'external' in where
             ? snapshot.external?.get(where.external)
             : undefined;
@@ -642,7 +672,7 @@ function findFile(
     }
     const path = normalisePackPath(filled.path);
     first ??= path;
-    const file = path === undefined ? undefined : snapshot.files.get(path);
+    const file = path === undefined ? undefined : fileAt(snapshot, path);
     if (file) return { file };
   }
   if (first === undefined) return { noValue: noValue ?? 'path' };

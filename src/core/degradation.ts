@@ -1,4 +1,4 @@
-import { tryCompose } from './compose.js';
+import { type ComposeOutcome, type ComposeResult, tryCompose } from './compose.js';
 import { type Diagnostic, warning } from './diagnostics.js';
 import { type Member, memberLabel, packMembers } from './members.js';
 import type { Snapshot } from './snapshot.js';
@@ -64,9 +64,32 @@ export function degradation(current: Snapshot, next: Snapshot): DegradationRepor
       member.agent !== undefined
         ? !nextAgents.has(member.agent)
         : member.role !== undefined && !next.roles.has(member.role);
-    const found = compareMember(current, next, member, removed);
+    const found = memberDegradation(member, removed, current, next);
     if (found) members.push(found);
   }
+  return degradationReport(members);
+}
+
+/**
+ * How one member of the served snapshot degrades in the next one (undefined: it does
+ * not), from its compose outcomes in both; `removed` when the next fleet (or registry)
+ * lacks it. The outcomes default to composing the member's request in each snapshot.
+ */
+export function memberDegradation(
+  member: Member,
+  removed: boolean,
+  current: Snapshot,
+  next: Snapshot,
+  outcomes: { before?: ComposeOutcome; after?: ComposeOutcome } = {},
+): MemberDegradation | undefined {
+  const before = outcomes.before ?? tryCompose(current, member.request);
+  // A member that does not compose today cannot lose anything.
+  if (!before.ok) return undefined;
+  return compareOutcomes(member, removed, before.result, outcomes.after ?? tryCompose(next, member.request));
+}
+
+/** The report of a list of degraded members (in the served version's member order). */
+export function degradationReport(members: MemberDegradation[]): DegradationReport {
   const layers = [...new Set(members.flatMap((m) => m.lost.map((l) => l.layer)))].sort(byteOrder);
   return { degraded: members.length > 0, members, layers };
 }
@@ -96,16 +119,12 @@ export function degradationDiagnostics(report: DegradationReport): Diagnostic[] 
 
 // --- internal ---
 
-function compareMember(
-  current: Snapshot,
-  next: Snapshot,
+function compareOutcomes(
   member: Member,
   removed: boolean,
+  before: ComposeResult,
+  after: ComposeOutcome,
 ): MemberDegradation | undefined {
-  const before = tryCompose(current, member.request);
-  // A member that does not compose today cannot lose anything.
-  if (!before.ok) return undefined;
-  const after = tryCompose(next, member.request);
   const out: MemberDegradation = {
     member: member.key,
     label: memberLabel(member),
@@ -118,9 +137,9 @@ function compareMember(
   if (!after.ok) {
     out.failing = [...new Set(after.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code))];
   } else {
-    out.fallback = after.result.fallback && !before.result.fallback;
+    out.fallback = after.result.fallback && !before.fallback;
     const nextLayers = new Map(after.result.layers.map((l) => [l.id, l]));
-    for (const had of before.result.layers) {
+    for (const had of before.layers) {
       if (!had.included) continue;
       const now = nextLayers.get(had.id);
       if (now?.included) continue;

@@ -1,18 +1,15 @@
 import { tryCompose } from '../core/compose.js';
+import { type PromptChanges, promptFingerprint } from '../core/pack-compare.js';
 import type { Snapshot } from '../core/snapshot.js';
 import { byteOrder } from '../core/text.js';
 
-/** Which fleet members and roles got a different prompt between two pack versions. */
-export interface PromptChanges {
-  /** Fleet agents whose composed prompt differs (added and removed agents included). */
-  agents: string[];
-  /** Roles whose composed prompt differs (added and removed roles included). */
-  roles: string[];
-}
+export type { PromptChanges };
 
 /**
  * Compares the prompts of every fleet member and every role (composed with the pack's
- * own settings) between two snapshots. Pure. With no previous snapshot, everything is new.
+ * own settings) between two snapshots, composing all of them. Pure. With no previous
+ * snapshot, everything is new. A reload uses `comparePacks`, which gives the same answer
+ * composing only the members an edit can reach.
  *
  * @example
  * const { agents, roles } = changedPrompts(before, after);
@@ -36,10 +33,8 @@ const cache = new WeakMap<Snapshot, Fingerprints>();
 function fingerprints(snapshot: Snapshot): Fingerprints {
   let found = cache.get(snapshot);
   if (found) return found;
-  const of = (request: { agent?: string; role?: string }): string => {
-    const outcome = tryCompose(snapshot, request);
-    return outcome.ok ? outcome.result.sha256 : `error:${outcome.diagnostics.map((d) => d.code).join(',')}`;
-  };
+  const of = (request: { agent?: string; role?: string }): string =>
+    promptFingerprint(tryCompose(snapshot, request));
   found = { agents: new Map(), roles: new Map() };
   for (const agent of snapshot.fleet) found.agents.set(agent.id, of({ agent: agent.id }));
   for (const role of snapshot.roles.keys()) found.roles.set(role, of({ role }));

@@ -1,7 +1,8 @@
-import { type DegradationReport, degradation, degradationDiagnostics } from '../core/degradation.js';
+import { type DegradationReport, degradationDiagnostics } from '../core/degradation.js';
 import { type Diagnostic, error } from '../core/diagnostics.js';
+import { comparePacks, indexPack, type PromptChanges } from '../core/pack-compare.js';
 import type { LoadResult, Snapshot } from '../core/snapshot.js';
-import { changedPrompts, type PromptChanges } from './changes.js';
+import { Slices } from '../source/slices.js';
 
 /** Reads the pack once and builds a snapshot (or the diagnostics of why it cannot). */
 export type PackLoader = () => Promise<LoadResult>;
@@ -254,8 +255,11 @@ export class SnapshotStore {
       return outcome;
     }
 
-    // 3. A version that would degrade members is held unless this reload accepts it.
-    const report = current && !this.#allowLayerLoss ? degradation(current, next) : undefined;
+    // 3. One comparison for the guard and the change report, composing only the members
+    // the edit can reach, in slices so requests keep being answered meanwhile.
+    const comparison = await comparePacks(current, next, new Slices(Number.POSITIVE_INFINITY));
+    // A version that would degrade members is held unless this reload accepts it.
+    const report = current && !this.#allowLayerLoss ? comparison.degradation : undefined;
     const degraded = report?.degraded ? report : undefined;
     const accepted = degraded && (options.accept === true || options.accept === next.version);
     if (degraded && !accepted) {
@@ -277,8 +281,11 @@ export class SnapshotStore {
     }
 
     // 4. Swap.
-    const changed = changedPrompts(current, next);
+    const changed = comparison.changes;
     this.#state = { snapshot: next, previous: current, loadedAt: at };
+    // The first version served: work out what each member reads, in the background, so
+    // the next reload composes only what its edit reaches.
+    if (!current) void indexPack(next, new Slices(Number.POSITIVE_INFINITY)).catch(() => undefined);
     this.#held = null;
     const outcome: ReloadOutcome = {
       ...base,

@@ -1,0 +1,276 @@
+import { type ComposeOutcome, type ComposeRequest, composeReading, tryCompose } from './compose.js';
+import {
+  type DegradationReport,
+  degradationReport,
+  type MemberDegradation,
+  memberDegradation,
+} from './degradation.js';
+import type { Agent } from './fleet.js';
+import { packMembers } from './members.js';
+import type { RoleRecord } from './roles.js';
+import type { Snapshot } from './snapshot.js';
+import { byteOrder } from './text.js';
+
+/** Which fleet members and roles got a different prompt between two pack versions. */
+export interface PromptChanges {
+  /** Fleet agents whose composed prompt differs (added and removed agents included). */
+  agents: string[];
+  /** Roles whose composed prompt differs (added and removed roles included). */
+  roles: string[];
+}
+
+/** What a new pack version changes for the prompts of the served one. */
+export interface PackComparison {
+  /** Every fleet agent and role whose prompt differs (as `changedPrompts` says). */
+  changes: PromptChanges;
+  /** What the new version takes away from the served version's members (as `degradation` says). */
+  degradation: DegradationReport;
+  /** How many requests (agents, roles, the default member) were composed again. */
+  recomposed: number;
+}
+
+/**
+ * Lets a long comparison give the event loop a turn: asked `due` between members, and
+ * awaited `pause()` when it is (a source layer `Slices` fits).
+ */
+export interface Yielder {
+  readonly due: boolean;
+  pause(): Promise<void>;
+}
+
+/**
+ * Compares two versions of a pack once, for both the reload guard and the change report:
+ * the result equals `degradation(current, next)` and `changedPrompts(current, next)`.
+ * Only the requests an edit can reach are composed again: a request whose pack files (every
+ * path its compose looked up, found or not), fleet entry and role record are unchanged,
+ * in a pack whose manifest, settings, root and outside files are unchanged, composes to
+ * the same prompt and layers. When the manifest or the settings change, every request is
+ * compared, once. What each request of `next` reads is kept with it, so the next
+ * comparison starts from there. Pure apart from that memo; yields to `yielder` between
+ * requests.
+ *
+ * @example
+ * const { changes, degradation } = await comparePacks(served, candidate);
+ */
+export async function comparePacks(
+  current: Snapshot | undefined,
+  next: Snapshot,
+  yielder?: Yielder,
+): Promise<PackComparison> {
+  const none: DegradationReport = { degraded: false, members: [], layers: [] };
+  if (!current) {
+    const changes = {
+      agents: [...new Set(next.fleet.map((a) => a.id))].sort(byteOrder),
+      roles: [...next.roles.keys()].sort(byteOrder),
+    };
+    return { changes, degradation: none, recomposed: 0 };
+  }
+  const before = await indexPack(current, yielder);
+  const beforeRequests = requestsOf(current);
+  const afterRequests = requestsOf(next);
+  const samePack = sameInputs(current, next);
+  const changed = samePack ? await changedPaths(current, next, yielder) : undefined;
+  const after = new Map<string, readonly string[]>();
+  const outcomes = new Map<string, { before?: ComposeOutcome; after?: ComposeOutcome }>();
+  for (const [key, request] of new Map([...beforeRequests, ...afterRequests])) {
+    if (yielder?.due) await yielder.pause();
+    const reads = before.get(key);
+    const inNext = afterRequests.has(key);
+    const reached =
+      !changed ||
+      !reads ||
+      !inNext ||
+      !beforeRequests.has(key) ||
+      !sameEntry(current, next, request) ||
+      reads.some((p) => changed.has(p));
+    if (!reached) {
+      after.set(key, reads);
+      continue;
+    }
+    const pair: { before?: ComposeOutcome; after?: ComposeOutcome } = {};
+    if (inNext) {
+      const files: string[] = [];
+      pair.after = composeReading(next, request, (p) => files.push(p));
+      after.set(key, [...new Set(files)]);
+    } else pair.after = tryCompose(next, request);
+    if (beforeRequests.has(key)) pair.before = tryCompose(current, request);
+    outcomes.set(key, pair);
+  }
+  indexes.set(next, Promise.resolve(after));
+
+  // The change report: every reached agent and role whose fingerprint differs.
+  const agents: string[] = [];
+  const roles: string[] = [];
+  for (const [key, pair] of outcomes) {
+    const [kind, id] = splitKey(key);
+    if (kind === 'default') continue;
+    const a = pair.before && beforeRequests.has(key) ? promptFingerprint(pair.before) : undefined;
+    const b = pair.after && afterRequests.has(key) ? promptFingerprint(pair.after) : undefined;
+    if (a !== b) (kind === 'agent' ? agents : roles).push(id);
+  }
+
+  // The guard: the served version's members, in order; only reached ones can degrade.
+  const nextAgents = new Set(next.fleet.map((a) => a.id));
+  const members: MemberDegradation[] = [];
+  for (const member of packMembers(current)) {
+    const pair = outcomes.get(requestKeyOf(member.request));
+    if (!pair) continue;
+    const removed =
+      member.agent !== undefined
+        ? !nextAgents.has(member.agent)
+        : member.role !== undefined && !next.roles.has(member.role);
+    const found = memberDegradation(member, removed, current, next, pair);
+    if (found) members.push(found);
+  }
+  return {
+    changes: { agents: agents.sort(byteOrder), roles: roles.sort(byteOrder) },
+    degradation: degradationReport(members),
+    recomposed: outcomes.size,
+  };
+}
+
+/**
+ * Works out, once per snapshot, which pack files each of its requests (fleet agents,
+ * roles, the default member) reads, so a later {@link comparePacks} against it composes
+ * only what an edit reaches. A snapshot that was the `next` of a comparison already has
+ * it; the service calls this for the first one it serves, in the background.
+ */
+export function indexPack(
+  snapshot: Snapshot,
+  yielder?: Yielder,
+): Promise<ReadonlyMap<string, readonly string[]>> {
+  let found = indexes.get(snapshot);
+  if (!found) {
+    found = buildIndex(snapshot, yielder);
+    indexes.set(snapshot, found);
+    // A failed index is not kept: the next comparison tries again.
+    found.catch(() => indexes.delete(snapshot));
+  }
+  return found;
+}
+
+/**
+ * What a change report compares for one request: the sha256 of its prompt, or its error
+ * codes when it does not compose.
+ */
+export function promptFingerprint(outcome: ComposeOutcome): string {
+  return outcome.ok ? outcome.result.sha256 : `error:${outcome.diagnostics.map((d) => d.code).join(',')}`;
+}
+
+// --- internal ---
+
+/** Per snapshot: request key → the pack paths its compose looked up. */
+const indexes = new WeakMap<Snapshot, Promise<ReadonlyMap<string, readonly string[]>>>();
+
+async function buildIndex(
+  snapshot: Snapshot,
+  yielder: Yielder | undefined,
+): Promise<ReadonlyMap<string, readonly string[]>> {
+  const out = new Map<string, readonly string[]>();
+  for (const [key, request] of requestsOf(snapshot)) {
+    if (yielder?.due) await yielder.pause();
+    const files: string[] = [];
+    composeReading(snapshot, request, (p) => files.push(p));
+    out.set(key, [...new Set(files)]);
+  }
+  return out;
+}
+
+/** The requests a comparison covers: fleet agents, roles, and the default member of a pack with neither. */
+function requestsOf(snapshot: Snapshot): Map<string, ComposeRequest> {
+  const out = new Map<string, ComposeRequest>();
+  for (const agent of snapshot.fleet) out.set(`agent\0${agent.id}`, { agent: agent.id });
+  for (const role of snapshot.roles.keys()) out.set(`role\0${role}`, { role });
+  if (snapshot.fleet.length === 0 && snapshot.roles.size === 0) out.set('default\0', {});
+  return out;
+}
+
+function requestKeyOf(request: ComposeRequest): string {
+  if (request.agent !== undefined) return `agent\0${request.agent}`;
+  if (request.role !== undefined) return `role\0${request.role}`;
+  return 'default\0';
+}
+
+function splitKey(key: string): ['agent' | 'role' | 'default', string] {
+  const at = key.indexOf('\0');
+  return [key.slice(0, at) as 'agent' | 'role' | 'default', key.slice(at + 1)];
+}
+
+/**
+ * Whether everything a compose reads besides pack files and the request's own fleet entry
+ * and role record is the same: manifest, resolved settings, root, outside files, preset,
+ * and whether the pack has a fleet and a registry.
+ */
+function sameInputs(a: Snapshot, b: Snapshot): boolean {
+  if (a.root !== b.root || a.preset !== b.preset) return false;
+  if (a.fleet.length > 0 !== b.fleet.length > 0 || a.roles.size > 0 !== b.roles.size > 0) return false;
+  if ((a.external?.size ?? 0) !== (b.external?.size ?? 0)) return false;
+  for (const [path, file] of a.external ?? [])
+    if (b.external?.get(path)?.sha256 !== file.sha256) return false;
+  return deepEqual(a.manifest, b.manifest) && deepEqual(a.settings, b.settings);
+}
+
+/** Paths whose file differs between two snapshots of one pack (added, removed, or other bytes). */
+async function changedPaths(a: Snapshot, b: Snapshot, yielder: Yielder | undefined): Promise<Set<string>> {
+  const out = new Set<string>();
+  let n = 0;
+  for (const [path, file] of a.files) {
+    if (++n % 1024 === 0 && yielder?.due) await yielder.pause();
+    const other = b.files.get(path);
+    // Same bytes under the same manifest decode to the same file.
+    if (!other || (other !== file && other.sha256 !== file.sha256)) out.add(path);
+  }
+  for (const path of b.files.keys()) {
+    if (++n % 1024 === 0 && yielder?.due) await yielder.pause();
+    if (!a.files.has(path)) out.add(path);
+  }
+  return out;
+}
+
+/** Whether a request's fleet entry (its role and team) and role record are the same in both. */
+function sameEntry(a: Snapshot, b: Snapshot, request: ComposeRequest): boolean {
+  let role = request.role;
+  if (request.agent !== undefined) {
+    const x = agentOf(a, request.agent);
+    const y = agentOf(b, request.agent);
+    if (!x || !y || x.role !== y.role || x.team !== y.team) return false;
+    role = x.role;
+  }
+  return role === undefined || sameRecord(a.roles.get(role), b.roles.get(role));
+}
+
+const fleets = new WeakMap<Snapshot, Map<string, Agent>>();
+
+function agentOf(snapshot: Snapshot, id: string): Agent | undefined {
+  let byId = fleets.get(snapshot);
+  if (!byId) {
+    byId = new Map(snapshot.fleet.map((a) => [a.id, a]));
+    fleets.set(snapshot, byId);
+  }
+  return byId.get(id);
+}
+
+function sameRecord(a: RoleRecord | undefined, b: RoleRecord | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && deepEqual(a, b));
+}
+
+/** Structural equality of plain data (arrays, plain objects, primitives); anything else by identity. */
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const protoA = Object.getPrototypeOf(a);
+  if ((protoA !== Object.prototype && protoA !== null) || Object.getPrototypeOf(b) !== protoA) return false;
+  const keysA = Object.keys(a);
+  if (keysA.length !== Object.keys(b).length) return false;
+  for (const k of keysA) {
+    if (!Object.hasOwn(b, k)) return false;
+    if (!deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}

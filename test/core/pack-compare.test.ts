@@ -1,0 +1,213 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { degradation } from '../../src/core/degradation.js';
+import { comparePacks, indexPack } from '../../src/core/pack-compare.js';
+import { buildSnapshot, type Snapshot } from '../../src/core/snapshot.js';
+import { changedPrompts } from '../../src/reload/changes.js';
+import { EXAMPLES } from '../helpers.js';
+
+// The reload comparison composes only the members an edit can reach, starting from what
+// the previous comparison learnt. Whatever the edits — prompt files, identities, the
+// fleet, the role registry, the manifest — it must say exactly what composing every
+// member of both versions says: the same change report and the same guard report.
+
+/** A pack in memory: path → text. */
+type Files = Map<string, string>;
+
+function examplePack(name: string): Files {
+  const root = join(EXAMPLES, name);
+  const out: Files = new Map();
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, e.name);
+      if (e.isDirectory()) walk(path);
+      else out.set(relative(root, path).split('\\').join('/'), readFileSync(path, 'utf8'));
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/**
+ * Builds a snapshot as a reload does: an unchanged file keeps its bytes object (so its
+ * parsed form is reused), a changed one gets new bytes.
+ */
+function builder() {
+  const bytes = new Map<string, { text: string; bytes: Uint8Array }>();
+  return (files: Files): Snapshot | undefined => {
+    const input = new Map<string, Uint8Array>();
+    for (const [path, text] of files) {
+      let kept = bytes.get(path);
+      if (!kept || kept.text !== text) {
+        kept = { text, bytes: new TextEncoder().encode(text) };
+        bytes.set(path, kept);
+      }
+      input.set(path, kept.bytes);
+    }
+    return buildSnapshot({ files: input, env: {} }).snapshot;
+  };
+}
+
+type Edit = (files: Files) => void;
+
+const append =
+  (path: string, text: string): Edit =>
+  (files) => {
+    files.set(path, `${files.get(path) ?? ''}\n${text}\n`);
+  };
+const remove =
+  (path: string): Edit =>
+  (files) => {
+    files.delete(path);
+  };
+const put =
+  (path: string, text: string): Edit =>
+  (files) => {
+    files.set(path, text);
+  };
+const replaceIn =
+  (path: string, from: string, to: string): Edit =>
+  (files) => {
+    const text = files.get(path);
+    if (text !== undefined) files.set(path, text.replace(from, to));
+  };
+
+const text = fc.string({ minLength: 1, maxLength: 30 });
+
+/** Edits of a RoboCo pack: prompt files, identities, fleet, registry and manifest. */
+const robocoEdit: fc.Arbitrary<Edit> = fc.oneof(
+  fc
+    .tuple(
+      fc.constantFrom(
+        'base.md',
+        'roles/developer.md',
+        'roles/qa.md',
+        'roles/board.md',
+        'teams/platform.md',
+        'teams/payments.md',
+        'identities/ada.md',
+        'doctrine/fable.md',
+        'tools/qa.md',
+        '_generated/developer.md',
+      ),
+      text,
+    )
+    .map(([p, t]) => append(p, t)),
+  fc
+    .constantFrom('base.md', 'teams/growth.md', 'roles/pm.md', 'tools/developer.md', 'doctrine/ponytail.md')
+    .map(remove),
+  fc
+    .tuple(fc.constantFrom('teams/new.md', 'tools/architect.md', 'roles/qa.md'), text)
+    .map(([p, t]) => put(p, t)),
+  // The fleet: an agent changes team or role, one is added, one removed.
+  fc.constantFrom(
+    replaceIn('fleet.yaml', 'team: payments', 'team: growth'),
+    replaceIn('fleet.yaml', 'role: qa', 'role: developer'),
+    append('fleet.yaml', '  - id: zed\n    role: pm\n    team: growth'),
+    replaceIn('fleet.yaml', '  - id: linus\n    role: developer\n    team: payments\n', ''),
+  ),
+  // The registry: a record's fields, a role's file, a new role.
+  fc.constantFrom(
+    replaceIn('roles.yaml', 'model: claude-sonnet', 'model: claude-haiku'),
+    replaceIn('roles.yaml', 'name: QA Engineer', 'name: Quality'),
+    append('roles.yaml', '  scribe:\n    name: Scribe\n    description: Writes things down.'),
+  ),
+  // The manifest: a pack-wide change reaches everyone.
+  fc.constantFrom(
+    put('strata.yaml', 'extends: roboco\nseparator: "\\n\\n"\n'),
+    put('strata.yaml', 'extends: roboco\nlayers:\n  - id: notice\n    file: notice.md\n    before: base\n'),
+    put('notice.md', 'Notice.'),
+    remove('strata.yaml'),
+  ),
+);
+
+/** Edits of a pack without a fleet: members are the registry's roles. */
+const rolesPack: Files = new Map([
+  ['strata.yaml', 'layers:\n  - { id: base, file: base.md }\n  - { id: role, file: "roles/{role}.md" }\n'],
+  ['base.md', 'Base.'],
+  ['roles.yaml', 'roles:\n  a: { name: A }\n  b: { name: B }\n  c: { name: C }\n'],
+  ['roles/a.md', 'Role a.'],
+  ['roles/b.md', 'Role b.'],
+]);
+const rolesEdit: fc.Arbitrary<Edit> = fc.oneof(
+  fc
+    .tuple(fc.constantFrom('base.md', 'roles/a.md', 'roles/b.md', 'roles/c.md'), text)
+    .map(([p, t]) => put(p, t)),
+  fc.constantFrom('base.md', 'roles/a.md', 'roles/c.md').map(remove),
+  fc.constantFrom(
+    replaceIn('roles.yaml', '  b: { name: B }\n', ''),
+    append('roles.yaml', '  d: { name: D }'),
+    put('strata.yaml', 'layers:\n  - { id: role, file: "roles/{role}.md", missing: error }\n'),
+    put('strata.yaml', rolesPack.get('strata.yaml')!),
+  ),
+);
+
+async function checkSequence(start: Files, edits: Edit[][]): Promise<void> {
+  const build = builder();
+  const files = new Map(start);
+  let served = build(files)!;
+  expect(served).toBeDefined();
+  // Half the runs start from an indexed snapshot, half let the first comparison index it.
+  if (edits.length % 2 === 0) await indexPack(served);
+  for (const batch of edits) {
+    for (const e of batch) e(files);
+    const next = build(files);
+    if (!next) continue; // a pack with errors is never compared: the served one stays
+    const incremental = await comparePacks(served, next);
+    expect(incremental.changes).toEqual(changedPrompts(served, next));
+    expect(incremental.degradation).toEqual(degradation(served, next));
+    served = next;
+  }
+}
+
+describe('comparePacks', () => {
+  it('says what composing every member says, whatever the edits (RoboCo: fleet, registry, manifest)', async () => {
+    const start = examplePack('roboco');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(robocoEdit, { minLength: 1, maxLength: 3 }), { maxLength: 6 }),
+        (edits) => checkSequence(start, edits),
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('says what composing every member says, whatever the edits (roles only)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(rolesEdit, { minLength: 1, maxLength: 3 }), { maxLength: 8 }),
+        (edits) => checkSequence(rolesPack, edits),
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('composes again only the members a one-file edit reaches', async () => {
+    const build = builder();
+    const files = examplePack('roboco');
+    const served = build(files)!;
+    await indexPack(served);
+    files.set('teams/platform.md', `${files.get('teams/platform.md')}\nMore.\n`);
+    const next = build(files)!;
+    const { changes, recomposed } = await comparePacks(served, next);
+    // Only agents of team platform read teams/platform.md.
+    const platform = served.fleet.filter((a) => a.team === 'platform').map((a) => a.id);
+    expect(changes.agents).toEqual([...platform].sort());
+    expect(recomposed).toBe(platform.length);
+    // Once everyone's inputs change (the manifest), everyone is compared, once.
+    files.set('strata.yaml', 'extends: roboco\nseparator: "\\n\\n"\n');
+    const all = build(files)!;
+    const wide = await comparePacks(next, all);
+    expect(wide.recomposed).toBe(next.fleet.length + next.roles.size);
+    expect(wide.changes).toEqual(changedPrompts(next, all));
+  });
+
+  it('reports every prompt as new when nothing was served', async () => {
+    const served = builder()(examplePack('roboco'))!;
+    const { changes, degradation: report } = await comparePacks(undefined, served);
+    expect(changes).toEqual(changedPrompts(undefined, served));
+    expect(report.degraded).toBe(false);
+  });
+});
