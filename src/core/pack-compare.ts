@@ -72,8 +72,12 @@ export async function comparePacks(
   const changed = samePack ? await changedPaths(current, next, yielder) : undefined;
   const after = new Map<string, readonly string[]>();
   const outcomes = new Map<string, { before?: ComposeOutcome; after?: ComposeOutcome }>();
-  for (const [key, request] of new Map([...beforeRequests, ...afterRequests])) {
+  const keys = [...beforeRequests.keys()];
+  for (const key of afterRequests.keys()) if (!beforeRequests.has(key)) keys.push(key);
+  for (let i = 0; i < keys.length; i++) {
     if (yielder?.due) await yielder.pause();
+    const key = keys[i]!;
+    const request = (afterRequests.get(key) ?? beforeRequests.get(key))!;
     const reads = before.get(key);
     const inNext = afterRequests.has(key);
     const reached =
@@ -176,9 +180,14 @@ async function buildIndex(
   return out;
 }
 
+const requestMaps = new WeakMap<Snapshot, Map<string, ComposeRequest>>();
+
 /** The requests a comparison covers: fleet agents, roles, and the default member of a pack with neither. */
 function requestsOf(snapshot: Snapshot): Map<string, ComposeRequest> {
+  const found = requestMaps.get(snapshot);
+  if (found) return found;
   const out = new Map<string, ComposeRequest>();
+  requestMaps.set(snapshot, out);
   for (const agent of snapshot.fleet) out.set(`agent\0${agent.id}`, { agent: agent.id });
   for (const role of snapshot.roles.keys()) out.set(`role\0${role}`, { role });
   if (snapshot.fleet.length === 0 && snapshot.roles.size === 0) out.set('default\0', {});

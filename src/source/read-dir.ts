@@ -41,6 +41,13 @@ export type ReadPackOptions = PackLimits & {
   hidden?: readonly string[];
   /** Where unchanged files' bytes are kept between reads (default: the process's cache). */
   reuse?: FileReuse;
+  /**
+   * Take each file's change time again just after reading it into `newestChangeMs` (one
+   * more `fstat` per file read): the consistent read's quiet rule then also covers a write
+   * made while the file was read. Folders' change times are always taken just after they
+   * are listed.
+   */
+  recheck?: boolean;
 };
 
 export interface PackFiles {
@@ -59,7 +66,11 @@ export interface DiskPackFiles extends PackFiles {
    * read mean no file of the pack was replaced, resized or written in between.
    */
   identity: string;
-  /** Latest modification or status change among the files, in ms since the epoch (0: none). */
+  /**
+   * Latest modification or status change among the files (as listed, and as found just
+   * after reading them with `recheck`) and the folders (just after listing them), in ms
+   * since the epoch (0: none).
+   */
   newestChangeMs: number;
 }
 
@@ -178,13 +189,14 @@ interface Listing {
 const FILE_LIKE = /\.(md|markdown|txt|ya?ml|json)$/i;
 
 /** The limits of one read, and the hidden folder names it walks into. */
-type ReadLimits = Required<PackLimits> & { hidden: ReadonlySet<string>; reuse: FileReuse };
+type ReadLimits = Required<PackLimits> & { hidden: ReadonlySet<string>; reuse: FileReuse; recheck: boolean };
 
 function readLimits(options: ReadPackOptions): ReadLimits {
   return {
     ...resolveLimits(options),
     hidden: new Set(options.hidden ?? presetHiddenFolders()),
     reuse: options.reuse ?? fileReuse,
+    recheck: options.recheck ?? false,
   };
 }
 
@@ -213,6 +225,7 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
     const readAtMs = Date.now();
     const bytes = readOne(out, f.rel, f.real, limits.maxFileBytes);
     if (bytes) kept.set(f.rel, { identity: f.identity, bytes, readAtMs });
+    if (limits.recheck) out.newestChangeMs = Math.max(out.newestChangeMs, changedSince(f.real));
   }
   limits.reuse.keep(pack.root, kept);
   return out;
@@ -258,6 +271,9 @@ async function walk(
     state.ids.push(`${relDir}/\0unlistable`);
     return;
   }
+  // Taken after the listing: an entry added, removed or renamed since the read began
+  // shows here (the quiet rule then waits), though the entry itself is not seen.
+  state.newest = Math.max(state.newest, changedSince(realDir));
   entries.sort((a, b) => byteOrder(a.name, b.name));
   for (const entry of entries) {
     if (state.stop) return;
@@ -330,6 +346,16 @@ function readOne(out: PackFiles, rel: string, real: string, maxBytes: number): U
   }
   out.refused.add(rel);
   out.diagnostics.push(read.problem);
+}
+
+/** The latest of a path's modification and change times in ms; now when it cannot be read (gone: a change). */
+function changedSince(real: string): number {
+  try {
+    const st = statSync(real);
+    return Math.max(st.mtimeMs, st.ctimeMs);
+  } catch {
+    return Date.now();
+  }
 }
 
 /**

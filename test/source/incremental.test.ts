@@ -7,6 +7,7 @@ import { composeMember, packMembers } from '../../src/core/members.js';
 import { buildSnapshot, type LoadResult } from '../../src/core/snapshot.js';
 import { readPackDir } from '../../src/source/read-dir.js';
 import { FileReuse, SETTLED_MS } from '../../src/source/reuse.js';
+import { readStablePack } from '../../src/source/stable-read.js';
 import { EXAMPLES } from '../helpers.js';
 
 // A reload reads only what changed (by file identity) and reuses the decoding and parsing
@@ -103,6 +104,22 @@ describe('incremental reloads', () => {
     expect(second.files.get('roles/qa.md')).toBe(first.files.get('roles/qa.md'));
     expect(second.files.get('base.md')).not.toBe(first.files.get('base.md'));
     expect(new TextDecoder().decode(second.files.get('base.md'))).toContain('One more rule.');
+  });
+
+  it('a consistent read reads the changed file again and reuses the bytes of the rest', async () => {
+    const reuse = new FileReuse();
+    // Let earlier edits settle, as a running service's files have (setup, not a timing assertion).
+    await new Promise((r) => setTimeout(r, SETTLED_MS + 200));
+    const first = await readStablePack(pack, { quietMs: 20, reuse });
+    await apply({ kind: 'append', file: 'teams/platform.md', text: 'Platform note.' });
+    const second = await readStablePack(pack, { quietMs: 20, reuse });
+    expect(second.diagnostics).toEqual([]);
+    expect([...second.files.keys()]).toEqual([...first.files.keys()]);
+    for (const [path, bytes] of second.files) {
+      if (path === 'teams/platform.md') expect(bytes).not.toBe(first.files.get(path));
+      else expect(bytes, path).toBe(first.files.get(path));
+    }
+    expect(new TextDecoder().decode(second.files.get('teams/platform.md'))).toContain('Platform note.');
   });
 
   it('build the same snapshot as a load from scratch, whatever the edits', async () => {
