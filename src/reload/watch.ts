@@ -1,8 +1,9 @@
 import { type FSWatcher as NodeWatcher, statSync, watch as watchFolder } from 'node:fs';
 import { lstat, realpath } from 'node:fs/promises';
-import { basename, dirname, relative, sep } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import { presetHiddenFolders } from '../core/snapshot.js';
+import { ReloadSchedule } from './schedule.js';
 import type { ReloadOutcome, SnapshotStore } from './store.js';
 
 export interface WatchOptions {
@@ -30,11 +31,15 @@ export interface PackWatcher {
  * rename-saves) are debounced: the pack is read once it has been quiet for `debounceMs`
  * (or after `maxWaitMs` of continuous changes). Hidden entries (names starting with `.`,
  * other than `..data`) are not part of the pack: their events are ignored, so churn in
- * them delays nothing. Whether a read is consistent is the loader's rule, the same for
- * every trigger; a reload that found the pack still changing (PACK_UNSTABLE) is retried
- * with a doubling pause until one succeeds. When the pack root is itself a symlink
- * (git-sync `--link`, a `current` release link), the link is watched too, and a swap
- * re-aims the watcher at the new folder. A slow poll reloads as a backstop for missed
+ * them delays nothing. Every notification the kernel sends about the pack counts
+ * (chokidar's own events, which it throttles per path, and its raw ones), and a read of
+ * the final state always follows the last change: an event during a read, or a read
+ * that found the pack changing, forces one more read once it is done (see
+ * {@link ReloadSchedule}). Whether a read is consistent is the loader's rule, the same
+ * for every trigger; a reload that found the pack still changing (PACK_UNSTABLE) is
+ * retried with a doubling pause (at most `maxRetryMs`) until one succeeds. When the pack
+ * root is itself a symlink (git-sync `--link`, a `current` release link), the link is
+ * watched too, and a swap re-aims the watcher at the new folder. A slow poll reloads as a backstop for missed
  * events. Files outside the pack that the snapshot holds (operator-set path settings)
  * are watched too.
  *
@@ -52,52 +57,32 @@ export interface PackWatcher {
 export function watchPack(dir: string, store: SnapshotStore, options: WatchOptions = {}): PackWatcher {
   const debounceMs = options.debounceMs ?? 100;
   const pollMs = options.pollMs ?? 10_000;
-  const maxWaitMs = options.maxWaitMs ?? debounceMs * 10;
-  const maxRetryMs = options.maxRetryMs ?? 5000;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let lastEventAt = 0;
-  let pendingSince: number | undefined;
-  let retryMs = 0;
-  let retrying = false;
-  let closed = false;
   const bundle = isFile(dir);
-
-  const schedule = (delay: number) => {
-    if (closed) return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(fire, delay);
-  };
-  const afterReload = (outcome: ReloadOutcome) => {
-    if (!unstable(outcome)) {
-      retryMs = 0;
-      return;
-    }
-    // The pack kept changing: try again later, backing off, until a read is consistent.
-    retryMs = Math.min(Math.max(retryMs * 2, debounceMs, 20), maxRetryMs);
-    if (!timer) {
-      retrying = true;
-      schedule(retryMs);
-    }
-  };
-  const fire = () => {
-    timer = undefined;
-    retrying = false;
-    const now = Date.now();
-    const quiet = now - lastEventAt;
-    const waited = now - (pendingSince ?? now);
-    if (quiet < debounceMs && waited < maxWaitMs)
-      return schedule(Math.min(debounceMs - quiet, maxWaitMs - waited));
-    pendingSince = undefined;
-    void store.reload('watch').then(afterReload);
-  };
-  const onEvent = () => {
-    lastEventAt = Date.now();
-    pendingSince ??= lastEventAt;
-    // A file event brings a backed-off retry forward.
-    if (!timer || retrying) {
-      retrying = false;
-      schedule(debounceMs);
-    }
+  let closed = false;
+  const schedule = new ReloadSchedule(
+    async (trigger) => (needsReread(await store.reload(trigger)) ? 'unstable' : 'settled'),
+    {
+      debounceMs,
+      maxWaitMs: options.maxWaitMs ?? debounceMs * 10,
+      minRetryMs: Math.max(debounceMs, 20),
+      maxRetryMs: options.maxRetryMs ?? 5000,
+    },
+  );
+  const onEvent = () => schedule.notify();
+  // chokidar's own events are throttled per path (a second `change` within 50 ms, an
+  // `unlink` within 100 ms, is dropped, with nothing sent when the pause ends), so the
+  // last of a quick run of rename-saves or ..data swaps can go unreported. The raw
+  // events of its folder watchers are every notification the kernel sent: each one
+  // that concerns an entry of the pack counts as a change.
+  const onRaw = (counts: (path: string) => boolean) => (_event: string, name: unknown, details: unknown) => {
+    const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
+    if (typeof watched !== 'string') return;
+    // A folder's watcher names the entry; a file's own watcher names the file.
+    const named = typeof name === 'string' && name !== '';
+    if (
+      named ? counts(join(watched, name)) || (name === basename(watched) && counts(watched)) : counts(watched)
+    )
+      onEvent();
   };
 
   // The folder's watcher; re-created when the root link is aimed elsewhere.
@@ -118,6 +103,10 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
         : (path: string) => hidden(dir, path),
     });
     files.on('all', onEvent);
+    files.on(
+      'raw',
+      onRaw(bundle ? (path) => bundleEntry(folder, basename(dir), path) : (path) => !hidden(dir, path)),
+    );
     files.on('error', (e) => options.onError?.(e));
     const current = files;
     ready = new Promise<void>((resolve) => current.once('ready', () => resolve()));
@@ -136,9 +125,11 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
     const dirs = new Set(externalFiles().map((f) => dirname(f)));
     if (!outside && dirs.size > 0) {
       const w = watch([...dirs], { ignoreInitial: true, followSymlinks: true, atomic: false, depth: 0 });
+      const counts = (path: string) => externalFiles().includes(path) || basename(path).startsWith('..');
       w.on('all', (_event: string, path: string) => {
-        if (externalFiles().includes(path) || basename(path).startsWith('..')) onEvent();
+        if (counts(path)) onEvent();
       });
+      w.on('raw', onRaw(counts));
       w.on('error', (e) => options.onError?.(e));
       outsideReady = new Promise<void>((resolve) => w.once('ready', () => resolve()));
       outside = w;
@@ -176,21 +167,15 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
     }
   })();
 
-  const poll =
-    pollMs > 0
-      ? setInterval(() => {
-          // While files are changing the watcher is on it; poll only a quiet pack.
-          if (!closed && !timer && Date.now() - lastEventAt >= debounceMs)
-            void store.reload('poll').then(afterReload);
-        }, pollMs)
-      : undefined;
+  // While files are changing the watcher is on it; the poll reads only a quiet pack.
+  const poll = pollMs > 0 ? setInterval(() => schedule.poll(), pollMs) : undefined;
   poll?.unref();
 
   return {
     ready: Promise.all([rootReady, Promise.resolve().then(() => ready), outsideReady]).then(() => ready),
     async close() {
       closed = true;
-      if (timer) clearTimeout(timer);
+      schedule.close();
       if (poll) clearInterval(poll);
       unsubscribeOutside();
       rootLink?.close();
@@ -228,7 +213,9 @@ function isFile(path: string): boolean {
   }
 }
 
-function unstable(outcome: ReloadOutcome): boolean {
+/** A reload that decided nothing because the pack was changing (or too slow to read). */
+function needsReread(outcome: ReloadOutcome): boolean {
+  if (outcome.outcome === 'superseded') return true;
   return (
     outcome.outcome === 'failed' &&
     outcome.diagnostics.some((d) => d.code === 'PACK_UNSTABLE' || d.code === 'READ_TIMEOUT')

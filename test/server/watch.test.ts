@@ -1,8 +1,9 @@
+import { cpSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tryCompose } from '../../src/core/compose.js';
-import { stablePackLoader } from '../../src/reload/read.js';
+import { readOnce, stablePackLoader } from '../../src/reload/read.js';
 import { SnapshotStore, type StoreEvent } from '../../src/reload/store.js';
 import { type PackWatcher, watchPack } from '../../src/reload/watch.js';
 import { copyFixture, SEP, waitFor } from './helpers.js';
@@ -132,3 +133,75 @@ describe('watching a pack directory', () => {
     );
   });
 });
+
+// chokidar drops a second `change` of a path within 50 ms (and an `unlink` within 100 ms)
+// and sends nothing when the pause ends: a change made just after a read of the one
+// before it must still be read. The loader below makes that change itself, right after
+// its first read, so the change always falls in that window.
+describe('a change just after a read is read too (watcher only, no poll)', () => {
+  it('a rename-save right after the read of the previous one', async () => {
+    const dir = await pack();
+    const save = (text: string) => {
+      writeFileSync(join(dir, 'roles/writer.md.tmp~'), text);
+      renameSync(join(dir, 'roles/writer.md.tmp~'), join(dir, 'roles/writer.md'));
+    };
+    const store = await changingAfterFirstRead(dir, () => save('Writer 2.\n'));
+    save('Writer 1.\n');
+    await waitFor(
+      () => (writerText(store) === ['Base.', 'Writer 2.'].join(SEP) ? true : undefined),
+      30_000,
+      'the save made after the read',
+    );
+  });
+
+  it('a ConfigMap ..data swap right after the read of the previous one', async () => {
+    const { dir: src, cleanup } = await copyFixture();
+    cleanups.push(cleanup);
+    const dir = join(src, '..', 'configmap');
+    await mkdir(dir);
+    await rename(src, join(dir, '..v0'));
+    await symlink('..v0', join(dir, '..data'));
+    for (const name of ['base.md', 'fleet.yaml', 'roles', 'doctrine', 'teams', 'identities'])
+      await symlink(`..data/${name}`, join(dir, name));
+    for (const v of ['..v1', '..v2']) {
+      cpSync(join(dir, '..v0'), join(dir, v), { recursive: true });
+      writeFileSync(join(dir, v, 'roles/writer.md'), `Writer ${v.slice(3)}.\n`);
+    }
+    let current = '..v0';
+    const swap = (next: string) => {
+      symlinkSync(next, join(dir, '..data_tmp'));
+      renameSync(join(dir, '..data_tmp'), join(dir, '..data'));
+      rmSync(join(dir, current), { recursive: true });
+      current = next;
+    };
+    const store = await changingAfterFirstRead(dir, () => swap('..v2'));
+    swap('..v1');
+    await waitFor(
+      () => (writerText(store) === ['Base.', 'Writer 2.'].join(SEP) ? true : undefined),
+      30_000,
+      'the swap made after the read',
+    );
+  });
+});
+
+/**
+ * A store over `dir` (read once per reload, no stability wait) whose first reload after
+ * start-up calls `change` as soon as it has read the pack; watched with the poll off.
+ */
+async function changingAfterFirstRead(dir: string, change: () => void): Promise<SnapshotStore> {
+  let armed = false;
+  const store = new SnapshotStore(async () => {
+    const read = await readOnce({ dir, env: {} });
+    if (armed) {
+      armed = false;
+      change();
+    }
+    return read;
+  });
+  await store.reload('initial');
+  const watcher = watchPack(dir, store, { debounceMs: 5, pollMs: 0 });
+  cleanups.push(() => watcher.close());
+  await watcher.ready;
+  armed = true;
+  return store;
+}
