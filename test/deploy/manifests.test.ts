@@ -9,8 +9,10 @@ import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Service } from 'kubernetes-models/v1/Service';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
+import { serviceOptions } from '../../src/cli/commands/serve.js';
 import { tryCompose } from '../../src/core/compose.js';
 import { buildSnapshot } from '../../src/core/snapshot.js';
+import { hostPolicy } from '../../src/server/host-check.js';
 import { ROOT } from '../helpers.js';
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -118,6 +120,19 @@ describe('deploy/compose.yaml', () => {
     expect(svc.build.dockerfile).toBe('deploy/Dockerfile');
     expect(svc.ports).toEqual(['127.0.0.1:7411:7411']);
   });
+
+  it('answers to its name on the compose network, localhost and IP literals, and to no other Host', () => {
+    // `${STRATA_ALLOWED_HOSTS:-strata}` with the variable unset, as compose expands it.
+    const value = String(svc.environment.STRATA_ALLOWED_HOSTS).replace(
+      /^\$\{STRATA_ALLOWED_HOSTS:-(.*)\}$/,
+      '$1',
+    );
+    const policy = servedHosts({ ...svc.environment, STRATA_ALLOWED_HOSTS: value });
+    for (const host of ['strata:7411', 'localhost:7411', '127.0.0.1:7411', '172.18.0.2:7411'])
+      expect([host, policy.allowsHost(host)]).toEqual([host, true]);
+    for (const host of ['evil.example', 'strata.evil.example:7411'])
+      expect([host, policy.allowsHost(host)]).toEqual([host, false]);
+  });
 });
 
 describe('deploy/k8s', () => {
@@ -215,9 +230,47 @@ describe('deploy/k8s', () => {
     expect(env.STRATA_PROMPTS_DIR).toBe(mount.mountPath);
   });
 
+  it('answers to the Service’s DNS names and to the probes (Host: the pod IP), and to no other Host', () => {
+    const env = kubeletEnv(container.env, { 'metadata.namespace': 'prompts' });
+    expect(env.STRATA_HOST).toBe('0.0.0.0');
+    const policy = servedHosts(env);
+    expect(policy.enabled).toBe(true);
+    const name = service.metadata.name;
+    const port = service.spec.ports[0].port;
+    for (const host of [name, `${name}.prompts`, `${name}.prompts.svc`, `${name}.prompts.svc.cluster.local`])
+      expect([host, policy.allowsHost(`${host}:${port}`)]).toEqual([host, true]);
+    // The kubelet's httpGet probes and Prometheus address the pod by IP.
+    for (const host of ['10.244.1.7:7411', '[fd00::7]:7411', 'localhost:7411'])
+      expect([host, policy.allowsHost(host)]).toEqual([host, true]);
+    for (const host of ['evil.example', `${name}.evil.example`, `${name}.other.svc.cluster.local`])
+      expect([host, policy.allowsHost(`${host}:${port}`)]).toEqual([host, false]);
+  });
+
   it('selects the Deployment’s pods from the Service', () => {
     expect(service.spec.selector).toEqual(deployment.spec.template.metadata.labels);
     expect(deployment.spec.selector.matchLabels).toEqual(deployment.spec.template.metadata.labels);
     expect(service.spec.ports[0].targetPort).toBe('http');
   });
 });
+
+/** The Host policy `strata serve` starts with in this environment (as the container runs it). */
+function servedHosts(env: Record<string, string | undefined>) {
+  const options = serviceOptions({}, { env, cwd: ROOT, stdout: () => {}, stderr: () => {} });
+  expect(options.allowedHosts).toBeDefined();
+  return hostPolicy(options.allowedHosts);
+}
+
+/** A container's environment as the kubelet sets it: field refs filled in, `$(NAME)` expanded. */
+function kubeletEnv(
+  entries: Array<{ name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }>,
+  fields: Record<string, string>,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const e of entries) {
+    const field = e.valueFrom?.fieldRef?.fieldPath;
+    if (field !== undefined) env[e.name] = fields[field]!;
+    else if (e.value !== undefined)
+      env[e.name] = e.value.replace(/\$\((\w+)\)/g, (m, n: string) => env[n] ?? m);
+  }
+  return env;
+}
