@@ -255,7 +255,7 @@ describe('deploy/k8s', () => {
 
 /** The Host policy `strata serve` starts with in this environment (as the container runs it). */
 function servedHosts(env: Record<string, string | undefined>) {
-  const options = serviceOptions({}, { env, cwd: ROOT, stdout: () => {}, stderr: () => {} });
+  const options = serviceOptions({ watch: true }, { env, cwd: ROOT, stdout: () => {}, stderr: () => {} });
   expect(options.allowedHosts).toBeDefined();
   return hostPolicy(options.allowedHosts);
 }
