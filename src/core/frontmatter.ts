@@ -61,7 +61,8 @@ function findClosingLine(text: string): { start: number; end: number } | undefin
   while (pos <= text.length) {
     const nl = text.indexOf('\n', pos);
     const lineEnd = nl === -1 ? text.length : nl;
-    if (text.slice(pos, lineEnd) === '---') return { start: pos, end: nl === -1 ? lineEnd : nl + 1 };
+    if (lineEnd - pos === 3 && text.startsWith('---', pos))
+      return { start: pos, end: nl === -1 ? lineEnd : nl + 1 };
     if (nl === -1) return undefined;
     pos = nl + 1;
   }

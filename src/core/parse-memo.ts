@@ -2,25 +2,29 @@
 // parsing), remembered per bytes object. A reload that hands the build step the same bytes
 // object for an unchanged file (the folder reader does, by file identity) gets these for
 // free; entries live exactly as long as the bytes do (a WeakMap), so nothing here outlives
-// the snapshots and reads that hold the bytes.
+// the snapshots and reads that hold the bytes. A bytes object holds a few results, kept in
+// one flat array (step, path, value, …): a Map per file would cost more than most files.
 
-const memo = new WeakMap<Uint8Array, Map<string, unknown>>();
+const memo = new WeakMap<Uint8Array, unknown[]>();
 
 /**
- * `compute()`'s result for these bytes and this key, computed once per bytes object. The
- * key must name everything else the result depends on (the step, the path, the mode).
+ * `compute()`'s result for these bytes, this step and this path, computed once per bytes
+ * object. `step` must name everything else the result depends on (the step and its mode);
+ * pass the same few step strings each time (constants), not ones built per file.
  *
  * @example
- * const parsed = memoByBytes(bytes, `yaml\0${path}`, () => parseYaml(text, { file: path }));
+ * const parsed = memoByBytes(bytes, 'yaml', () => parseYaml(text, { file: path }), path);
  */
-export function memoByBytes<T>(bytes: Uint8Array, key: string, compute: () => T): T {
+export function memoByBytes<T>(bytes: Uint8Array, step: string, compute: () => T, path = ''): T {
   let entries = memo.get(bytes);
-  if (!entries) {
-    entries = new Map();
+  if (entries) {
+    for (let i = 0; i < entries.length; i += 3)
+      if (entries[i] === step && entries[i + 1] === path) return entries[i + 2] as T;
+  } else {
+    entries = [];
     memo.set(bytes, entries);
   }
-  if (entries.has(key)) return entries.get(key) as T;
   const value = compute();
-  entries.set(key, value);
+  entries.push(step, path, value);
   return value;
 }

@@ -136,9 +136,9 @@ export function buildSnapshot(input: BuildInput): LoadResult {
     let parsed = yamls.get(path);
     if (!parsed) {
       const bytes = input.files.get(path);
-      const text = bytes && decodeText(bytes);
+      const text = bytes && memoByBytes(bytes, 'text', () => decodeText(bytes));
       if (text === undefined) return undefined;
-      parsed = memoByBytes(input.files.get(path)!, `yaml\0${path}`, () => parseYaml(text, { file: path }));
+      parsed = memoByBytes(bytes!, 'yaml', () => parseYaml(text, { file: path }), path);
       yamls.set(path, parsed);
     }
     return parsed;
@@ -216,8 +216,11 @@ export function buildSnapshot(input: BuildInput): LoadResult {
     if (!isRaw && text === undefined) continue;
     // Decoded and split once per bytes object: an unchanged file of a reload costs nothing here.
     const mode = isYaml ? 'yaml' : manifest.frontmatter;
-    const { file, split } = memoByBytes(bytes, `file\0${mode}\0${isRaw}\0${path}`, () =>
-      splitPackFile(path, bytes, isRaw ? decodeLossy(bytes) : text!, mode, isRaw),
+    const { file, split } = memoByBytes(
+      bytes,
+      fileStep(mode, isRaw),
+      () => splitPackFile(path, bytes, isRaw ? decodeLossy(bytes) : text!, mode, isRaw),
+      path,
     );
     if (split) {
       diagnostics.push(...split.diagnostics);
@@ -372,6 +375,19 @@ const WHOLE_PACK_CODES: ReadonlySet<DiagnosticCode> = new Set([
   'READ_TIMEOUT',
   'PACK_UNSTABLE',
 ]);
+const fileSteps = new Map<string, string>();
+
+/** The memo step of {@link splitPackFile} for a mode (one string per mode, not per file). */
+function fileStep(mode: string, isRaw: boolean): string {
+  const key = isRaw ? `${mode}\0raw` : mode;
+  let step = fileSteps.get(key);
+  if (step === undefined) {
+    step = `file\0${key}`;
+    fileSteps.set(key, step);
+  }
+  return step;
+}
+
 /** Decodes one file's bytes (strict UTF-8, frontmatter split for prompt files). */
 function decodeFile(
   path: string,
@@ -410,25 +426,41 @@ function splitPackFile(
   let split: (SplitFile & { retried?: boolean }) | undefined;
   if (mode !== 'yaml' && mode !== 'none')
     split = mode === 'lenient' ? splitFrontmatterLenient(text, path) : splitFrontmatter(text, path);
-  const prompt = (split ? split.body : text).trim();
-  let promptHash: string | undefined;
-  const file: PackFile = {
+  const file = new DecodedFile(
     path,
-    sha256: sha256(bytes),
+    sha256(bytes),
     text,
-    meta: split?.meta ?? {},
-    prompt,
-    // Hashed on first use: most files of a large pack are never composed in a process.
-    get promptSha256() {
-      promptHash ??= sha256(prompt);
-      return promptHash;
-    },
-    promptBytes: utf8Length(prompt),
-    bodyOffset: split?.bodyOffset ?? 0,
-  };
+    split?.meta ?? {},
+    (split ? split.body : text).trim(),
+  );
+  if (split?.bodyOffset) file.bodyOffset = split.bodyOffset;
   if (isRaw) file.raw = bytes;
   if (split?.retried && split.yaml) file.frontmatterRetried = true;
   return split ? { file, split } : { file };
+}
+
+/** A {@link PackFile}: its prompt's hash computed on first use (most files of a large pack are never composed in a process). */
+class DecodedFile implements PackFile {
+  #promptSha256: string | undefined;
+  readonly promptBytes: number;
+  bodyOffset = 0;
+  declare raw?: Uint8Array;
+  declare frontmatterRetried?: true;
+
+  constructor(
+    readonly path: string,
+    readonly sha256: string,
+    readonly text: string,
+    readonly meta: Readonly<Record<string, unknown>>,
+    readonly prompt: string,
+  ) {
+    this.promptBytes = utf8Length(prompt);
+  }
+
+  get promptSha256(): string {
+    this.#promptSha256 ??= sha256(this.prompt);
+    return this.#promptSha256;
+  }
 }
 
 /** NO_LAYERS: the manifest composes nothing; says what turned layout detection off. */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 // Text helpers shared by the core: decoding, hashing, offsets to line:col.
 
@@ -55,8 +55,9 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
   return -1;
 }
 
+/** Hex sha256 of text (as UTF-8) or bytes (one-shot: no hash object per call). */
 export function sha256(text: string | Uint8Array): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 export function utf8Length(text: string): number {

@@ -1,6 +1,7 @@
-import { isMap, isNode, isPair, isScalar, isSeq, type Node, parseDocument, visit } from 'yaml';
+import { type Document, isMap, isNode, isPair, isScalar, isSeq, type Node, parseDocument, visit } from 'yaml';
 import { type Diagnostic, type DiagnosticCode, error, type Where } from './diagnostics.js';
 import { LineIndex } from './text.js';
+import { NOT_SIMPLE, parseSimpleYaml } from './yaml-simple.js';
 
 /** A parsed YAML text that can point back at the line and column of any value in it. */
 export interface ParsedYaml {
@@ -27,18 +28,17 @@ export interface ParseYamlOptions {
 
 /**
  * Parses YAML text without throwing. Syntax errors, duplicate keys and alias bombs become
- * diagnostics with positions in the file's own lines.
+ * diagnostics with positions in the file's own lines. The common shapes (flat or nested
+ * `key: value` maps, see {@link parseSimpleYaml}) are read without a syntax tree; the
+ * rest by the `yaml` package. No syntax tree outlives the call: `locate` (needed only to
+ * point at a problem) parses again when the tree has been collected.
  */
 export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
+  const simple = parseSimpleYaml(text);
+  if (simple !== NOT_SIMPLE) return new Parsed(text, options, simple, []);
   const { file, lineOffset = 0, syntaxCode = 'YAML_SYNTAX' } = options;
-  let index: LineIndex | undefined;
-  const at = (offset: number): Where => {
-    index ??= new LineIndex(text);
-    const { line, col } = index.lineCol(offset);
-    return { file, line: line + lineOffset, col };
-  };
-  // The library's own unique-key check is quadratic in a mapping's size; ours is linear.
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: false, strict: true });
+  const at = whereIn(text, file, lineOffset);
+  const doc = parseDocument(text, DOCUMENT_OPTIONS);
   const diagnostics: Diagnostic[] = doc.errors.map((e) =>
     error(syntaxCode, e.message.split('\n')[0] ?? e.message, at(e.pos[0])),
   );
@@ -56,14 +56,50 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
       diagnostics.push(error('YAML_ALIASES', `refused: ${message}`, at(0)));
     }
   }
-  const locate = (path: readonly PathSegment[], key = false): Where => {
-    const found = findNode(doc.contents, path, key);
-    return found?.range ? at(found.range[0]) : { file, line: 1 + lineOffset, col: 1 };
-  };
-  return { value, diagnostics, locate };
+  return new Parsed(text, options, value, diagnostics, doc);
 }
 
 // --- internal ---
+
+/** The library's own unique-key check is quadratic in a mapping's size; ours is linear. */
+const DOCUMENT_OPTIONS = { prettyErrors: false, uniqueKeys: false, strict: true } as const;
+
+/** A parse result holding its text, not its syntax tree (kept only while memory allows). */
+class Parsed implements ParsedYaml {
+  #doc: WeakRef<Document.Parsed> | undefined;
+
+  constructor(
+    private readonly text: string,
+    private readonly options: ParseYamlOptions,
+    readonly value: unknown,
+    readonly diagnostics: Diagnostic[],
+    doc?: Document.Parsed,
+  ) {
+    if (doc) this.#doc = new WeakRef(doc);
+  }
+
+  locate(path: readonly PathSegment[], key = false): Where {
+    const { file, lineOffset = 0 } = this.options;
+    let doc = this.#doc?.deref();
+    if (!doc) {
+      doc = parseDocument(this.text, DOCUMENT_OPTIONS);
+      this.#doc = new WeakRef(doc);
+    }
+    const found = findNode(doc.contents, path, key);
+    return found?.range
+      ? whereIn(this.text, file, lineOffset)(found.range[0])
+      : { file, line: 1 + lineOffset, col: 1 };
+  }
+}
+
+function whereIn(text: string, file: string, lineOffset: number): (offset: number) => Where {
+  let index: LineIndex | undefined;
+  return (offset) => {
+    index ??= new LineIndex(text);
+    const { line, col } = index.lineCol(offset);
+    return { file, line: line + lineOffset, col };
+  };
+}
 
 /** Offsets of mapping keys that repeat an earlier key of the same mapping. */
 function duplicateKeys(root: unknown): number[] {

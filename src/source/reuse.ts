@@ -21,6 +21,11 @@ export class FileReuse {
     return entry;
   }
 
+  /** Whether anything is kept for this root (a read of it would find files to reuse). */
+  has(root: string): boolean {
+    return this.#roots.has(root);
+  }
+
   /** Replaces what is kept for a root with the files of one complete read. */
   keep(root: string, entries: Map<string, Entry>): void {
     this.#roots.delete(root);
