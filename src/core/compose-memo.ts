@@ -4,7 +4,7 @@ import { snapshotCache } from './snapshot-cache.js';
 // The compose memo: a snapshot never changes and compose is pure, so the outcome of a
 // (snapshot, request) pair is computed once and shared. Entries live in the one
 // byte-bounded snapshot cache (with the service's rendered answers and token counts), and
-// shared outcomes are frozen, deeply, so no caller can change what the next one gets.
+// shared outcomes are frozen (by `freeze`, deeply), so no caller can change what the next one gets.
 
 /**
  * The memoised outcome of `compute` for a snapshot and request: computed (and frozen) on
@@ -12,18 +12,19 @@ import { snapshotCache } from './snapshot-cache.js';
  * The key covers every field of the request, canonically (key order does not matter).
  *
  * @example
- * const outcome = memoCompose(snapshot, request, () => composeFresh(snapshot, request), sizeOf);
+ * const outcome = memoCompose(snapshot, request, composeFresh, sizeOf, freezeOutcome);
  */
-export function memoCompose<R extends object>(
+export function memoCompose<Q extends object, R extends object>(
   snapshot: Snapshot,
-  request: object,
-  compute: () => R,
+  request: Q,
+  compute: (snapshot: Snapshot, request: Q) => R,
   bytes: (outcome: R) => number,
+  freeze: (outcome: R) => R,
 ): R {
   const key = requestKey(request);
   const hit = memo.get(snapshot, key) as R | undefined;
   if (hit !== undefined) return hit;
-  const outcome = deepFreeze(compute());
+  const outcome = freeze(compute(snapshot, request));
   memo.set(snapshot, key, outcome, bytes(outcome));
   return outcome;
 }
@@ -55,11 +56,4 @@ function canonical(value: unknown): string {
     if (v !== undefined) out += `${JSON.stringify(name)}:${canonical(v)},`;
   }
   return `${out}}`;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  for (const v of Object.values(value)) deepFreeze(v);
-  return value;
 }

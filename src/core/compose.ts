@@ -1,22 +1,33 @@
 import { outcomeBytes } from './compose-bytes.js';
+import { freezeOutcome } from './compose-freeze.js';
 import { memoCompose } from './compose-memo.js';
+import {
+  type AppendedText,
+  appendedText,
+  type ComposePlan,
+  compiledText,
+  composePlan,
+  gateText,
+  noVariantText,
+  splitPaths,
+  textBytes,
+} from './compose-plan.js';
 import { type Diagnostic, error, PromptError, warning } from './diagnostics.js';
-import { describeGate, evaluateGate, type GateContext } from './gates.js';
-import { type InputSource, missingInput, resolveInputs, takesInputs } from './inputs.js';
+import { evaluateGate, type GateContext } from './gates.js';
+import { type InputSource, missingInput, type ResolvedInputs, resolveInputs } from './inputs.js';
 import type { LayerDef, LayerSource, VariantDef } from './manifest.js';
 import { isValidName } from './names.js';
 import { normalisePackPath } from './pack-path.js';
-import { operatorPath, pathSettingNames } from './path-settings.js';
+import { operatorPath } from './path-settings.js';
 import { checkRequestNames, closestRoles } from './request-names.js';
 import { applyOverrides, type SettingSource, type SettingValue } from './settings.js';
 import type { PackFile, Snapshot } from './snapshot.js';
-import { snapshotCache } from './snapshot-cache.js';
 import { didYouMean } from './suggest.js';
 import {
   type FillOutcome,
+  fillCompiled,
   fillInputs,
-  fillPath,
-  fillTemplate,
+  fillSplitPath,
   fillText,
   pathPlaceholders,
   type TemplateValues,
@@ -115,152 +126,11 @@ export type ComposeOutcome = { ok: true; result: ComposeResult } | { ok: false; 
  * snapshot and the request, and gives the same bytes for the same inputs. Never throws;
  * bad requests come back as diagnostics. Outcomes are memoised per snapshot and request
  * in the shared byte-bounded cache and are frozen: read-only, shared between callers.
+ * The `sha256` of each layer (and chain part) is computed when it is first read: a
+ * caller that wants only the text never pays for it.
  */
 export function tryCompose(snapshot: Snapshot, request: ComposeRequest): ComposeOutcome {
-  return memoCompose(snapshot, request, () => composeFresh(snapshot, request), outcomeBytes);
-}
-
-function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutcome {
-  const diagnostics: Diagnostic[] = [];
-  const { manifest } = snapshot;
-
-  // 1. Names, then what the fleet knows about the agent.
-  for (const key of ['role', 'team', 'agent'] as const) {
-    const value = request[key];
-    if (value !== undefined && !isValidName(value)) {
-      diagnostics.push(
-        error(
-          'BAD_NAME',
-          `${key} ${JSON.stringify(value)} is not a valid name (letters, digits, . _ -; no "..")`,
-        ),
-      );
-    }
-  }
-  // A path setting names a file: only the operator may set one, never a request.
-  const paths = pathSettingNames(manifest);
-  for (const key of Object.keys(request.settings ?? {})) {
-    if (paths.has(key)) {
-      diagnostics.push(
-        error(
-          'PATH_SETTING_IN_REQUEST',
-          `setting ${key} names a file and cannot be set by a request; the operator sets it (env var, serve --set, the manifest)`,
-        ),
-      );
-    }
-  }
-  if (diagnostics.length > 0) return { ok: false, diagnostics };
-  const member = request.agent === undefined ? undefined : memoFor(snapshot).fleet.get(request.agent);
-  const role = request.role ?? member?.role;
-  const team = request.team ?? member?.team;
-  const agent = request.agent;
-  const record = role === undefined ? undefined : snapshot.roles.get(role);
-  if (role !== undefined && !record && snapshot.roles.size > 0) {
-    return { ok: false, diagnostics: [unknownRole(snapshot, role)] };
-  }
-  const names = checkRequestNames(snapshot, {
-    role,
-    team,
-    agent,
-    member,
-    roleGiven: request.role !== undefined,
-  });
-  diagnostics.push(...names.diagnostics);
-  if (diagnostics.some((d) => d.severity === 'error')) return { ok: false, diagnostics };
-
-  // 2. Settings: request over env over default.
-  const { settings, diagnostics: sd } = applyOverrides(
-    manifest.settings,
-    snapshot.settings,
-    request.settings,
-  );
-  if (sd.length > 0) return { ok: false, diagnostics: sd };
-  const { inputs, diagnostics: id } = resolveInputs(manifest, request.vars);
-  if (id.length > 0) return { ok: false, diagnostics: id };
-
-  // 3. Every layer, in order.
-  const ctx: GateContext = { settings: settings.values, role, team, agent };
-  const inputText: Record<string, string> = {};
-  for (const [k, v] of Object.entries(inputs.values)) inputText[k] = String(v);
-  const placeholders = {
-    ...inputText,
-    role,
-    team,
-    agent,
-    role_file: record?.roleFile ?? role,
-    role_source: record?.source,
-  };
-  const env: LayerEnv = {
-    snapshot,
-    ctx,
-    placeholders,
-    request,
-    diagnostics,
-    inputs: inputText,
-    unknown: names.unknown,
-  };
-  const pieces: string[] = [];
-  const layers: LayerResult[] = [];
-  let offset = 0;
-  const sepBytes = utf8Length(manifest.separator);
-  for (const layer of manifest.layers) {
-    const resolved = resolveLayer(env, layer);
-    if (!resolved.text) {
-      layers.push(resolved.info);
-      continue;
-    }
-    if (pieces.length > 0) {
-      const sep = layer.separator ?? manifest.separator;
-      offset += layer.separator === undefined ? sepBytes : utf8Length(sep);
-      pieces.push(sep);
-    }
-    const info = resolved.info;
-    info.included = true;
-    info.bytes = resolved.bytes ?? utf8Length(resolved.text);
-    info.start = offset;
-    info.end = offset + info.bytes;
-    info.sha256 = resolved.sha256 ?? sha256(resolved.text);
-    for (const part of info.parts ?? []) {
-      if (part.start === undefined) continue;
-      part.start += offset;
-      part.end! += offset;
-    }
-    offset = info.end;
-    pieces.push(resolved.text);
-    layers.push(info);
-  }
-  if (diagnostics.some((d) => d.severity === 'error')) return { ok: false, diagnostics };
-
-  // 4. Join, or fall back.
-  let text = pieces.join('');
-  const fallback = pieces.length === 0;
-  for (const l of layers)
-    if (l.included && (l.truncatedFrom !== undefined || l.parts?.some((p) => p.truncatedFrom !== undefined)))
-      diagnostics.push(
-        warning('TRUNCATED', `layer ${l.id}: text cut to its byte budget (${l.bytes} bytes kept)`),
-      );
-  if (fallback) {
-    text = fillText(manifest.fallback, settings.values);
-    diagnostics.push(warning('FALLBACK_USED', 'no layer was included; the fallback text is the prompt'));
-  }
-  const result: ComposeResult = {
-    version: snapshot.version,
-    text,
-    sha256: sha256(text),
-    bytes: fallback ? utf8Length(text) : offset,
-    settings: settings.values,
-    settingSources: settings.sources,
-    layers,
-    fallback,
-    diagnostics,
-  };
-  if (takesInputs(manifest)) {
-    result.inputs = inputs.values;
-    result.inputSources = inputs.sources;
-  }
-  if (role !== undefined) result.role = role;
-  if (team !== undefined) result.team = team;
-  if (agent !== undefined) result.agent = agent;
-  return { ok: true, result };
+  return memoCompose(snapshot, request, composeFresh, outcomeBytes, freezeOutcome);
 }
 
 /**
@@ -333,16 +203,10 @@ function fileAt(snapshot: Snapshot, path: string): PackFile | undefined {
   return snapshot.files.get(path);
 }
 
-interface Resolved {
-  info: LayerResult;
-  text?: string;
-  bytes?: number;
-  sha256?: string;
-}
-
-/** What every layer of one compose reads. */
+/** What every layer of one compose reads, and where a layer's resolved text is left. */
 interface LayerEnv {
   snapshot: Snapshot;
+  plan: ComposePlan;
   ctx: GateContext;
   placeholders: Record<string, string | undefined>;
   request: ComposeRequest;
@@ -350,26 +214,238 @@ interface LayerEnv {
   inputs: Record<string, string>;
   /** Names the request got wrong (already reported): their layers are not reported again. */
   unknown: ReadonlySet<string>;
+  /** The result text, once the layers are joined (lazy hashes read their slices of it). */
+  joined: { text: string };
+  /** Character offset in the result text where the layer being resolved would start. */
+  charStart: number;
+  // The layer just resolved, when it is included:
+  /** Its text (undefined: not included). */
+  text: string | undefined;
+  /** Its UTF-8 length, when known. */
+  bytes: number | undefined;
+  /** Set when the text is this file's prompt (its hash is the file's). */
+  file: PackFile | undefined;
+  /** Set when the text is a memoised appended text (its hash is memoised with it). */
+  appended: AppendedText | undefined;
 }
 
-function resolveLayer(env: LayerEnv, layer: LayerDef): Resolved {
-  const { snapshot, ctx, placeholders, request, diagnostics, unknown } = env;
-  if (layer.when && !evaluateGate(layer.when, ctx)) {
-    return {
-      info: { id: layer.id, included: false, reason: 'gated', kind: 'none', gate: describeGate(layer.when) },
+function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutcome {
+  const { manifest } = snapshot;
+  const plan = composePlan(snapshot);
+
+  // 1. Names, then what the fleet knows about the agent.
+  const early: Diagnostic[] = [];
+  if (request.role !== undefined && !isValidName(request.role)) early.push(badName('role', request.role));
+  if (request.team !== undefined && !isValidName(request.team)) early.push(badName('team', request.team));
+  if (request.agent !== undefined && !isValidName(request.agent)) early.push(badName('agent', request.agent));
+  // A path setting names a file: only the operator may set one, never a request.
+  if (request.settings !== undefined && plan.pathSettings.size > 0) {
+    for (const key of Object.keys(request.settings)) {
+      if (plan.pathSettings.has(key)) {
+        early.push(
+          error(
+            'PATH_SETTING_IN_REQUEST',
+            `setting ${key} names a file and cannot be set by a request; the operator sets it (env var, serve --set, the manifest)`,
+          ),
+        );
+      }
+    }
+  }
+  if (early.length > 0) return { ok: false, diagnostics: early };
+  const agent = request.agent;
+  const member = agent === undefined ? undefined : plan.fleet.get(agent);
+  const role = request.role ?? member?.role;
+  const team = request.team ?? member?.team;
+  const record = role === undefined ? undefined : snapshot.roles.get(role);
+  if (role !== undefined && !record && snapshot.roles.size > 0) {
+    return { ok: false, diagnostics: [unknownRole(snapshot, role)] };
+  }
+  const names = checkRequestNames(snapshot, {
+    role,
+    team,
+    agent,
+    member,
+    roleGiven: request.role !== undefined,
+  });
+  const diagnostics = names.diagnostics;
+  if (hasError(diagnostics)) return { ok: false, diagnostics };
+
+  // 2. Settings: request over env over default.
+  const { settings, diagnostics: sd } = applyOverrides(
+    manifest.settings,
+    snapshot.settings,
+    request.settings,
+  );
+  if (sd.length > 0) return { ok: false, diagnostics: sd };
+  let inputs: ResolvedInputs = NO_INPUTS;
+  if (plan.takesInputs || request.vars !== undefined) {
+    const resolved = resolveInputs(manifest, request.vars);
+    if (resolved.diagnostics.length > 0) return { ok: false, diagnostics: resolved.diagnostics };
+    inputs = resolved.inputs;
+  }
+
+  // 3. Every layer, in order.
+  const ctx: GateContext = { settings: settings.values, role, team, agent };
+  const inputText: Record<string, string> = {};
+  let placeholders: Record<string, string | undefined>;
+  if (plan.takesInputs) {
+    for (const k of Object.keys(inputs.values)) inputText[k] = String(inputs.values[k]);
+    placeholders = {
+      ...inputText,
+      role,
+      team,
+      agent,
+      role_file: record?.roleFile ?? role,
+      role_source: record?.source,
     };
+  } else {
+    placeholders = { role, team, agent, role_file: record?.roleFile ?? role, role_source: record?.source };
+  }
+  const env: LayerEnv = {
+    snapshot,
+    plan,
+    ctx,
+    placeholders,
+    request,
+    diagnostics,
+    inputs: inputText,
+    unknown: names.unknown,
+    joined: { text: '' },
+    charStart: 0,
+    text: undefined,
+    bytes: undefined,
+    file: undefined,
+    appended: undefined,
+  };
+  const layers: LayerResult[] = [];
+  let text = '';
+  let included = 0;
+  let offset = 0;
+  let truncated = false;
+  for (const layer of manifest.layers) {
+    const sep = layer.separator ?? manifest.separator;
+    env.charStart = included > 0 ? text.length + sep.length : text.length;
+    const info = resolveLayer(env, layer);
+    const layerText = env.text;
+    if (!layerText) {
+      layers.push(info);
+      continue;
+    }
+    if (included > 0) {
+      offset += layer.separator === undefined ? plan.separatorBytes : utf8Length(sep);
+      text += sep;
+    }
+    included++;
+    info.included = true;
+    const bytes = env.bytes ?? utf8Length(layerText);
+    info.bytes = bytes;
+    info.start = offset;
+    info.end = offset + bytes;
+    lazyHash(
+      info,
+      env.file
+        ? new FileHash(env.file)
+        : (env.appended ?? new SliceHash(env.joined, text.length, text.length + layerText.length)),
+    );
+    const parts = info.parts;
+    if (parts !== undefined) {
+      for (const part of parts) {
+        if (part.start === undefined) continue;
+        part.start += offset;
+        part.end! += offset;
+        if (part.truncatedFrom !== undefined) truncated = true;
+      }
+    }
+    if (info.truncatedFrom !== undefined) truncated = true;
+    offset = info.end;
+    text += layerText;
+    layers.push(info);
+  }
+  if (hasError(diagnostics)) return { ok: false, diagnostics };
+
+  // 4. Join, or fall back.
+  const fallback = included === 0;
+  if (truncated) {
+    for (const l of layers)
+      if (l.included && (l.truncatedFrom !== undefined || partTruncated(l.parts)))
+        diagnostics.push(
+          warning('TRUNCATED', `layer ${l.id}: text cut to its byte budget (${l.bytes} bytes kept)`),
+        );
+  }
+  if (fallback) {
+    text = fillText(manifest.fallback, settings.values);
+    diagnostics.push(warning('FALLBACK_USED', 'no layer was included; the fallback text is the prompt'));
+  }
+  env.joined.text = text;
+  const result: ComposeResult = {
+    version: snapshot.version,
+    text,
+    sha256: sha256(text),
+    bytes: fallback ? utf8Length(text) : offset,
+    settings: settings.values,
+    settingSources: settings.sources,
+    layers,
+    fallback,
+    diagnostics,
+  };
+  if (plan.takesInputs) {
+    result.inputs = inputs.values;
+    result.inputSources = inputs.sources;
+  }
+  if (role !== undefined) result.role = role;
+  if (team !== undefined) result.team = team;
+  if (agent !== undefined) result.agent = agent;
+  return { ok: true, result };
+}
+
+const NO_INPUTS: ResolvedInputs = Object.freeze({ values: Object.freeze({}), sources: Object.freeze({}) });
+
+function badName(key: string, value: string): Diagnostic {
+  return error(
+    'BAD_NAME',
+    `${key} ${JSON.stringify(value)} is not a valid name (letters, digits, . _ -; no "..")`,
+  );
+}
+
+function hasError(diagnostics: readonly Diagnostic[]): boolean {
+  for (const d of diagnostics) if (d.severity === 'error') return true;
+  return false;
+}
+
+function partTruncated(parts: readonly LayerPart[] | undefined): boolean {
+  if (parts === undefined) return false;
+  for (const p of parts) if (p.truncatedFrom !== undefined) return true;
+  return false;
+}
+
+/**
+ * Resolves one layer: returns its provenance, and leaves its text (undefined when the
+ * layer is left out), byte length and hash source in `env`.
+ */
+function resolveLayer(env: LayerEnv, layer: LayerDef): LayerResult {
+  const { snapshot, ctx, request, diagnostics, unknown } = env;
+  env.text = undefined;
+  env.bytes = undefined;
+  env.file = undefined;
+  env.appended = undefined;
+  if (layer.when && !evaluateGate(layer.when, ctx)) {
+    return { id: layer.id, included: false, reason: 'gated', kind: 'none', gate: gateText(layer.when) };
   }
 
   let chosen: VariantDef | undefined;
   let variant: number | undefined;
   if (layer.variants) {
-    variant = layer.variants.findIndex((v) => !v.when || evaluateGate(v.when, ctx));
-    if (variant === -1) {
-      const gates = layer.variants.map((v) => (v.when ? describeGate(v.when) : 'always'));
-      const gate = `no variant holds: ${gates.join(' | ')}`;
-      return { info: { id: layer.id, included: false, reason: 'gated', kind: 'none', gate } };
+    const variants = layer.variants;
+    for (let i = 0; i < variants.length; i++) {
+      const when = variants[i]!.when;
+      if (!when || evaluateGate(when, ctx)) {
+        variant = i;
+        break;
+      }
     }
-    chosen = layer.variants[variant]!;
+    if (variant === undefined)
+      return { id: layer.id, included: false, reason: 'gated', kind: 'none', gate: noVariantText(variants) };
+    chosen = variants[variant]!;
   }
   const source = chosen ? chosen.source : layer.source!;
   const append = chosen ? chosen.append : layer.append;
@@ -377,16 +453,22 @@ function resolveLayer(env: LayerEnv, layer: LayerDef): Resolved {
   if (variant !== undefined) base.variant = variant;
   const budget = budgetOf(layer, ctx);
 
-  // Resolve the source to text (untrimmed for files: the snapshot holds trimmed text).
-  let text: string | undefined;
+  // Resolve the source to text, with its UTF-8 length when known. `raw`: the file's bytes,
+  // when the text is their lossy decoding (a byte budget cuts those bytes).
+  let text: string;
+  let bytes: number | undefined;
   let raw: Uint8Array | undefined;
-  let cached: { bytes: number; sha256: string } | undefined;
+  let file: PackFile | undefined;
   switch (source.kind) {
     case 'file': {
-      const found = findFile(snapshot, source, ctx, placeholders, layer, diagnostics);
-      if ('noValue' in found) return { info: { ...base, reason: 'no-value', placeholder: found.noValue } };
+      const found = findFile(snapshot, source, ctx, env.placeholders, layer, diagnostics);
+      if (typeof found === 'string') {
+        base.reason = 'no-value';
+        base.placeholder = found;
+        return base;
+      }
       if ('missing' in found) {
-        if (!found.reported) {
+        if (!found.reported && layer.missing !== 'skip') {
           const names = source.paths.flatMap(pathPlaceholders).map((p) => (p === 'role_file' ? 'role' : p));
           missingLayer(
             layer,
@@ -397,49 +479,73 @@ function resolveLayer(env: LayerEnv, layer: LayerDef): Resolved {
             diagnostics,
           );
         }
-        return { info: { ...base, reason: 'missing', source: found.missing } };
+        base.reason = 'missing';
+        base.source = found.missing;
+        return base;
       }
-      const file = found.file;
+      file = found;
       base.source = file.path;
       if (file.frontmatterRetried) base.frontmatterRetried = true;
       if (layer.trim === 'both') {
         text = file.prompt;
-        cached = { bytes: file.promptBytes, sha256: file.promptSha256 };
-      } else if (layer.trim === 'none' && file.raw && file.bodyOffset === 0) raw = file.raw;
-      else text = trimText(file.text.slice(file.bodyOffset), layer.trim);
+        bytes = file.promptBytes;
+      } else if (layer.trim === 'none' && file.raw && file.bodyOffset === 0) {
+        // A raw file's text is the lossy decoding of its bytes.
+        raw = file.raw;
+        text = file.text;
+        bytes = textBytes(file);
+        file = undefined;
+      } else {
+        text = trimText(file.text.slice(file.bodyOffset), layer.trim);
+        file = undefined;
+      }
       break;
     }
     case 'chain':
       return resolveChain(env, layer, source, base, budget);
     case 'input': {
-      if (request.ambient === undefined)
-        return { info: { ...base, reason: 'no-value', placeholder: 'ambient' } };
+      if (request.ambient === undefined) {
+        base.reason = 'no-value';
+        base.placeholder = 'ambient';
+        return base;
+      }
       text = trimText(request.ambient, layer.trim);
       break;
     }
     case 'role_field': {
       const role = ctx.role;
       base.field = source.field;
-      if (role === undefined) return { info: { ...base, reason: 'no-value', placeholder: 'role' } };
+      if (role === undefined) {
+        base.reason = 'no-value';
+        base.placeholder = 'role';
+        return base;
+      }
       const record = snapshot.roles.get(role);
       base.source = record?.source;
       const value = record?.fields[source.field];
       if (typeof value !== 'string') {
         const where = record?.source === undefined ? {} : { file: record.source };
         missingLayer(layer, `role ${role} has no ${source.field}`, where, ['role'], unknown, diagnostics);
-        return { info: { ...base, reason: 'missing' } };
+        base.reason = 'missing';
+        return base;
       }
-      const filled = takesInputs(snapshot.manifest) ? fillRecordValue(env, value) : { text: value };
+      const filled = env.plan.takesInputs ? fillRecordValue(env, value) : { text: value };
       if (!('text' in filled)) {
         diagnostics.push(missingInput(filled.name, `role ${role}'s ${source.field}`, record?.source));
-        return { info: { ...base, reason: 'no-value', placeholder: filled.name } };
+        base.reason = 'no-value';
+        base.placeholder = filled.name;
+        return base;
       }
       text = trimText(filled.text, layer.trim);
       break;
     }
     case 'text': {
       const used: string[] = [];
-      const filled = fillTemplate(source.text, snapshot.manifest.inputSyntax, templateValues(env, used));
+      const compiled = compiledText(source, snapshot.manifest.inputSyntax);
+      const filled =
+        compiled.parts.length === 1
+          ? { text: source.text }
+          : fillCompiled(compiled, templateValues(env, used));
       if (used.length > 0) {
         base.field = [...new Set(used)].join(', ');
         base.source = snapshot.roles.get(ctx.role ?? '')?.source;
@@ -449,31 +555,49 @@ function resolveLayer(env: LayerEnv, layer: LayerDef): Resolved {
       break;
     }
   }
-  if (raw ? raw.length === 0 : !text) return { info: { ...base, reason: 'empty' } };
+  if (!text) {
+    base.reason = 'empty';
+    return base;
+  }
   if (append !== undefined) {
     base.appended = true;
     const tail = fillText(append, ctx.settings);
-    text ??= decodeLossy(raw!);
     // A file's text is fixed by its path in a snapshot, so its appended form can be memoised.
-    if (source.kind === 'file' && layer.trim === 'both' && budget === undefined)
-      return { info: base, ...memoFor(snapshot).appended(base.source!, text, tail) };
+    if (file && budget === undefined) {
+      const m = appendedText(snapshot, base.source!, text, tail);
+      env.text = m.text;
+      env.bytes = m.bytes;
+      env.appended = m;
+      return base;
+    }
     text = `${text}\n\n${tail}`;
-    cached = undefined;
+    bytes = undefined;
     raw = undefined;
+    file = undefined;
   }
   if (budget !== undefined) {
-    const cut = cutToBudget(raw ?? toBytes(text!), budget);
-    if (isBlank(cut.text)) return { info: { ...base, reason: 'empty' } };
-    if (cut.truncatedFrom !== undefined) base.truncatedFrom = cut.truncatedFrom;
-    return { info: base, text: cut.text, bytes: cut.bytes };
+    const cut = cutToBudget(text, bytes, raw, budget);
+    if (isBlank(cut.text)) {
+      base.reason = 'empty';
+      return base;
+    }
+    if (cut.truncatedFrom !== undefined) {
+      base.truncatedFrom = cut.truncatedFrom;
+      file = undefined;
+    }
+    env.text = cut.text;
+    env.bytes = cut.bytes;
+    env.file = file;
+    return base;
   }
-  if (raw) {
-    text = decodeLossy(raw);
-    if (isBlank(text)) return { info: { ...base, reason: 'empty' } };
-    return { info: base, text };
+  if (layer.trim !== 'both' && isBlank(text)) {
+    base.reason = 'empty';
+    return base;
   }
-  if (layer.trim !== 'both' && isBlank(text!)) return { info: { ...base, reason: 'empty' } };
-  return { info: base, text, ...cached };
+  env.text = text;
+  env.bytes = bytes;
+  env.file = file;
+  return base;
 }
 
 /**
@@ -488,10 +612,14 @@ function resolveChain(
   source: Extract<LayerSource, { kind: 'chain' }>,
   base: LayerResult,
   budget: number | undefined,
-): Resolved {
+): LayerResult {
   const { snapshot, diagnostics } = env;
-  const filled = fillPath(source.path, env.placeholders);
-  if ('missing' in filled) return { info: { ...base, reason: 'no-value', placeholder: filled.missing } };
+  const filled = fillSplitPath(splitPaths(source)[0]!.parts, env.placeholders);
+  if ('missing' in filled) {
+    base.reason = 'no-value';
+    base.placeholder = filled.missing;
+    return base;
+  }
   const dir = normalisePackPath(filled.path);
   if (dir === undefined) {
     diagnostics.push(
@@ -500,53 +628,81 @@ function resolveChain(
         `layer ${layer.id}: ${JSON.stringify(filled.path)} (from ${source.path}) leaves the pack`,
       ),
     );
-    return { info: { ...base, reason: 'missing' } };
-  }
-  const folders = [''];
-  if (dir !== '') {
-    const segs = dir.split('/');
-    for (let i = 1; i <= segs.length; i++) folders.push(segs.slice(0, i).join('/'));
+    base.reason = 'missing';
+    return base;
   }
   const parts: LayerPart[] = [];
-  const texts: string[] = [];
+  let text = '';
+  let kept = 0;
   let remaining = budget ?? Number.POSITIVE_INFINITY;
   let offset = 0;
   const joinBytes = utf8Length(source.join);
-  for (const folder of folders) {
-    const file = source.files
-      .map((name) => fileAt(snapshot, folder === '' ? name : `${folder}/${name}`))
-      .find((f) => f !== undefined);
-    if (!file) continue;
-    const part: LayerPart = { source: file.path, included: false };
-    parts.push(part);
-    if (remaining <= 0) {
-      part.reason = 'budget';
-      continue;
+  // Folders from the root down: '', 'a', 'a/b', … (`at`: the length of the folder's path).
+  for (let at = 0; ; ) {
+    const file = chainFile(snapshot, source.files, at === 0 ? '' : dir.slice(0, at));
+    if (file) {
+      const part: LayerPart = { source: file.path, included: false };
+      parts.push(part);
+      if (remaining <= 0) part.reason = 'budget';
+      else {
+        // The file's text; a raw file's budget counts its own bytes.
+        let whole: string;
+        let raw: Uint8Array | undefined;
+        let bytes: number | undefined;
+        if (layer.trim === 'none' && file.raw && file.bodyOffset === 0) {
+          raw = file.raw;
+          whole = file.text;
+          bytes = textBytes(file);
+        } else if (layer.trim === 'both') {
+          whole = file.prompt;
+          bytes = file.promptBytes;
+        } else whole = trimText(file.text.slice(file.bodyOffset), layer.trim);
+        const cut = cutToBudget(whole, bytes, raw, remaining);
+        if (isBlank(cut.text)) part.reason = 'empty';
+        else {
+          remaining -= cut.used;
+          if (kept > 0) {
+            offset += joinBytes;
+            text += source.join;
+          }
+          kept++;
+          part.included = true;
+          part.start = offset;
+          part.end = offset + cut.bytes;
+          part.bytes = cut.bytes;
+          const from = env.charStart + text.length;
+          lazyHash(part, new SliceHash(env.joined, from, from + cut.text.length));
+          if (cut.truncatedFrom !== undefined) part.truncatedFrom = cut.truncatedFrom;
+          offset = part.end;
+          text += cut.text;
+        }
+      }
     }
-    const whole =
-      layer.trim === 'none' && file.raw && file.bodyOffset === 0
-        ? file.raw
-        : toBytes(trimText(file.text.slice(file.bodyOffset), layer.trim));
-    const cut = cutToBudget(whole, remaining);
-    if (isBlank(cut.text)) {
-      part.reason = 'empty';
-      continue;
-    }
-    remaining -= cut.used;
-    if (texts.length > 0) offset += joinBytes;
-    part.included = true;
-    part.start = offset;
-    part.end = offset + cut.bytes;
-    part.bytes = cut.bytes;
-    part.sha256 = sha256(cut.text);
-    if (cut.truncatedFrom !== undefined) part.truncatedFrom = cut.truncatedFrom;
-    offset = part.end;
-    texts.push(cut.text);
+    if (at === dir.length) break;
+    const next = dir.indexOf('/', at + 1);
+    at = next === -1 ? dir.length : next;
   }
   base.parts = parts;
-  if (parts.length === 0) return { info: { ...base, reason: 'missing' } };
-  if (texts.length === 0) return { info: { ...base, reason: 'empty' } };
-  return { info: base, text: texts.join(source.join), bytes: offset };
+  if (parts.length === 0) {
+    base.reason = 'missing';
+    return base;
+  }
+  if (kept === 0) {
+    base.reason = 'empty';
+    return base;
+  }
+  env.text = text;
+  env.bytes = offset;
+  return base;
+}
+
+/** The first of `names` that exists in a folder of the pack. */
+function chainFile(snapshot: Snapshot, names: readonly string[], folder: string): PackFile | undefined {
+  for (const name of names) {
+    const file = fileAt(snapshot, folder === '' ? name : `${folder}/${name}`);
+    if (file) return file;
+  }
+  return undefined;
 }
 
 /** The layer's byte budget: a count, or an integer setting's value. */
@@ -557,48 +713,123 @@ function budgetOf(layer: LayerDef, ctx: GateContext): number | undefined {
   return typeof v === 'number' ? Math.max(0, v) : undefined;
 }
 
-/** Bytes cut to a budget and decoded lossily (a cut inside a character leaves U+FFFD). */
+/**
+ * Text cut to a byte budget and decoded lossily (a cut inside a character leaves U+FFFD).
+ * The budget counts `raw`, when given (a raw file's own bytes, `text` their decoding), else
+ * the text's UTF-8 bytes (`bytes`, when known). `used`: what the cut takes of the budget.
+ */
 function cutToBudget(
-  bytes: Uint8Array,
+  text: string,
+  bytes: number | undefined,
+  raw: Uint8Array | undefined,
   budget: number,
 ): { text: string; bytes: number; used: number; truncatedFrom?: number } {
-  if (bytes.length <= budget) {
-    const text = decodeLossy(bytes);
-    return { text, bytes: utf8Length(text), used: bytes.length };
+  if (raw === undefined) {
+    // Text that is not well formed (a lone surrogate from a request) changes when encoded.
+    if (!(text as WellFormed).isWellFormed()) raw = toBytes(text);
+    else {
+      const length = bytes ?? utf8Length(text);
+      if (length <= budget) return { text, bytes: length, used: length };
+      const cut = decodeLossy(toBytes(text).subarray(0, budget));
+      return { text: cut, bytes: utf8Length(cut), used: budget, truncatedFrom: length };
+    }
+    text = decodeLossy(raw);
+    bytes = undefined;
   }
-  const text = decodeLossy(bytes.subarray(0, budget));
-  return { text, bytes: utf8Length(text), used: budget, truncatedFrom: bytes.length };
+  if (raw.length <= budget) return { text, bytes: bytes ?? utf8Length(text), used: raw.length };
+  const cut = decodeLossy(raw.subarray(0, budget));
+  return { text: cut, bytes: utf8Length(cut), used: budget, truncatedFrom: raw.length };
 }
+
+/** `String.prototype.isWellFormed` (ES2024; Node 20 has it). */
+type WellFormed = string & { isWellFormed(): boolean };
 
 function trimText(text: string, mode: LayerDef['trim']): string {
   return mode === 'both' ? text.trim() : mode === 'end' ? text.trimEnd() : text;
 }
 
+// A layer's (or chain part's) sha256 is an enumerable property computed on first read, so
+// JSON, spreads and equality see it as always; composing does not pay for it. One shared
+// getter reads the hash source, kept in a private field stamped onto the object (a class
+// constructor that returns the object it is given): invisible to keys, spreads and
+// equality, and much cheaper than a second defineProperty.
+
+class Stamped {
+  constructor(target: object) {
+    // biome-ignore lint/correctness/noConstructorReturn: stamps a private field onto `target`
+    return target;
+  }
+}
+
+class HashSource extends Stamped {
+  #source: { hash(): string };
+  constructor(target: object, source: { hash(): string }) {
+    super(target);
+    this.#source = source;
+  }
+  static hash(target: object): string {
+    return (target as HashSource).#source.hash();
+  }
+}
+
+const HASH_PROPERTY: PropertyDescriptor = {
+  enumerable: true,
+  get(this: object) {
+    return HashSource.hash(this);
+  },
+};
+
+/** The hash of a file's prompt: the file computes it once, for every compose that uses it. */
+class FileHash {
+  constructor(private readonly file: PackFile) {}
+  hash(): string {
+    return this.file.promptSha256;
+  }
+}
+
+/** The hash of the characters [from, to) of the result text, once it is joined. */
+class SliceHash {
+  #hash: string | undefined;
+  constructor(
+    private readonly joined: { text: string },
+    private readonly from: number,
+    private readonly to: number,
+  ) {}
+  hash(): string {
+    this.#hash ??= sha256(this.joined.text.slice(this.from, this.to));
+    return this.#hash;
+  }
+}
+
+function lazyHash(target: LayerResult | LayerPart, source: { hash(): string }): void {
+  new HashSource(target, source);
+  Object.defineProperty(target, 'sha256', HASH_PROPERTY);
+}
+
 /** What a text template reads: settings, inputs, and fields of the requested role (noted in `used`). */
 function templateValues(env: LayerEnv, used: string[]): TemplateValues {
-  const { snapshot, ctx, inputs } = env;
+  const { snapshot, ctx, inputs, plan } = env;
   const manifest = snapshot.manifest;
-  const declared = new Set(manifest.inputs.map((i) => i.name));
-  const values: TemplateValues = {
+  return {
     settings: ctx.settings,
     input: (name) => inputs[name],
-    isInput: (name) => declared.has(name) || manifest.openInputs !== undefined,
+    isInput: (name) => plan.declaredInputs.has(name) || manifest.openInputs !== undefined,
     field: (name) => {
       if (ctx.role === undefined) return { missing: 'role', name: 'role' };
       const value = snapshot.roles.get(ctx.role)?.fields[name];
       if (value === undefined || value === null || typeof value === 'object')
         return { missing: 'field', name };
       used.push(name);
-      const filled = takesInputs(manifest) ? fillRecordValue(env, String(value)) : { text: String(value) };
+      const filled = plan.takesInputs ? fillRecordValue(env, String(value)) : { text: String(value) };
       return 'text' in filled ? { value: filled.text } : filled;
     },
   };
-  return values;
 }
 
 function fillRecordValue(env: LayerEnv, value: string): FillOutcome {
+  if (!value.includes('{')) return { text: value };
   const manifest = env.snapshot.manifest;
-  const declared = new Set(manifest.inputs.map((i) => i.name));
+  const declared = env.plan.declaredInputs;
   return fillInputs(value, manifest.inputSyntax, {
     input: (name) => env.inputs[name],
     isInput: (name) => declared.has(name) || manifest.openInputs !== undefined,
@@ -611,22 +842,31 @@ function missingValue(
   layer: LayerDef,
   base: LayerResult,
   missing: Exclude<FillOutcome, { text: string }>,
-): Resolved {
+): LayerResult {
   const role = env.ctx.role;
-  if (missing.missing === 'role') return { info: { ...base, reason: 'no-value', placeholder: 'role' } };
+  if (missing.missing === 'role') {
+    base.reason = 'no-value';
+    base.placeholder = 'role';
+    return base;
+  }
   if (missing.missing === 'input') {
     const record = role === undefined ? undefined : env.snapshot.roles.get(role);
     env.diagnostics.push(
       missingInput(missing.name, `layer ${layer.id}${role ? ` (role ${role})` : ''}`, record?.source),
     );
-    return { info: { ...base, reason: 'no-value', placeholder: missing.name } };
+    base.reason = 'no-value';
+    base.placeholder = missing.name;
+    return base;
   }
   const record = role === undefined ? undefined : env.snapshot.roles.get(role);
   const where = record?.source === undefined ? {} : { file: record.source };
   missingLayer(layer, `role ${role} has no ${missing.name}`, where, ['role'], env.unknown, env.diagnostics);
-  return { info: { ...base, reason: 'missing', field: missing.name } };
+  base.reason = 'missing';
+  base.field = missing.name;
+  return base;
 }
 
+/** The file of a file layer, a missing path, or (a string) the placeholder without a value. */
 function findFile(
   snapshot: Snapshot,
   source: Extract<LayerSource, { kind: 'file' }>,
@@ -634,10 +874,7 @@ function findFile(
   placeholders: Record<string, string | undefined>,
   layer: LayerDef,
   diagnostics: Diagnostic[],
-):
-  | { file: NonNullable<ReturnType<Snapshot['files']['get']>> }
-  | { missing: string; reported?: boolean }
-  | { noValue: string } {
+): PackFile | { missing: string; reported?: boolean } | string {
   // A path named by an operator-set setting (CHORUS_DEFAULT_INSTRUCTIONS_PATH) must exist;
   // outside the pack, the loader read it into the snapshot.
   if (source.pathSetting !== undefined) {
@@ -650,7 +887,7 @@ function findFile(
           : 'external' in where
             ? snapshot.external?.get(where.external)
             : undefined;
-      if (file) return { file };
+      if (file) return file;
       const def = snapshot.manifest.settings.find((s) => s.name === source.pathSetting);
       const origin = def?.env && snapshot.settings.sources[def.name] === 'env' ? ` (env ${def.env})` : '';
       diagnostics.push(
@@ -664,18 +901,31 @@ function findFile(
   }
   let noValue: string | undefined;
   let first: string | undefined;
-  for (const template of source.paths) {
-    const filled = fillPath(template, placeholders);
-    if ('missing' in filled) {
-      noValue ??= filled.missing;
+  for (const template of splitPaths(source)) {
+    // Filled in line; normalised only when the literals or a value could need it.
+    const parts = template.parts;
+    let path = parts[0]!;
+    let clean = template.clean;
+    let missing: string | undefined;
+    for (let i = 1; i < parts.length; i += 2) {
+      const v = placeholders[parts[i]!];
+      if (v === undefined || v === '') {
+        missing = parts[i]!;
+        break;
+      }
+      if (clean && (v.charCodeAt(0) === 0x2e || v.includes('/'))) clean = false;
+      path += v + parts[i + 1]!;
+    }
+    if (missing !== undefined) {
+      noValue ??= missing;
       continue;
     }
-    const path = normalisePackPath(filled.path);
-    first ??= path;
-    const file = path === undefined ? undefined : fileAt(snapshot, path);
-    if (file) return { file };
+    const normal = clean ? path : normalisePackPath(path);
+    first ??= normal;
+    const file = normal === undefined ? undefined : fileAt(snapshot, normal);
+    if (file) return file;
   }
-  if (first === undefined) return { noValue: noValue ?? 'path' };
+  if (first === undefined) return noValue ?? 'path';
   return { missing: first };
 }
 
@@ -697,40 +947,4 @@ function missingLayer(
   } else if (layer.missing === 'warn' && !dependsOn.some((n) => unknown.has(n))) {
     diagnostics.push(warning('LAYER_MISSING', `layer ${layer.id} is left out: ${what}`, where));
   }
-}
-
-/**
- * Derived look-ups of a snapshot, built on first use. They never change what compose
- * returns, only how fast: the fleet by id (the size of the fleet), and sizes and hashes
- * of appended layer texts (in the shared byte-bounded cache).
- */
-interface SnapshotMemo {
-  fleet: Map<string, Snapshot['fleet'][number]>;
-  /** A file's text with a filled append template, joined and measured once per file and tail. */
-  appended(path: string, text: string, tail: string): { text: string; bytes: number; sha256: string };
-}
-
-const memos = new WeakMap<Snapshot, SnapshotMemo>();
-/** Appended layer texts, in the shared byte-bounded cache. */
-const appendedTexts = snapshotCache<{ text: string; bytes: number; sha256: string }>('appended');
-
-function memoFor(snapshot: Snapshot): SnapshotMemo {
-  let memo = memos.get(snapshot);
-  if (!memo) {
-    memo = {
-      fleet: new Map(snapshot.fleet.map((a) => [a.id, a])),
-      appended(path, text, tail) {
-        const key = `${path}\0${tail}`;
-        let m = appendedTexts.get(snapshot, key);
-        if (!m) {
-          const full = `${text}\n\n${tail}`;
-          m = { text: full, bytes: utf8Length(full), sha256: sha256(full) };
-          appendedTexts.set(snapshot, key, m, full.length * 2 + 160);
-        }
-        return m;
-      },
-    };
-    memos.set(snapshot, memo);
-  }
-  return memo;
 }

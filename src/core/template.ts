@@ -47,7 +47,19 @@ export function fillPath(
   template: string,
   values: Readonly<Partial<Record<PathPlaceholder, string>>>,
 ): { path: string } | { missing: string } {
-  const parts = compiled(template);
+  return fillSplitPath(compiled(template), values);
+}
+
+/** A path template split into literals (even indexes) and placeholder names (odd ones). */
+export function splitPath(template: string): string[] {
+  return template.split(PATH_RE);
+}
+
+/** Fills a path template split by {@link splitPath}, as {@link fillPath} does. */
+export function fillSplitPath(
+  parts: readonly string[],
+  values: Readonly<Partial<Record<PathPlaceholder, string>>>,
+): { path: string } | { missing: string } {
   let path = parts[0] as string;
   for (let i = 1; i < parts.length; i += 2) {
     const v = values[parts[i] as PathPlaceholder];
@@ -76,28 +88,67 @@ export function fillTemplate(
   syntax: '{name}' | '{{name}}',
   values: TemplateValues,
 ): FillOutcome {
-  let missing: { missing: 'role' | 'field' | 'input'; name: string } | undefined;
-  const text = template.replace(
-    syntax === '{name}' ? BOTH_RE : TEXT_RE,
-    (all, double?: string, single?: string) => {
-      if (missing) return all;
-      if (double !== undefined) {
-        if (double.startsWith('role.') && values.field) {
-          const f = values.field(double.slice(5));
-          if ('value' in f) return f.value;
-          missing = f;
-          return all;
-        }
-        if (Object.hasOwn(values.settings, double)) return String(values.settings[double]);
-        if (syntax === '{name}' || !values.isInput(double)) return '';
-        single = double;
-      }
-      const v = values.input(single!);
-      if (v === undefined) missing = { missing: 'input', name: single! };
-      return v ?? all;
-    },
-  );
-  return missing ?? { text };
+  return fillCompiled(compileTemplate(template, syntax), values);
+}
+
+/** A text template split once into literals and placeholders (see {@link fillCompiled}). */
+export interface CompiledTemplate {
+  syntax: '{name}' | '{{name}}';
+  /** Literal text at even indexes; placeholders at odd ones. */
+  parts: ReadonlyArray<string | TemplatePlaceholder>;
+}
+
+/** One placeholder of a compiled template: `{{double}}` or `{single}`, as written. */
+export interface TemplatePlaceholder {
+  all: string;
+  double?: string;
+  single?: string;
+}
+
+/** Splits a text template into literals and placeholders, for filling many times. */
+export function compileTemplate(template: string, syntax: '{name}' | '{{name}}'): CompiledTemplate {
+  const parts: Array<string | TemplatePlaceholder> = [];
+  let last = 0;
+  for (const m of template.matchAll(syntax === '{name}' ? BOTH_RE : TEXT_RE)) {
+    parts.push(template.slice(last, m.index));
+    const p: TemplatePlaceholder = { all: m[0] };
+    if (m[1] !== undefined) p.double = m[1];
+    else p.single = m[2];
+    parts.push(p);
+    last = m.index + m[0].length;
+  }
+  parts.push(template.slice(last));
+  return { syntax, parts };
+}
+
+/**
+ * Fills a compiled template, as {@link fillTemplate} does: `{{role.FIELD}}` from the
+ * role's record, `{{setting}}` from settings, inputs; the first missing value is returned.
+ */
+export function fillCompiled(template: CompiledTemplate, values: TemplateValues): FillOutcome {
+  const { parts, syntax } = template;
+  let text = parts[0] as string;
+  for (let i = 1; i < parts.length; i += 2) {
+    const p = parts[i] as TemplatePlaceholder;
+    let single = p.single;
+    const double = p.double;
+    let value: string | undefined;
+    if (double !== undefined) {
+      if (values.field && double.startsWith('role.')) {
+        const f = values.field(double.slice(5));
+        if (!('value' in f)) return f;
+        value = f.value;
+      } else if (Object.hasOwn(values.settings, double)) value = String(values.settings[double]);
+      else if (syntax === '{name}' || !values.isInput(double)) value = '';
+      else single = double;
+    }
+    if (value === undefined) {
+      value = values.input(single!);
+      if (value === undefined) return { missing: 'input', name: single! };
+    }
+    text += value + (parts[i + 1] as string);
+  }
+  return { text };
 }
 
 /**
@@ -109,6 +160,7 @@ export function fillInputs(
   syntax: '{name}' | '{{name}}',
   values: Pick<TemplateValues, 'input' | 'isInput'>,
 ): FillOutcome {
+  if (!value.includes('{')) return { text: value };
   let missing: { missing: 'input'; name: string } | undefined;
   const text = value.replace(syntax === '{name}' ? SINGLE_RE : TEXT_RE, (all, name: string) => {
     if (missing || !values.isInput(name)) return all;
@@ -128,7 +180,7 @@ const compiledPaths = new ByteCache<string[]>(1024 * 1024);
 function compiled(template: string): string[] {
   let parts = compiledPaths.get(template);
   if (!parts) {
-    parts = template.split(PATH_RE);
+    parts = splitPath(template);
     compiledPaths.set(template, parts, template.length * 4 + parts.length * 64 + 96);
   }
   return parts;

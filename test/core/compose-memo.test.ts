@@ -3,9 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { compose, tryCompose } from '../../src/core/compose.js';
 import { requestKey } from '../../src/core/compose-memo.js';
 import { setCacheBudget } from '../../src/core/snapshot-cache.js';
+import { sha256 } from '../../src/core/text.js';
 import { loadPackStrict } from '../../src/source/load.js';
 
-const ROBOCO = join(resolve(import.meta.dirname, '../..'), 'examples', 'roboco');
+const EXAMPLES = join(resolve(import.meta.dirname, '../..'), 'examples');
+const ROBOCO = join(EXAMPLES, 'roboco');
 
 describe('compose memo', () => {
   it('answers a repeated request with the same frozen result', async () => {
@@ -83,4 +85,40 @@ describe('compose memo', () => {
       setCacheBudget(64 * 1024 * 1024);
     }
   });
+
+  it.each([
+    ['roboco', { agent: 'ada', settings: { fable_mode_enabled: 'on' }, ambient: 'Now: review.' }],
+    ['crewai', { role: 'market_analyst', vars: { sector: 'energy', quarter: 'Q3' } }],
+    ['claude-agents', { role: 'code-reviewer' }],
+    ['agents-md', { vars: { cwd: 'frontend/app' }, settings: { project_doc_max_bytes: 100 } }],
+  ] as const)(
+    '%s: every layer and part hash is the sha256 of its byte range, and everything is frozen',
+    async (pack, request) => {
+      const snapshot = await loadPackStrict(join(EXAMPLES, pack), { env: {} });
+      setCacheBudget(0);
+      try {
+        const result = compose(snapshot, request);
+        const bytes = Buffer.from(result.text);
+        const ranges = result.layers.flatMap((l) => [l, ...(l.parts ?? [])]).filter((r) => r.included);
+        expect(ranges.length).toBeGreaterThan(0);
+        for (const l of result.layers) if (l.included) expect(Object.keys(l).at(-1)).toBe('sha256');
+        for (const r of ranges) {
+          expect(Object.keys(r)).toContain('sha256');
+          expect(r.sha256).toBe(sha256(bytes.subarray(r.start!, r.end!)));
+          expect(JSON.parse(JSON.stringify(r)).sha256).toBe(r.sha256);
+          expect({ ...r }.sha256).toBe(r.sha256);
+        }
+        expect(result.sha256).toBe(sha256(bytes));
+        const walk = (value: unknown): void => {
+          if (value === null || typeof value !== 'object') return;
+          expect(Object.isFrozen(value)).toBe(true);
+          for (const v of Object.values(value)) walk(v);
+        };
+        walk(result);
+        walk(tryCompose(snapshot, { role: 'no-such-role' }));
+      } finally {
+        setCacheBudget(64 * 1024 * 1024);
+      }
+    },
+  );
 });

@@ -1,0 +1,45 @@
+import type { ComposeOutcome, ComposeResult, LayerResult } from './compose.js';
+import type { Diagnostic } from './diagnostics.js';
+
+// Shared compose outcomes are frozen, deeply, so no caller can change what the next one
+// gets. The walk follows the outcome's known shape instead of reading every property:
+// reading would compute the layer hashes, which are computed only when a caller asks.
+
+/**
+ * Freezes a compose outcome and everything it holds (result, settings, inputs, layers and
+ * their parts, diagnostics and their suggestions); returns it.
+ */
+export function freezeOutcome(outcome: ComposeOutcome): ComposeOutcome {
+  if (outcome.ok) freezeResult(outcome.result);
+  else freezeDiagnostics(outcome.diagnostics);
+  return Object.freeze(outcome);
+}
+
+// --- internal ---
+
+function freezeResult(result: ComposeResult): void {
+  Object.freeze(result.settings);
+  Object.freeze(result.settingSources);
+  if (result.inputs) Object.freeze(result.inputs);
+  if (result.inputSources) Object.freeze(result.inputSources);
+  for (const layer of result.layers) freezeLayer(layer);
+  Object.freeze(result.layers);
+  freezeDiagnostics(result.diagnostics);
+  Object.freeze(result);
+}
+
+function freezeLayer(layer: LayerResult): void {
+  if (layer.parts) {
+    for (const part of layer.parts) Object.freeze(part);
+    Object.freeze(layer.parts);
+  }
+  Object.freeze(layer);
+}
+
+function freezeDiagnostics(diagnostics: Diagnostic[]): void {
+  for (const d of diagnostics) {
+    if (d.suggestions) Object.freeze(d.suggestions);
+    Object.freeze(d);
+  }
+  Object.freeze(diagnostics);
+}

@@ -1,0 +1,163 @@
+import type { Agent } from './fleet.js';
+import { describeGate, type Gate } from './gates.js';
+import { takesInputs } from './inputs.js';
+import type { LayerSource, Manifest } from './manifest.js';
+import { normalisePackPath } from './pack-path.js';
+import { pathSettingNames } from './path-settings.js';
+import type { PackFile, Snapshot } from './snapshot.js';
+import { snapshotCache } from './snapshot-cache.js';
+import { type CompiledTemplate, compileTemplate, splitPath } from './template.js';
+import { sha256, utf8Length } from './text.js';
+
+// What compose works out once and then only reads: per snapshot (the fleet by id), per
+// manifest (path settings, declared inputs, separator sizes, gate texts, compiled text
+// templates) and per file (the byte length of a raw file's text). None of it changes what
+// compose returns, only how much each compose does; all of it lives exactly as long as the
+// snapshot, manifest or file it is derived from.
+
+/** Derived look-ups of one snapshot, built on its first compose. */
+export interface ComposePlan {
+  fleet: ReadonlyMap<string, Agent>;
+  /** Settings a layer reads a file path from (a request may not set them). */
+  pathSettings: ReadonlySet<string>;
+  /** Whether the manifest takes request inputs. */
+  takesInputs: boolean;
+  /** Names of the declared inputs. */
+  declaredInputs: ReadonlySet<string>;
+  /** UTF-8 length of the manifest's separator. */
+  separatorBytes: number;
+}
+
+/** A file's text with a filled `append` template: joined and measured once per file and tail. */
+export interface AppendedText {
+  text: string;
+  bytes: number;
+  /** The text's sha256, computed on first read. */
+  hash(): string;
+}
+
+/**
+ * The compose plan of a snapshot, built once.
+ *
+ * @example
+ * composePlan(snapshot).fleet.get('ada')?.role; // 'developer'
+ */
+export function composePlan(snapshot: Snapshot): ComposePlan {
+  let plan = plans.get(snapshot);
+  if (!plan) {
+    const manifest = manifestPlan(snapshot.manifest);
+    plan = { ...manifest, fleet: new Map(snapshot.fleet.map((a) => [a.id, a])) };
+    plans.set(snapshot, plan);
+  }
+  return plan;
+}
+
+/** A gate's readable form (the reason of a `gated` layer), worked out once per gate. */
+export function gateText(gate: Gate): string {
+  let text = gateTexts.get(gate);
+  if (text === undefined) {
+    text = describeGate(gate);
+    gateTexts.set(gate, text);
+  }
+  return text;
+}
+
+/** The reason of a layer none of whose variants holds, worked out once per layer. */
+export function noVariantText(variants: readonly { when?: Gate }[]): string {
+  let text = variantTexts.get(variants);
+  if (text === undefined) {
+    text = `no variant holds: ${variants.map((v) => (v.when ? describeGate(v.when) : 'always')).join(' | ')}`;
+    variantTexts.set(variants, text);
+  }
+  return text;
+}
+
+/** A text source's template, split into literals and placeholders once per source. */
+export function compiledText(
+  source: Extract<LayerSource, { kind: 'text' }>,
+  syntax: Manifest['inputSyntax'],
+): CompiledTemplate {
+  let compiled = templates.get(source);
+  if (!compiled || compiled.syntax !== syntax) {
+    compiled = compileTemplate(source.text, syntax);
+    templates.set(source, compiled);
+  }
+  return compiled;
+}
+
+/** A path template split once: literals at even indexes, placeholder names at odd ones. */
+export interface PathPlan {
+  parts: readonly string[];
+  /**
+   * Whether the literals leave the path normal whatever fills the placeholders, as long as
+   * no value holds a `/` or starts with `.` (then the filled path needs no normalising).
+   */
+  clean: boolean;
+}
+
+/** The path templates of a file source (or a chain's one), split once per source. */
+export function splitPaths(source: Extract<LayerSource, { kind: 'file' | 'chain' }>): PathPlan[] {
+  let split = paths.get(source);
+  if (!split) {
+    split = (source.kind === 'file' ? source.paths : [source.path]).map((template) => {
+      const parts = splitPath(template);
+      const sample = parts.map((p, i) => (i % 2 === 1 ? 'x' : p)).join('');
+      return { parts, clean: normalisePackPath(sample) === sample };
+    });
+    paths.set(source, split);
+  }
+  return split;
+}
+
+/** UTF-8 length of a file's decoded text (for raw files: their lossy decoding), once per file. */
+export function textBytes(file: PackFile): number {
+  let bytes = fileBytes.get(file);
+  if (bytes === undefined) {
+    bytes = utf8Length(file.text);
+    fileBytes.set(file, bytes);
+  }
+  return bytes;
+}
+
+/**
+ * A file's text with an `append` tail, in the shared byte-bounded cache (a snapshot's
+ * files are fixed, so the joined text is too).
+ */
+export function appendedText(snapshot: Snapshot, path: string, text: string, tail: string): AppendedText {
+  const key = `${path}\0${tail}`;
+  let m = appended.get(snapshot, key);
+  if (!m) {
+    const full = `${text}\n\n${tail}`;
+    let hash: string | undefined;
+    m = { text: full, bytes: utf8Length(full), hash: () => (hash ??= sha256(full)) };
+    appended.set(snapshot, key, m, full.length * 2 + 256);
+  }
+  return m;
+}
+
+// --- internal ---
+
+type ManifestPlan = Omit<ComposePlan, 'fleet'>;
+
+const plans = new WeakMap<Snapshot, ComposePlan>();
+const manifests = new WeakMap<Manifest, ManifestPlan>();
+const gateTexts = new WeakMap<Gate, string>();
+const variantTexts = new WeakMap<object, string>();
+const templates = new WeakMap<object, CompiledTemplate>();
+const paths = new WeakMap<object, PathPlan[]>();
+const fileBytes = new WeakMap<PackFile, number>();
+const appended = snapshotCache<AppendedText>('appended');
+
+function manifestPlan(manifest: Manifest): ManifestPlan {
+  let plan = manifests.get(manifest);
+  if (!plan) {
+    plan = {
+      pathSettings: pathSettingNames(manifest),
+      takesInputs: takesInputs(manifest),
+      declaredInputs: new Set(manifest.inputs.map((i) => i.name)),
+      separatorBytes: utf8Length(manifest.separator),
+    };
+    manifests.set(manifest, plan);
+  }
+  return plan;
+}
