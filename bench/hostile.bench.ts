@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,11 +18,47 @@ import { DEFAULT_CACHE_BYTES } from '../src/core/snapshot-cache.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ATTACKS: AttackKind[] = ['repeated', 'distinct'];
+const ATTACK_TEXT: Record<AttackKind, string> = {
+  repeated:
+    'attack, the same two bodies again (counts cached after the first: the most requests per second, all on the event loop)',
+  distinct: 'attack, every body new (nothing cached: each is composed, hashed and counted)',
+};
+/** The attacking client: `node -e ATTACKER url kind`; answers `stop` with its counts. */
+const ATTACKER = `
+const [url, kind] = process.argv.slice(1);
+let attacking = true;
+let requests = 0;
+const statuses = {};
+process.on('message', (m) => {
+  if (m === 'count') process.send(requests);
+  else attacking = false;
+});
+const body = (i) => {
+  const tag = kind === 'distinct' ? i.toString(36) : '';
+  const ambient = i % 2 === 0
+    ? tag + 'x'.repeat(64 * 1024 - 64 - tag.length)
+    : tag + '\u4e2d'.repeat(Math.floor((64 * 1024 - 64 - tag.length) / 3));
+  return JSON.stringify({ role: 'developer', ambient });
+};
+while (attacking) {
+  const res = await fetch(url + '/api/compose', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: body(requests),
+  });
+  await res.arrayBuffer();
+  statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+  requests++;
+  if (requests === 2) process.send('started');
+}
+process.send({ requests, statuses }, () => process.exit(0));
+`;
 const base = mkdtempSync(join(tmpdir(), 'strata-hostile-'));
 
 try {
   if (!process.env.BENCH_MEMORY_ONLY) await probes();
-  await memory();
+  if (!process.env.BENCH_PROBES_ONLY) await memory();
 } finally {
   rmSync(base, { recursive: true, force: true });
 }
@@ -31,49 +67,105 @@ try {
 
 async function probes(): Promise<void> {
   const service = await start(['--dir', join(ROOT, 'examples/roboco')]);
+  const only = process.env.BENCH_ATTACK;
   try {
-    const quiet = await probeFor(service.url, SECONDS * 1000);
-    let attacking = true;
-    let attacks = 0;
-    const statuses = new Map<number, number>();
-    const bodies = [
-      JSON.stringify({ role: 'developer', ambient: 'x'.repeat(64 * 1024 - 64) }),
-      JSON.stringify({ role: 'developer', ambient: '中'.repeat(Math.floor((64 * 1024 - 64) / 3)) }),
-    ];
-    const attacker = (async () => {
-      while (attacking) {
-        const res = await fetch(`${service.url}/api/compose`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: bodies[attacks % 2],
-        });
-        await res.arrayBuffer();
-        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        attacks++;
-      }
-    })();
-    const loaded = await probeFor(service.url, SECONDS * 1000);
-    attacking = false;
-    await attacker;
-    console.log('## /healthz under worst-case compose requests\n');
-    console.log(`${SECONDS} s each, probes every 20 ms on a new connection with a 1 s timeout.\n`);
-    console.log('| phase | probes | failed (>1 s or error) | p50 ms | p99 ms | max ms |');
-    console.log('| --- | --- | --- | --- | --- | --- |');
-    for (const [name, r] of [
-      ['no other client', quiet],
-      ['one client: 64 KB `x…`/`中…` ambient back to back', loaded],
-    ] as const) {
-      console.log(
-        `| ${name} | ${r.latencies.length + r.failed} | ${r.failed} | ${ms(pct(r.latencies, 0.5))} | ${ms(pct(r.latencies, 0.99))} | ${ms(Math.max(...r.latencies))} |`,
-      );
+    // Quiet and attacked phases alternate, so a change in the machine's load falls on both.
+    const quiet: Probes = { latencies: [], failed: 0 };
+    const attacks: Array<{
+      kind: AttackKind;
+      probes: Probes;
+      requests: number;
+      statuses: Map<number, number>;
+      cpu: Cpu;
+    }> = [];
+    for (const kind of ATTACKS) {
+      if (only && only !== kind) continue;
+      add(quiet, await probeFor(service.url, SECONDS * 1000));
+      attacks.push({ kind, ...(await attacked(service, kind)) });
     }
-    const rate = (attacks / SECONDS).toFixed(1);
+    console.log('## /healthz under worst-case compose requests\n');
     console.log(
-      `\nAttack requests: ${attacks} (${rate}/s), statuses ${JSON.stringify(Object.fromEntries(statuses))}. p99 ratio: ${(pct(loaded.latencies, 0.99) / pct(quiet.latencies, 0.99)).toFixed(2)}×\n`,
+      `${SECONDS} s per phase, quiet and attacked phases alternating; probes every 20 ms on a new connection with a 1 s timeout. Attack bodies: \`{"role":"developer","ambient":…}\` with 64 KB of \`x\` and ~64 KB of \`中\` alternately, sent back to back by one client.\n`,
+    );
+    console.log(
+      '| phase | attack requests | probes | failed (>1 s or error) | p50 ms | p99 ms | max ms | p99 / quiet p99 |',
+    );
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+    console.log(row('no other client', '—', quiet, quiet));
+    for (const a of attacks) {
+      const rate = `${a.requests} (${(a.requests / SECONDS).toFixed(1)}/s; ${[...a.statuses].map(([st, n]) => `${n}× ${st}`).join(', ')})`;
+      console.log(row(ATTACK_TEXT[a.kind], rate, a.probes, quiet));
+    }
+    const worst = Math.max(...attacks.map((a) => pct(a.probes.latencies, 0.99) / pct(quiet.latencies, 0.99)));
+    const failed = attacks.reduce((n, a) => n + a.probes.failed, 0);
+    console.log('\nServer CPU time per attack request (from /proc, over the measured part of each phase):\n');
+    console.log('| attack | event-loop thread ms | other threads (counting worker, GC helpers) ms |');
+    console.log('| --- | --- | --- |');
+    for (const a of attacks)
+      console.log(`| ${a.kind} | ${a.cpu.main.toFixed(2)} | ${a.cpu.others.toFixed(2)} |`);
+    console.log(
+      `\nWorst p99 ratio ${worst.toFixed(2)}× (target ≤ 2×): ${worst <= 2 ? 'met' : 'NOT met'}; probes failed or over 1 s under attack: ${failed} (target 0).\n`,
     );
   } finally {
     await service.stop();
   }
+}
+
+type AttackKind = 'repeated' | 'distinct';
+interface Probes {
+  latencies: number[];
+  failed: number;
+}
+
+/**
+ * Probes while one client, in its own process (so its work does not delay the probes'
+ * own event loop), posts worst-case compose bodies back to back.
+ */
+async function attacked(
+  service: { url: string; pid: number },
+  kind: AttackKind,
+): Promise<{ probes: Probes; requests: number; statuses: Map<number, number>; cpu: Cpu }> {
+  const { url } = service;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', ATTACKER, url, kind], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const message = <T>() => new Promise<T>((done) => child.once('message', (m) => done(m as T)));
+  // The first requests of a phase load what every later one reuses: measure after them.
+  await message<'started'>();
+  const cpuBefore = cpuTimes(service.pid);
+  const count = () => {
+    const answer = message<number>();
+    child.send('count');
+    return answer;
+  };
+  const requestsBefore = await count();
+  const probes = await probeFor(url, SECONDS * 1000);
+  const requestsAfter = await count();
+  const cpuAfter = cpuTimes(service.pid);
+  const measured = requestsAfter - requestsBefore;
+  const cpu: Cpu = {
+    main: (cpuAfter.main - cpuBefore.main) / measured,
+    others: (cpuAfter.others - cpuBefore.others) / measured,
+  };
+  const stats = message<{ requests: number; statuses: Record<string, number> }>();
+  child.send('stop');
+  const { requests, statuses } = await stats;
+  return {
+    probes,
+    requests,
+    cpu,
+    statuses: new Map(Object.entries(statuses).map(([k, v]) => [Number(k), v])),
+  };
+}
+
+function add(into: Probes, from: Probes): void {
+  into.latencies.push(...from.latencies);
+  into.failed += from.failed;
+}
+
+function row(name: string, requests: string, r: Probes, quiet: Probes): string {
+  const ratio = pct(r.latencies, 0.99) / pct(quiet.latencies, 0.99);
+  return `| ${name} | ${requests} | ${r.latencies.length + r.failed} | ${r.failed} | ${ms(pct(r.latencies, 0.5))} | ${ms(pct(r.latencies, 0.99))} | ${ms(Math.max(...r.latencies))} | ${r === quiet ? '—' : `${ratio.toFixed(2)}×`} |`;
 }
 
 async function memory(): Promise<void> {
@@ -105,7 +197,7 @@ async function memory(): Promise<void> {
   }
 }
 
-async function probeFor(url: string, durationMs: number): Promise<{ latencies: number[]; failed: number }> {
+async function probeFor(url: string, durationMs: number): Promise<Probes> {
   const latencies: number[] = [];
   let failed = 0;
   const end = performance.now() + durationMs;
@@ -140,6 +232,31 @@ function probe(url: string): Promise<number | undefined> {
   });
 }
 
+/** CPU time used per attack request, in ms: the event loop's thread, and all other threads (the counting worker, V8's helpers). */
+interface Cpu {
+  main: number;
+  others: number;
+}
+
+/** CPU time (user + system, ms) of a process's main thread and of its other threads, from /proc. */
+function cpuTimes(pid: number): Cpu {
+  const tick = 1000 / 100; // USER_HZ
+  let main = 0;
+  let others = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ms = (Number(fields[11]) + Number(fields[12])) * tick;
+      if (Number(tid) === pid) main += ms;
+      else others += ms;
+    } catch {
+      // the thread ended
+    }
+  }
+  return { main, others };
+}
+
 function status(pid: number): { rss: number; hwm: number } {
   const text = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(text)?.[1] ?? 0) / 1024;
@@ -160,7 +277,16 @@ async function start(args: string[]): Promise<{ url: string; pid: number; stop: 
   const port = await freePort();
   const child: ChildProcess = spawn(
     process.execPath,
-    [join(ROOT, 'dist/bin/strata.js'), 'serve', ...args, '--port', String(port), '--log-level', 'warn'],
+    [
+      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      join(ROOT, 'dist/bin/strata.js'),
+      'serve',
+      ...args,
+      '--port',
+      String(port),
+      '--log-level',
+      'warn',
+    ],
     { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] },
   );
   let exited = false;

@@ -10,6 +10,7 @@ import { snapshotCache } from './snapshot-cache.js';
  * The memoised outcome of `compute` for a snapshot and request: computed (and frozen) on
  * the first call, the same frozen object on later calls while the shared cache keeps it.
  * The key covers every field of the request, canonically (key order does not matter).
+ * Requests with `ambient` text are not memoised (computed and frozen on every call).
  *
  * @example
  * const outcome = memoCompose(snapshot, request, composeFresh, sizeOf, freezeOutcome);
@@ -21,6 +22,11 @@ export function memoCompose<Q extends object, R extends object>(
   bytes: (outcome: R) => number,
   freeze: (outcome: R) => R,
 ): R {
+  // A request with ambient text is composed every time, as the service's render cache
+  // does: that text is one-off and the client's (up to a whole request body), so keying
+  // on it would copy and compare it on every call and let one client evict everyone's
+  // entries.
+  if ((request as { ambient?: unknown }).ambient !== undefined) return freeze(compute(snapshot, request));
   const key = requestKey(request);
   const hit = memo.get(snapshot, key) as R | undefined;
   if (hit !== undefined) return hit;

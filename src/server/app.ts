@@ -1,6 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { matchedRoutes } from 'hono/route';
 import pino, { type Logger } from 'pino';
@@ -8,6 +7,7 @@ import { packProblems } from '../core/usable.js';
 import { type InspectorAsset, inspectorAssets } from '../inspector/assets.js';
 import type { SnapshotStore } from '../reload/store.js';
 import { VERSION } from '../source/version.js';
+import { readBodies } from './body.js';
 import type { AppEnv, Service } from './context.js';
 import { createCors } from './cors.js';
 import { errorResponse } from './errors.js';
@@ -129,6 +129,7 @@ export function createApp(options: AppOptions): StrataApp {
     const id = requestId(c.req.header('x-request-id'));
     c.set('requestId', id);
     const started = performance.now();
+    c.set('startedAt', started);
     await next();
     const elapsed = performance.now() - started;
     c.res.headers.set('X-Request-Id', id);
@@ -183,15 +184,9 @@ export function createApp(options: AppOptions): StrataApp {
     if (c.req.method === 'HEAD') await setContentLength(c);
   });
 
-  // 4. Body limit on every POST.
+  // 4. Every POST body read once, within the size limit, and parsed once.
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
-  app.use('/api/*', async (c, next) => {
-    if (c.req.method !== 'POST') return next();
-    return bodyLimit({
-      maxSize: limit,
-      onError: (cc) => errorResponse(cc, 413, 'BODY_TOO_LARGE', `request body is over ${limit} bytes`),
-    })(c, next);
-  });
+  app.use('/api/*', readBodies(limit));
 
   // 5. Routes.
   addOpsRoutes(app, service, assetsLoader);

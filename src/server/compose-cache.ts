@@ -1,37 +1,49 @@
 import { createHash } from 'node:crypto';
-import { type ComposeOutcome, type ComposeRequest, type ComposeResult, tryCompose } from '../core/compose.js';
+import { type ComposeRequest, type ComposeResult, tryCompose } from '../core/compose.js';
 import { type Diagnostic, warning } from '../core/diagnostics.js';
 import { withLayerWording } from '../core/explain.js';
 import type { Snapshot } from '../core/snapshot.js';
 import { snapshotCache } from '../core/snapshot-cache.js';
-import { TokenBudgetError, withTokensOffThread } from '../tokens/count-off-thread.js';
+import {
+  DEFAULT_TOKEN_BUDGET_MS,
+  TokenBudgetError,
+  withTokensOffThread,
+} from '../tokens/count-off-thread.js';
 
-/** A composed prompt ready to send: the result and its JSON, serialised once. */
+/**
+ * A composed prompt ready to send. Its two bodies are built on first use and then kept:
+ * an answer the cache keeps has both, built once; a one-off answer (a request with
+ * ambient text) builds only the representation it sends.
+ */
 export interface Rendered {
   result: ComposeResult;
-  /**
-   * `JSON.stringify(result)`, with token counts (`withTokens`) unless counting took longer
-   * than the request's budget: then without `tokens`, and `result.diagnostics` ends with a
-   * `TOKEN_BUDGET_EXCEEDED` warning.
-   */
-  json: string;
-  /** Whether `json` holds the token counts (an uncounted answer is not cached). */
+  /** Whether the JSON holds the token counts (an uncounted answer is not cached). */
   counted: boolean;
   /** The text answer's quoted ETag: the text's sha256 (the same on every replica). */
   etag: string;
   /** The JSON answer's quoted ETag: the sha256 of the JSON bytes (they hold the version too). */
-  jsonEtag: string;
-  /** The two bodies as UTF-8 bytes, encoded once rather than on every send. */
-  textBytes: Uint8Array<ArrayBuffer>;
-  jsonBytes: Uint8Array<ArrayBuffer>;
+  readonly jsonEtag: string;
+  /** The text as UTF-8 bytes. */
+  readonly textBytes: Uint8Array<ArrayBuffer>;
+  /**
+   * `JSON.stringify` of the result as UTF-8 bytes, with token counts (`withTokens`) unless
+   * counting took longer than the request's budget: then without `tokens`, and
+   * `result.diagnostics` ends with a `TOKEN_BUDGET_EXCEEDED` warning.
+   */
+  readonly jsonBytes: Uint8Array<ArrayBuffer>;
 }
 
 export type RenderOutcome = { ok: true; rendered: Rendered } | { ok: false; diagnostics: Diagnostic[] };
 
 /** How a render may spend time. */
 export interface RenderOptions {
-  /** Time budget for the request's token counts (they run off the event loop); see `withTokensOffThread`. */
+  /**
+   * Time budget of the request, from `startedAt`: the token counts (made off the event
+   * loop) get what is left of it once the prompt is composed; see `withTokensOffThread`.
+   */
   tokenBudgetMs?: number;
+  /** When the request started (`performance.now()`; default: now). */
+  startedAt?: number;
 }
 
 /**
@@ -39,7 +51,9 @@ export interface RenderOptions {
  * never changes, so a result is valid for as long as its snapshot is served. Requests
  * with ambient text are composed every time. Token counts of uncached texts are made off
  * the event loop; past the budget the prompt is answered without them, with a
- * `TOKEN_BUDGET_EXCEEDED` warning.
+ * `TOKEN_BUDGET_EXCEEDED` warning. The event loop gets a turn between the expensive
+ * steps (compose, count, serialise, encode), so other requests and health probes are
+ * answered in between.
  */
 export async function composeRendered(
   snapshot: Snapshot,
@@ -51,11 +65,21 @@ export async function composeRendered(
     const hit = rendered.get(snapshot, key);
     if (hit) return { ok: true, rendered: hit };
   }
+  const startedAt = options.startedAt ?? performance.now();
   const outcome = tryCompose(snapshot, request);
   if (!outcome.ok) return outcome;
-  const done = await render(outcome, snapshot, options);
+  await turn();
+  const budgetMs = options.tokenBudgetMs ?? DEFAULT_TOKEN_BUDGET_MS;
+  const left = Math.max(0, startedAt + budgetMs - performance.now());
+  const done = await render(outcome.result, snapshot, left);
   // An answer without its token counts is not kept: the next request counts again.
-  if (key !== undefined && done.counted) rendered.set(snapshot, key, done, renderedBytes(done));
+  if (key !== undefined && done.counted) {
+    await turn();
+    void done.jsonBytes;
+    await turn();
+    void done.textBytes;
+    rendered.set(snapshot, key, done, renderedBytes(done));
+  }
   return { ok: true, rendered: done };
 }
 
@@ -73,25 +97,42 @@ export function bytesEtag(body: Uint8Array): string {
   return `"${createHash('sha256').update(body).digest('hex')}"`;
 }
 
+/**
+ * What a rendered answer holds in memory once both bodies are built, at real size: the
+ * text (one byte per unit when it is ASCII, as V8 stores it, else two), both byte arrays,
+ * and the result's layer records. The result itself is shared with the compose memo,
+ * which counts it too, so a rendered entry stays bounded when that entry is gone.
+ */
+export function renderedBytes(r: Rendered): number {
+  const { text } = r.result;
+  const textBytes = r.textBytes.byteLength;
+  return (
+    (textBytes === text.length ? text.length : text.length * 2) +
+    textBytes +
+    r.jsonBytes.byteLength +
+    r.result.layers.length * 512 +
+    4096
+  );
+}
+
 // --- internal ---
 
 const rendered = snapshotCache<Rendered>('rendered');
+const utf8 = new TextEncoder();
 
-async function render(
-  outcome: Extract<ComposeOutcome, { ok: true }>,
-  snapshot: Snapshot,
-  options: RenderOptions,
-): Promise<Rendered> {
-  let { result } = outcome;
-  let body: ComposeResult;
-  let counted = true;
+/** Lets the event loop handle what is pending (new connections, other requests) first. */
+function turn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+async function render(result: ComposeResult, snapshot: Snapshot, budgetMs: number): Promise<Rendered> {
   try {
-    body = await withTokensOffThread(result, snapshot, { budgetMs: options.tokenBudgetMs });
+    const body = await withTokensOffThread(result, snapshot, { budgetMs });
+    return new RenderedPrompt(result, body, true);
   } catch (e) {
     if (!(e instanceof TokenBudgetError)) throw e;
     // Counts are auxiliary: the prompt is answered without them, and says so.
-    counted = false;
-    result = {
+    const uncounted = {
       ...result,
       diagnostics: [
         ...result.diagnostics,
@@ -101,31 +142,48 @@ async function render(
         ),
       ],
     };
-    body = result;
+    return new RenderedPrompt(uncounted, uncounted, false);
   }
-  const json = JSON.stringify(withLayerWording(body));
-  const jsonBytes = new TextEncoder().encode(json);
-  return {
-    result,
-    counted,
-    json,
-    etag: `"${result.sha256}"`,
-    jsonEtag: bytesEtag(jsonBytes),
-    textBytes: new TextEncoder().encode(result.text),
-    jsonBytes,
-  };
 }
 
-/** An upper bound of what a rendered answer holds: both strings, both byte arrays, the layers. */
-function renderedBytes(r: Rendered): number {
-  return (
-    r.result.text.length * 2 +
-    r.json.length * 2 +
-    r.textBytes.byteLength +
-    r.jsonBytes.byteLength +
-    r.result.layers.length * 512 +
-    2048
-  );
+/** A {@link Rendered} whose bodies are built on first use, each once. */
+class RenderedPrompt implements Rendered {
+  readonly etag: string;
+  #body: ComposeResult | undefined;
+  #json: { bytes: Uint8Array<ArrayBuffer>; etag: string } | undefined;
+  #text: Uint8Array<ArrayBuffer> | undefined;
+
+  constructor(
+    readonly result: ComposeResult,
+    body: ComposeResult,
+    readonly counted: boolean,
+  ) {
+    this.etag = `"${result.sha256}"`;
+    this.#body = body;
+  }
+
+  get jsonBytes(): Uint8Array<ArrayBuffer> {
+    return this.#serialised().bytes;
+  }
+
+  get jsonEtag(): string {
+    return this.#serialised().etag;
+  }
+
+  get textBytes(): Uint8Array<ArrayBuffer> {
+    this.#text ??= utf8.encode(this.result.text);
+    return this.#text;
+  }
+
+  #serialised(): { bytes: Uint8Array<ArrayBuffer>; etag: string } {
+    if (!this.#json) {
+      // The JSON string lives only until it is encoded; the counted body is not kept.
+      const bytes = utf8.encode(JSON.stringify(withLayerWording(this.#body!)));
+      this.#json = { bytes, etag: bytesEtag(bytes) };
+      this.#body = undefined;
+    }
+    return this.#json;
+  }
 }
 
 function cacheKey(request: ComposeRequest): string {

@@ -10,7 +10,7 @@ import type { ServiceMetrics } from './metrics.js';
 
 /** Variables a request carries through the app. */
 export interface AppEnv {
-  Variables: { requestId: string };
+  Variables: { requestId: string /** `performance.now()` when the request came in. */; startedAt: number };
 }
 
 /** What every route reads: the store, and the service's logger, metrics and events. */

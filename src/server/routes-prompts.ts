@@ -139,7 +139,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       const snapshot = pickSnapshot(c, service);
       if (snapshot instanceof Response) return snapshot;
       const started = performance.now();
-      const results: string[] = [];
+      const results: Uint8Array[] = [];
       const warnings: Diagnostic[] = [];
       for (const [i, member] of body.members.entries()) {
         if (member.role === undefined) {
@@ -152,7 +152,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
         if (Object.keys(merged).length > 0) request.settings = merged;
         const mergedVars = Object.assign(Object.create(null), body.vars, vars);
         if (Object.keys(mergedVars).length > 0) request.vars = mergedVars;
-        const rendered = await renderWithin(service, request, snapshot);
+        const rendered = await renderWithin(c, service, request, snapshot);
         const outcome = service.strict || body.strict ? strictRendered(rendered) : rendered;
         if (!outcome.ok) {
           service.metrics.compose(
@@ -166,7 +166,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
           }));
           return diagnosticsResponse(c, named);
         }
-        results.push(outcome.rendered.json);
+        results.push(outcome.rendered.jsonBytes);
         warnings.push(...outcome.rendered.result.diagnostics);
       }
       service.metrics.compose('/api/teams/compose', 'ok', seconds(started));
@@ -174,11 +174,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       const headers: Record<string, string> = { 'Content-Type': 'application/json' };
       const codes = warningCodes(warnings);
       if (codes.length > 0) headers['X-Strata-Warnings'] = codes.join(', ');
-      return c.body(
-        `{"version":${JSON.stringify(snapshot.version)},"results":[${results.join(',')}]}`,
-        200,
-        headers,
-      );
+      return c.body(teamBody(snapshot.version, results), 200, headers);
     },
   );
 }
@@ -220,7 +216,7 @@ async function answer(
   const snapshot = pickSnapshot(c, service, options.version);
   if (snapshot instanceof Response) return snapshot;
   const started = performance.now();
-  const rendered = await renderWithin(service, request, snapshot);
+  const rendered = await renderWithin(c, service, request, snapshot);
   const outcome = service.strict || options.strict ? strictRendered(rendered) : rendered;
   service.metrics.compose(
     route,
@@ -272,9 +268,37 @@ function send(c: Context<AppEnv>, rendered: Rendered): Response {
  * Composes and renders within the service's token budget (past it, the prompt comes
  * without token counts and with a `TOKEN_BUDGET_EXCEEDED` warning).
  */
-function renderWithin(service: Service, request: ComposeRequest, snapshot: Snapshot): Promise<RenderOutcome> {
-  return composeRendered(snapshot, request, { tokenBudgetMs: service.tokenBudgetMs });
+function renderWithin(
+  c: Context<AppEnv>,
+  service: Service,
+  request: ComposeRequest,
+  snapshot: Snapshot,
+): Promise<RenderOutcome> {
+  return composeRendered(snapshot, request, {
+    tokenBudgetMs: service.tokenBudgetMs,
+    startedAt: c.get('startedAt'),
+  });
 }
+
+/** `{"version":…,"results":[…]}` from the members' JSON bodies, without decoding them. */
+function teamBody(version: string, results: Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const parts: Uint8Array[] = [Buffer.from(`{"version":${JSON.stringify(version)},"results":[`)];
+  for (const [i, r] of results.entries()) {
+    if (i > 0) parts.push(COMMA);
+    parts.push(r);
+  }
+  parts.push(END);
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
+const COMMA = Buffer.from(',');
+const END = Buffer.from(']}');
 
 function unknownAgent(
   c: Context<AppEnv>,

@@ -106,12 +106,13 @@ function send(
   const id = nextId++;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      if (late) pending.set(id, { resolve: late, reject: () => {} });
+      if (late) pending.set(id, { budgetMs, resolve: late, reject: () => {} });
       else pending.delete(id);
       reject(new TokenBudgetError(budgetMs));
     }, budgetMs);
     timer.unref();
     pending.set(id, {
+      budgetMs,
       resolve: (counts) => {
         clearTimeout(timer);
         resolve(counts);
@@ -121,15 +122,23 @@ function send(
         reject(e);
       },
     });
-    worker.postMessage({ id, tokenizer, texts });
+    // Counts still waiting in the queue well past their budget are dropped by the worker.
+    const dropAfter = Date.now() + Math.max(budgetMs, 0) + DROP_GRACE_MS;
+    worker.postMessage({ id, tokenizer, texts, dropAfter });
   });
 }
 
 interface Pending {
+  budgetMs: number;
   resolve(counts: number[]): void;
   reject(e: Error): void;
 }
 
+/**
+ * How long past its budget a count may still wait in the worker's queue: late counts are
+ * kept for the next request, but a queue of counts nobody waits for is dropped.
+ */
+const DROP_GRACE_MS = 1000;
 const pending = new Map<number, Pending>();
 /** Encodings whose tables the current worker has loaded (or is loading). */
 const warmed = new Map<TokenizerName, Promise<void>>();
@@ -140,10 +149,11 @@ function ensureWorker(): Worker {
   if (worker) return worker;
   const w = startWorker();
   w.unref();
-  w.on('message', (m: { id: number; counts: number[] }) => {
+  w.on('message', (m: { id: number; counts: number[] | null }) => {
     const p = pending.get(m.id);
     pending.delete(m.id);
-    p?.resolve(m.counts);
+    if (m.counts) p?.resolve(m.counts);
+    else p?.reject(new TokenBudgetError(p.budgetMs));
   });
   const fail = (e: Error) => {
     if (worker === w) {

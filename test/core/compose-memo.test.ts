@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compose, tryCompose } from '../../src/core/compose.js';
 import { requestKey } from '../../src/core/compose-memo.js';
-import { setCacheBudget } from '../../src/core/snapshot-cache.js';
+import { cacheUsage, setCacheBudget } from '../../src/core/snapshot-cache.js';
 import { sha256 } from '../../src/core/text.js';
 import { loadPackStrict } from '../../src/source/load.js';
 
@@ -121,4 +121,19 @@ describe('compose memo', () => {
       }
     },
   );
+
+  it('does not keep requests with ambient text (one-off, chosen by the client): composed afresh, frozen, cache untouched', async () => {
+    const snapshot = await loadPackStrict(ROBOCO, { env: {} });
+    const agent = snapshot.fleet[2]!.id;
+    compose(snapshot, { agent });
+    const before = cacheUsage();
+    const ambient = 'x'.repeat(64 * 1024);
+    const a = compose(snapshot, { agent, ambient });
+    const b = compose(snapshot, { agent, ambient });
+    expect(b).not.toBe(a);
+    expect(b.text).toBe(a.text);
+    expect(a.text.endsWith(ambient)).toBe(true);
+    expect(Object.isFrozen(a.layers)).toBe(true);
+    expect(cacheUsage()).toEqual(before);
+  });
 });

@@ -1,0 +1,111 @@
+import type { IncomingMessage } from 'node:http';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AppEnv } from './context.js';
+import { errorResponse } from './errors.js';
+
+/**
+ * Reads every `POST` body once, with a byte cap, before the route sees it: a
+ * `Content-Length` over the cap is answered 413 before a byte is read, and a streamed
+ * body is counted as it arrives and refused (413, connection closed) at the first byte
+ * past the cap, so no request holds more than `limit` bytes. The bytes are read straight
+ * from the node socket when there is one (no web stream, no copy beyond the chunks),
+ * decoded once, and handed to hono's body cache, which the validators and handlers read
+ * (`c.req.json()` parses `c.req.text()`).
+ *
+ * @example
+ * app.use('/api/*', readBodies(64 * 1024));
+ */
+export function readBodies(limit: number): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (c.req.method !== 'POST') return next();
+    const tooLarge = () => {
+      c.header('Connection', 'close');
+      return errorResponse(c, 413, 'BODY_TOO_LARGE', `request body is over ${limit} bytes`);
+    };
+    const declared = c.req.header('content-length');
+    if (declared !== undefined && Number(declared) > limit) return tooLarge();
+    const bytes = await readCapped(c, limit);
+    if (bytes === undefined) return tooLarge();
+    const mediaType = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    if (mediaType === '' && bytes.byteLength > 0) {
+      return errorResponse(c, 415, 'UNSUPPORTED_MEDIA_TYPE', 'the body must be application/json');
+    }
+    // hono's `c.req.json()` parses `c.req.text()`: the text is decoded here, once; the
+    // bytes stay available to `c.req.arrayBuffer()`.
+    const cache = c.req.bodyCache as Record<string, Promise<unknown>>;
+    cache.text = Promise.resolve(DECODER.decode(bytes));
+    cache.arrayBuffer = Promise.resolve(arrayBufferOf(bytes));
+    return next();
+  };
+}
+
+// --- internal ---
+
+/** The body's bytes, or undefined past `limit`. */
+function readCapped(c: Context<AppEnv>, limit: number): Promise<Buffer | undefined> {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (incoming && !incoming.readableDidRead) return readIncoming(incoming, limit);
+  return readStream(c.req.raw.body, limit);
+}
+
+function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (value: Buffer | undefined, error?: Error) => {
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onError);
+      incoming.off('close', onClose);
+      if (error) reject(error);
+      else resolve(value);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > limit) {
+        // Stop reading: the answer closes the connection, so the rest is never buffered.
+        incoming.pause();
+        done(undefined);
+      } else chunks.push(chunk);
+    };
+    const onEnd = () => done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    const onError = (e: Error) => done(undefined, e);
+    const onClose = () => {
+      if (!incoming.readableEnded) done(undefined, new Error('client closed the connection'));
+    };
+    incoming.on('data', onData);
+    incoming.on('end', onEnd);
+    incoming.on('error', onError);
+    incoming.on('close', onClose);
+  });
+}
+
+async function readStream(
+  body: ReadableStream<Uint8Array> | null,
+  limit: number,
+): Promise<Buffer | undefined> {
+  if (!body) return Buffer.alloc(0);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/** UTF-8 as `Request.text()` decodes it: a BOM is skipped, bad bytes become U+FFFD. */
+const DECODER = new TextDecoder();
+
+function arrayBufferOf(bytes: Buffer): ArrayBuffer {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    ? (bytes.buffer as ArrayBuffer)
+    : (bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+}

@@ -1,0 +1,97 @@
+import { request } from 'node:http';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningService, startService } from '../../src/server/node.js';
+import { MINI, MINI_PROMPTS } from './helpers.js';
+
+// Request bodies on a real socket: read once from the node stream, within the limit,
+// decoded across chunk boundaries.
+
+let service: RunningService;
+beforeAll(async () => {
+  const started = await startService({
+    dir: MINI,
+    env: {},
+    port: 0,
+    watch: false,
+    logger: pino({ level: 'silent' }),
+  });
+  if (!started.ok) throw new Error(JSON.stringify(started.diagnostics));
+  service = started.service;
+});
+afterAll(() => service.close());
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** POSTs the chunks one by one (chunked unless `length` is given). */
+function post(chunks: Buffer[], headers: Record<string, string>): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const req = request(`${service.url}/api/compose`, { method: 'POST', headers }, (res) => {
+      answered = true;
+      const parts: Buffer[] = [];
+      res.on('data', (d: Buffer) => parts.push(d));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(parts).toString() }),
+      );
+    });
+    // Once answered, the rest of a refused body may meet a closed socket: not an error here.
+    req.on('error', (e) => {
+      if (!answered) reject(e);
+    });
+    const write = (i: number) => {
+      if (answered || req.destroyed) return;
+      if (i === chunks.length) return req.end();
+      req.write(chunks[i], () => setTimeout(() => write(i + 1), 5));
+    };
+    write(0);
+  });
+}
+
+const JSON_TYPE = { 'content-type': 'application/json' };
+
+describe('request bodies on the socket', () => {
+  it('decodes a body whose chunks split a multi-byte character', async () => {
+    const bytes = Buffer.from(JSON.stringify({ agent: 'w1', ambient: '中文 ambient' }));
+    const cut = bytes.indexOf(Buffer.from('中')) + 1; // inside the character's three bytes
+    const res = await post([bytes.subarray(0, cut), bytes.subarray(cut)], {
+      ...JSON_TYPE,
+      accept: 'text/plain',
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toBe(`${MINI_PROMPTS.w1}\n\n---\n\n中文 ambient`);
+  });
+
+  it('refuses a declared Content-Length over the limit before reading, and closes', async () => {
+    const body = Buffer.from(JSON.stringify({ ambient: 'x'.repeat(70 * 1024) }));
+    const res = await post([body], { ...JSON_TYPE, 'content-length': String(body.byteLength) });
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.body).error.code).toBe('BODY_TOO_LARGE');
+    expect(res.headers.connection).toBe('close');
+  });
+
+  it('refuses a streamed body at the first chunk past the limit', async () => {
+    const chunk = Buffer.from('x'.repeat(16 * 1024));
+    const chunks = [
+      Buffer.from('{"ambient":"'),
+      ...Array.from({ length: 6 }, () => chunk),
+      Buffer.from('"}'),
+    ];
+    const res = await post(chunks, JSON_TYPE);
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.body).error.code).toBe('BODY_TOO_LARGE');
+  });
+
+  it('answers 415 to a body without a content type, 400 to malformed JSON', async () => {
+    const noType = await post([Buffer.from('{"role":"writer"}')], {});
+    expect(noType.status).toBe(415);
+    expect(JSON.parse(noType.body).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    const bad = await post([Buffer.from('{"role":')], JSON_TYPE);
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.body).error.code).toBe('BAD_REQUEST');
+  });
+});
