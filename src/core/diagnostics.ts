@@ -65,6 +65,7 @@ export const DIAGNOSTIC_CODES = [
   'MEMBER_FALLBACK',
   'MEMBER_FAILS',
   'MEMBER_REMOVED',
+  'STRICT_REFUSED',
   // pack linting (strata validate)
   'JSON_BLOCK',
   'BAD_UCXL',

@@ -2,6 +2,7 @@ import { type DegradationReport, degradationDiagnostics } from '../core/degradat
 import { type Diagnostic, error } from '../core/diagnostics.js';
 import { comparePacks, indexPack, type PromptChanges } from '../core/pack-compare.js';
 import type { LoadResult, Snapshot } from '../core/snapshot.js';
+import { packProblems } from '../core/usable.js';
 import { Slices } from '../source/slices.js';
 
 /** Reads the pack once and builds a snapshot (or the diagnostics of why it cannot). */
@@ -108,6 +109,12 @@ export interface StoreOptions {
    * held until a reload accepts it).
    */
   allowLayerLoss?: boolean;
+  /**
+   * `serve --strict`: a new version with problems (load warnings, or a member composing
+   * with a warning or an error) never replaces a served version without any — that
+   * reload fails with STRICT_REFUSED and the problems, so ready replicas stay ready.
+   */
+  strict?: boolean;
 }
 
 /**
@@ -128,6 +135,7 @@ export class SnapshotStore {
   #lastError: ReloadFailure | null = null;
   #held: HeldReload | null = null;
   #allowLayerLoss: boolean;
+  #strict: boolean;
   #lastAttempt: Date | undefined;
   #listeners = new Set<(event: StoreEvent) => void>();
   #chain: Promise<unknown> = Promise.resolve();
@@ -137,6 +145,7 @@ export class SnapshotStore {
     this.#loader = loader;
     this.#now = options.now ?? (() => new Date());
     this.#allowLayerLoss = options.allowLayerLoss ?? false;
+    this.#strict = options.strict ?? false;
   }
 
   /** A store that always serves one snapshot (tests, embedding). */
@@ -219,6 +228,8 @@ export class SnapshotStore {
     }
     const at = this.#now();
     this.#lastAttempt = at;
+
+    if (this.#strict && result.snapshot && current) result = strictRefusal(current, result);
 
     // 1. A pack with errors: keep serving what we have, report once per distinct failure.
     if (!result.snapshot) {
@@ -321,4 +332,20 @@ export class SnapshotStore {
 
 function sameDiagnostics(a: readonly Diagnostic[], b: readonly Diagnostic[]): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * Under `serve --strict`: a new version with problems, replacing one without, becomes a
+ * failed load (STRICT_REFUSED, then every problem); anything else passes unchanged.
+ */
+function strictRefusal(current: Snapshot, result: LoadResult): LoadResult {
+  const next = result.snapshot!;
+  if (next.version === current.version) return result;
+  const problems = packProblems(next);
+  if (problems.length === 0 || packProblems(current).length > 0) return result;
+  const refused = error(
+    'STRICT_REFUSED',
+    `serve --strict: version ${next.version} has ${problems.length} problem${problems.length === 1 ? '' : 's'} (first: ${problems[0]!.code} ${problems[0]!.message}); version ${current.version} stays`,
+  );
+  return { diagnostics: [refused, ...problems] };
 }

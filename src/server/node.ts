@@ -91,7 +91,7 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
   // One consistency rule for every reload: the pack must have been quiet for the debounce.
   const store = new SnapshotStore(
     stablePackLoader({ ...options, quietMs: options.quietMs ?? options.debounceMs }),
-    { allowLayerLoss: options.allowLayerLoss },
+    { allowLayerLoss: options.allowLayerLoss, strict: options.strict },
   );
   logReloads(store, logger);
   const watching = options.watch !== false && options.dir !== undefined;

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SnapshotStore } from '../../src/reload/store.js';
@@ -97,5 +99,53 @@ describe('readiness with --strict', () => {
     expect(((await res.json()) as { reasons: Array<{ code: string }> }).reasons.map((r) => r.code)).toContain(
       'FALLBACK_USED',
     );
+  });
+
+  it('serve --strict keeps a clean version when a reload brings a problem (STRICT_REFUSED, 422), and stays ready', async () => {
+    const dir = tempDir('strata-ready-');
+    writeFiles(dir, GOOD);
+    const started = await startService({
+      dir,
+      env: {},
+      port: 0,
+      watch: false,
+      strict: true,
+      adminToken: 'admin-token-for-tests',
+      logger: pino({ level: 'silent' }),
+    });
+    if (!started.ok) throw new Error(JSON.stringify(started.diagnostics));
+    cleanups.push(() => started.service.close());
+    const url = started.service.url;
+    const version = async () =>
+      ((await (await fetch(`${url}/api/status`)).json()) as { version: string }).version;
+    const reload = () =>
+      fetch(`${url}/api/prompts/reload`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer admin-token-for-tests' },
+      });
+    const before = await version();
+
+    // A new agent whose team file does not exist: no served member degrades, but it warns.
+    const fleet =
+      'agents:\n  - { id: w1, role: writer, team: blue }\n  - { id: c1, role: critic }\n  - { id: x1, role: writer, team: red }\n';
+    writeFileSync(join(dir, 'identities/x1.md'), 'I am x1.');
+    writeFileSync(join(dir, 'fleet.yaml'), fleet);
+    const refused = await reload();
+    expect(refused.status).toBe(422);
+    const body = (await refused.json()) as { diagnostics: Array<{ code: string; message: string }> };
+    expect(body.diagnostics.map((d) => d.code)).toEqual(['STRICT_REFUSED', 'LAYER_MISSING']);
+    expect(body.diagnostics[0]!.message).toContain(`version ${before} stays`);
+    expect(body.diagnostics[1]!.message.startsWith('x1: ')).toBe(true);
+    expect(await version()).toBe(before);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+
+    // Fixed: the next reload swaps it in.
+    writeFileSync(join(dir, 'teams/red.md'), 'Red.');
+    expect((await reload()).status).toBe(200);
+    expect(await version()).not.toBe(before);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    expect(
+      await (await fetch(`${url}/api/agents/x1/prompt`, { headers: { accept: 'text/plain' } })).text(),
+    ).toContain('Red.');
   });
 });
