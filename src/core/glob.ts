@@ -18,11 +18,17 @@ export function compileGlob(glob: string): GlobMatcher {
   let matcher = compiled.get(glob);
   if (!matcher) {
     const tokens = tokenize(glob);
-    matcher = (path) => run(tokens, path);
+    matcher = shortcut(tokens) ?? ((path) => run(tokens, path));
     if (compiled.size >= MAX_COMPILED) compiled.clear();
     compiled.set(glob, matcher);
   }
   return matcher;
+}
+
+/** The general matcher of a glob, without the shortcuts {@link compileGlob} takes (the reference in tests). */
+export function globAutomaton(glob: string): GlobMatcher {
+  const tokens = tokenize(glob);
+  return (path) => run(tokens, path);
 }
 
 /** True when `path` matches `glob` (see {@link compileGlob}). */
@@ -70,6 +76,51 @@ function tokenize(glob: string): Token[] {
     else tokens.push({ kind: 'char', ch });
   }
   return tokens;
+}
+
+/**
+ * A direct test for the shapes packs use (`base.md`, `roles/*.md`, `roles/**`,
+ * `**∕AGENTS.md`, `**∕*.md`), equal to the automaton on every path; undefined for others.
+ */
+function shortcut(tokens: readonly Token[]): GlobMatcher | undefined {
+  const literal = (from: number, to = tokens.length): string | undefined => {
+    let out = '';
+    for (let i = from; i < to; i++) {
+      const t = tokens[i]!;
+      if (t.kind !== 'char') return undefined;
+      out += t.ch;
+    }
+    return out;
+  };
+  const whole = literal(0);
+  if (whole !== undefined) return (path) => path === whole;
+  const wild = tokens.findIndex((t) => t.kind !== 'char');
+  const head = literal(0, wild)!;
+  const kind = tokens[wild]!.kind;
+  const rest = literal(wild + 1);
+  if (rest === undefined) {
+    // `segments` then `*` then a literal without `/`: the last segment's ending.
+    const tail = kind === 'segments' && wild === 0 && tokens[1]?.kind === 'star' ? literal(2) : undefined;
+    if (tail === undefined || tail.includes('/')) return undefined;
+    return (path) => path.length - path.lastIndexOf('/') - 1 >= tail.length && path.endsWith(tail);
+  }
+  if (kind === 'star') {
+    const min = head.length + rest.length;
+    return (path) =>
+      path.length >= min &&
+      path.startsWith(head) &&
+      path.endsWith(rest) &&
+      !path.slice(head.length, path.length - rest.length).includes('/');
+  }
+  if (kind === 'globstar') {
+    const min = head.length + rest.length;
+    return (path) => path.length >= min && path.startsWith(head) && path.endsWith(rest);
+  }
+  if (kind === 'segments' && head === '') {
+    const slashed = `/${rest}`;
+    return (path) => path === rest || path.endsWith(slashed);
+  }
+  return undefined;
 }
 
 /**

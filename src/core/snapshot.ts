@@ -216,12 +216,13 @@ export function buildSnapshot(input: BuildInput): LoadResult {
     if (!isRaw && text === undefined) continue;
     // Decoded and split once per bytes object: an unchanged file of a reload costs nothing here.
     const mode = isYaml ? 'yaml' : manifest.frontmatter;
-    const { file, split } = memoByBytes(
+    const decoded = memoByBytes(
       bytes,
       fileStep(mode, isRaw),
       () => splitPackFile(path, bytes, isRaw ? decodeLossy(bytes) : text!, mode, isRaw),
       path,
     );
+    const { file, split } = decoded instanceof DecodedFile ? { file: decoded, split: undefined } : decoded;
     if (split) {
       diagnostics.push(...split.diagnostics);
       if (split.yaml) frontmatter.set(path, split.yaml);
@@ -403,7 +404,8 @@ function decodeFile(
     );
     return undefined;
   }
-  const { file, split } = splitPackFile(path, bytes, text, /\.ya?ml$/i.test(path) ? 'yaml' : 'strict', false);
+  const decoded = splitPackFile(path, bytes, text, /\.ya?ml$/i.test(path) ? 'yaml' : 'strict', false);
+  const { file, split } = decoded instanceof DecodedFile ? { file: decoded, split: undefined } : decoded;
   if (split) {
     diagnostics.push(...split.diagnostics);
     if (split.yaml) frontmatter.set(path, split.yaml);
@@ -414,7 +416,8 @@ function decodeFile(
 /**
  * One decoded file: its frontmatter split off (by the manifest's frontmatter mode; none
  * for YAML files and `none`), and its trimmed prompt. Pure in its arguments, so the build
- * remembers it per bytes object.
+ * remembers it per bytes object; the split is kept with it only when it has something to
+ * say (parsed frontmatter to locate values in, or problems).
  */
 function splitPackFile(
   path: string,
@@ -422,22 +425,20 @@ function splitPackFile(
   text: string,
   mode: 'yaml' | Manifest['frontmatter'],
   isRaw: boolean,
-): { file: PackFile; split?: SplitFile & { retried?: boolean } } {
+): DecodedFile | { file: DecodedFile; split: SplitFile & { retried?: boolean } } {
   let split: (SplitFile & { retried?: boolean }) | undefined;
   if (mode !== 'yaml' && mode !== 'none')
     split = mode === 'lenient' ? splitFrontmatterLenient(text, path) : splitFrontmatter(text, path);
-  const file = new DecodedFile(
-    path,
-    sha256(bytes),
-    text,
-    split?.meta ?? {},
-    (split ? split.body : text).trim(),
-  );
+  const meta = split && Object.keys(split.meta).length > 0 ? split.meta : NO_META;
+  const file = new DecodedFile(path, sha256(bytes), text, meta, (split ? split.body : text).trim());
   if (split?.bodyOffset) file.bodyOffset = split.bodyOffset;
   if (isRaw) file.raw = bytes;
   if (split?.retried && split.yaml) file.frontmatterRetried = true;
-  return split ? { file, split } : { file };
+  return split && (split.yaml || split.diagnostics.length > 0) ? { file, split } : file;
 }
+
+/** The metadata of every file without any (one shared, frozen object). */
+const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /** A {@link PackFile}: its prompt's hash computed on first use (most files of a large pack are never composed in a process). */
 class DecodedFile implements PackFile {

@@ -28,6 +28,10 @@ export const NOT_SIMPLE: unique symbol = Symbol('not simple YAML');
 
 /** Strings up to this length that repeat across records (`model: fast`, tags) are shared. */
 const INTERN_MAX = 24;
+/** Distinct strings remembered for sharing (the repeated ones show up early). */
+const INTERN_ENTRIES = 256;
+/** Mappings with more keys than this are built as dictionaries at once (see {@link largeObject}). */
+const FAST_KEYS = 64;
 
 class SimpleParser {
   /** Start of the current line. */
@@ -79,8 +83,10 @@ class SimpleParser {
   /** A block mapping whose keys sit at `indent`; pos at the start of its first line. */
   private mapping(indent: number): Record<string, unknown> | typeof NOT_SIMPLE {
     const { text } = this;
-    const out: Record<string, unknown> = {};
+    let out: Record<string, unknown> = {};
+    let keys = 0;
     for (;;) {
+      if (++keys === FAST_KEYS) out = largeObject(out);
       // One `key:` line.
       const keyStart = this.pos + indent;
       let i = keyStart;
@@ -177,9 +183,25 @@ class SimpleParser {
     if (word.length > INTERN_MAX) return word;
     const known = this.intern.get(word);
     if (known !== undefined) return known;
-    this.intern.set(word, word);
+    if (this.intern.size < INTERN_ENTRIES) this.intern.set(word, word);
     return word;
   }
+}
+
+/**
+ * The same object with the same keys in the same order, in dictionary mode: adding
+ * thousands of keys (a registry of roles) to an object one by one otherwise makes the
+ * engine build a new object shape for each key.
+ */
+function largeObject(from: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  // Deleting a key other than the last one added turns the object into a dictionary.
+  out['\0a'] = 0;
+  out['\0b'] = 0;
+  delete out['\0a'];
+  delete out['\0b'];
+  for (const key of Object.keys(from)) out[key] = from[key];
+  return out;
 }
 
 /** Plain words the core schema reads as something other than a string. */

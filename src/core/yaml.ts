@@ -35,7 +35,7 @@ export interface ParseYamlOptions {
  */
 export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
   const simple = parseSimpleYaml(text);
-  if (simple !== NOT_SIMPLE) return new Parsed(text, options, simple, []);
+  if (simple !== NOT_SIMPLE) return new Parsed(text, options, simple, NO_PROBLEMS as Diagnostic[]);
   const { file, lineOffset = 0, syntaxCode = 'YAML_SYNTAX' } = options;
   const at = whereIn(text, file, lineOffset);
   const doc = parseDocument(text, DOCUMENT_OPTIONS);
@@ -64,30 +64,40 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
 /** The library's own unique-key check is quadratic in a mapping's size; ours is linear. */
 const DOCUMENT_OPTIONS = { prettyErrors: false, uniqueKeys: false, strict: true } as const;
 
+/** The diagnostics of every text the fast path reads (none; shared, frozen). */
+const NO_PROBLEMS: readonly Diagnostic[] = Object.freeze([]);
+
 /** A parse result holding its text, not its syntax tree (kept only while memory allows). */
 class Parsed implements ParsedYaml {
   #doc: WeakRef<Document.Parsed> | undefined;
+  readonly #text: string;
+  readonly #file: string;
+  readonly #lineOffset: number;
 
   constructor(
-    private readonly text: string,
-    private readonly options: ParseYamlOptions,
+    text: string,
+    options: ParseYamlOptions,
     readonly value: unknown,
     readonly diagnostics: Diagnostic[],
     doc?: Document.Parsed,
   ) {
+    this.#text = text;
+    this.#file = options.file;
+    this.#lineOffset = options.lineOffset ?? 0;
     if (doc) this.#doc = new WeakRef(doc);
   }
 
   locate(path: readonly PathSegment[], key = false): Where {
-    const { file, lineOffset = 0 } = this.options;
+    const file = this.#file;
+    const lineOffset = this.#lineOffset;
     let doc = this.#doc?.deref();
     if (!doc) {
-      doc = parseDocument(this.text, DOCUMENT_OPTIONS);
+      doc = parseDocument(this.#text, DOCUMENT_OPTIONS);
       this.#doc = new WeakRef(doc);
     }
     const found = findNode(doc.contents, path, key);
     return found?.range
-      ? whereIn(this.text, file, lineOffset)(found.range[0])
+      ? whereIn(this.#text, file, lineOffset)(found.range[0])
       : { file, line: 1 + lineOffset, col: 1 };
   }
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileGlob, globMatch } from '../../src/core/glob.js';
+import { compileGlob, globAutomaton, globMatch } from '../../src/core/glob.js';
 
 /** The reference semantics, as a regular expression (only safe on small inputs). */
 function reference(glob: string): RegExp {
@@ -43,6 +43,23 @@ describe('glob matching', () => {
     fc.assert(
       fc.property(glob, path, (g, p) => compileGlob(g)(p) === reference(g).test(p)),
       { numRuns: 3000, seed: 11 },
+    );
+  });
+
+  it('the shortcuts for common shapes (literal, a*b, a**b, **∕a, **∕*a) agree with the automaton', () => {
+    const lit = fc.array(fc.constantFrom('a', 'b', '/', '.'), { maxLength: 4 }).map((a) => a.join(''));
+    const glob = fc.oneof(
+      lit,
+      fc.tuple(lit, fc.constantFrom('*', '**', '**/', '**/*'), lit).map(([h, w, r]) => h + w + r),
+    );
+    const path = fc.array(fc.constantFrom('a', 'b', '/', '.'), { maxLength: 10 }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(
+        glob,
+        path,
+        (g, p) => compileGlob(g)(p) === globAutomaton(g)(p) && globAutomaton(g)(p) === reference(g).test(p),
+      ),
+      { numRuns: 5000, seed: 7 },
     );
   });
 

@@ -79,6 +79,14 @@ describe('parseSimpleYaml', () => {
     expect(parseSimpleYaml(text)).toBe(NOT_SIMPLE);
   });
 
+  it('keeps the order and values of a mapping with thousands of keys (a registry)', () => {
+    const text = `roles:\n${Array.from({ length: 3000 }, (_, i) => `  r${(i * 7919) % 3000}:\n    name: Role ${i}\n    tags: [t${i % 7}]\n`).join('')}`;
+    const value = parseSimpleYaml(text) as { roles: Record<string, unknown> };
+    expect(value).not.toBe(NOT_SIMPLE);
+    agrees(text);
+    expect(Object.keys(value.roles).slice(0, 3)).toEqual(['r0', 'r1919', 'r838']);
+  });
+
   it('agrees with the yaml package on generated texts (property)', () => {
     const chars = fc.constantFrom(
       ...'aZq09 _-.,:#[]{}\'"!&*?|>%@`~\t\r\\/()=+;<ü—\u00a0\u0085\u2028\ufeff😀'.split(''),
