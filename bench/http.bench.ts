@@ -109,13 +109,16 @@ try {
           fmt(b.rps),
           `${b.p99} ms`,
           (s.rps / b.rps).toFixed(2),
+          b.p99 > 0 ? (s.p99 / b.p99).toFixed(2) : '—',
         ]);
         if (s.errors || b.errors) console.log(`errors: strata ${s.errors}, bare ${b.errors}`);
       }
     }
     console.log(`\nGET ${path} (${Buffer.byteLength(text)} B text, ${Buffer.byteLength(json)} B JSON)\n`);
-    console.log('| answer | strata req/s | strata p99 | bare node:http req/s | bare p99 | ratio |');
-    console.log('| --- | --- | --- | --- | --- | --- |');
+    console.log(
+      '| answer | strata req/s | strata p99 | bare node:http req/s | bare p99 | req/s ratio | p99 ratio |',
+    );
+    console.log('| --- | --- | --- | --- | --- | --- | --- |');
     for (const r of rows) console.log(`| ${r.join(' | ')} |`);
   } finally {
     await bare.stop();

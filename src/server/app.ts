@@ -16,7 +16,8 @@ import { hostPolicy, isUnsafeMethod } from './host-check.js';
 import { logRequest, requestId } from './logging.js';
 import { createMetrics, type ServiceMetrics } from './metrics.js';
 import { addOpenApiDocument } from './openapi.js';
-import { addRoute, errors, json } from './route.js';
+import { addRoute, errors, json, routeTable } from './route.js';
+import type { DirectAnswer } from './route-table.js';
 import { addAdminRoutes } from './routes-admin.js';
 import { addPackRoutes } from './routes-pack.js';
 import { addPromptRoutes } from './routes-prompts.js';
@@ -158,7 +159,7 @@ export function createApp(options: AppOptions): StrataApp {
   const assetsLoader = options.assets ?? inspectorAssets;
   let assetPaths: Promise<Map<string, InspectorAsset>> | undefined;
   const allowed = async (path: string) => {
-    const methods = routeMethods(app, path);
+    const methods = routeTable(app).methods(path);
     if (methods.length > 0) return methods;
     assetPaths ??= assetsLoader();
     return (await assetPaths).has(path) ? ['GET', 'HEAD', 'OPTIONS'] : [];
@@ -233,6 +234,16 @@ export function createApp(options: AppOptions): StrataApp {
 
 // --- internal ---
 
+const HEALTHY = { ok: true };
+/** `/healthz` answered directly: the app's answer, built once (liveness needs no app). */
+const HEALTHY_ANSWER: DirectAnswer = (() => {
+  const body = new TextEncoder().encode(JSON.stringify(HEALTHY));
+  const headers = ['content-type', 'application/json'];
+  for (const [name, value] of SECURITY_HEADERS) headers.push(name.toLowerCase(), value);
+  headers.push('content-length', String(body.byteLength));
+  return { status: 200, headers, body };
+})();
+
 /** The 403 answer for a Host, or an unsafe method's Origin, that the service does not accept. */
 function hostDenial(c: Context<AppEnv>, service: Service): Response | undefined {
   const host = c.req.header('host') ?? new URL(c.req.url).host;
@@ -260,31 +271,6 @@ function hostDenial(c: Context<AppEnv>, service: Service): Response | undefined 
   }
   return undefined;
 }
-
-const routeTables = new WeakMap<object, Array<{ re: RegExp; method: string }>>();
-
-/** The methods the app's routes accept on a path (with HEAD beside GET, and OPTIONS), or none. */
-function routeMethods(app: OpenAPIHono<AppEnv>, path: string): string[] {
-  let table = routeTables.get(app);
-  if (!table) {
-    table = app.routes
-      .filter((r) => r.method !== 'ALL' && !r.path.includes('*'))
-      .map((r) => ({
-        re: new RegExp(
-          `^${r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}$`,
-        ),
-        method: r.method.toUpperCase(),
-      }));
-    routeTables.set(app, table);
-  }
-  const methods = new Set(table.filter((r) => r.re.test(path)).map((r) => r.method));
-  if (methods.size === 0) return [];
-  if (methods.has('GET')) methods.add('HEAD');
-  methods.add('OPTIONS');
-  return METHOD_ORDER.filter((m) => methods.has(m));
-}
-
-const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /** Gives a HEAD answer the Content-Length its GET would have (streams aside). */
 async function setContentLength(c: Context<AppEnv>): Promise<void> {
@@ -318,7 +304,8 @@ function addOpsRoutes(
       summary: 'Liveness: the process answers',
       responses: { 200: json(HealthSchema, 'Alive') },
     },
-    (c) => c.json({ ok: true }),
+    (c) => c.json(HEALTHY),
+    () => HEALTHY_ANSWER,
   );
   addRoute(
     app,

@@ -66,21 +66,55 @@ export async function composeRendered(
     if (hit) return { ok: true, rendered: hit };
   }
   const startedAt = options.startedAt ?? performance.now();
-  const outcome = tryCompose(snapshot, request);
-  if (!outcome.ok) return outcome;
-  await turn();
-  const budgetMs = options.tokenBudgetMs ?? DEFAULT_TOKEN_BUDGET_MS;
-  const left = Math.max(0, startedAt + budgetMs - performance.now());
-  const done = await render(outcome.result, snapshot, left);
-  // An answer without its token counts is not kept: the next request counts again.
-  if (key !== undefined && done.counted) {
+  // At most `maxRenders` requests compose, count and serialise at once (their copies of
+  // the prompt are the service's memory in flight); the others wait their turn.
+  const release = await renderSlot();
+  try {
+    // A request that waited may find its answer made meanwhile.
+    const made = key === undefined ? undefined : rendered.get(snapshot, key);
+    if (made) return { ok: true, rendered: made };
+    const outcome = tryCompose(snapshot, request);
+    if (!outcome.ok) return outcome;
     await turn();
-    void done.jsonBytes;
-    await turn();
-    void done.textBytes;
-    rendered.set(snapshot, key, done, renderedBytes(done));
+    const budgetMs = options.tokenBudgetMs ?? DEFAULT_TOKEN_BUDGET_MS;
+    const left = Math.max(0, startedAt + budgetMs - performance.now());
+    const done = await render(outcome.result, snapshot, left);
+    // An answer without its token counts is not kept: the next request counts again.
+    if (key !== undefined && done.counted) {
+      await turn();
+      void done.jsonBytes;
+      await turn();
+      void done.textBytes;
+      rendered.set(snapshot, key, done, renderedBytes(done));
+    }
+    return { ok: true, rendered: done };
+  } finally {
+    release();
   }
-  return { ok: true, rendered: done };
+}
+
+/** The default of {@link setMaxRenders}. */
+export const DEFAULT_MAX_RENDERS = 4;
+
+/**
+ * How many requests may compose, count and serialise an answer the cache does not hold
+ * at once (default {@link DEFAULT_MAX_RENDERS}; `serve --max-renders`). Each holds a few
+ * copies of its prompt (text, JSON, UTF-8 bodies, the text sent to the counting worker)
+ * until it is answered, so this bounds the memory of requests in flight; later requests
+ * wait for a slot (within their time budget, which runs from their start).
+ */
+export function setMaxRenders(n: number): void {
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`maxRenders must be an integer ≥ 1, not ${n}`);
+  maxRenders = n;
+  while (active < maxRenders && waiting.length > 0) {
+    active++;
+    waiting.shift()!();
+  }
+}
+
+/** Renders in progress and waiting now (for metrics and tests). */
+export function renderLoad(): { max: number; active: number; waiting: number } {
+  return { max: maxRenders, active, waiting: waiting.length };
 }
 
 /**
@@ -119,6 +153,23 @@ export function renderedBytes(r: Rendered): number {
 
 const rendered = snapshotCache<Rendered>('rendered');
 const utf8 = new TextEncoder();
+let maxRenders = DEFAULT_MAX_RENDERS;
+let active = 0;
+const waiting: Array<() => void> = [];
+
+/** Waits for a render slot; resolves to its release. */
+async function renderSlot(): Promise<() => void> {
+  if (active < maxRenders) active++;
+  else await new Promise<void>((resolve) => waiting.push(resolve));
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const next = waiting.shift();
+    if (next && active <= maxRenders) next();
+    else active--;
+  };
+}
 
 /** Lets the event loop handle what is pending (new connections, other requests) first. */
 function turn(): Promise<void> {

@@ -11,6 +11,7 @@ import { tokenConfig } from '../tokens/config.js';
 import { stopCountWorker, warmCountWorker } from '../tokens/count-off-thread.js';
 import { getTokenizer } from '../tokens/tokenizer.js';
 import { createApp, type StrataApp } from './app.js';
+import { setMaxRenders } from './compose-cache.js';
 import {
   type ConnectionGuard,
   type ConnectionLimits,
@@ -20,6 +21,7 @@ import {
 import { createFastPath } from './fast-path.js';
 import { createLogger, logReloads } from './logging.js';
 import { createMetrics } from './metrics.js';
+import { routeTable } from './route.js';
 
 export interface ServiceOptions extends ReloadSource {
   /** Address to bind (default 127.0.0.1: loopback unless told otherwise). */
@@ -56,6 +58,11 @@ export interface ServiceOptions extends ReloadSource {
   connections?: ConnectionLimits;
   /** Budget of all snapshot caches together, in bytes (default `DEFAULT_CACHE_BYTES`, 64 MiB). */
   cacheBytes?: number;
+  /**
+   * Requests composing, counting and serialising an uncached answer at once, at most
+   * (default `DEFAULT_MAX_RENDERS`, 4; later ones wait): bounds the memory of requests in flight.
+   */
+  maxRenders?: number;
   /** Time budget for one request's token counts (default 5 s; past it, the prompt comes without counts, with a TOKEN_BUDGET_EXCEEDED warning). */
   tokenBudgetMs?: number;
   /** Answer every compose with warnings as an error (`serve --strict`). */
@@ -96,6 +103,7 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
   logReloads(store, logger);
   const watching = options.watch !== false && options.dir !== undefined;
   if (options.cacheBytes !== undefined) setCacheBudget(options.cacheBytes);
+  if (options.maxRenders !== undefined) setMaxRenders(options.maxRenders);
   const bindHost = options.host ?? DEFAULT_HOST;
   const app = createApp({
     allowedHosts: options.allowedHosts ?? (isLoopback(bindHost) ? [] : ['*']),
@@ -112,9 +120,10 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
 
   app.service.warming = true;
 
-  // 1. Listen first: liveness answers while the pack loads. Cached prompts take the fast path.
+  // 1. Listen first: liveness answers while the pack loads. Routes with a direct handler
+  //    (liveness, cached prompts) are answered without going through the app when they can.
   const appListener = getRequestListener(app.fetch);
-  const fast = createFastPath(app.service);
+  const fast = createFastPath(app.service, routeTable(app.app));
   let guard: ConnectionGuard | undefined;
   const server = createServer(serverOptions(options.connections), (req, res) => {
     guard!.onRequest(req, res);

@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { VERSION } from '../source/version.js';
 import type { AppEnv } from './context.js';
+import { routeTable } from './route.js';
 
 /** The OpenAPI version of `/openapi.json`. */
 export const OPENAPI_VERSION = '3.0.3';
@@ -32,6 +33,7 @@ export function addOpenApiDocument(app: OpenAPIHono<AppEnv>): void {
     },
   });
   let body: string | undefined;
+  routeTable(app).add('get', '/openapi.json', 'getOpenApiDocument');
   app.get('/openapi.json', (c) => {
     body ??= JSON.stringify(openApiDocument(app));
     return c.body(body, 200, { 'Content-Type': 'application/json' });

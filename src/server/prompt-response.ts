@@ -67,6 +67,17 @@ export function bodyAnswer(
   return { status: 200, headers: { ...headers, 'content-type': 'application/json' }, body };
 }
 
+/** An answer's headers as node's flat `[name, value, …]` list, with Content-Length; built once per answer. */
+export function rawHeaders(answer: PromptAnswer): string[] {
+  let raw = raws.get(answer);
+  if (!raw) {
+    raw = Object.entries(answer.headers).flat();
+    if (answer.body !== undefined) raw.push('content-length', String(answer.body.byteLength));
+    raws.set(answer, raw);
+  }
+  return raw;
+}
+
 /** The distinct codes of the warnings, in order (the `X-Strata-Warnings` header). */
 export function warningCodes(diagnostics: readonly Diagnostic[]): string[] {
   return [...new Set(diagnostics.filter((d) => d.severity === 'warning').map((d) => d.code))];
@@ -76,6 +87,7 @@ export function warningCodes(diagnostics: readonly Diagnostic[]): string[] {
 
 const SECURITY = Object.fromEntries(SECURITY_HEADERS.map(([name, value]) => [name.toLowerCase(), value]));
 
+const raws = new WeakMap<PromptAnswer, string[]>();
 const answers = new WeakMap<
   Rendered,
   { text?: PromptAnswer; json?: PromptAnswer; textNotModified?: PromptAnswer; jsonNotModified?: PromptAnswer }

@@ -1,23 +1,39 @@
 import type { OpenAPIHono, RouteConfig, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from './context.js';
+import { type DirectHandler, RouteTable } from './route-table.js';
 import { ErrorSchema } from './schemas.js';
 
 /** A route handler that answers a plain Response (bodies are often pre-serialised). */
 export type PlainHandler = (c: Context<AppEnv>) => Response | Promise<Response>;
 
 /**
- * Registers a documented, validated route whose handler answers a plain Response. Every
- * route needs an `operationId`; one without `security` is documented as public.
+ * Declares a route in the app's routing table ({@link routeTable}) and registers it on the
+ * app: documented, validated, its handler answering a plain Response. Every route needs
+ * an `operationId`; one without `security` is documented as public. A `direct` handler
+ * lets the node server answer the route's requests without the app when it can (it must
+ * answer exactly what `handler` would).
  */
 export function addRoute(
   app: OpenAPIHono<AppEnv>,
   config: RouteConfig & { operationId: string },
   handler: PlainHandler,
+  direct?: DirectHandler,
 ): void {
+  routeTable(app).add(config.method, config.path, config.operationId, direct);
   // Any route answers 403 to a Host (or an unsafe method's Origin) the service does not accept.
   const responses = { ...errors(403), ...config.responses };
   app.openapi({ security: [], ...config, responses }, handler as never);
+}
+
+/** The routing table of an app: every route declared with {@link addRoute}, in order. */
+export function routeTable(app: OpenAPIHono<AppEnv>): RouteTable {
+  let table = tables.get(app);
+  if (!table) {
+    table = new RouteTable();
+    tables.set(app, table);
+  }
+  return table;
 }
 
 /** Response headers of the prompt answers, for the document. */
@@ -95,6 +111,8 @@ export function errors(...statuses: number[]): Record<number, ReturnType<typeof 
 }
 
 // --- internal ---
+
+const tables = new WeakMap<OpenAPIHono<AppEnv>, RouteTable>();
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'Bad request: bad name, bad or unknown setting, invalid body or query',

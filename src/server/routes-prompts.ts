@@ -4,10 +4,11 @@ import { type ComposeRequest, strictOutcome } from '../core/compose.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { Snapshot } from '../core/snapshot.js';
 import { type ProviderFormat, providerBody } from '../tokens/providers.js';
-import { composeRendered, type Rendered, type RenderOutcome } from './compose-cache.js';
+import { composeRendered, peekRendered, type Rendered, type RenderOutcome } from './compose-cache.js';
 import { type AppEnv, pickSnapshot, type Service } from './context.js';
 import { diagnosticsResponse, errorResponse } from './errors.js';
-import { bodyAnswer, promptAnswer, warningCodes } from './prompt-response.js';
+import { header } from './fast-path.js';
+import { bodyAnswer, promptAnswer, rawHeaders, warningCodes } from './prompt-response.js';
 import {
   addRoute,
   errors,
@@ -18,6 +19,7 @@ import {
   VAR_PARAMS,
   valid,
 } from './route.js';
+import type { DirectHandler } from './route-table.js';
 import {
   AgentPromptQuerySchema,
   AnthropicBodySchema,
@@ -59,6 +61,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       const request: ComposeRequest = { role: c.req.param('role'), ...defined(query), ...extra };
       return answer(c, service, '/api/prompts/{role}', request, { version, format, strict: isOn(strict) });
     },
+    directPrompt('role', ['team', 'agent']),
   );
 
   addRoute(
@@ -90,6 +93,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
         strict: isOn(strict),
       });
     },
+    directPrompt('agent', ['role', 'team']),
   );
 
   addRoute(
@@ -180,6 +184,51 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
 }
 
 // --- internal ---
+
+/**
+ * The direct handler of a prompt route: the answer the route's app handler gives, when
+ * the render cache already holds it. It takes only what the app handler reads the same
+ * way (`plain` names once each, non-empty; `set.KEY` and `var.KEY` once each) and leaves
+ * everything else to the app: `version`, `format`, `strict`, `ambient`, unknown or
+ * repeated keys, an agent outside the fleet without a role, strict mode with warnings.
+ */
+function directPrompt(kind: 'role' | 'agent', plain: readonly ('role' | 'team' | 'agent')[]): DirectHandler {
+  return ({ params, query, headers, service }) => {
+    const request: ComposeRequest = kind === 'role' ? { role: params.role! } : { agent: params.agent! };
+    if (query !== '') {
+      const settings: Record<string, string> = Object.create(null);
+      const vars: Record<string, string> = Object.create(null);
+      for (const [key, value] of new URLSearchParams(query)) {
+        const target = key.startsWith('set.') ? settings : key.startsWith('var.') ? vars : undefined;
+        if (target && key.length > 4) {
+          if (Object.hasOwn(target, key.slice(4))) return undefined;
+          target[key.slice(4)] = value;
+        } else if ((plain as readonly string[]).includes(key) && value !== '' && value.length <= 200) {
+          const k = key as 'role' | 'team' | 'agent';
+          if (request[k] !== undefined) return undefined;
+          request[k] = value;
+        } else return undefined;
+      }
+      if (Object.keys(settings).length > 0) request.settings = settings;
+      if (Object.keys(vars).length > 0) request.vars = vars;
+    }
+    const snapshot = service.store.state?.snapshot;
+    if (!snapshot) return undefined;
+    if (kind === 'agent' && request.role === undefined && !snapshot.fleet.some((a) => a.id === request.agent))
+      return undefined;
+    const rendered = peekRendered(snapshot, request);
+    if (!rendered) return undefined;
+    const { diagnostics } = rendered.result;
+    if (service.strict && diagnostics.length > 0) return undefined;
+    const answered = promptAnswer(rendered, header(headers.accept), header(headers['if-none-match']));
+    return {
+      status: answered.status,
+      headers: rawHeaders(answered),
+      body: answered.body,
+      composed: diagnostics,
+    };
+  };
+}
 
 /** The 200 answer of every prompt route: the result as JSON, a provider body, or the bare text. */
 const PROMPT_OK = {

@@ -1,7 +1,12 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, logRequest, writeAccessLines } from '../../src/server/logging.js';
 import { type RunningService, startService } from '../../src/server/node.js';
+import { routeTable } from '../../src/server/route.js';
+import { RouteTable } from '../../src/server/route-table.js';
 import { checkedFetch } from './contract.js';
 import { MINI } from './helpers.js';
 
@@ -68,6 +73,73 @@ describe('the node fast path for cached prompts', () => {
       )?.[1],
     );
     expect(n).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('one routing table for the app and the node server', () => {
+  /** The same app behind a plain node:http server: every request goes through hono. */
+  async function appOnly(): Promise<{ url: string; close: () => Promise<void> }> {
+    const server = createServer(getRequestListener(service.app.fetch));
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      close: () => new Promise((done) => server.close(() => done())),
+    };
+  }
+
+  it('names every documented operation once, with the pattern the document gives it', async () => {
+    const doc = await (await service.app.app.request('/openapi.json')).json();
+    const documented = Object.entries(doc.paths as Record<string, Record<string, { operationId: string }>>)
+      .flatMap(([path, ops]) =>
+        Object.entries(ops).map(([m, op]) => `${m.toUpperCase()} ${path} ${op.operationId}`),
+      )
+      .sort();
+    const table = routeTable(service.app.app)
+      .routes.map((r) => `${r.method} ${r.path} ${r.operationId}`)
+      .sort();
+    expect(table).toEqual(documented);
+    const direct = routeTable(service.app.app)
+      .routes.filter((r) => r.direct)
+      .map((r) => r.path);
+    expect(direct.sort()).toEqual(['/api/agents/{agent}/prompt', '/api/prompts/{role}', '/healthz']);
+  });
+
+  it.each([
+    ['GET', '/healthz', {}],
+    ['HEAD', '/healthz', {}],
+    ['GET', '/api/prompts/writer?team=blue&agent=w1', { accept: 'text/plain' }],
+    ['HEAD', '/api/prompts/critic', {}],
+    ['GET', '/api/agents/w1/prompt?set.fable_mode_enabled=on', {}],
+  ])('%s %s: the direct answer is the app’s, byte for byte', async (method, path, headers) => {
+    const plain = await appOnly();
+    try {
+      await fetch(service.url + path, { method, headers }); // fills the render cache
+      const viaApp = await snapshotOf(await fetch(plain.url + path, { method, headers }));
+      const direct = await snapshotOf(await fetch(service.url + path, { method, headers }));
+      expect(direct).toEqual(viaApp);
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('serves a route added with a direct handler on both paths, and the app alone without one', async () => {
+    const table = new RouteTable();
+    table.add('get', '/x/{id}', 'getX', ({ params }) => ({
+      status: 200,
+      headers: ['content-type', 'text/plain', 'content-length', String(params.id!.length)],
+      body: new TextEncoder().encode(params.id),
+    }));
+    table.add('get', '/y', 'getY');
+    table.add('post', '/x/{id}', 'postX');
+    expect(table.direct('GET', '/x/abc')?.params).toEqual({ id: 'abc' });
+    expect(table.direct('HEAD', '/x/abc')?.route.operationId).toBe('getX');
+    expect(table.direct('POST', '/x/abc')).toBeUndefined();
+    expect(table.direct('GET', '/x/a%62c')).toBeUndefined(); // the app decodes
+    expect(table.direct('GET', '/y')).toBeUndefined();
+    expect(table.direct('GET', '/x/abc/')).toBeUndefined();
+    expect(table.methods('/x/abc')).toEqual(['GET', 'HEAD', 'POST', 'OPTIONS']);
+    expect(table.methods('/z')).toEqual([]);
   });
 });
 

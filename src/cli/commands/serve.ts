@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { DEFAULT_CACHE_BYTES } from '../../core/snapshot-cache.js';
+import { DEFAULT_MAX_RENDERS } from '../../server/compose-cache.js';
 import { DEFAULT_CONNECTION_LIMITS } from '../../server/connections.js';
 import { createCors } from '../../server/cors.js';
 import { bufferedWriter, createLogger, LOG_LEVELS, type LogLevel } from '../../server/logging.js';
@@ -32,6 +33,7 @@ export interface ServeFlags extends PackFlags {
   requestTimeout?: string;
   keepAliveTimeout?: string;
   cacheBytes?: string;
+  maxRenders?: string;
   tokenBudget?: string;
   strict?: boolean;
 }
@@ -85,6 +87,10 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .option(
       '--cache-bytes <bytes>',
       `budget of all caches of composed prompts and token counts (default ${DEFAULT_CACHE_BYTES})`,
+    )
+    .option(
+      '--max-renders <n>',
+      `requests composing an uncached answer at once, at most; later ones wait (default ${DEFAULT_MAX_RENDERS}; bounds the memory of requests in flight)`,
     )
     .option(
       '--token-budget <ms>',
@@ -181,6 +187,8 @@ export function serviceOptions(flags: Omit<ServeFlags, 'logLevel'>, io: CliIO): 
   if (Object.keys(connections).length > 0) options.connections = connections;
   if (flags.cacheBytes !== undefined)
     options.cacheBytes = integer(flags.cacheBytes, '--cache-bytes', 0, 2 ** 40);
+  const renders = positive(flags.maxRenders, '--max-renders');
+  if (renders !== undefined) options.maxRenders = renders;
   const budget = positive(flags.tokenBudget, '--token-budget');
   if (budget !== undefined) options.tokenBudgetMs = budget;
   return options;

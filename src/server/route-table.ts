@@ -1,0 +1,128 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Diagnostic } from '../core/diagnostics.js';
+import type { Service } from './context.js';
+
+/**
+ * The service's one routing table: every route, as `addRoute` declares it (method, path
+ * pattern, operation, the app's handler and, where a route has one, its direct
+ * handler), in the order declared. The hono app is registered from the same calls, the
+ * `Allow` header of 405 and OPTIONS answers is read from it, and the node server answers
+ * a route's requests directly when the route has a direct handler that can answer (a
+ * cached prompt, liveness) — so a URL means one thing, whichever path serves it, and a
+ * route added with a direct handler is served by both.
+ */
+export class RouteTable {
+  readonly #routes: TableRoute[] = [];
+
+  /** Declares a route (`addRoute` calls this as it registers the route on the app). */
+  add(method: string, path: string, operationId: string, direct?: DirectHandler): void {
+    const names: string[] = [];
+    const source = path
+      .split(/(\{[A-Za-z0-9_]+\})/)
+      .map((part) => {
+        const param = /^\{([A-Za-z0-9_]+)\}$/.exec(part);
+        if (!param) return part.replace(/[.+*?^${}()|[\]\\]/g, '\\$&');
+        names.push(param[1]!);
+        return '([^/]+)';
+      })
+      .join('');
+    this.#routes.push({
+      method: method.toUpperCase(),
+      path,
+      label: path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1'),
+      operationId,
+      re: new RegExp(`^${source}$`),
+      names,
+      direct,
+    });
+  }
+
+  /** Every route, in the order declared. */
+  get routes(): readonly TableRoute[] {
+    return this.#routes;
+  }
+
+  /**
+   * The methods a path accepts (HEAD beside GET, and OPTIONS), in a fixed order; none when
+   * no route has the path.
+   */
+  methods(path: string): string[] {
+    const methods = new Set<string>();
+    for (const r of this.#routes) if (r.re.test(path)) methods.add(r.method);
+    if (methods.size === 0) return [];
+    if (methods.has('GET')) methods.add('HEAD');
+    methods.add('OPTIONS');
+    return METHOD_ORDER.filter((m) => methods.has(m));
+  }
+
+  /**
+   * The route with a direct handler that a `GET` or `HEAD` path names, with its
+   * parameters; undefined when the app must answer (another method, no such route, no
+   * direct handler, or a parameter that is percent-encoded: the app decodes those).
+   */
+  direct(method: string, path: string): { route: TableRoute; params: Record<string, string> } | undefined {
+    if (method !== 'GET' && method !== 'HEAD') return undefined;
+    for (const route of this.#routes) {
+      if (route.method !== 'GET') continue;
+      const m = route.re.exec(path);
+      if (!m) continue;
+      if (!route.direct) return undefined;
+      const params: Record<string, string> = {};
+      for (const [i, name] of route.names.entries()) {
+        const value = m[i + 1]!;
+        if (value.includes('%')) return undefined;
+        params[name] = value;
+      }
+      return { route, params };
+    }
+    return undefined;
+  }
+}
+
+/** One route of the table. */
+export interface TableRoute {
+  /** Upper case: GET, POST, … */
+  method: string;
+  /** The documented path pattern, `/api/prompts/{role}` (also the compose metrics' label). */
+  path: string;
+  /** The pattern as hono writes it, `/api/prompts/:role` (the request metrics' and logs' label). */
+  label: string;
+  operationId: string;
+  re: RegExp;
+  names: string[];
+  direct?: DirectHandler;
+}
+
+/** What a direct handler is given: the request as the node server parsed it. */
+export interface DirectRequest {
+  method: 'GET' | 'HEAD';
+  /** The path's parameters, by name (as in the pattern). */
+  params: Record<string, string>;
+  /** The query string, without `?` (empty when none). */
+  query: string;
+  headers: IncomingHttpHeaders;
+  service: Service;
+}
+
+/** A direct answer: exactly what the app would answer, as node's raw header list. */
+export interface DirectAnswer {
+  status: number;
+  /** `[name, value, …]`, Content-Length included; the server adds X-Request-Id and CORS headers. */
+  headers: readonly string[];
+  /** The body of a GET (a HEAD answer sends none). */
+  body?: Uint8Array;
+  /** Set for a composed prompt: its warnings (the answer counts as a compose in the metrics). */
+  composed?: readonly Diagnostic[];
+}
+
+/**
+ * Answers a route's request without the app when it can — returning exactly the status,
+ * headers and body the app would — or undefined for the app to answer. It must not
+ * answer anything the app would refuse (a bad query, an unknown name, a Host not
+ * allowed: the server checks the Host before).
+ */
+export type DirectHandler = (req: DirectRequest) => DirectAnswer | undefined;
+
+// --- internal ---
+
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];

@@ -1,0 +1,58 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  composeRendered,
+  DEFAULT_MAX_RENDERS,
+  renderedBytes,
+  renderLoad,
+  setMaxRenders,
+} from '../../src/server/compose-cache.js';
+import { stopCountWorker } from '../../src/tokens/count-off-thread.js';
+import { memoryStore } from './helpers.js';
+
+// Uncached answers are made a few at a time (their copies of the prompt are the memory
+// in flight), and a cached answer is sized at what it really holds.
+
+afterAll(async () => {
+  setMaxRenders(DEFAULT_MAX_RENDERS);
+  await stopCountWorker();
+});
+
+describe('render slots', () => {
+  it('lets at most maxRenders requests render at once; the rest wait and all are answered', async () => {
+    const mem = memoryStore({ 'base.md': 'Base.', 'roles/writer.md': 'Writer.' });
+    await mem.store.reload('initial');
+    const snapshot = mem.store.state!.snapshot;
+    setMaxRenders(1);
+    const seen: number[] = [];
+    const all = Array.from({ length: 5 }, (_, i) =>
+      composeRendered(snapshot, { role: 'writer', ambient: `Now ${i}.` }).then((o) => {
+        seen.push(renderLoad().waiting);
+        return o;
+      }),
+    );
+    expect(renderLoad()).toMatchObject({ max: 1, active: 1, waiting: 4 });
+    const outcomes = await Promise.all(all);
+    expect(outcomes.map((o) => o.ok && o.rendered.result.text)).toEqual(
+      [0, 1, 2, 3, 4].map((i) => `Base.\n\n---\n\nWriter.\n\n---\n\nNow ${i}.`),
+    );
+    expect(seen).toEqual([3, 2, 1, 0, 0]);
+    expect(renderLoad()).toMatchObject({ active: 0, waiting: 0 });
+    setMaxRenders(DEFAULT_MAX_RENDERS);
+  });
+
+  it('sizes a cached answer at its real bytes: one byte per unit of an ASCII text, two otherwise', async () => {
+    const mem = memoryStore({ 'base.md': 'a'.repeat(10_000), 'roles/cjk.md': '中'.repeat(10_000) });
+    await mem.store.reload('initial');
+    const snapshot = mem.store.state!.snapshot;
+    const ascii = await composeRendered(snapshot, { role: 'nobody-here' });
+    expect(ascii.ok).toBe(false);
+    const cjk = await composeRendered(snapshot, { role: 'cjk' });
+    if (!cjk.ok) throw new Error('compose failed');
+    const r = cjk.rendered;
+    const units = r.result.text.length;
+    expect(r.textBytes.byteLength).toBe(10_000 + 7 + 30_000);
+    expect(renderedBytes(r)).toBe(
+      units * 2 + r.textBytes.byteLength + r.jsonBytes.byteLength + r.result.layers.length * 512 + 4096,
+    );
+  });
+});
