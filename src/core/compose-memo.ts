@@ -27,11 +27,11 @@ export function memoCompose<Q extends object, R extends object>(
   // on it would copy and compare it on every call and let one client evict everyone's
   // entries.
   if ((request as { ambient?: unknown }).ambient !== undefined) return freeze(compute(snapshot, request));
-  const key = requestKey(request);
-  const hit = memo.get(snapshot, key) as R | undefined;
+  const key = memo.key(snapshot, requestKey(request));
+  const hit = memo.getKeyed(key) as R | undefined;
   if (hit !== undefined) return hit;
   const outcome = freeze(compute(snapshot, request));
-  memo.set(snapshot, key, outcome, bytes(outcome));
+  memo.setKeyed(key, outcome, bytes(outcome));
   return outcome;
 }
 

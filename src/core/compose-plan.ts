@@ -26,6 +26,10 @@ export interface ComposePlan {
   declaredInputs: ReadonlySet<string>;
   /** UTF-8 length of the manifest's separator. */
   separatorBytes: number;
+  /** Role record values with input placeholders, compiled on first use (bounded by the pack's records). */
+  recordValues: Map<string, CompiledTemplate>;
+  /** Per chain source: the first of its files in a folder (null: none), by folder. */
+  chainFiles: Map<LayerSource, Map<string, PackFile | null>>;
 }
 
 /** A file's text with a filled `append` template: joined and measured once per file and tail. */
@@ -46,7 +50,12 @@ export function composePlan(snapshot: Snapshot): ComposePlan {
   let plan = plans.get(snapshot);
   if (!plan) {
     const manifest = manifestPlan(snapshot.manifest);
-    plan = { ...manifest, fleet: new Map(snapshot.fleet.map((a) => [a.id, a])) };
+    plan = {
+      ...manifest,
+      fleet: new Map(snapshot.fleet.map((a) => [a.id, a])),
+      recordValues: new Map(),
+      chainFiles: new Map(),
+    };
     plans.set(snapshot, plan);
   }
   return plan;
@@ -137,7 +146,7 @@ export function appendedText(snapshot: Snapshot, path: string, text: string, tai
 
 // --- internal ---
 
-type ManifestPlan = Omit<ComposePlan, 'fleet'>;
+type ManifestPlan = Omit<ComposePlan, 'fleet' | 'recordValues' | 'chainFiles'>;
 
 const plans = new WeakMap<Snapshot, ComposePlan>();
 const manifests = new WeakMap<Manifest, ManifestPlan>();

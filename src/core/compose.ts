@@ -24,11 +24,14 @@ import { applyOverrides, type SettingSource, type SettingValue } from './setting
 import type { PackFile, Snapshot } from './snapshot.js';
 import { didYouMean } from './suggest.js';
 import {
+  type CompiledTemplate,
+  compileInputs,
   type FillOutcome,
   fillCompiled,
-  fillInputs,
+  fillCompiledInputs,
   fillSplitPath,
   fillText,
+  PATH_PLACEHOLDERS,
   pathPlaceholders,
   type TemplateValues,
 } from './template.js';
@@ -287,19 +290,20 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
   // 3. Every layer, in order.
   const ctx: GateContext = { settings: settings.values, role, team, agent };
   const inputText: Record<string, string> = {};
-  let placeholders: Record<string, string | undefined>;
+  // Path placeholders: the request's names over inputs of the same name.
+  const placeholders: Record<string, string | undefined> = {
+    role,
+    team,
+    agent,
+    role_file: record?.roleFile ?? role,
+    role_source: record?.source,
+  };
   if (plan.takesInputs) {
-    for (const k of Object.keys(inputs.values)) inputText[k] = String(inputs.values[k]);
-    placeholders = {
-      ...inputText,
-      role,
-      team,
-      agent,
-      role_file: record?.roleFile ?? role,
-      role_source: record?.source,
-    };
-  } else {
-    placeholders = { role, team, agent, role_file: record?.roleFile ?? role, role_source: record?.source };
+    for (const k of Object.keys(inputs.values)) {
+      const v = String(inputs.values[k]);
+      inputText[k] = v;
+      if (!PATH_NAMES.has(k)) placeholders[k] = v;
+    }
   }
   const env: LayerEnv = {
     snapshot,
@@ -397,6 +401,9 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
   if (agent !== undefined) result.agent = agent;
   return { ok: true, result };
 }
+
+/** The path placeholders a request's names fill (inputs of these names do not). */
+const PATH_NAMES: ReadonlySet<string> = new Set(PATH_PLACEHOLDERS);
 
 const NO_INPUTS: ResolvedInputs = Object.freeze({ values: Object.freeze({}), sources: Object.freeze({}) });
 
@@ -545,9 +552,10 @@ function resolveLayer(env: LayerEnv, layer: LayerDef): LayerResult {
       const filled =
         compiled.parts.length === 1
           ? { text: source.text }
-          : fillCompiled(compiled, templateValues(env, used));
+          : fillCompiled(compiled, new LayerValues(env, used));
       if (used.length > 0) {
-        base.field = [...new Set(used)].join(', ');
+        // Every role field of the template was read, in order, unless one was missing.
+        base.field = 'text' in filled ? usedFields(compiled, used) : [...new Set(used)].join(', ');
         base.source = snapshot.roles.get(ctx.role ?? '')?.source;
       }
       if (!('text' in filled)) return missingValue(env, layer, base, filled);
@@ -639,7 +647,7 @@ function resolveChain(
   const joinBytes = utf8Length(source.join);
   // Folders from the root down: '', 'a', 'a/b', … (`at`: the length of the folder's path).
   for (let at = 0; ; ) {
-    const file = chainFile(snapshot, source.files, at === 0 ? '' : dir.slice(0, at));
+    const file = chainFile(env, source, at === 0 ? '' : dir.slice(0, at));
     if (file) {
       const part: LayerPart = { source: file.path, included: false };
       parts.push(part);
@@ -696,13 +704,33 @@ function resolveChain(
   return base;
 }
 
-/** The first of `names` that exists in a folder of the pack. */
-function chainFile(snapshot: Snapshot, names: readonly string[], folder: string): PackFile | undefined {
-  for (const name of names) {
-    const file = fileAt(snapshot, folder === '' ? name : `${folder}/${name}`);
-    if (file) return file;
+/**
+ * The first of a chain's files that exists in a folder of the pack, remembered per snapshot
+ * for at most as many folders as the pack has files (a request's path cannot grow it
+ * further). A compose that reports its look-ups ({@link composeReading}) looks each up.
+ */
+function chainFile(
+  env: LayerEnv,
+  source: Extract<LayerSource, { kind: 'chain' }>,
+  folder: string,
+): PackFile | undefined {
+  const { snapshot, plan } = env;
+  let firsts = plan.chainFiles.get(source);
+  if (!firsts) {
+    firsts = new Map();
+    plan.chainFiles.set(source, firsts);
   }
-  return undefined;
+  if (reading === undefined) {
+    const known = firsts.get(folder);
+    if (known !== undefined) return known ?? undefined;
+  }
+  let found: PackFile | undefined;
+  for (const name of source.files) {
+    found = fileAt(snapshot, folder === '' ? name : `${folder}/${name}`);
+    if (found) break;
+  }
+  if (firsts.size <= snapshot.files.size) firsts.set(folder, found ?? null);
+  return found;
 }
 
 /** The layer's byte budget: a count, or an integer setting's value. */
@@ -807,33 +835,54 @@ function lazyHash(target: LayerResult | LayerPart, source: { hash(): string }): 
 }
 
 /** What a text template reads: settings, inputs, and fields of the requested role (noted in `used`). */
-function templateValues(env: LayerEnv, used: string[]): TemplateValues {
-  const { snapshot, ctx, inputs, plan } = env;
-  const manifest = snapshot.manifest;
-  return {
-    settings: ctx.settings,
-    input: (name) => inputs[name],
-    isInput: (name) => plan.declaredInputs.has(name) || manifest.openInputs !== undefined,
-    field: (name) => {
-      if (ctx.role === undefined) return { missing: 'role', name: 'role' };
-      const value = snapshot.roles.get(ctx.role)?.fields[name];
-      if (value === undefined || value === null || typeof value === 'object')
-        return { missing: 'field', name };
-      used.push(name);
-      const filled = plan.takesInputs ? fillRecordValue(env, String(value)) : { text: String(value) };
-      return 'text' in filled ? { value: filled.text } : filled;
-    },
-  };
+class LayerValues implements TemplateValues {
+  readonly settings: Readonly<Record<string, SettingValue>>;
+  constructor(
+    private readonly env: LayerEnv,
+    private readonly used: string[],
+  ) {
+    this.settings = env.ctx.settings;
+  }
+  input(name: string): string | undefined {
+    return this.env.inputs[name];
+  }
+  isInput(name: string): boolean {
+    return this.env.plan.declaredInputs.has(name) || this.env.snapshot.manifest.openInputs !== undefined;
+  }
+  field(name: string): { value: string } | { missing: 'role' | 'field' | 'input'; name: string } {
+    const { ctx, snapshot, plan } = this.env;
+    if (ctx.role === undefined) return { missing: 'role', name: 'role' };
+    const value = snapshot.roles.get(ctx.role)?.fields[name];
+    if (value === undefined || value === null || typeof value === 'object') return { missing: 'field', name };
+    this.used.push(name);
+    const filled = plan.takesInputs ? fillRecordValue(this.env, String(value)) : { text: String(value) };
+    return 'text' in filled ? { value: filled.text } : filled;
+  }
 }
 
+/** The role fields a template reads, unique, in order: the `field` of its layers (once per template). */
+function usedFields(compiled: CompiledTemplate, used: string[]): string {
+  let fields = fieldLists.get(compiled);
+  if (fields === undefined) {
+    fields = [...new Set(used)].join(', ');
+    fieldLists.set(compiled, fields);
+  }
+  return fields;
+}
+
+const fieldLists = new WeakMap<CompiledTemplate, string>();
+
+/** A role record value with its input placeholders filled (compiled once per snapshot and value). */
 function fillRecordValue(env: LayerEnv, value: string): FillOutcome {
   if (!value.includes('{')) return { text: value };
-  const manifest = env.snapshot.manifest;
-  const declared = env.plan.declaredInputs;
-  return fillInputs(value, manifest.inputSyntax, {
-    input: (name) => env.inputs[name],
-    isInput: (name) => declared.has(name) || manifest.openInputs !== undefined,
-  });
+  const { plan } = env;
+  let compiled = plan.recordValues.get(value);
+  if (!compiled) {
+    compiled = compileInputs(value, env.snapshot.manifest.inputSyntax);
+    plan.recordValues.set(value, compiled);
+  }
+  if (compiled.parts.length === 1) return { text: value };
+  return fillCompiledInputs(compiled, new LayerValues(env, []));
 }
 
 /** A template value that is missing: no role (skip), no field (as the layer's `missing:` says), no input (error). */
@@ -913,7 +962,8 @@ function findFile(
         missing = parts[i]!;
         break;
       }
-      if (clean && (v.charCodeAt(0) === 0x2e || v.includes('/'))) clean = false;
+      // role_source is a pack path as the snapshot holds it: already normal.
+      if (clean && parts[i] !== 'role_source' && (v.charCodeAt(0) === 0x2e || v.includes('/'))) clean = false;
       path += v + parts[i + 1]!;
     }
     if (missing !== undefined) {

@@ -1,6 +1,6 @@
 import { type Diagnostic, error } from './diagnostics.js';
 import type { InputDef, Manifest } from './manifest.js';
-import { parseSettingValue, type SettingValue } from './settings.js';
+import { parseSettingValue, type SettingDef, type SettingValue } from './settings.js';
 import type { Snapshot } from './snapshot.js';
 import { inputPlaceholders } from './template.js';
 
@@ -33,15 +33,16 @@ export function resolveInputs(
   const values: Record<string, SettingValue> = {};
   const sources: Record<string, InputSource> = {};
   const diagnostics: Diagnostic[] = [];
-  const byName = new Map(manifest.inputs.map((i) => [i.name, i]));
+  const { byName, open } = parseDefs(manifest);
   for (const def of manifest.inputs) {
     if (def.default === undefined) continue;
     values[def.name] = def.default;
     sources[def.name] = 'default';
   }
-  for (const [name, raw] of Object.entries(vars ?? {})) {
-    const def: InputDef | undefined =
-      byName.get(name) ?? (manifest.openInputs ? { ...manifest.openInputs, name } : undefined);
+  if (vars === undefined) return { inputs: { values, sources }, diagnostics };
+  for (const name of Object.keys(vars)) {
+    const raw = vars[name];
+    const def = byName.get(name) ?? open;
     if (!def) {
       const known = manifest.inputs.map((i) => i.name).join(', ') || '(none)';
       diagnostics.push(
@@ -49,7 +50,7 @@ export function resolveInputs(
       );
       continue;
     }
-    const parsed = parseSettingValue({ ...def, default: def.default ?? '' }, raw);
+    const parsed = parseSettingValue(def, raw);
     if ('problem' in parsed) {
       diagnostics.push(
         error('INVALID_INPUT', `input ${name}: value ${JSON.stringify(raw)} is invalid; ${parsed.problem}`),
@@ -99,4 +100,30 @@ export function listInputs(snapshot: Snapshot): ListedInput[] {
   const shape = manifest.openInputs;
   for (const name of [...used].sort()) out.push({ ...shape, name, required: shape.default === undefined });
   return out;
+}
+
+// --- internal ---
+
+/** The inputs' definitions as `parseSettingValue` takes them, once per manifest. */
+interface ParseDefs {
+  byName: ReadonlyMap<string, SettingDef>;
+  /** Any other name, when inputs are open. */
+  open?: SettingDef;
+}
+
+const parseDefsMemo = new WeakMap<object, ParseDefs>();
+
+function parseDefs(manifest: Pick<Manifest, 'inputs' | 'openInputs'>): ParseDefs {
+  let defs = parseDefsMemo.get(manifest);
+  if (!defs) {
+    const asSetting = (def: Omit<InputDef, 'name'>, name: string): SettingDef => ({
+      ...def,
+      name,
+      default: def.default ?? '',
+    });
+    defs = { byName: new Map(manifest.inputs.map((i) => [i.name, asSetting(i, i.name)])) };
+    if (manifest.openInputs) defs.open = asSetting(manifest.openInputs, '*');
+    parseDefsMemo.set(manifest, defs);
+  }
+  return defs;
 }

@@ -16,6 +16,12 @@ export interface SnapshotCache<V> {
   get(snapshot: Snapshot, key: string): V | undefined;
   /** Stores a value; `bytes` is an upper bound of the memory it holds (the key is added). */
   set(snapshot: Snapshot, key: string, value: V, bytes: number): void;
+  /** The full key of an entry, for a look-up followed by a store without making it twice. */
+  key(snapshot: Snapshot, key: string): string;
+  /** `get` by a full key from {@link SnapshotCache.key}. */
+  getKeyed(key: string): V | undefined;
+  /** `set` by a full key from {@link SnapshotCache.key}. */
+  setKeyed(key: string, value: V, bytes: number): void;
 }
 
 /**
@@ -33,6 +39,9 @@ export function snapshotCache<V>(name: string): SnapshotCache<V> {
       const scoped = scopedKey(name, snapshot, key);
       shared.set(scoped, value, bytes + scoped.length * 2 + ENTRY_OVERHEAD);
     },
+    key: (snapshot, key) => scopedKey(name, snapshot, key),
+    getKeyed: (scoped) => shared.get(scoped) as V | undefined,
+    setKeyed: (scoped, value, bytes) => shared.set(scoped, value, bytes + scoped.length * 2 + ENTRY_OVERHEAD),
   };
 }
 

@@ -171,6 +171,39 @@ export function fillInputs(
   return missing ?? { text };
 }
 
+/** Splits a record value into literals and its input placeholders (see {@link fillCompiledInputs}). */
+export function compileInputs(value: string, syntax: '{name}' | '{{name}}'): CompiledTemplate {
+  const parts: Array<string | TemplatePlaceholder> = [];
+  let last = 0;
+  for (const m of value.matchAll(syntax === '{name}' ? SINGLE_RE : TEXT_RE)) {
+    parts.push(value.slice(last, m.index), { all: m[0], single: m[1]! });
+    last = m.index + m[0].length;
+  }
+  parts.push(value.slice(last));
+  return { syntax, parts };
+}
+
+/** Fills a value compiled by {@link compileInputs}, as {@link fillInputs} does. */
+export function fillCompiledInputs(
+  compiled: CompiledTemplate,
+  values: Pick<TemplateValues, 'input' | 'isInput'>,
+): FillOutcome {
+  const parts = compiled.parts;
+  let text = parts[0] as string;
+  for (let i = 1; i < parts.length; i += 2) {
+    const p = parts[i] as TemplatePlaceholder;
+    const name = p.single!;
+    let value = p.all;
+    if (values.isInput(name)) {
+      const v = values.input(name);
+      if (v === undefined) return { missing: 'input', name };
+      value = v;
+    }
+    text += value + (parts[i + 1] as string);
+  }
+  return { text };
+}
+
 // --- internal ---
 
 /** Split templates, across every manifest the process has seen: bounded by bytes. */
