@@ -50,7 +50,7 @@ export type { Agent } from './core/fleet.js';
 export type { LayerDef, LayerSource, Manifest } from './core/manifest.js';
 export { composeMember, type Member, packMembers } from './core/members.js';
 export { isValidName } from './core/names.js';
-export { comparePacks, indexPack, type PackComparison, type Yielder } from './core/pack-compare.js';
+export { comparePacks, indexPack, type PackComparison } from './core/pack-compare.js';
 export { PRESET_NAMES } from './core/presets.js';
 export type { RoleRecord } from './core/roles.js';
 export type { SettingDef, SettingType, SettingValue } from './core/settings.js';
@@ -64,6 +64,7 @@ export {
   type Snapshot,
 } from './core/snapshot.js';
 export { packProblems } from './core/usable.js';
+export type { Yielder } from './core/yielder.js';
 export {
   environmentRole,
   type PackChoice,

@@ -10,6 +10,7 @@ import { packMembers } from './members.js';
 import type { RoleRecord } from './roles.js';
 import type { Snapshot } from './snapshot.js';
 import { byteOrder } from './text.js';
+import type { Yielder } from './yielder.js';
 
 /** Which fleet members and roles got a different prompt between two pack versions. */
 export interface PromptChanges {
@@ -27,15 +28,6 @@ export interface PackComparison {
   degradation: DegradationReport;
   /** How many requests (agents, roles, the default member) were composed again. */
   recomposed: number;
-}
-
-/**
- * Lets a long comparison give the event loop a turn: asked `due` between members, and
- * awaited `pause()` when it is (a source layer `Slices` fits).
- */
-export interface Yielder {
-  readonly due: boolean;
-  pause(): Promise<void>;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { type Diagnostic, error, warning } from './diagnostics.js';
 import type { Agent } from './fleet.js';
-import { knownNames } from './known-names.js';
+import { type KnownNames, knownNames } from './known-names.js';
 import type { Snapshot } from './snapshot.js';
 import { closestNames, didYouMean, knownList } from './suggest.js';
 
@@ -35,13 +35,15 @@ export interface NameCheck {
 export function checkRequestNames(snapshot: Snapshot, names: RequestNames): NameCheck {
   const diagnostics: Diagnostic[] = [];
   const unknown = new Set<'role' | 'team' | 'agent'>();
-  const known = knownNames(snapshot);
+  // Worked out only when a check needs it (once per snapshot, memoised there): a large
+  // pack's first request for a known role never needs it.
+  const known = (): KnownNames => knownNames(snapshot);
   const { role, team, agent } = names;
 
   // 1. The agent.
-  if (agent !== undefined && !names.member && snapshot.fleet.length > 0 && !known.agents.includes(agent)) {
+  if (agent !== undefined && !names.member && snapshot.fleet.length > 0 && !known().agents.includes(agent)) {
     const fleet = snapshot.fleet.map((a) => a.id);
-    const suggestions = closestNames(agent, known.agents);
+    const suggestions = closestNames(agent, known().agents);
     const base = `agent ${JSON.stringify(agent)} is not in the fleet${didYouMean(suggestions)}`;
     const d =
       role === undefined
@@ -57,21 +59,21 @@ export function checkRequestNames(snapshot: Snapshot, names: RequestNames): Name
 
   // 2. The role.
   if (role === undefined) {
-    if (known.roles.length > 0 && !diagnostics.some((d) => d.severity === 'error')) {
+    if (known().roles.length > 0 && !diagnostics.some((d) => d.severity === 'error')) {
       diagnostics.push(
         warning(
           'NO_ROLE',
-          `no role or agent given: only the layers every role shares are composed; roles: ${knownList(known.roles)}`,
+          `no role or agent given: only the layers every role shares are composed; roles: ${knownList(known().roles)}`,
         ),
       );
     }
-  } else if (snapshot.roles.size === 0 && !known.roles.includes(role)) {
-    const suggestions = closestNames(role, known.roles);
+  } else if (snapshot.roles.size === 0 && !known().roles.includes(role)) {
+    const suggestions = closestNames(role, known().roles);
     const why =
-      known.roles.length === 0
+      known().roles.length === 0
         ? 'the pack declares no roles (its registry is empty and no role file names it)'
         : 'the pack has no role registry and no role file for it';
-    const list = known.roles.length === 0 ? '' : ` (roles from files: ${knownList(known.roles)})`;
+    const list = known().roles.length === 0 ? '' : ` (roles from files: ${knownList(known().roles)})`;
     diagnostics.push(
       withSuggestions(
         warning(
@@ -85,12 +87,12 @@ export function checkRequestNames(snapshot: Snapshot, names: RequestNames): Name
   }
 
   // 3. The team.
-  if (team !== undefined && !known.teams.includes(team)) {
-    const suggestions = closestNames(team, known.teams);
-    const why = known.teamUsed
+  if (team !== undefined && !known().teams.includes(team)) {
+    const suggestions = closestNames(team, known().teams);
+    const why = known().teamUsed
       ? 'no team file, fleet member or team gate names it'
       : 'no layer of this pack uses a team';
-    const list = known.teams.length === 0 ? '' : ` (teams: ${knownList(known.teams)})`;
+    const list = known().teams.length === 0 ? '' : ` (teams: ${knownList(known().teams)})`;
     diagnostics.push(
       withSuggestions(
         warning(

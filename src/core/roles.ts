@@ -5,6 +5,7 @@ import { isValidName } from './names.js';
 import { byteOrder } from './text.js';
 import type { ParsedYaml } from './yaml.js';
 import { isObject } from './yaml.js';
+import { runSteps } from './yielder.js';
 
 /** A role of the registry, after `extends` is applied. */
 export interface RoleRecord {
@@ -41,6 +42,17 @@ export function buildRegistry(
   allPaths: readonly string[],
   frontmatterOf: (path: string) => Record<string, unknown>,
 ): { roles: Map<string, RoleRecord>; diagnostics: Diagnostic[] } {
+  return runSteps(registrySteps(registry, yamlFiles, allPaths, frontmatterOf));
+}
+
+/** {@link buildRegistry} in steps of a few hundred records or files (for a sliced build). */
+export function* registrySteps(
+  registry: RegistryDef,
+  yamlFiles: readonly RoleFileInput[],
+  allPaths: readonly string[],
+  frontmatterOf: (path: string) => Record<string, unknown>,
+): Generator<void, { roles: Map<string, RoleRecord>; diagnostics: Diagnostic[] }> {
+  let step = 0;
   const diagnostics: Diagnostic[] = [];
   const raw = new Map<
     string,
@@ -66,6 +78,7 @@ export function buildRegistry(
       continue;
     }
     for (const [id, record] of Object.entries(records)) {
+      if ((++step & 255) === 0) yield;
       const at = () => yaml.locate(keyPath(id), true);
       if (!isValidName(id)) {
         diagnostics.push(error('BAD_ROLE', `role id ${JSON.stringify(id)} is not a valid name`, at()));
@@ -94,6 +107,7 @@ export function buildRegistry(
   if (registry.discover) {
     const match = templateMatcher(registry.discover);
     for (const path of allPaths) {
+      if ((++step & 511) === 0) yield;
       const id = match(path);
       if (id === undefined || !isValidName(id)) continue;
       const existing = raw.get(id);
@@ -134,6 +148,7 @@ export function buildRegistry(
     return { ...inherited, ...own };
   };
   for (const id of [...raw.keys()].sort(byteOrder)) {
+    if ((++step & 255) === 0) yield;
     resolving.length = 0;
     resolving.push(id);
     const fields = resolve(id);

@@ -15,11 +15,12 @@ import { resolvePackPath } from './pack-path.js';
 import { memoByBytes } from './parse-memo.js';
 import { operatorPath, pathSettingNames } from './path-settings.js';
 import { isPresetName, PRESET_NAMES, presetText } from './presets.js';
-import { buildRegistry, type RoleRecord } from './roles.js';
+import { type RoleRecord, registrySteps } from './roles.js';
 import { selectPath } from './select.js';
 import { applyOverrides, type ResolvedSettings, resolveEnvSettings } from './settings.js';
 import { byteOrder, decodeLossy, decodeText, firstInvalidUtf8, sha256, utf8Length } from './text.js';
 import { type ParsedYaml, parseYaml } from './yaml.js';
+import { runSteps, runStepsSliced, type Yielder } from './yielder.js';
 
 /** The manifest file a pack may hold at its root. */
 export const MANIFEST_FILE = 'strata.yaml';
@@ -108,6 +109,19 @@ export interface LoadResult {
  * diagnostic; returns a snapshot only when there is no error.
  */
 export function buildSnapshot(input: BuildInput): LoadResult {
+  return runSteps(buildSteps(input));
+}
+
+/**
+ * {@link buildSnapshot} in steps, giving the event loop a turn whenever `yielder` says
+ * the slice is used up (a service reloading a large pack keeps answering meanwhile).
+ */
+export function buildSnapshotSliced(input: BuildInput, yielder: Yielder): Promise<LoadResult> {
+  return runStepsSliced(buildSteps(input), yielder);
+}
+
+/** The build, yielding between steps of a few hundred files or records. */
+function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
   const diagnostics: Diagnostic[] = [...(input.readDiagnostics ?? [])];
   const env = input.env ?? {};
   // The reader could not read the pack as a whole: its files say nothing about it.
@@ -208,7 +222,9 @@ export function buildSnapshot(input: BuildInput): LoadResult {
   const files = new Map<string, PackFile>();
   const frontmatter = new Map<string, ParsedYaml>();
   const filePaths = paths.filter((p) => !dropped.has(p));
+  let step = 0;
   for (const path of filePaths) {
+    if ((++step & 255) === 0) yield;
     const bytes = input.files.get(path)!;
     const isYaml = /\.ya?ml$/i.test(path);
     const isRaw = !isYaml && rawGlobs.some((g) => g(path));
@@ -272,7 +288,8 @@ export function buildSnapshot(input: BuildInput): LoadResult {
     const yaml = yamlOf(path);
     if (yaml) roleFiles.push({ path, yaml });
   }
-  const { roles, diagnostics: rd } = buildRegistry(
+  yield;
+  const { roles, diagnostics: rd } = yield* registrySteps(
     manifest.registry,
     roleFiles,
     [...files.keys()].filter((p) => !/\.ya?ml$/i.test(p)),
@@ -281,6 +298,7 @@ export function buildSnapshot(input: BuildInput): LoadResult {
   diagnostics.push(...rd);
 
   // 5. Fleet: fleet.yaml and identity frontmatter.
+  yield;
   const fleetYaml = files.has(manifest.fleet.file) ? yamlOf(manifest.fleet.file) : undefined;
   const { agents, diagnostics: fd } = buildFleet(manifest.fleet, fleetYaml, filePaths, (p) => ({
     meta: (files.get(p)?.meta as Record<string, unknown>) ?? {},
@@ -311,6 +329,7 @@ export function buildSnapshot(input: BuildInput): LoadResult {
     return { ...finish(diagnostics), needs };
   }
   if (hasErrors(diagnostics)) return finish(diagnostics);
+  yield;
   const snapshot: Snapshot = {
     version: packVersion(
       files,

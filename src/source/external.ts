@@ -15,10 +15,10 @@ import { DEFAULT_MAX_FILE_BYTES } from './read-dir.js';
  */
 export async function buildWithExternal<R extends LoadResult>(
   input: BuildInput,
-  build: (input: BuildInput) => R,
+  build: (input: BuildInput) => R | Promise<R>,
   maxFileBytes = DEFAULT_MAX_FILE_BYTES,
 ): Promise<R> {
-  const first = build(input);
+  const first = await build(input);
   if (!first.needs?.length) return first;
   const external = new Map(input.external ?? []);
   const diagnostics: Diagnostic[] = [];

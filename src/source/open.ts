@@ -1,9 +1,16 @@
-import { type BuildInput, buildSnapshot, type LoadResult, presetHiddenFolders } from '../core/snapshot.js';
+import {
+  type BuildInput,
+  buildSnapshot,
+  buildSnapshotSliced,
+  type LoadResult,
+  presetHiddenFolders,
+} from '../core/snapshot.js';
 import { isBundleFile, readPackBundle, readStableBundle } from './bundle.js';
 import { buildWithExternal } from './external.js';
 import { readPackAtRevision } from './git.js';
 import type { PackLimits } from './limits.js';
 import { type PackFiles, readPackDir } from './read-dir.js';
+import { Slices } from './slices.js';
 import { readStablePack, type StableReadOptions } from './stable-read.js';
 
 /**
@@ -70,7 +77,13 @@ export type PackSourceKind = PackSource['kind'];
 async function readAndBuild(source: PackSource, options: OpenOptions): Promise<LoadResult> {
   const reader = READERS[source.kind] as (s: PackSource, o: OpenOptions) => Promise<SourceRead>;
   const read = await reader(source, options);
-  const build = options.build ?? buildSnapshot;
+  // A consistent read is a reload's (or a service's start): its build runs in slices, so
+  // the service keeps answering while a large pack is built.
+  const build =
+    options.build ??
+    (options.stable
+      ? (i: BuildInput) => buildSnapshotSliced(i, new Slices(Number.POSITIVE_INFINITY))
+      : buildSnapshot);
   const input: BuildInput = {
     files: read.files,
     readDiagnostics: read.diagnostics,
