@@ -16,15 +16,12 @@ const memo = new WeakMap<Uint8Array, unknown[]>();
  * const parsed = memoByBytes(bytes, 'yaml', () => parseYaml(text, { file: path }), path);
  */
 export function memoByBytes<T>(bytes: Uint8Array, step: string, compute: () => T, path = ''): T {
-  let entries = memo.get(bytes);
-  if (entries) {
+  const entries = memo.get(bytes);
+  if (entries)
     for (let i = 0; i < entries.length; i += 3)
       if (entries[i] === step && entries[i + 1] === path) return entries[i + 2] as T;
-  } else {
-    entries = [];
-    memo.set(bytes, entries);
-  }
   const value = compute();
-  entries.push(step, path, value);
+  // A new array of the exact size (a grown array keeps spare room: ~20 slots).
+  memo.set(bytes, entries ? entries.concat([step, path, value]) : [step, path, value]);
   return value;
 }

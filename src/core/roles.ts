@@ -113,7 +113,7 @@ export function* registrySteps(
       const existing = raw.get(id);
       if (!existing && aliased.has(id)) continue;
       const meta = frontmatterOf(path);
-      if (existing) existing.fields = { ...pick(meta), ...existing.fields };
+      if (existing) existing.fields = under(pick(meta), existing.fields);
       else raw.set(id, { fields: pick(meta), source: path, at: () => ({ file: path }) });
     }
   }
@@ -221,6 +221,18 @@ function discoverByField(
       );
     raw.set(id as string, { fields: { ...meta }, source: path, at: () => ({ file: path }) });
   }
+}
+
+/**
+ * `{ ...first, ...fields }`: the record's own fields over what the file's frontmatter
+ * says. When that is `fields` as it is (the frontmatter's keys lead its keys, in order),
+ * the record keeps its object rather than a copy per role.
+ */
+function under(first: Record<string, unknown>, fields: Record<string, unknown>): Record<string, unknown> {
+  const keys = Object.keys(first);
+  const own = Object.keys(fields);
+  if (keys.length <= own.length && keys.every((k, i) => own[i] === k)) return fields;
+  return { ...first, ...fields };
 }
 
 function pick(meta: Record<string, unknown>): Record<string, unknown> {

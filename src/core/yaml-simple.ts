@@ -170,7 +170,7 @@ class SimpleParser {
       if (SPECIAL_WORDS.has(word) || word.includes(': ') || word.includes(' #')) return NOT_SIMPLE;
       if (word.endsWith(':')) return NOT_SIMPLE;
       out.push(this.share(word));
-      if (i === close) return out;
+      if (i === close) return out.slice(); // exact size: a pushed-to array keeps spare room
       if (text.charCodeAt(i) !== 44 /* , */) return NOT_SIMPLE;
       i++;
       if (text.charCodeAt(i) !== 32) return NOT_SIMPLE;
