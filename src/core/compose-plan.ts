@@ -30,6 +30,8 @@ export interface ComposePlan {
   recordValues: Map<string, CompiledTemplate>;
   /** Per chain source: the first of its files in a folder (null: none), by folder. */
   chainFiles: Map<LayerSource, Map<string, PackFile | null>>;
+  /** Per one-placeholder path template: by value, the file, or the missing path (null: it leaves the pack). */
+  pathFiles: Map<PathPlan, Map<string, PackFile | string | null>>;
 }
 
 /** A file's text with a filled `append` template: joined and measured once per file and tail. */
@@ -55,6 +57,7 @@ export function composePlan(snapshot: Snapshot): ComposePlan {
       fleet: new Map(snapshot.fleet.map((a) => [a.id, a])),
       recordValues: new Map(),
       chainFiles: new Map(),
+      pathFiles: new Map(),
     };
     plans.set(snapshot, plan);
   }
@@ -146,7 +149,7 @@ export function appendedText(snapshot: Snapshot, path: string, text: string, tai
 
 // --- internal ---
 
-type ManifestPlan = Omit<ComposePlan, 'fleet' | 'recordValues' | 'chainFiles'>;
+type ManifestPlan = Omit<ComposePlan, 'fleet' | 'recordValues' | 'chainFiles' | 'pathFiles'>;
 
 const plans = new WeakMap<Snapshot, ComposePlan>();
 const manifests = new WeakMap<Manifest, ManifestPlan>();

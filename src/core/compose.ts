@@ -468,7 +468,7 @@ function resolveLayer(env: LayerEnv, layer: LayerDef): LayerResult {
   let file: PackFile | undefined;
   switch (source.kind) {
     case 'file': {
-      const found = findFile(snapshot, source, ctx, env.placeholders, layer, diagnostics);
+      const found = findFile(env.plan, snapshot, source, ctx, env.placeholders, layer, diagnostics);
       if (typeof found === 'string') {
         base.reason = 'no-value';
         base.placeholder = found;
@@ -917,6 +917,7 @@ function missingValue(
 
 /** The file of a file layer, a missing path, or (a string) the placeholder without a value. */
 function findFile(
+  plan: ComposePlan,
   snapshot: Snapshot,
   source: Extract<LayerSource, { kind: 'file' }>,
   ctx: GateContext,
@@ -951,8 +952,34 @@ function findFile(
   let noValue: string | undefined;
   let first: string | undefined;
   for (const template of splitPaths(source)) {
-    // Filled in line; normalised only when the literals or a value could need it.
     const parts = template.parts;
+    // One placeholder: the path for its value is remembered per snapshot (for at most as
+    // many values as the pack has files); a compose that reports its look-ups looks up.
+    if (parts.length === 3 && reading === undefined) {
+      const v = placeholders[parts[1]!];
+      if (v === undefined || v === '') {
+        noValue ??= parts[1]!;
+        continue;
+      }
+      let byValue = plan.pathFiles.get(template);
+      if (!byValue) {
+        byValue = new Map();
+        plan.pathFiles.set(template, byValue);
+      }
+      let known = byValue.get(v);
+      if (known === undefined) {
+        const path = parts[0]! + v + parts[2]!;
+        const clean =
+          template.clean && (parts[1] === 'role_source' || (v.charCodeAt(0) !== 0x2e && !v.includes('/')));
+        const normal = clean ? path : normalisePackPath(path);
+        known = normal === undefined ? null : (snapshot.files.get(normal) ?? normal);
+        if (byValue.size <= snapshot.files.size) byValue.set(v, known);
+      }
+      if (known !== null && typeof known === 'object') return known;
+      first ??= known ?? undefined;
+      continue;
+    }
+    // Filled in line; normalised only when the literals or a value could need it.
     let path = parts[0]!;
     let clean = template.clean;
     let missing: string | undefined;
