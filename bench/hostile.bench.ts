@@ -5,6 +5,8 @@ import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_CACHE_BYTES } from '../src/core/snapshot-cache.js';
+import { DEFAULT_MAX_RENDERS } from '../src/server/compose-cache.js';
+import { COPIES_IN_FLIGHT, EXTERNAL_GC_STEP, memoryBound } from '../src/server/memory-bound.js';
 
 /**
  * `npm run bench:hostile`: the built service on loopback under hostile clients.
@@ -13,11 +15,15 @@ import { DEFAULT_CACHE_BYTES } from '../src/core/snapshot-cache.js';
  *    no other client, then while one client sends worst-case compose requests back to
  *    back (64 KB whitespace-free ambient, Latin and CJK alternately) — same run.
  * 2. RSS and peak RSS (VmHWM) of the service answering 600 distinct requests for a 2 MB
- *    prompt (`?team=t0…t599`), against the bound the cache budget gives.
+ *    prompt (`?team=t0…t599`, 8 clients at once), against the bound its limits give
+ *    (`memoryBound`); exits 1 when the peak is over it.
  */
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 600);
+const CLIENTS = 8;
+const MiB = 2 ** 20;
 const ATTACKS: AttackKind[] = ['repeated', 'distinct'];
 const ATTACK_TEXT: Record<AttackKind, string> = {
   repeated:
@@ -176,22 +182,49 @@ async function memory(): Promise<void> {
   const service = await start(['--dir', pack, '--max-file-bytes', String(4 * 1024 * 1024)]);
   try {
     const before = status(service.pid);
+    // The largest prompt this pack composes, as the bound counts it (UTF-8 bytes).
+    const text = await fetch(`${service.url}/api/prompts/writer?team=warm`, {
+      headers: { accept: 'text/plain' },
+    });
+    const promptBytes = (await text.arrayBuffer()).byteLength;
+    const bound =
+      memoryBound({
+        startupBytes: before.rss * MiB,
+        cacheBytes: DEFAULT_CACHE_BYTES,
+        maxRenders: DEFAULT_MAX_RENDERS,
+        promptBytes,
+      }) / MiB;
+    // Clients ask for distinct answers (`?team=t0…`), more at once than the render slots.
     const steps: Array<{ n: number; rss: number; hwm: number }> = [];
-    for (let i = 0; i < 600; i++) {
-      const res = await fetch(`${service.url}/api/prompts/writer?team=t${i}`);
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`status ${res.status}`);
-      if (i === 0 || (i + 1) % 150 === 0) steps.push({ n: i + 1, ...status(service.pid) });
-    }
-    const bound = before.rss + (3 * DEFAULT_CACHE_BYTES) / 2 ** 20 + 128;
+    let next = 0;
+    let done = 0;
+    const client = async () => {
+      while (next < REQUESTS) {
+        const i = next++;
+        const res = await fetch(`${service.url}/api/prompts/writer?team=t${i}`);
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`status ${res.status}`);
+        done++;
+        if (done === 1 || done % 150 === 0) steps.push({ n: done, ...status(service.pid) });
+      }
+    };
+    await Promise.all(Array.from({ length: CLIENTS }, client));
+    const peak = Math.max(...steps.map((s) => s.hwm));
     console.log('## RSS under distinct 2 MB-prompt requests\n');
     console.log(
-      `RSS after start-up: ${before.rss.toFixed(0)} MiB. Stated bound: start-up RSS + 3 × cache budget (live entries plus collector slack) + 128 MiB for requests in flight = ${bound.toFixed(0)} MiB.\n`,
+      `${REQUESTS} requests for distinct answers (\`GET /api/prompts/writer?team=t0…\`), ${CLIENTS} clients at once; prompt ${(promptBytes / MiB).toFixed(2)} MiB; cache budget ${DEFAULT_CACHE_BYTES / MiB} MiB (default --cache-bytes); ${DEFAULT_MAX_RENDERS} render slots (default --max-renders).\n`,
     );
-    console.log('| requests | RSS | peak RSS (VmHWM) |');
+    console.log(
+      `Bound (src/server/memory-bound.ts): start-up RSS ${before.rss.toFixed(0)} MiB + 2 × (cache ${DEFAULT_CACHE_BYTES / MiB} MiB + ${DEFAULT_MAX_RENDERS} slots × ${COPIES_IN_FLIGHT} × prompt) + ${EXTERNAL_GC_STEP / MiB} MiB = **${bound.toFixed(0)} MiB**.\n`,
+    );
+    console.log('| requests answered | RSS | peak RSS (VmHWM) |');
     console.log('| --- | --- | --- |');
     for (const s of steps) console.log(`| ${s.n} | ${s.rss.toFixed(0)} MiB | ${s.hwm.toFixed(0)} MiB |`);
-    console.log(`\nCache budget ${DEFAULT_CACHE_BYTES / 2 ** 20} MiB (default of --cache-bytes).`);
+    const within = peak <= bound;
+    console.log(
+      `\nPeak RSS ${peak.toFixed(0)} MiB against the bound ${bound.toFixed(0)} MiB: ${within ? 'within' : 'EXCEEDED'}.`,
+    );
+    if (!within) process.exitCode = 1;
   } finally {
     await service.stop();
   }

@@ -6,6 +6,7 @@ import {
   renderLoad,
   setMaxRenders,
 } from '../../src/server/compose-cache.js';
+import { COPIES_IN_FLIGHT, EXTERNAL_GC_STEP, memoryBound } from '../../src/server/memory-bound.js';
 import { stopCountWorker } from '../../src/tokens/count-off-thread.js';
 import { memoryStore } from './helpers.js';
 
@@ -53,6 +54,19 @@ describe('render slots', () => {
     expect(r.textBytes.byteLength).toBe(10_000 + 7 + 30_000);
     expect(renderedBytes(r)).toBe(
       units * 2 + r.textBytes.byteLength + r.jsonBytes.byteLength + r.result.layers.length * 512 + 4096,
+    );
+  });
+});
+
+describe('memoryBound', () => {
+  it('is start-up memory + twice what may be live (cache and renders in flight) + the external collection step', () => {
+    const MiB = 2 ** 20;
+    expect(
+      memoryBound({ startupBytes: 204 * MiB, cacheBytes: 64 * MiB, maxRenders: 4, promptBytes: 2 * MiB }) /
+        MiB,
+    ).toBe(204 + 2 * (64 + 4 * COPIES_IN_FLIGHT * 2) + EXTERNAL_GC_STEP / MiB);
+    expect(memoryBound({ startupBytes: 0, cacheBytes: 0, maxRenders: 1, promptBytes: 0 })).toBe(
+      EXTERNAL_GC_STEP,
     );
   });
 });
