@@ -1,6 +1,9 @@
 /**
  * A cache bounded by bytes: each entry is stored with its size, and the least recently
- * used entries are dropped once the sizes add up to more than the budget. An entry larger
+ * used entries are dropped once the sizes add up to more than the budget. A hit moves its
+ * entry to the recent end only when the entry is in the older half of the order, so a hot
+ * entry costs one look-up per hit while an entry in the newer half is still never dropped
+ * before the older half. An entry larger
  * than the whole budget is not kept. Sizes are the caller's estimate of what the entry
  * holds in memory (key included); they only need to be an upper bound for the budget to
  * bound memory.
@@ -11,8 +14,10 @@
  * cache.get('a'); // 'xxx…'
  */
 export class ByteCache<V> {
-  #entries = new Map<string, { value: V; bytes: number }>();
+  #entries = new Map<string, { value: V; bytes: number; tick: number }>();
   #bytes = 0;
+  /** Increases with every store and move: the entries' ticks increase in the map's order. */
+  #tick = 0;
   #maxBytes: number;
 
   constructor(maxBytes: number) {
@@ -43,8 +48,12 @@ export class ByteCache<V> {
   get(key: string): V | undefined {
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
+    // At most `tick - entry.tick` entries follow it: within the newer half it stays put.
+    if (this.#tick - entry.tick > this.#entries.size >> 1) {
+      this.#entries.delete(key);
+      entry.tick = ++this.#tick;
+      this.#entries.set(key, entry);
+    }
     return entry.value;
   }
 
@@ -52,7 +61,7 @@ export class ByteCache<V> {
   set(key: string, value: V, bytes: number): void {
     this.delete(key);
     if (bytes > this.#maxBytes) return;
-    this.#entries.set(key, { value, bytes });
+    this.#entries.set(key, { value, bytes, tick: ++this.#tick });
     this.#bytes += bytes;
     this.#evict();
   }

@@ -41,7 +41,7 @@ export function memoCompose<Q extends object, R extends object>(
  */
 export function requestKey(request: object): string {
   let key = '';
-  for (const name of Object.keys(request).sort()) {
+  for (const name of sortedKeys(request)) {
     const value = (request as Record<string, unknown>)[name];
     if (value === undefined) continue;
     key += `${name}=${canonical(value)};`;
@@ -53,11 +53,18 @@ export function requestKey(request: object): string {
 
 const memo = snapshotCache<object>('compose');
 
+/** An object's keys in sorted order (most requests already list them so: no sort then). */
+function sortedKeys(value: object): string[] {
+  const names = Object.keys(value);
+  for (let i = 1; i < names.length; i++) if (names[i - 1]! > names[i]!) return names.sort();
+  return names;
+}
+
 function canonical(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   let out = '{';
-  for (const name of Object.keys(value).sort()) {
+  for (const name of sortedKeys(value)) {
     const v = (value as Record<string, unknown>)[name];
     if (v !== undefined) out += `${JSON.stringify(name)}:${canonical(v)},`;
   }
