@@ -61,6 +61,9 @@ function sortedKeys(value: object): string[] {
 }
 
 function canonical(value: unknown): string {
+  // A string without quotes or backslashes is quoted as it is; any other is JSON-escaped
+  // (so it holds a backslash): the two forms never meet.
+  if (typeof value === 'string' && !value.includes('"') && !value.includes('\\')) return `"${value}"`;
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   let out = '{';
