@@ -69,7 +69,8 @@ export interface AppOptions {
 export interface StrataApp {
   /** The hono app; `app.request(path, init)` calls it without a socket. */
   app: OpenAPIHono<AppEnv>;
-  fetch: (request: Request) => Response | Promise<Response>;
+  /** Answers a request; `env` is the adapter's (the node server's `{ incoming, outgoing }`, read for bodies). */
+  fetch: (request: Request, env?: unknown) => Response | Promise<Response>;
   metrics: ServiceMetrics;
   events: EventHub;
   /** What the routes read (for adapters such as the node fast path). */
@@ -224,7 +225,7 @@ export function createApp(options: AppOptions): StrataApp {
 
   return {
     app,
-    fetch: (request) => app.fetch(request),
+    fetch: (request, env) => app.fetch(request, env),
     metrics,
     events,
     service,

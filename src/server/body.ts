@@ -26,6 +26,11 @@ export function readBodies(limit: number): MiddlewareHandler<AppEnv> {
     if (declared !== undefined && Number(declared) > limit) return tooLarge();
     const bytes = await readCapped(c, limit);
     if (bytes === undefined) return tooLarge();
+    if (bytes === CUT) {
+      // The client went away mid-body: nobody reads this answer, but it is an answer, not a fault.
+      c.header('Connection', 'close');
+      return errorResponse(c, 400, 'BAD_REQUEST', 'the request body ended before its end');
+    }
     const mediaType = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     if (mediaType === '' && bytes.byteLength > 0) {
       return errorResponse(c, 415, 'UNSUPPORTED_MEDIA_TYPE', 'the body must be application/json');
@@ -41,24 +46,26 @@ export function readBodies(limit: number): MiddlewareHandler<AppEnv> {
 
 // --- internal ---
 
-/** The body's bytes, or undefined past `limit`. */
-function readCapped(c: Context<AppEnv>, limit: number): Promise<Buffer | undefined> {
+/** A body the client stopped sending (the connection closed before its end). */
+const CUT = Symbol('cut');
+
+/** The body's bytes, undefined past `limit`, or CUT. */
+function readCapped(c: Context<AppEnv>, limit: number): Promise<Buffer | undefined | typeof CUT> {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   if (incoming && !incoming.readableDidRead) return readIncoming(incoming, limit);
   return readStream(c.req.raw.body, limit);
 }
 
-function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
+function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer | undefined | typeof CUT> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const done = (value: Buffer | undefined, error?: Error) => {
+    const done = (value: Buffer | undefined | typeof CUT) => {
       incoming.off('data', onData);
       incoming.off('end', onEnd);
       incoming.off('error', onError);
       incoming.off('close', onClose);
-      if (error) reject(error);
-      else resolve(value);
+      resolve(value);
     };
     const onData = (chunk: Buffer) => {
       size += chunk.byteLength;
@@ -69,9 +76,9 @@ function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer 
       } else chunks.push(chunk);
     };
     const onEnd = () => done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    const onError = (e: Error) => done(undefined, e);
+    const onError = () => done(CUT);
     const onClose = () => {
-      if (!incoming.readableEnded) done(undefined, new Error('client closed the connection'));
+      if (!incoming.readableEnded) done(CUT);
     };
     incoming.on('data', onData);
     incoming.on('end', onEnd);
