@@ -2,11 +2,14 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { type ComposeRequest, compose } from '../src/core/compose.js';
 import { buildSnapshot } from '../src/core/snapshot.js';
 import { DEFAULT_CACHE_BYTES, setCacheBudget } from '../src/core/snapshot-cache.js';
 import { sha256 } from '../src/core/text.js';
 import { loadPack, loadPackStrict } from '../src/source/load.js';
+import { fileReuse } from '../src/source/reuse.js';
 import { generateLayout } from './gen-layouts.js';
 import { BENCH_LIMITS, generatePack } from './gen-pack.js';
 import { compare, cpuClock, machine } from './measure.js';
@@ -30,6 +33,7 @@ log(`machine: ${machine()}; ${new Date().toISOString().slice(0, 10)}`);
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg === -1 ? undefined : new Set(process.argv[onlyArg + 1]!.split(','));
 const section = (name: 'compose' | 'load' | 'layouts') => !only || only.has(name);
+let gcNow: (() => void) | undefined;
 
 // (1) Compose throughput over every fleet member of examples/roboco.
 if (section('compose')) await composeRows();
@@ -138,10 +142,10 @@ async function loadRows(): Promise<void> {
   log(`## Pack load (generated roboco-style packs: roles.yaml + 3 files per role; load ${loadAverage()})`);
   log('');
   log(
-    `| roles | files | pack bytes | ${Object.keys(RAW_READS).join(' ms | ')} ms | floor | load ms | **load / floor** (target <= 2.0) | node alone RSS | raw read RSS | load RSS | **(load RSS - node) / pack bytes** (target <= 3) |`,
+    `| roles | files | pack bytes | ${Object.keys(RAW_READS).join(' ms | ')} ms | floor | cold load ms | **load / floor** (target <= 2.0) | node alone RSS | raw read RSS | load RSS | **(load RSS - node) / pack bytes** (target <= 3) | **growth: added RSS / added bytes over the previous row** | fresh process: read ms | fresh process: cold load ms | **fresh load / fresh read** |`,
   );
   log(
-    `| ${Array(9 + Object.keys(RAW_READS).length)
+    `| ${Array(14 + Object.keys(RAW_READS).length)
       .fill('---')
       .join(' | ')} |`,
   );
@@ -156,6 +160,8 @@ async function loadRows(): Promise<void> {
         },
       ),
     ) as { ms: number; maxRssKiB: number };
+  // The previous row's pack bytes and load RSS: the growth column's base.
+  let previous: { bytes: number; rss: number } | undefined;
   for (const roles of sizes) {
     const dir = mkdtempSync(join(tmpdir(), `strata-bench-${roles}-`));
     const files = generatePack(dir, roles);
@@ -163,12 +169,16 @@ async function loadRows(): Promise<void> {
     const rounds = roles >= 10000 ? 3 : 5;
     // Interleaved rounds: every method once per round, so machine noise hits all alike.
     const samples = new Map<string, number[]>([...Object.keys(RAW_READS), 'load'].map((k) => [k, []]));
+    // A cold load: nothing kept from an earlier read of the pack (a reload reuses the
+    // bytes and parses of unchanged files; bench:reload measures that).
     const load = async () => {
+      fileReuse.clear();
       const { snapshot: s } = await loadPack(dir, { env: {}, ...BENCH_LIMITS });
       if (!s) throw new Error('load failed');
     };
     for (let r = 0; r <= rounds; r++) {
       for (const [name, read] of [...Object.entries(RAW_READS), ['load', load] as const]) {
+        collectGarbage(); // each method starts from a collected heap, not the last one's garbage
         const t0 = performance.now();
         await read(dir);
         if (r > 0) samples.get(name)!.push(performance.now() - t0); // round 0 warms the page cache
@@ -178,11 +188,19 @@ async function loadRows(): Promise<void> {
     const raw = Object.keys(RAW_READS).map((k) => med(samples.get(k)!));
     const floor = Math.min(...raw);
     const loadMs = med(samples.get('load')!);
-    const rss = (mode: string) => Math.min(...[0, 1, 2].map(() => child(mode, dir).maxRssKiB)) * 1024;
-    const [none, read, loaded] = [rss('none'), rss('read'), rss('load')];
-    const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
+    // Three fresh processes per mode: the least peak RSS, and the median time of each.
+    const runs = (mode: string) => [0, 1, 2].map(() => child(mode, dir));
+    const [noneRuns, readRuns, loadRuns] = [runs('none'), runs('read'), runs('load')];
+    const rss = (xs: typeof noneRuns) => Math.min(...xs.map((x) => x.maxRssKiB)) * 1024;
+    const [none, read, loaded] = [rss(noneRuns), rss(readRuns), rss(loadRuns)];
+    const [freshRead, freshLoad] = [med(readRuns.map((x) => x.ms)), med(loadRuns.map((x) => x.ms))];
+    const mib = (b: number) => `${(b / 2 ** 20).toFixed(b < 10 * 2 ** 20 ? 1 : 0)} MiB`;
+    // RSS the pack adds over the previous (smaller) pack, per byte it adds: what a process
+    // costs whatever it loads (code, the engine's young generation) cancels out.
+    const growth = previous ? ((loaded - previous.rss) / (packBytes - previous.bytes)).toFixed(2) : '—';
+    previous = { bytes: packBytes, rss: loaded };
     log(
-      `| ${roles.toLocaleString('en-US')} | ${files.toLocaleString('en-US')} | ${mib(packBytes)} | ${raw.map((m) => m.toFixed(0)).join(' | ')} | ${Object.keys(RAW_READS)[raw.indexOf(floor)]} | ${loadMs.toFixed(0)} | **${(loadMs / floor).toFixed(2)}** | ${mib(none)} | ${mib(read)} | ${mib(loaded)} | **${((loaded - none) / packBytes).toFixed(2)}** |`,
+      `| ${roles.toLocaleString('en-US')} | ${files.toLocaleString('en-US')} | ${mib(packBytes)} | ${raw.map((m) => m.toFixed(0)).join(' | ')} | ${Object.keys(RAW_READS)[raw.indexOf(floor)]} | ${loadMs.toFixed(0)} | **${(loadMs / floor).toFixed(2)}** | ${mib(none)} | ${mib(read)} | ${mib(loaded)} | **${((loaded - none) / packBytes).toFixed(2)}** | **${growth}** | ${freshRead.toFixed(0)} | ${freshLoad.toFixed(0)} | **${(freshLoad / freshRead).toFixed(2)}** |`,
     );
     rmSync(dir, { recursive: true, force: true });
   }
@@ -284,4 +302,13 @@ function loadAverage(): string {
     .loadavg()
     .map((l) => l.toFixed(2))
     .join(' / ')}`;
+}
+
+/** A full garbage collection (V8's `gc`, made reachable for this process). */
+function collectGarbage(): void {
+  gcNow ??= (() => {
+    setFlagsFromString('--expose-gc');
+    return runInNewContext('gc') as () => void;
+  })();
+  gcNow();
 }

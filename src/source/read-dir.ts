@@ -344,7 +344,8 @@ async function walk(
       state.ids.push(`${rel}\0outside\0${real}`);
       continue;
     }
-    const identity = identityLine(rel, real, st);
+    const line = statLine(st);
+    const identity = identityLine(rel, real, line);
     state.ids.push(identity);
     if (st.isDirectory()) {
       if (FILE_LIKE.test(entry.name)) {
@@ -370,7 +371,7 @@ async function walk(
         out.diagnostics.push(packTooLarge(state.total, limits.maxPackBytes));
         return;
       }
-      const key = reuseKey(pack.root, rel, real, st);
+      const key = reuseKey(pack.root, rel, real, line);
       if (state.reading) {
         readNow(out, rel, real, key, limits.maxFileBytes, state.reading);
         if (limits.recheck) state.newest = Math.max(state.newest, changedSince(real));
@@ -409,8 +410,8 @@ function readListed(
   try {
     const st = fstatSync(fd, { bigint: true });
     if (!st.isFile()) return false;
-    const identity = identityLine(rel, real, st);
-    state.ids.push(identity);
+    const line = statLine(st);
+    state.ids.push(identityLine(rel, real, line));
     const changedMs = Math.max(Number(st.mtimeMs), Number(st.ctimeMs));
     state.newest = Math.max(state.newest, changedMs);
     const size = Number(st.size);
@@ -434,7 +435,7 @@ function readListed(
     }
     const kept = filled === size ? bytes : bytes.subarray(0, filled);
     out.files.set(rel, kept);
-    reading.kept.set(rel, { identity: reuseKey(out.root, rel, real, st), bytes: kept, readAtMs });
+    reading.kept.set(rel, { identity: reuseKey(out.root, rel, real, line), bytes: kept, readAtMs });
     if (limits.recheck) state.newest = Math.max(state.newest, changedSince(real));
     return true;
   } catch (e) {
@@ -471,9 +472,9 @@ function readNow(
  * path it is kept under, and with its real path only when that is not where the path
  * leads without symlinks (most files: a few dozen bytes kept per file, not a few hundred).
  */
-function reuseKey(root: string, rel: string, real: string, st: BigIntStats): string {
+function reuseKey(root: string, rel: string, real: string, line: string): string {
   const direct = real === (root.endsWith(sep) ? root + rel : `${root}${sep}${rel}`);
-  return [kind(st), st.ino, st.size, st.mtimeNs, st.ctimeNs, direct ? '' : real].join('\0');
+  return direct ? line : [line, real].join('\0');
 }
 
 /**
@@ -500,9 +501,14 @@ class Slab {
 const SLAB_BYTES = 2 ** 20;
 const SLAB_MAX_FILE = 2 ** 16;
 
-/** One entry's line of a pack's identity (one flat string: these are kept per file). */
-function identityLine(rel: string, real: string, st: BigIntStats): string {
-  return [rel, real, kind(st), st.ino, st.size, st.mtimeNs, st.ctimeNs].join('\0');
+/** One entry's line of a pack's identity: path, real path, then its {@link statLine}. */
+function identityLine(rel: string, real: string, line: string): string {
+  return [rel, real, line].join('\0');
+}
+
+/** Kind, inode, size and change times of an entry (one flat string: it is kept per file). */
+function statLine(st: BigIntStats): string {
+  return [kind(st), st.ino, st.size, st.mtimeNs, st.ctimeNs].join('\0');
 }
 
 function readOne(out: PackFiles, rel: string, real: string, maxBytes: number): Uint8Array | undefined {
