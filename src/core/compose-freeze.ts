@@ -1,4 +1,3 @@
-import type { ComposeOutcome, ComposeResult, LayerResult } from './compose.js';
 import type { Diagnostic } from './diagnostics.js';
 
 // Shared compose outcomes are frozen, deeply, so no caller can change what the next one
@@ -9,15 +8,33 @@ import type { Diagnostic } from './diagnostics.js';
  * Freezes a compose outcome and everything it holds (result, settings, inputs, layers and
  * their parts, diagnostics and their suggestions); returns it.
  */
-export function freezeOutcome(outcome: ComposeOutcome): ComposeOutcome {
+export function freezeOutcome<O extends FreezableOutcome>(outcome: O): O {
   if (outcome.ok) freezeResult(outcome.result);
   else freezeDiagnostics(outcome.diagnostics);
   return Object.freeze(outcome);
 }
 
+/** The parts of a compose outcome that hold objects (compose.ts's ComposeOutcome). */
+export type FreezableOutcome =
+  | { ok: true; result: FreezableResult }
+  | { ok: false; diagnostics: Diagnostic[] };
+
+interface FreezableResult {
+  settings: object;
+  settingSources: object;
+  inputs?: object;
+  inputSources?: object;
+  layers: FreezableLayer[];
+  diagnostics: Diagnostic[];
+}
+
+interface FreezableLayer {
+  parts?: object[];
+}
+
 // --- internal ---
 
-function freezeResult(result: ComposeResult): void {
+function freezeResult(result: FreezableResult): void {
   Object.freeze(result.settings);
   Object.freeze(result.settingSources);
   if (result.inputs) Object.freeze(result.inputs);
@@ -28,7 +45,7 @@ function freezeResult(result: ComposeResult): void {
   Object.freeze(result);
 }
 
-function freezeLayer(layer: LayerResult): void {
+function freezeLayer(layer: FreezableLayer): void {
   if (layer.parts) {
     for (const part of layer.parts) Object.freeze(part);
     Object.freeze(layer.parts);
