@@ -129,18 +129,18 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
 
   // 1. Manifest: forced preset, the pack's strata.yaml, or a preset detected from the layout.
   const paths = [...input.files.keys()].sort(byteOrder);
-  const texts = new Map<string, string | undefined>();
+  // Decoded once per bytes object (the memo); a file that is not UTF-8 is reported once.
+  const notUtf8 = new Set<string>();
   const strictText = (path: string): string | undefined => {
-    if (texts.has(path)) return texts.get(path);
     const bytes = input.files.get(path);
     const text = bytes === undefined ? undefined : memoByBytes(bytes, 'text', () => decodeText(bytes));
-    if (bytes !== undefined && text === undefined) {
+    if (bytes !== undefined && text === undefined && !notUtf8.has(path)) {
+      notUtf8.add(path);
       const offset = firstInvalidUtf8(bytes);
       diagnostics.push(
         error('INVALID_UTF8', `file is not valid UTF-8 (first bad byte at offset ${offset})`, { file: path }),
       );
     }
-    texts.set(path, text);
     return text;
   };
   const yamls = new Map<string, ParsedYaml>();

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   type BigIntStats,
   closeSync,
@@ -63,7 +64,9 @@ export interface DiskPackFiles extends PackFiles {
   /**
    * Every entry the read saw, by identity (path, real path, kind, inode, size, change
    * times), as listed before the contents were read: equal identities before and after a
-   * read mean no file of the pack was replaced, resized or written in between.
+   * read mean no file of the pack was replaced, resized or written in between. A sha256
+   * of the entries' identity lines ('' for a pack with no entries), so a read of a large
+   * pack does not keep a line per file.
    */
   identity: string;
   /**
@@ -271,10 +274,18 @@ async function list(
   slices: Slices,
   reading?: Reading,
 ): Promise<Listing> {
-  const state: WalkState = { count: 0, total: 0, stop: false, newest: 0, ids: [], pending: [], reading };
-  if (pack.data) state.ids.push(`..data\0${pack.data}`);
+  const state: WalkState = {
+    count: 0,
+    total: 0,
+    stop: false,
+    newest: 0,
+    ids: new Lines(),
+    pending: [],
+    reading,
+  };
+  if (pack.data) state.ids.add(`..data\0${pack.data}`);
   await walk(out, pack, pack.root, '', new Set([pack.root]), state, limits, slices);
-  return { pending: state.pending, identity: state.ids.join('\n'), newestChangeMs: state.newest };
+  return { pending: state.pending, identity: state.ids.digest(), newestChangeMs: state.newest };
 }
 
 interface WalkState {
@@ -282,7 +293,7 @@ interface WalkState {
   total: number;
   stop: boolean;
   newest: number;
-  ids: string[];
+  ids: Lines;
   pending: Pending[];
   /** Set when regular files are read as they are listed. */
   reading: Reading | undefined;
@@ -303,7 +314,7 @@ async function walk(
     entries = readdirSync(realDir, { withFileTypes: true });
   } catch (e) {
     out.diagnostics.push(error('READ_ERROR', `cannot list folder: ${reason(e)}`, { file: relDir || '.' }));
-    state.ids.push(`${relDir}/\0unlistable`);
+    state.ids.add(`${relDir}/\0unlistable`);
     return;
   }
   // Taken after the listing: an entry added, removed or renamed since the read began
@@ -333,7 +344,7 @@ async function walk(
     } catch (e) {
       const what = entry.isSymbolicLink() ? 'broken symlink' : 'cannot read entry';
       out.diagnostics.push(error('READ_ERROR', `${what}: ${reason(e)}`, { file: rel }));
-      state.ids.push(`${rel}\0gone`);
+      state.ids.add(`${rel}\0gone`);
       continue;
     }
     if (entry.isSymbolicLink() && !inside(pack.root, real)) {
@@ -341,12 +352,12 @@ async function walk(
       out.diagnostics.push(
         error('PATH_OUTSIDE_PACK', `symlink points outside the pack (to ${real})`, { file: rel }),
       );
-      state.ids.push(`${rel}\0outside\0${real}`);
+      state.ids.add(`${rel}\0outside\0${real}`);
       continue;
     }
     const line = statLine(st);
     const identity = identityLine(rel, real, line);
-    state.ids.push(identity);
+    state.ids.add(identity);
     if (st.isDirectory()) {
       if (FILE_LIKE.test(entry.name)) {
         out.refused.add(rel);
@@ -411,7 +422,7 @@ function readListed(
     const st = fstatSync(fd, { bigint: true });
     if (!st.isFile()) return false;
     const line = statLine(st);
-    state.ids.push(identityLine(rel, real, line));
+    state.ids.add(identityLine(rel, real, line));
     const changedMs = Math.max(Number(st.mtimeMs), Number(st.ctimeMs));
     state.newest = Math.max(state.newest, changedMs);
     const size = Number(st.size);
@@ -500,6 +511,20 @@ class Slab {
 
 const SLAB_BYTES = 2 ** 20;
 const SLAB_MAX_FILE = 2 ** 16;
+
+/** Identity lines hashed as they come (the digest of the lines joined with newlines). */
+class Lines {
+  #hash = createHash('sha256');
+  #count = 0;
+
+  add(line: string): void {
+    this.#hash.update(this.#count++ === 0 ? line : `\n${line}`);
+  }
+
+  digest(): string {
+    return this.#count === 0 ? '' : this.#hash.digest('hex');
+  }
+}
 
 /** One entry's line of a pack's identity: path, real path, then its {@link statLine}. */
 function identityLine(rel: string, real: string, line: string): string {
