@@ -81,6 +81,7 @@ export class ByteCache<V> {
   // --- internal ---
 
   #evict(): void {
+    if (this.#bytes <= this.#maxBytes) return;
     for (const [key, entry] of this.#entries) {
       if (this.#bytes <= this.#maxBytes) break;
       this.#entries.delete(key);

@@ -1,7 +1,7 @@
 import type { Agent } from './fleet.js';
 import { describeGate, type Gate } from './gates.js';
 import { takesInputs } from './inputs.js';
-import type { LayerSource, Manifest } from './manifest.js';
+import type { LayerDef, LayerSource, Manifest } from './manifest.js';
 import { normalisePackPath } from './pack-path.js';
 import { pathSettingNames } from './path-settings.js';
 import type { PackFile, Snapshot } from './snapshot.js';
@@ -72,6 +72,28 @@ export function gateText(gate: Gate): string {
     gateTexts.set(gate, text);
   }
   return text;
+}
+
+/** A layer's result when a gate leaves it out (a compose LayerResult). */
+export interface GatedResult {
+  readonly id: string;
+  readonly included: false;
+  readonly reason: 'gated';
+  readonly kind: 'none';
+  readonly gate: string;
+}
+
+/**
+ * The result of a layer left out by its gate (or by all its variants' gates): the same for
+ * every compose of the manifest, so made and frozen once per layer and shared.
+ */
+export function gatedResult(layer: LayerDef, gate: string): GatedResult {
+  let result = gatedResults.get(layer);
+  if (result === undefined || result.gate !== gate) {
+    result = Object.freeze({ id: layer.id, included: false, reason: 'gated', kind: 'none', gate } as const);
+    gatedResults.set(layer, result);
+  }
+  return result;
 }
 
 /** The reason of a layer none of whose variants holds, worked out once per layer. */
@@ -154,6 +176,7 @@ type ManifestPlan = Omit<ComposePlan, 'fleet' | 'recordValues' | 'chainFiles' | 
 const plans = new WeakMap<Snapshot, ComposePlan>();
 const manifests = new WeakMap<Manifest, ManifestPlan>();
 const gateTexts = new WeakMap<Gate, string>();
+const gatedResults = new WeakMap<LayerDef, GatedResult>();
 const variantTexts = new WeakMap<object, string>();
 const templates = new WeakMap<object, CompiledTemplate>();
 const paths = new WeakMap<object, PathPlan[]>();

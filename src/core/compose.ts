@@ -7,6 +7,7 @@ import {
   type ComposePlan,
   compiledText,
   composePlan,
+  gatedResult,
   gateText,
   noVariantText,
   splitPaths,
@@ -436,7 +437,7 @@ function resolveLayer(env: LayerEnv, layer: LayerDef): LayerResult {
   env.file = undefined;
   env.appended = undefined;
   if (layer.when && !evaluateGate(layer.when, ctx)) {
-    return { id: layer.id, included: false, reason: 'gated', kind: 'none', gate: gateText(layer.when) };
+    return gatedResult(layer, gateText(layer.when)) as LayerResult;
   }
 
   let chosen: VariantDef | undefined;
@@ -450,8 +451,7 @@ function resolveLayer(env: LayerEnv, layer: LayerDef): LayerResult {
         break;
       }
     }
-    if (variant === undefined)
-      return { id: layer.id, included: false, reason: 'gated', kind: 'none', gate: noVariantText(variants) };
+    if (variant === undefined) return gatedResult(layer, noVariantText(variants)) as LayerResult;
     chosen = variants[variant]!;
   }
   const source = chosen ? chosen.source : layer.source!;
