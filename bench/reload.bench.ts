@@ -15,7 +15,10 @@ import { machine } from './measure.js';
 // how long the service took after start-up to work out what each member reads (done in
 // the background; edits are timed once it is done, as in a service that has been up a
 // while), and the longest the event loop was held during the edits (the same process
-// runs the fetching client, so this is what any request could have waited).
+// runs the fetching client, so this is what any request could have waited). Each edit is
+// made to an idle service: once the previous edit is served, the next waits until no
+// reload has run for 300 ms (the watcher reads once more after a read that saw events
+// arrive during it); `--back-to-back` writes the next edit at once instead.
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(name);
@@ -23,6 +26,7 @@ const arg = (name: string, fallback: string) => {
 };
 const sizes = arg('--roles', '1000,10000').split(',').map(Number);
 const edits = Number(arg('--edits', '50'));
+const backToBack = process.argv.includes('--back-to-back');
 
 console.log(
   `machine: ${machine()}; load average ${os
@@ -59,7 +63,16 @@ for (const roles of sizes) {
   delay.enable();
   const samples: number[] = [];
   let socketErrors = 0;
+  let lastAttempt = performance.now();
+  service.store.subscribe((event) => {
+    if (event.type === 'attempt') lastAttempt = performance.now();
+  });
   for (let e = 0; e < edits; e++) {
+    if (!backToBack) {
+      const until = performance.now() + 30_000;
+      while (performance.now() - lastAttempt < 300 && performance.now() < until)
+        await new Promise((r) => setTimeout(r, 20));
+    }
     const role = `role-${(e * 7919) % roles}`;
     const marker = `Edit ${e} of the benchmark.`;
     const url = `${service.url}/api/prompts/${role}`;

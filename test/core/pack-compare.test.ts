@@ -125,7 +125,10 @@ const robocoEdit: fc.Arbitrary<Edit> = fc.oneof(
 
 /** Edits of a pack without a fleet: members are the registry's roles. */
 const rolesPack: Files = new Map([
-  ['strata.yaml', 'layers:\n  - { id: base, file: base.md }\n  - { id: role, file: "roles/{role}.md" }\n'],
+  [
+    'strata.yaml',
+    'registry: { files: [roles.yaml], key: roles }\nlayers:\n  - { id: base, file: base.md }\n  - { id: role, file: "roles/{role}.md" }\n',
+  ],
   ['base.md', 'Base.'],
   ['roles.yaml', 'roles:\n  a: { name: A }\n  b: { name: B }\n  c: { name: C }\n'],
   ['roles/a.md', 'Role a.'],
@@ -139,7 +142,14 @@ const rolesEdit: fc.Arbitrary<Edit> = fc.oneof(
   fc.constantFrom(
     replaceIn('roles.yaml', '  b: { name: B }\n', ''),
     append('roles.yaml', '  d: { name: D }'),
-    put('strata.yaml', 'layers:\n  - { id: role, file: "roles/{role}.md", missing: error }\n'),
+    put(
+      'strata.yaml',
+      'registry: { files: [roles.yaml], key: roles }\nlayers:\n  - { id: role, file: "roles/{role}.md", missing: error }\n',
+    ),
+    put(
+      'strata.yaml',
+      'layers:\n  - { id: base, file: base.md }\n  - { id: role, file: "roles/{role}.md" }\n',
+    ),
     put('strata.yaml', rolesPack.get('strata.yaml')!),
   ),
 );
@@ -202,6 +212,18 @@ describe('comparePacks', () => {
     const wide = await comparePacks(next, all);
     expect(wide.recomposed).toBe(next.fleet.length + next.roles.size);
     expect(wide.changes).toEqual(changedPrompts(next, all));
+  });
+
+  it('composes again only the role whose file changed, in a pack with its own manifest', async () => {
+    const build = builder();
+    const files = new Map(rolesPack);
+    const served = build(files)!;
+    await indexPack(served);
+    files.set('roles/a.md', 'Role a, reworded.');
+    const next = build(files)!;
+    const { changes, recomposed } = await comparePacks(served, next);
+    expect(changes).toEqual({ agents: [], roles: ['a'] });
+    expect(recomposed).toBe(1);
   });
 
   it('reports every prompt as new when nothing was served', async () => {
