@@ -621,7 +621,7 @@ function resolveChain(
   base: LayerResult,
   budget: number | undefined,
 ): LayerResult {
-  const { snapshot, diagnostics } = env;
+  const { diagnostics } = env;
   const filled = fillSplitPath(splitPaths(source)[0]!.parts, env.placeholders);
   if ('missing' in filled) {
     base.reason = 'no-value';

@@ -6,7 +6,6 @@ import pino, { type Logger } from 'pino';
 import { packProblems } from '../core/usable.js';
 import { type InspectorAsset, inspectorAssets } from '../inspector/assets.js';
 import type { SnapshotStore } from '../reload/store.js';
-import { VERSION } from '../source/version.js';
 import { readBodies } from './body.js';
 import type { AppEnv, Service } from './context.js';
 import { createCors } from './cors.js';

@@ -3,7 +3,6 @@ import type { LayerResult } from '../../src/core/compose.js';
 import { layerSource, layerStatus } from '../../src/core/explain.js';
 import { sha256 } from '../../src/core/text.js';
 import { SnapshotStore } from '../../src/reload/store.js';
-import { createApp } from '../../src/server/app.js';
 import { checkedApp } from './contract.js';
 import { appFor, MINI, MINI_PROMPTS } from './helpers.js';
 

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { type ClientPrompt, PromptClient, PromptServiceError } from '../../src/client/client.js';
 import { SseParser } from '../../src/client/sse.js';
 import { sha256 } from '../../src/core/text.js';
-import { createApp } from '../../src/server/app.js';
 import { checkedApp } from './contract.js';
 import { memoryStore, SEP, waitFor } from './helpers.js';
 

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { buildSnapshot } from '../../src/core/snapshot.js';
 import { changedPrompts } from '../../src/reload/changes.js';
 import { SnapshotStore, type StoreEvent } from '../../src/reload/store.js';
-import { createApp } from '../../src/server/app.js';
 import { checkedApp } from './contract.js';
 import { eventStream, memoryStore, SEP } from './helpers.js';
 
