@@ -1,6 +1,7 @@
 import type { Diagnostic } from './diagnostics.js';
 import { composeMember, memberLabel, packMembers } from './members.js';
 import type { Snapshot } from './snapshot.js';
+import { runSteps, runStepsSliced, type Yielder } from './yielder.js';
 
 /**
  * Why a pack is not fit to serve strictly: its load warnings, then every warning or
@@ -14,9 +15,29 @@ import type { Snapshot } from './snapshot.js';
  * if (reasons.length > 0) console.error(reasons.map(formatDiagnostic).join('\n'));
  */
 export function packProblems(snapshot: Snapshot): Diagnostic[] {
-  let found = memo.get(snapshot);
-  if (found) return found;
-  found = [...snapshot.warnings];
+  return memo.get(snapshot) ?? remember(snapshot, runSteps(problemSteps(snapshot)));
+}
+
+/**
+ * {@link packProblems}, composing the members in steps that give the event loop a turn
+ * whenever `yielder` is due (a service works them out this way after a reload, so its
+ * readiness answer finds them done). Shares the same memo.
+ */
+export async function packProblemsSliced(snapshot: Snapshot, yielder: Yielder): Promise<Diagnostic[]> {
+  return memo.get(snapshot) ?? remember(snapshot, await runStepsSliced(problemSteps(snapshot), yielder));
+}
+
+// --- internal ---
+
+const memo = new WeakMap<Snapshot, Diagnostic[]>();
+
+function remember(snapshot: Snapshot, found: Diagnostic[]): Diagnostic[] {
+  memo.set(snapshot, found);
+  return found;
+}
+
+function* problemSteps(snapshot: Snapshot): Generator<void, Diagnostic[]> {
+  const found = [...snapshot.warnings];
   const members = packMembers(snapshot);
   for (const member of members) {
     const outcome = composeMember(snapshot, member);
@@ -27,11 +48,7 @@ export function packProblems(snapshot: Snapshot): Diagnostic[] {
         ...d,
         message: `${members.length > 1 || member.key !== '(default)' ? `${memberLabel(member)}: ` : ''}${d.message}`,
       });
+    yield;
   }
-  memo.set(snapshot, found);
   return found;
 }
-
-// --- internal ---
-
-const memo = new WeakMap<Snapshot, Diagnostic[]>();

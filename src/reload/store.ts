@@ -2,7 +2,7 @@ import { type DegradationReport, degradationDiagnostics } from '../core/degradat
 import { type Diagnostic, error } from '../core/diagnostics.js';
 import { comparePacks, indexPack, type PromptChanges } from '../core/pack-compare.js';
 import type { LoadResult, Snapshot } from '../core/snapshot.js';
-import { packProblems } from '../core/usable.js';
+import { packProblemsSliced } from '../core/usable.js';
 import { Slices } from '../source/slices.js';
 
 /** Reads the pack once and builds a snapshot (or the diagnostics of why it cannot). */
@@ -229,7 +229,7 @@ export class SnapshotStore {
     const at = this.#now();
     this.#lastAttempt = at;
 
-    if (this.#strict && result.snapshot && current) result = strictRefusal(current, result);
+    if (this.#strict && result.snapshot && current) result = await strictRefusal(current, result);
 
     // 1. A pack with errors: keep serving what we have, report once per distinct failure.
     if (!result.snapshot) {
@@ -297,6 +297,10 @@ export class SnapshotStore {
     // The first version served: work out what each member reads, in the background, so
     // the next reload composes only what its edit reaches.
     if (!current) void indexPack(next, new Slices(Number.POSITIVE_INFINITY)).catch(() => undefined);
+    // Under --strict, readiness asks for the new version's problems: work them out now, in
+    // slices, rather than in the first readiness answer.
+    if (this.#strict)
+      void packProblemsSliced(next, new Slices(Number.POSITIVE_INFINITY)).catch(() => undefined);
     this.#held = null;
     const outcome: ReloadOutcome = {
       ...base,
@@ -338,11 +342,12 @@ function sameDiagnostics(a: readonly Diagnostic[], b: readonly Diagnostic[]): bo
  * Under `serve --strict`: a new version with problems, replacing one without, becomes a
  * failed load (STRICT_REFUSED, then every problem); anything else passes unchanged.
  */
-function strictRefusal(current: Snapshot, result: LoadResult): LoadResult {
+async function strictRefusal(current: Snapshot, result: LoadResult): Promise<LoadResult> {
   const next = result.snapshot!;
   if (next.version === current.version) return result;
-  const problems = packProblems(next);
-  if (problems.length === 0 || packProblems(current).length > 0) return result;
+  const slices = new Slices(Number.POSITIVE_INFINITY);
+  const problems = await packProblemsSliced(next, slices);
+  if (problems.length === 0 || (await packProblemsSliced(current, slices)).length > 0) return result;
   const refused = error(
     'STRICT_REFUSED',
     `serve --strict: version ${next.version} has ${problems.length} problem${problems.length === 1 ? '' : 's'} (first: ${problems[0]!.code} ${problems[0]!.message}); version ${current.version} stays`,
