@@ -30,6 +30,8 @@ export const NOT_SIMPLE: unique symbol = Symbol('not simple YAML');
 const INTERN_MAX = 24;
 /** Distinct strings remembered for sharing (the repeated ones show up early). */
 const INTERN_ENTRIES = 256;
+/** Longest key taken here (YAML's implicit-key limit is 1024 characters). */
+const MAX_KEY = 1000;
 /** Mappings with more keys than this are built as dictionaries at once (see {@link largeObject}). */
 const FAST_KEYS = 64;
 
@@ -93,7 +95,8 @@ class SimpleParser {
       if (!keyHead(text.charCodeAt(i))) return NOT_SIMPLE;
       i++;
       while (keyChar(text.charCodeAt(i))) i++;
-      if (text.charCodeAt(i) !== 58 /* : */) return NOT_SIMPLE;
+      // YAML limits an implicit key to 1024 characters; a longer one is the full parser's error.
+      if (text.charCodeAt(i) !== 58 /* : */ || i - keyStart > MAX_KEY) return NOT_SIMPLE;
       const key = text.slice(keyStart, i);
       if (key === '__proto__' || SPECIAL_WORDS.has(key) || Object.hasOwn(out, key)) return NOT_SIMPLE;
       i++;
