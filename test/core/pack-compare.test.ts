@@ -1,56 +1,13 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { degradation } from '../../src/core/degradation.js';
 import { comparePacks, indexPack } from '../../src/core/pack-compare.js';
-import { buildSnapshot, type Snapshot } from '../../src/core/snapshot.js';
 import { changedPrompts } from '../../src/reload/changes.js';
-import { EXAMPLES } from '../helpers.js';
+import { builder, checkSequence, type Edit, examplePack, type Files } from './pack-compare-harness.js';
 
 // The reload comparison composes only the members an edit can reach, starting from what
 // the previous comparison learnt. Whatever the edits — prompt files, identities, the
 // fleet, the role registry, the manifest — it must say exactly what composing every
 // member of both versions says: the same change report and the same guard report.
-
-/** A pack in memory: path → text. */
-type Files = Map<string, string>;
-
-function examplePack(name: string): Files {
-  const root = join(EXAMPLES, name);
-  const out: Files = new Map();
-  const walk = (dir: string) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, e.name);
-      if (e.isDirectory()) walk(path);
-      else out.set(relative(root, path).split('\\').join('/'), readFileSync(path, 'utf8'));
-    }
-  };
-  walk(root);
-  return out;
-}
-
-/**
- * Builds a snapshot as a reload does: an unchanged file keeps its bytes object (so its
- * parsed form is reused), a changed one gets new bytes.
- */
-function builder() {
-  const bytes = new Map<string, { text: string; bytes: Uint8Array }>();
-  return (files: Files): Snapshot | undefined => {
-    const input = new Map<string, Uint8Array>();
-    for (const [path, text] of files) {
-      let kept = bytes.get(path);
-      if (!kept || kept.text !== text) {
-        kept = { text, bytes: new TextEncoder().encode(text) };
-        bytes.set(path, kept);
-      }
-      input.set(path, kept.bytes);
-    }
-    return buildSnapshot({ files: input, env: {} }).snapshot;
-  };
-}
-
-type Edit = (files: Files) => void;
 
 const append =
   (path: string, text: string): Edit =>
@@ -153,24 +110,6 @@ const rolesEdit: fc.Arbitrary<Edit> = fc.oneof(
     put('strata.yaml', rolesPack.get('strata.yaml')!),
   ),
 );
-
-async function checkSequence(start: Files, edits: Edit[][]): Promise<void> {
-  const build = builder();
-  const files = new Map(start);
-  let served = build(files)!;
-  expect(served).toBeDefined();
-  // Half the runs start from an indexed snapshot, half let the first comparison index it.
-  if (edits.length % 2 === 0) await indexPack(served);
-  for (const batch of edits) {
-    for (const e of batch) e(files);
-    const next = build(files);
-    if (!next) continue; // a pack with errors is never compared: the served one stays
-    const incremental = await comparePacks(served, next);
-    expect(incremental.changes).toEqual(changedPrompts(served, next));
-    expect(incremental.degradation).toEqual(degradation(served, next));
-    served = next;
-  }
-}
 
 describe('comparePacks', () => {
   it('says what composing every member says, whatever the edits (RoboCo: fleet, registry, manifest)', async () => {
