@@ -7,10 +7,11 @@ import {
   type Where,
 } from './diagnostics.js';
 import { type Agent, buildFleet } from './fleet.js';
-import { type SplitFile, splitFrontmatter, splitFrontmatterLenient } from './frontmatter.js';
+import { splitFrontmatterLenient } from './frontmatter.js';
 import { compileGlob, globMatch } from './glob.js';
 import { type Manifest, resolveManifest } from './manifest.js';
 import { type ManifestPart, parseManifestPart } from './manifest-parse.js';
+import { DecodedFile, decodeFile, fileStep, type PackFile, packVersion, splitPackFile } from './pack-file.js';
 import { resolvePackPath } from './pack-path.js';
 import { memoByBytes } from './parse-memo.js';
 import { operatorPath, pathSettingNames } from './path-settings.js';
@@ -18,33 +19,14 @@ import { isPresetName, PRESET_NAMES, presetText } from './presets.js';
 import { type RoleRecord, registrySteps } from './roles.js';
 import { selectPath } from './select.js';
 import { applyOverrides, type ResolvedSettings, resolveEnvSettings } from './settings.js';
-import { byteOrder, decodeLossy, decodeText, firstInvalidUtf8, sha256, utf8Length } from './text.js';
+import { byteOrder, decodeLossy, decodeText, firstInvalidUtf8 } from './text.js';
 import { type ParsedYaml, parseYaml } from './yaml.js';
 import { runSteps, runStepsSliced, type Yielder } from './yielder.js';
 
 /** The manifest file a pack may hold at its root. */
 export const MANIFEST_FILE = 'strata.yaml';
 
-/** One file of the pack, decoded. */
-export interface PackFile {
-  path: string;
-  /** sha256 of the raw bytes. */
-  sha256: string;
-  /** The decoded, newline-normalised text (frontmatter included). */
-  text: string;
-  /** Frontmatter metadata ({} when none; YAML files have none). */
-  meta: Readonly<Record<string, unknown>>;
-  /** The layer text: body after frontmatter, trimmed (docs/pack-format.md, "Files"). */
-  prompt: string;
-  readonly promptSha256: string;
-  promptBytes: number;
-  /** Character offset of the body in `text`. */
-  bodyOffset: number;
-  /** The file's bytes, for files the manifest keeps raw (`raw:`): cut by byte budgets as they are. */
-  raw?: Uint8Array;
-  /** Set when the frontmatter parsed only after its values were quoted (`frontmatter: lenient`). */
-  frontmatterRetried?: true;
-}
+export type { PackFile } from './pack-file.js';
 
 /**
  * An immutable, fully validated, in-memory view of one pack version. Compose reads only
@@ -395,94 +377,6 @@ const WHOLE_PACK_CODES: ReadonlySet<DiagnosticCode> = new Set([
   'READ_TIMEOUT',
   'PACK_UNSTABLE',
 ]);
-const fileSteps = new Map<string, string>();
-
-/** The memo step of {@link splitPackFile} for a mode (one string per mode, not per file). */
-function fileStep(mode: string, isRaw: boolean): string {
-  const key = isRaw ? `${mode}\0raw` : mode;
-  let step = fileSteps.get(key);
-  if (step === undefined) {
-    step = `file\0${key}`;
-    fileSteps.set(key, step);
-  }
-  return step;
-}
-
-/** Decodes one file's bytes (strict UTF-8, frontmatter split for prompt files). */
-function decodeFile(
-  path: string,
-  bytes: Uint8Array,
-  diagnostics: Diagnostic[],
-  frontmatter: Map<string, ParsedYaml>,
-): PackFile | undefined {
-  const text = decodeText(bytes);
-  if (text === undefined) {
-    const offset = firstInvalidUtf8(bytes);
-    diagnostics.push(
-      error('INVALID_UTF8', `file is not valid UTF-8 (first bad byte at offset ${offset})`, { file: path }),
-    );
-    return undefined;
-  }
-  const decoded = splitPackFile(path, bytes, text, /\.ya?ml$/i.test(path) ? 'yaml' : 'strict', false);
-  const { file, split } = decoded instanceof DecodedFile ? { file: decoded, split: undefined } : decoded;
-  if (split) {
-    diagnostics.push(...split.diagnostics);
-    if (split.yaml) frontmatter.set(path, split.yaml);
-  }
-  return file;
-}
-
-/**
- * One decoded file: its frontmatter split off (by the manifest's frontmatter mode; none
- * for YAML files and `none`), and its trimmed prompt. Pure in its arguments, so the build
- * remembers it per bytes object; the split is kept with it only when it has something to
- * say (parsed frontmatter to locate values in, or problems).
- */
-function splitPackFile(
-  path: string,
-  bytes: Uint8Array,
-  text: string,
-  mode: 'yaml' | Manifest['frontmatter'],
-  isRaw: boolean,
-): DecodedFile | { file: DecodedFile; split: SplitFile & { retried?: boolean } } {
-  let split: (SplitFile & { retried?: boolean }) | undefined;
-  if (mode !== 'yaml' && mode !== 'none')
-    split = mode === 'lenient' ? splitFrontmatterLenient(text, path) : splitFrontmatter(text, path);
-  const meta = split && Object.keys(split.meta).length > 0 ? split.meta : NO_META;
-  const file = new DecodedFile(path, sha256(bytes), text, meta, (split ? split.body : text).trim());
-  if (split?.bodyOffset) file.bodyOffset = split.bodyOffset;
-  if (isRaw) file.raw = bytes;
-  if (split?.retried && split.yaml) file.frontmatterRetried = true;
-  return split && (split.yaml || split.diagnostics.length > 0) ? { file, split } : file;
-}
-
-/** The metadata of every file without any (one shared, frozen object). */
-const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
-
-/** A {@link PackFile}: its prompt's hash computed on first use (most files of a large pack are never composed in a process). */
-class DecodedFile implements PackFile {
-  #promptSha256: string | undefined;
-  readonly promptBytes: number;
-  bodyOffset = 0;
-  declare raw?: Uint8Array;
-  declare frontmatterRetried?: true;
-
-  constructor(
-    readonly path: string,
-    readonly sha256: string,
-    readonly text: string,
-    readonly meta: Readonly<Record<string, unknown>>,
-    readonly prompt: string,
-  ) {
-    this.promptBytes = utf8Length(prompt);
-  }
-
-  get promptSha256(): string {
-    this.#promptSha256 ??= sha256(this.prompt);
-    return this.#promptSha256;
-  }
-}
-
 /** NO_LAYERS: the manifest composes nothing; says what turned layout detection off. */
 function noLayers(root: ManifestPart, rootKey: string, paths: readonly string[]): Diagnostic {
   const where: Where = root.layersAt ?? { file: root.file, line: 1, col: 1 };
@@ -514,21 +408,6 @@ function presetPart(name: string, diagnostics: Diagnostic[]): ManifestPart {
   }
   diagnostics.push(...parsed.diagnostics);
   return parsed.part;
-}
-
-function packVersion(
-  files: ReadonlyMap<string, PackFile>,
-  refused: readonly string[],
-  preset: string,
-  external: ReadonlyMap<string, PackFile>,
-): string {
-  const lines = [`preset ${preset}`];
-  for (const [path, file] of [...files].sort(([a], [b]) => byteOrder(a, b)))
-    lines.push(`${file.sha256} ${path}`);
-  for (const path of [...refused].sort(byteOrder)) lines.push(`refused ${path}`);
-  for (const [path, file] of [...external].sort(([a], [b]) => byteOrder(a, b)))
-    lines.push(`external ${file.sha256} ${path}`);
-  return sha256(lines.join('\n')).slice(0, 16);
 }
 
 /**
