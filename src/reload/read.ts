@@ -31,12 +31,15 @@ export interface StableReadOptions {
  * reads through the consistent folder read (`readStablePack`), which accepts a read only
  * when no file changed across it and the pack had been quiet, retries with a growing
  * pause, and otherwise fails with PACK_UNSTABLE (the store keeps the last good version).
+ * A request's hints (the paths file events named) make it a hinted read: only those
+ * paths are looked at, on top of the last complete read, whenever that is safe (see
+ * `readPackDir`); otherwise, and without hints, the whole pack is read.
  *
  * @example
  * const store = new SnapshotStore(stablePackLoader({ dir: '/etc/strata/prompts' }));
  */
 export function stablePackLoader(source: ReloadSource, options: StableReadOptions = {}): PackLoader {
-  return () =>
+  return (request) =>
     source.dir === undefined
       ? readOnce(source)
       : openPack(
@@ -44,6 +47,7 @@ export function stablePackLoader(source: ReloadSource, options: StableReadOption
           {
             ...openOptions(source),
             stable: { quietMs: source.quietMs, attempts: options.attempts, backoffMs: options.settleMs },
+            ...(request?.hints ? { hints: request.hints } : {}),
           },
         );
 }

@@ -1,3 +1,5 @@
+import { PathHints } from './hints.js';
+
 /** What a reload found, as far as scheduling the next one goes. */
 export type ReadResult =
   /** The read was consistent (whatever it then did: swapped, unchanged, failed validation). */
@@ -35,15 +37,21 @@ export interface Clock {
  * up to `maxRetryMs`; an event brings the pause forward. The poll only reads an idle,
  * quiet pack.
  *
+ * Events may name the pack path they concern: a read takes the paths named since the
+ * last read began as its hints (see {@link PathHints}: over a bound, or after an event
+ * naming no path, it is a full read), and events during a read go to the next read's
+ * hints. A read that found the pack changing is retried with its hints and any new ones,
+ * so no path is lost. The poll is always a full read.
+ *
  * @example
  * const schedule = new ReloadSchedule(
  *   async (trigger) => ((await store.reload(trigger)).outcome === 'superseded' ? 'unstable' : 'settled'),
  *   { debounceMs: 100, maxWaitMs: 1000, minRetryMs: 100, maxRetryMs: 5000 },
  * );
- * watcher.on('all', () => schedule.notify());
+ * watcher.on('all', (_event, path) => schedule.notify(relative(dir, path)));
  */
 export class ReloadSchedule {
-  #read: (trigger: 'watch' | 'poll') => Promise<ReadResult>;
+  #read: ScheduledRead;
   #options: ScheduleOptions;
   #clock: Clock;
   #timer: unknown;
@@ -51,21 +59,27 @@ export class ReloadSchedule {
   #waiting: 'debounce' | 'retry' | undefined;
   #reading = false;
   #dirty = false;
+  #hints = new PathHints();
   #lastEventAt = Number.NEGATIVE_INFINITY;
   #pendingSince: number | undefined;
   #retryMs = 0;
   #closed = false;
 
-  constructor(read: (trigger: 'watch' | 'poll') => Promise<ReadResult>, options: ScheduleOptions) {
+  constructor(read: ScheduledRead, options: ScheduleOptions) {
     this.#read = read;
     this.#options = options;
     this.#clock = options.clock ?? SYSTEM_CLOCK;
   }
 
-  /** A file event: the pack may have changed since the last read began. */
-  notify(): void {
+  /**
+   * A file event: the pack may have changed since the last read began. `path` is the
+   * pack-relative path (`/`-separated) the event concerns; without one the next read
+   * reads the whole pack.
+   */
+  notify(path?: string): void {
     if (this.#closed) return;
     this.#dirty = true;
+    this.#hints.add(path);
     this.#lastEventAt = this.#clock.now();
     this.#pendingSince ??= this.#lastEventAt;
     // A read in progress re-arms when it ends; a retry pause is brought forward.
@@ -123,18 +137,23 @@ export class ReloadSchedule {
     this.#dirty = false;
     this.#pendingSince = undefined;
     this.#reading = true;
+    // A full read covers every path named so far.
+    const taken = this.#hints.take();
+    const hints = trigger === 'poll' ? undefined : taken;
     let read: Promise<ReadResult>;
     try {
-      read = this.#read(trigger);
+      read = this.#read(trigger, hints);
     } catch {
       read = Promise.resolve('unstable');
     }
     // A read that threw decided nothing: it is retried like an unstable one.
-    void read.catch((): ReadResult => 'unstable').then((result) => this.#finished(result));
+    void read.catch((): ReadResult => 'unstable').then((result) => this.#finished(result, hints));
   }
 
-  #finished(result: ReadResult): void {
+  #finished(result: ReadResult, hints: readonly string[] | undefined): void {
     this.#reading = false;
+    // A read that decided nothing still owes its paths to the next one.
+    if (result === 'unstable') this.#hints.merge(hints);
     if (this.#closed) return;
     const { debounceMs, minRetryMs, maxRetryMs } = this.#options;
     this.#retryMs = result === 'unstable' ? Math.min(Math.max(this.#retryMs * 2, minRetryMs), maxRetryMs) : 0;
@@ -143,6 +162,12 @@ export class ReloadSchedule {
     else if (result === 'unstable') this.#arm(this.#retryMs, 'retry');
   }
 }
+
+/**
+ * One read of the pack: `hints` are the pack paths events named since the last read
+ * began (undefined: read everything).
+ */
+export type ScheduledRead = (trigger: 'watch' | 'poll', hints?: readonly string[]) => Promise<ReadResult>;
 
 const SYSTEM_CLOCK: Clock = {
   now: () => Date.now(),

@@ -4,9 +4,30 @@ import { comparePacks, indexPack, type PromptChanges } from '../core/pack-compar
 import type { LoadResult, Snapshot } from '../core/snapshot.js';
 import { packProblemsSliced } from '../core/usable.js';
 import { Slices } from '../source/slices.js';
+import { PathHints } from './hints.js';
 
 /** Reads the pack once and builds a snapshot (or the diagnostics of why it cannot). */
-export type PackLoader = () => Promise<LoadResult>;
+export type PackLoader = (request: LoadRequest) => Promise<LoadedPack>;
+
+/** What one reload asks of the loader. */
+export interface LoadRequest {
+  /**
+   * The pack paths that may have changed since the last complete read (file events'
+   * paths, `/`-separated); undefined: read the whole pack. A loader may always read the
+   * whole pack instead; one that reads only these must give exactly what a full read
+   * would.
+   */
+  hints?: readonly string[];
+}
+
+/** A loader's answer: the load, and how the pack was read when the loader says. */
+export type LoadedPack = LoadResult & {
+  /** `hinted`: only the hinted paths were looked at, on top of the last complete read. */
+  read?: ReadKind;
+};
+
+/** How a reload read the pack: whole, or only the paths file events named. */
+export type ReadKind = 'hinted' | 'full';
 
 /** What started a reload. */
 export type ReloadTrigger = 'initial' | 'watch' | 'poll' | 'manual';
@@ -69,6 +90,11 @@ export interface ReloadOutcome {
   degradation?: DegradationReport;
   /** True when a degrading version was swapped in because the reload accepted it. */
   accepted?: boolean;
+  /**
+   * How the pack was read, when the loader says: `hinted` (only the paths file events
+   * named, on top of the last complete read) or `full`.
+   */
+  read?: ReadKind;
 }
 
 /** Events for subscribers (SSE, metrics, logs). */
@@ -99,6 +125,12 @@ export interface ReloadOptions {
    * held), so a pack that changed again meanwhile is held anew.
    */
   accept?: true | string;
+  /**
+   * The pack paths that may have changed since the last complete read (the watcher's
+   * events); undefined: read the whole pack. Reloads served by one follow-up reload read
+   * the union of their paths, or the whole pack when any of them asks for it.
+   */
+  hints?: readonly string[];
 }
 
 export interface StoreOptions {
@@ -121,7 +153,8 @@ export interface StoreOptions {
  * Holds the snapshot being served and replaces it only with a whole, validated one.
  * Readers take `store.state` once per request and use that object throughout, so no
  * request ever sees two versions. Reloads run one at a time; requests for a reload made
- * while one runs are served by a single follow-up reload.
+ * while one runs are served by a single follow-up reload (which reads the union of their
+ * hinted paths, or the whole pack when any of them reads it whole).
  *
  * @example
  * const store = new SnapshotStore(() => loadPack('examples/roboco'));
@@ -140,6 +173,8 @@ export class SnapshotStore {
   #listeners = new Set<(event: StoreEvent) => void>();
   #chain: Promise<unknown> = Promise.resolve();
   #queued: Promise<ReloadOutcome> | undefined;
+  /** The paths the queued reload reads (the union of every request it serves). */
+  #queuedHints = new PathHints();
 
   constructor(loader: PackLoader, options: StoreOptions = {}) {
     this.#loader = loader;
@@ -182,10 +217,11 @@ export class SnapshotStore {
 
   /** Reads the pack and swaps in the new snapshot when it is valid and different. */
   reload(trigger: ReloadTrigger = 'manual', options: ReloadOptions = {}): Promise<ReloadOutcome> {
+    this.#queuedHints.merge(options.hints);
     if (this.#queued) return this.#queued;
     const next = this.#chain.then(() => {
       this.#queued = undefined;
-      return this.#reloadOnce(trigger, options);
+      return this.#reloadOnce(trigger, options, this.#queuedHints.take());
     });
     this.#queued = next;
     this.#chain = next.catch(() => undefined);
@@ -200,11 +236,17 @@ export class SnapshotStore {
 
   // --- internal ---
 
-  async #reloadOnce(trigger: ReloadTrigger, options: ReloadOptions): Promise<ReloadOutcome> {
+  async #reloadOnce(
+    trigger: ReloadTrigger,
+    options: ReloadOptions,
+    hints: readonly string[] | undefined,
+  ): Promise<ReloadOutcome> {
     const started = performance.now();
-    let result: LoadResult;
+    let result: LoadedPack;
+    const request: LoadRequest = {};
+    if (hints) request.hints = hints;
     try {
-      result = await this.#loader();
+      result = await this.#loader(request);
     } catch (e) {
       result = {
         diagnostics: [
@@ -213,7 +255,12 @@ export class SnapshotStore {
       };
     }
     const current = this.#state?.snapshot;
-    const base = { trigger, previous: current?.version, durationMs: performance.now() - started };
+    const base: Pick<ReloadOutcome, 'trigger' | 'previous' | 'durationMs' | 'read'> = {
+      trigger,
+      previous: current?.version,
+      durationMs: performance.now() - started,
+    };
+    if (result.read) base.read = result.read;
     const none: PromptChanges = { agents: [], roles: [] };
     if (options.stale && (await options.stale())) {
       const outcome: ReloadOutcome = {

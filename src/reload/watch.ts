@@ -1,6 +1,6 @@
 import { type FSWatcher as NodeWatcher, statSync, watch as watchFolder } from 'node:fs';
 import { lstat, realpath } from 'node:fs/promises';
-import { basename, dirname, join, relative, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import { presetHiddenFolders } from '../core/snapshot.js';
 import { ReloadSchedule } from './schedule.js';
@@ -60,7 +60,8 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
   const bundle = isFile(dir);
   let closed = false;
   const schedule = new ReloadSchedule(
-    async (trigger) => (needsReread(await store.reload(trigger)) ? 'unstable' : 'settled'),
+    async (trigger, hints) =>
+      needsReread(await store.reload(trigger, hints ? { hints } : {})) ? 'unstable' : 'settled',
     {
       debounceMs,
       maxWaitMs: options.maxWaitMs ?? debounceMs * 10,
@@ -68,22 +69,30 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
       maxRetryMs: options.maxRetryMs ?? 5000,
     },
   );
-  const onEvent = () => schedule.notify();
+  // An event names a path of the pack (the next read may look only at it), or nothing:
+  // the pack root, a ConfigMap's `..data` swap, a root-link swap, a file outside the
+  // pack, a bundle (the next read reads everything).
+  const onEvent = (path?: string) =>
+    schedule.notify(path === undefined || bundle ? undefined : packPath(dir, path));
   // chokidar's own events are throttled per path (a second `change` within 50 ms, an
   // `unlink` within 100 ms, is dropped, with nothing sent when the pause ends), so the
   // last of a quick run of rename-saves or ..data swaps can go unreported. The raw
   // events of its folder watchers are every notification the kernel sent: each one
   // that concerns an entry of the pack counts as a change.
-  const onRaw = (counts: (path: string) => boolean) => (_event: string, name: unknown, details: unknown) => {
-    const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
-    if (typeof watched !== 'string') return;
-    // A folder's watcher names the entry; a file's own watcher names the file.
-    const named = typeof name === 'string' && name !== '';
-    if (
-      named ? counts(join(watched, name)) || (name === basename(watched) && counts(watched)) : counts(watched)
-    )
-      onEvent();
-  };
+  const onRaw =
+    (counts: (path: string) => boolean, report: (path: string) => void = onEvent) =>
+    (_event: string, name: unknown, details: unknown) => {
+      const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
+      if (typeof watched !== 'string') return;
+      // A folder's watcher names the entry; a file's own watcher names the file (which
+      // is not told apart from a folder's entry of the folder's own name: both count).
+      if (typeof name !== 'string' || name === '') {
+        if (counts(watched)) report(watched);
+        return;
+      }
+      if (counts(join(watched, name))) report(join(watched, name));
+      if (name === basename(watched) && counts(watched)) report(watched);
+    };
 
   // The folder's watcher; re-created when the root link is aimed elsewhere.
   let files: FSWatcher | undefined;
@@ -102,7 +111,7 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
         ? (path: string) => !bundleEntry(folder, basename(dir), path)
         : (path: string) => hidden(dir, path),
     });
-    files.on('all', onEvent);
+    files.on('all', (_event: string, path: string) => onEvent(path));
     files.on(
       'raw',
       onRaw(bundle ? (path) => bundleEntry(folder, basename(dir), path) : (path) => !hidden(dir, path)),
@@ -129,7 +138,10 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
       w.on('all', (_event: string, path: string) => {
         if (counts(path)) onEvent();
       });
-      w.on('raw', onRaw(counts));
+      w.on(
+        'raw',
+        onRaw(counts, () => onEvent()),
+      );
       w.on('error', (e) => options.onError?.(e));
       outsideReady = new Promise<void>((resolve) => w.once('ready', () => resolve()));
       outside = w;
@@ -211,6 +223,18 @@ function isFile(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The pack-relative path (`/`-separated) of an event's path, or undefined when it is no
+ * plain path inside the pack: the root itself, a path outside it, or one through a
+ * `..`-prefixed entry (a ConfigMap's `..data` and timestamped folders).
+ */
+function packPath(root: string, path: string): string | undefined {
+  const rel = relative(root, path);
+  if (rel === '' || isAbsolute(rel)) return undefined;
+  const parts = rel.split(sep);
+  return parts.some((p) => p === '' || p.startsWith('..')) ? undefined : parts.join('/');
 }
 
 /** A reload that decided nothing because the pack was changing (or too slow to read). */

@@ -42,6 +42,12 @@ export interface OpenOptions extends PackLimits {
    * the read and the pack had been quiet; PACK_UNSTABLE otherwise). See `readStablePack`.
    */
   stable?: Omit<StableReadOptions, keyof PackLimits>;
+  /**
+   * A folder's paths that may have changed since its last complete read in this process
+   * (`/`-separated, relative to the pack): only those are looked at when that is safe
+   * (see `readPackDir`); the result is the same as a full read's. Folders only.
+   */
+  hints?: readonly string[];
   /** Hidden folder names to read (default: those a built-in preset reads, plus the manifest's `hidden:`). */
   hidden?: readonly string[];
   /**
@@ -61,7 +67,7 @@ export interface OpenOptions extends PackLimits {
  * const base = await openPack({ kind: 'git', dir: 'examples/roboco', rev: 'HEAD~1' });
  * const mem = await openPack({ kind: 'files', files: new Map([['base.md', 'Be brief.']]) });
  */
-export async function openPack(source: PackSource, options: OpenOptions = {}): Promise<LoadResult> {
+export async function openPack(source: PackSource, options: OpenOptions = {}): Promise<OpenResult> {
   const hidden = options.hidden ?? presetHiddenFolders();
   const result = await readAndBuild(source, { ...options, hidden });
   // A manifest may opt in hidden folders no preset reads: read again with them.
@@ -69,12 +75,18 @@ export async function openPack(source: PackSource, options: OpenOptions = {}): P
   return more.length > 0 ? readAndBuild(source, { ...options, hidden: [...hidden, ...more] }) : result;
 }
 
+/** What {@link openPack} gives: the load, and for a folder how it was read. */
+export type OpenResult = LoadResult & {
+  /** A folder's read: `hinted` (only the hinted paths looked at) or `full`. */
+  read?: 'hinted' | 'full';
+};
+
 /** The kinds of {@link PackSource}. */
 export type PackSourceKind = PackSource['kind'];
 
 // --- internal ---
 
-async function readAndBuild(source: PackSource, options: OpenOptions): Promise<LoadResult> {
+async function readAndBuild(source: PackSource, options: OpenOptions): Promise<OpenResult> {
   const reader = READERS[source.kind] as (s: PackSource, o: OpenOptions) => Promise<SourceRead>;
   const read = await reader(source, options);
   // A consistent read is a reload's (or a service's start): its build runs in slices, so
@@ -94,12 +106,16 @@ async function readAndBuild(source: PackSource, options: OpenOptions): Promise<L
   if (read.root !== undefined) input.root = read.root;
   if (options.settings !== undefined) input.operatorSettings = options.settings;
   // Files outside the pack that path settings name are read here too (one more build).
-  return buildWithExternal(input, build, options.maxFileBytes);
+  const result: OpenResult = await buildWithExternal(input, build, options.maxFileBytes);
+  if (read.read) result.read = read.read;
+  return result;
 }
 
 /** What a reader hands to the pure build step. */
 interface SourceRead extends Omit<PackFiles, 'root'> {
   root?: string;
+  /** A folder's read: whole, or only hinted paths. */
+  read?: 'hinted' | 'full';
 }
 
 const READERS = {
@@ -111,10 +127,11 @@ const READERS = {
 
 async function readDir(source: { kind: 'dir'; dir: string }, options: OpenOptions): Promise<SourceRead> {
   if (await isBundleFile(source.dir)) return readBundle({ kind: 'bundle', file: source.dir }, options);
-  const limits = { ...limitsOf(options), hidden: options.hidden };
-  return options.stable
+  const limits = { ...limitsOf(options), hidden: options.hidden, hints: options.hints };
+  const read = await (options.stable
     ? readStablePack(source.dir, { ...limits, ...options.stable })
-    : readPackDir(source.dir, limits);
+    : readPackDir(source.dir, limits));
+  return { ...read, read: read.hinted ? 'hinted' : 'full' };
 }
 
 async function readBundle(

@@ -49,6 +49,12 @@ export type ReadPackOptions = PackLimits & {
    * are listed.
    */
   recheck?: boolean;
+  /**
+   * The paths (`/`-separated, relative to the pack) that may have changed since the last
+   * complete read of this folder in this process (a watcher's events): when that read
+   * is kept and it is safe, only these are looked at (see {@link readPackDir}).
+   */
+  hints?: readonly string[];
 };
 
 export interface PackFiles {
@@ -75,6 +81,8 @@ export interface DiskPackFiles extends PackFiles {
    * since the epoch (0: none).
    */
   newestChangeMs: number;
+  /** True when only hinted paths were looked at, on top of the last complete read. */
+  hinted?: boolean;
 }
 
 /**

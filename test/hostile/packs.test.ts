@@ -44,7 +44,7 @@ describe('hostile packs', () => {
     writeFiles(outside, { 'base.md': 'Secret.\n', 'roles/writer.md': 'Outside.\n' });
     const pack = tempDir();
     symlinkSync(outside, join(pack, '..data'));
-    for (const result of [await loadPack(pack), await stablePackLoader({ dir: pack, env: {} })()]) {
+    for (const result of [await loadPack(pack), await stablePackLoader({ dir: pack, env: {} })({})]) {
       expect(result.snapshot).toBeUndefined();
       expect(result.diagnostics).toEqual([
         expect.objectContaining({ code: 'PATH_OUTSIDE_PACK', file: '..data', severity: 'error' }),
@@ -63,7 +63,7 @@ describe('hostile packs', () => {
       symlinkSync(`..data/${name}`, join(pack, name));
     const direct = await loadPack(ROBOCO);
     const viaVolume = await loadPack(pack);
-    const served = await stablePackLoader({ dir: pack })();
+    const served = await stablePackLoader({ dir: pack })({});
     expect(viaVolume.snapshot).toBeDefined();
     expect(served.snapshot?.version).toBe(viaVolume.snapshot?.version);
     expect([...viaVolume.snapshot!.files.keys()]).toEqual(

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_HINTS } from '../../src/reload/hints.js';
 import { type Clock, type ReadResult, ReloadSchedule } from '../../src/reload/schedule.js';
 
 // The watcher's scheduling on a manual clock: every step is decided by the test, so
@@ -142,11 +143,88 @@ describe('when the watcher reads the pack', () => {
   });
 });
 
+describe('which paths a read looks at', () => {
+  it('a read takes the paths events named since the last read began, sorted and once each', async () => {
+    const { schedule, clock, reads } = setup();
+    schedule.notify('roles/b.md');
+    schedule.notify('roles/a.md');
+    schedule.notify('roles/b.md');
+    await clock.advance(10);
+    expect(reads.map((r) => r.hints)).toEqual([['roles/a.md', 'roles/b.md']]);
+  });
+
+  it('events during a read go to the next read, and only they', async () => {
+    const { schedule, clock, reads } = setup();
+    schedule.notify('a.md');
+    await clock.advance(10);
+    schedule.notify('b.md');
+    schedule.notify('c/d.md');
+    reads[0]!.finish('settled');
+    await clock.advance(10);
+    expect(reads.map((r) => r.hints)).toEqual([['a.md'], ['b.md', 'c/d.md']]);
+  });
+
+  it('an event naming no path makes the next read a full one, and the one after hinted again', async () => {
+    const { schedule, clock, reads } = setup();
+    schedule.notify('a.md');
+    schedule.notify();
+    schedule.notify('b.md');
+    await clock.advance(10);
+    schedule.notify('c.md');
+    reads[0]!.finish('settled');
+    await clock.advance(10);
+    expect(reads.map((r) => r.hints)).toEqual([undefined, ['c.md']]);
+  });
+
+  it('more paths than the bound make a full read', async () => {
+    const { schedule, clock, reads } = setup();
+    for (let i = 0; i < MAX_HINTS; i++) schedule.notify(`roles/r${i}.md`);
+    await clock.advance(10);
+    expect(reads[0]!.hints).toHaveLength(MAX_HINTS);
+    for (let i = 0; i <= MAX_HINTS; i++) schedule.notify(`roles/r${i}.md`);
+    reads[0]!.finish('settled');
+    await clock.advance(10);
+    expect(reads[1]!.hints).toBeUndefined();
+  });
+
+  it('a read that decided nothing is retried with its paths and those named since', async () => {
+    const { schedule, clock, reads } = setup();
+    schedule.notify('a.md');
+    await clock.advance(10);
+    reads[0]!.finish('unstable');
+    await clock.advance(20);
+    expect(reads[1]!.hints).toEqual(['a.md']);
+    schedule.notify('b.md');
+    reads[1]!.fail(new Error('disk gone'));
+    await clock.advance(40);
+    expect(reads[2]!.hints).toEqual(['a.md', 'b.md']);
+    reads[2]!.finish('settled');
+    await clock.advance(60_000);
+    expect(reads).toHaveLength(3);
+  });
+
+  it('the poll is always a full read, and covers the paths named before it began', async () => {
+    const { schedule, clock, reads } = setup();
+    schedule.poll();
+    expect(reads[0]!.hints).toBeUndefined();
+    schedule.notify('a.md');
+    reads[0]!.finish('unstable');
+    await clock.advance(10);
+    // The poll's own retry is full, and includes the event's path.
+    expect(reads[1]!.hints).toBeUndefined();
+    reads[1]!.finish('settled');
+    await clock.advance(60_000);
+    expect(reads).toHaveLength(2);
+  });
+});
+
 // --- internal ---
 
 interface Read {
   at: number;
   trigger: 'watch' | 'poll';
+  /** The paths the read looks at (undefined: the whole pack). */
+  hints: readonly string[] | undefined;
   finish(result: ReadResult): void;
   fail(e: unknown): void;
 }
@@ -155,8 +233,8 @@ function setup(options = OPTIONS) {
   const clock = new ManualClock();
   const reads: Read[] = [];
   const schedule = new ReloadSchedule(
-    (trigger) =>
-      new Promise<ReadResult>((finish, fail) => reads.push({ at: clock.now(), trigger, finish, fail })),
+    (trigger, hints) =>
+      new Promise<ReadResult>((finish, fail) => reads.push({ at: clock.now(), trigger, hints, finish, fail })),
     { ...options, clock },
   );
   return { schedule, clock, reads };
