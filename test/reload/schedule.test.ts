@@ -234,7 +234,9 @@ function setup(options = OPTIONS) {
   const reads: Read[] = [];
   const schedule = new ReloadSchedule(
     (trigger, hints) =>
-      new Promise<ReadResult>((finish, fail) => reads.push({ at: clock.now(), trigger, hints, finish, fail })),
+      new Promise<ReadResult>((finish, fail) =>
+        reads.push({ at: clock.now(), trigger, hints, finish, fail }),
+      ),
     { ...options, clock },
   );
   return { schedule, clock, reads };
