@@ -1,7 +1,7 @@
 import { type Diagnostic, error } from './diagnostics.js';
 import { type SplitFile, splitFrontmatter, splitFrontmatterLenient } from './frontmatter.js';
 import type { Manifest } from './manifest.js';
-import { byteOrder, decodeText, firstInvalidUtf8, sha256, utf8Length } from './text.js';
+import { byteOrder, decodeLossy, decodeText, firstInvalidUtf8, sha256, utf8Length } from './text.js';
 import type { ParsedYaml } from './yaml.js';
 
 // One pack file decoded for a snapshot, and the version hash over a snapshot's files.
@@ -82,9 +82,9 @@ export function decodeFile(
 
 /**
  * One decoded file: its frontmatter split off (by the manifest's frontmatter mode; none
- * for YAML files and `none`), and its trimmed prompt. Pure in its arguments, so the build
- * remembers it per bytes object; the split is kept with it only when it has something to
- * say (parsed frontmatter to locate values in, or problems).
+ * for YAML files and `none`), and its trimmed prompt's size. Pure in its arguments, so the
+ * build remembers it per bytes object; the split is kept with it only when it has problems
+ * to report again (its parsed frontmatter is parsed again when a position is needed).
  */
 export function splitPackFile(
   path: string,
@@ -92,41 +92,85 @@ export function splitPackFile(
   text: string,
   mode: 'yaml' | Manifest['frontmatter'],
   isRaw: boolean,
-): DecodedFile | { file: DecodedFile; split: SplitFile & { retried?: boolean } } {
-  let split: (SplitFile & { retried?: boolean }) | undefined;
-  if (mode !== 'yaml' && mode !== 'none')
-    split = mode === 'lenient' ? splitFrontmatterLenient(text, path) : splitFrontmatter(text, path);
+): DecodedFile | { file: DecodedFile; split: Pick<SplitFile, 'yaml' | 'diagnostics'> } {
+  const split = mode === 'yaml' ? undefined : splitOf(text, path, mode);
   const meta = split && Object.keys(split.meta).length > 0 ? split.meta : NO_META;
-  const file = new DecodedFile(path, sha256(bytes), text, meta, (split ? split.body : text).trim());
-  if (split?.bodyOffset) file.bodyOffset = split.bodyOffset;
-  if (isRaw) file.raw = bytes;
-  if (split?.retried && split.yaml) file.frontmatterRetried = true;
-  return split && (split.yaml || split.diagnostics.length > 0) ? { file, split } : file;
+  const bodyOffset = split?.bodyOffset ?? 0;
+  const prompt = (bodyOffset === 0 ? text : text.slice(bodyOffset)).trim();
+  const flags = (isRaw ? RAW : 0) | (split?.retried && split.yaml ? RETRIED : 0);
+  const file = new DecodedFile(path, sha256(bytes), bytes, meta, bodyOffset, utf8Length(prompt), flags);
+  return split && split.diagnostics.length > 0
+    ? { file, split: { yaml: split.yaml, diagnostics: split.diagnostics } }
+    : file;
 }
+
+/** A prompt file's frontmatter split by the manifest's mode (none for `none`). */
+export function splitOf(
+  text: string,
+  path: string,
+  mode: Manifest['frontmatter'],
+): (SplitFile & { retried?: boolean }) | undefined {
+  if (mode === 'none') return undefined;
+  return mode === 'lenient' ? splitFrontmatterLenient(text, path) : splitFrontmatter(text, path);
+}
+
+/** The memo's answer for bytes that are not UTF-8 (reported by the build, not kept). */
+export const NOT_UTF8 = Symbol('not UTF-8');
 
 /** The metadata of every file without any (one shared, frozen object). */
 export const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
 
-/** A {@link PackFile}: its prompt's hash computed on first use (most files of a large pack are never composed in a process). */
+/** {@link DecodedFile} flags: a raw file (text decoded lossily), frontmatter parsed on retry. */
+const RAW = 1;
+const RETRIED = 2;
+
+/**
+ * A {@link PackFile} that keeps only its bytes: its text is decoded from them when asked
+ * (decoding is deterministic, so it is the text the build split), its prompt on first use
+ * and its prompt's hash on first use, then kept (most files of a large pack are never
+ * composed in a process, and a loaded pack then holds one copy of each file).
+ */
 export class DecodedFile implements PackFile {
+  #prompt: string | undefined;
   #promptSha256: string | undefined;
-  readonly promptBytes: number;
-  bodyOffset = 0;
-  declare raw?: Uint8Array;
-  declare frontmatterRetried?: true;
+  readonly #bytes: Uint8Array;
+  readonly #flags: number;
 
   constructor(
     readonly path: string,
     readonly sha256: string,
-    readonly text: string,
+    bytes: Uint8Array,
     readonly meta: Readonly<Record<string, unknown>>,
-    readonly prompt: string,
+    readonly bodyOffset: number,
+    readonly promptBytes: number,
+    flags: number,
   ) {
-    this.promptBytes = utf8Length(prompt);
+    this.#bytes = bytes;
+    this.#flags = flags;
+  }
+
+  get text(): string {
+    return this.#flags & RAW ? decodeLossy(this.#bytes) : decodeText(this.#bytes)!;
+  }
+
+  get prompt(): string {
+    if (this.#prompt === undefined) {
+      const text = this.text;
+      this.#prompt = (this.bodyOffset === 0 ? text : text.slice(this.bodyOffset)).trim();
+    }
+    return this.#prompt;
   }
 
   get promptSha256(): string {
     this.#promptSha256 ??= sha256(this.prompt);
     return this.#promptSha256;
+  }
+
+  get raw(): Uint8Array | undefined {
+    return this.#flags & RAW ? this.#bytes : undefined;
+  }
+
+  get frontmatterRetried(): true | undefined {
+    return this.#flags & RETRIED ? true : undefined;
   }
 }

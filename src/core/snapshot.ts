@@ -11,7 +11,16 @@ import { splitFrontmatterLenient } from './frontmatter.js';
 import { compileGlob, globMatch } from './glob.js';
 import { type Manifest, resolveManifest } from './manifest.js';
 import { type ManifestPart, parseManifestPart } from './manifest-parse.js';
-import { DecodedFile, decodeFile, fileStep, type PackFile, packVersion, splitPackFile } from './pack-file.js';
+import {
+  DecodedFile,
+  decodeFile,
+  fileStep,
+  NOT_UTF8,
+  type PackFile,
+  packVersion,
+  splitOf,
+  splitPackFile,
+} from './pack-file.js';
 import { resolvePackPath } from './pack-path.js';
 import { memoByBytes } from './parse-memo.js';
 import { operatorPath, pathSettingNames } from './path-settings.js';
@@ -210,16 +219,24 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
     const bytes = input.files.get(path)!;
     const isYaml = /\.ya?ml$/i.test(path);
     const isRaw = !isYaml && rawGlobs.some((g) => g(path));
-    const text = isRaw ? undefined : strictText(path);
-    if (!isRaw && text === undefined) continue;
-    // Decoded and split once per bytes object: an unchanged file of a reload costs nothing here.
+    // A YAML file's text is also parsed (once, the memo): decoded through the same step.
+    if (isYaml && strictText(path) === undefined) continue;
+    // Decoded and split once per bytes object: an unchanged file of a reload costs nothing
+    // here. The text is not kept: the file derives it from its bytes when asked.
     const mode = isYaml ? 'yaml' : manifest.frontmatter;
     const decoded = memoByBytes(
       bytes,
       fileStep(mode, isRaw),
-      () => splitPackFile(path, bytes, isRaw ? decodeLossy(bytes) : text!, mode, isRaw),
+      () => {
+        const text = isRaw ? decodeLossy(bytes) : decodeText(bytes);
+        return text === undefined ? NOT_UTF8 : splitPackFile(path, bytes, text, mode, isRaw);
+      },
       path,
     );
+    if (decoded === NOT_UTF8) {
+      strictText(path); // reports INVALID_UTF8
+      continue;
+    }
     const { file, split } = decoded instanceof DecodedFile ? { file: decoded, split: undefined } : decoded;
     if (split) {
       diagnostics.push(...split.diagnostics);
@@ -227,6 +244,17 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
     }
     files.set(path, file);
   }
+  // Frontmatter positions (fleet diagnostics) from a parse of the file again: a split is
+  // kept only for files with problems, so a loaded pack holds no frontmatter text.
+  const relocated = new Map<string, ParsedYaml | undefined>();
+  const locateMeta = (path: string, key: string): Where => {
+    const kept = frontmatter.get(path);
+    if (kept) return kept.locate([key]);
+    const file = files.get(path);
+    if (!file || file.bodyOffset === 0 || /\.ya?ml$/i.test(path)) return { file: path };
+    if (!relocated.has(path)) relocated.set(path, splitOf(file.text, path, manifest.frontmatter)?.yaml);
+    return relocated.get(path)?.locate([key]) ?? { file: path };
+  };
 
   if (manifest.layers.length === 0 && !hasErrors(diagnostics)) {
     diagnostics.push(noLayers(rootPart, rootKey, paths));
@@ -284,7 +312,7 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
   const fleetYaml = files.has(manifest.fleet.file) ? yamlOf(manifest.fleet.file) : undefined;
   const { agents, diagnostics: fd } = buildFleet(manifest.fleet, fleetYaml, filePaths, (p) => ({
     meta: (files.get(p)?.meta as Record<string, unknown>) ?? {},
-    locate: (key: string): Where => frontmatter.get(p)?.locate([key]) ?? { file: p },
+    locate: (key: string): Where => locateMeta(p, key),
   }));
   diagnostics.push(...fd);
   if (roles.size > 0) {
