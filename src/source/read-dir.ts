@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import {
-  type BigIntStats,
   closeSync,
   constants,
   type Dirent,
@@ -10,6 +9,7 @@ import {
   readlinkSync,
   readSync,
   realpathSync,
+  type Stats,
   statSync,
 } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
@@ -226,7 +226,7 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
   // is listed, its identity from the opened file (one stat fewer per file).
   const cold = !limits.reuse.has(pack.root);
   const reading: Reading | undefined = cold
-    ? { kept: new Map(), problems: [], refused: [], slab: new Slab() }
+    ? { kept: new Map(), problems: [], refused: [], slab: new Slab(), readAtMs: Date.now() }
     : undefined;
   const listing = await list(out, pack, limits, slices, reading);
   out.identity = listing.identity;
@@ -272,6 +272,11 @@ interface Reading {
   refused: string[];
   /** Where small files' bytes are allocated. */
   slab: Slab;
+  /**
+   * `Date.now()` when the read began: the time every file of the read is kept as read at
+   * (earlier than each file's own, so the reuse cache's settled rule only grows stricter).
+   */
+  readAtMs: number;
 }
 
 /** Lists the pack (stat only), applying the count and total-size limits. */
@@ -329,6 +334,12 @@ async function walk(
   // shows here (the quiet rule then waits), though the entry itself is not seen.
   state.newest = Math.max(state.newest, changedSince(realDir));
   entries.sort((a, b) => byteOrder(a.name, b.name));
+  // A real path and a name without separators: joined without path.join's normalising.
+  const inDir = realDir.endsWith(sep) ? realDir : realDir + sep;
+  // Whether this folder's real path is where its path leads without symlinks (the reuse
+  // key then leaves out files' real paths: see reuseKey).
+  const direct =
+    inDir === (pack.root.endsWith(sep) ? pack.root : pack.root + sep) + (relDir ? relDir + sep : '');
   for (const entry of entries) {
     if (state.stop) return;
     if (entry.name.startsWith('.') && !limits.hidden.has(entry.name)) continue;
@@ -339,16 +350,16 @@ async function walk(
       return;
     }
     const rel = relDir ? [relDir, entry.name].join('/') : entry.name; // flat: kept as a key
-    let real = join(realDir, entry.name);
+    let real = inDir + entry.name;
     if (state.reading && entry.isFile()) {
-      const done = readListed(out, rel, real, state, limits);
+      const done = readListed(out, rel, real, direct, state, limits);
       if (done === STOP) return;
       if (done) continue;
     }
-    let st: BigIntStats;
+    let st: Stats;
     try {
       if (entry.isSymbolicLink()) real = realpathSync(throughData(pack, real, readlinkSync(real)));
-      st = statSync(real, { bigint: true });
+      st = statSync(real);
     } catch (e) {
       const what = entry.isSymbolicLink() ? 'broken symlink' : 'cannot read entry';
       out.diagnostics.push(error('READ_ERROR', `${what}: ${reason(e)}`, { file: rel }));
@@ -363,7 +374,7 @@ async function walk(
       state.ids.add(`${rel}\0outside\0${real}`);
       continue;
     }
-    const line = statLine(st);
+    const line = statLine(st, real);
     const identity = identityLine(rel, real, line);
     state.ids.add(identity);
     if (st.isDirectory()) {
@@ -376,9 +387,9 @@ async function walk(
       seen.add(real);
       await walk(out, pack, real, rel, seen, state, limits, slices);
     } else if (st.isFile()) {
-      const changedMs = Math.max(Number(st.mtimeMs), Number(st.ctimeMs));
+      const changedMs = Math.max(st.mtimeMs, st.ctimeMs);
       state.newest = Math.max(state.newest, changedMs);
-      const size = Number(st.size);
+      const size = st.size;
       if (size > limits.maxFileBytes) {
         out.refused.add(rel);
         out.diagnostics.push(fileTooLarge(rel, size, limits.maxFileBytes));
@@ -415,11 +426,11 @@ function readListed(
   out: PackFiles,
   rel: string,
   real: string,
+  direct: boolean,
   state: WalkState,
   limits: ReadLimits,
 ): boolean | typeof STOP {
   const reading = state.reading!;
-  const readAtMs = Date.now();
   let fd: number;
   try {
     fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
@@ -427,13 +438,13 @@ function readListed(
     return false;
   }
   try {
-    const st = fstatSync(fd, { bigint: true });
+    const st = fstatSync(fd);
     if (!st.isFile()) return false;
-    const line = statLine(st);
+    const line = statLine(st, fd);
     state.ids.add(identityLine(rel, real, line));
-    const changedMs = Math.max(Number(st.mtimeMs), Number(st.ctimeMs));
+    const changedMs = Math.max(st.mtimeMs, st.ctimeMs);
     state.newest = Math.max(state.newest, changedMs);
-    const size = Number(st.size);
+    const size = st.size;
     if (size > limits.maxFileBytes) {
       out.refused.add(rel);
       out.diagnostics.push(fileTooLarge(rel, size, limits.maxFileBytes));
@@ -454,7 +465,11 @@ function readListed(
     }
     const kept = filled === size ? bytes : bytes.subarray(0, filled);
     out.files.set(rel, kept);
-    reading.kept.set(rel, { identity: reuseKey(out.root, rel, real, line), bytes: kept, readAtMs });
+    reading.kept.set(rel, {
+      identity: direct ? line : [line, real].join('\0'),
+      bytes: kept,
+      readAtMs: reading.readAtMs,
+    });
     if (limits.recheck) state.newest = Math.max(state.newest, changedSince(real));
     return true;
   } catch (e) {
@@ -475,11 +490,10 @@ function readNow(
   maxBytes: number,
   reading: Reading,
 ): void {
-  const readAtMs = Date.now();
   const read = readRegularFileSync(real, rel, maxBytes);
   if ('bytes' in read) {
     out.files.set(rel, read.bytes);
-    reading.kept.set(rel, { identity, bytes: read.bytes, readAtMs });
+    reading.kept.set(rel, { identity, bytes: read.bytes, readAtMs: reading.readAtMs });
   } else {
     reading.refused.push(rel);
     reading.problems.push(read.problem);
@@ -511,7 +525,7 @@ class Slab {
       this.#block = new Uint8Array(SLAB_BYTES);
       this.#used = 0;
     }
-    const view = this.#block.subarray(this.#used, this.#used + size);
+    const view = new Uint8Array(this.#block.buffer, this.#used, size);
     this.#used += size;
     return view;
   }
@@ -539,10 +553,20 @@ function identityLine(rel: string, real: string, line: string): string {
   return [rel, real, line].join('\0');
 }
 
-/** Kind, inode, size and change times of an entry (one flat string: it is kept per file). */
-function statLine(st: BigIntStats): string {
-  return [kind(st), st.ino, st.size, st.mtimeNs, st.ctimeNs].join('\0');
+/**
+ * Kind, inode, size and change times of an entry (one flat string: it is kept per file),
+ * from its number stats: times in ms with the fraction the file system gives (to about a
+ * quarter of a microsecond). An inode number past 2^53 is not exact as a number: such an
+ * entry (`at`: its path or open descriptor) is taken again as BigInts for its inode.
+ */
+function statLine(st: Stats, at: string | number): string {
+  let ino: number | bigint = st.ino;
+  if (ino > Number.MAX_SAFE_INTEGER)
+    ino = (typeof at === 'number' ? fstatSync(at, BIG) : statSync(at, BIG)).ino;
+  return [kind(st), ino, st.size, st.mtimeMs, st.ctimeMs].join('\0');
 }
+
+const BIG = { bigint: true } as const;
 
 function readOne(out: PackFiles, rel: string, real: string, maxBytes: number): Uint8Array | undefined {
   const read = readRegularFileSync(real, rel, maxBytes);
