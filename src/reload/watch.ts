@@ -118,7 +118,14 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
     );
     files.on('error', (e) => options.onError?.(e));
     const current = files;
-    ready = new Promise<void>((resolve) => current.once('ready', () => resolve()));
+    // Changes made before the watcher covered every folder were not reported: once it
+    // does, the whole pack is read (later reads may look only at the paths events name).
+    ready = new Promise<void>((resolve) =>
+      current.once('ready', () => {
+        if (!closed && current === files) schedule.notify();
+        resolve();
+      }),
+    );
     void previous?.close();
   };
   watchFiles();

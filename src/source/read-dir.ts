@@ -16,6 +16,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { type Diagnostic, error } from '../core/diagnostics.js';
 import { presetHiddenFolders } from '../core/snapshot.js';
 import { byteOrder } from '../core/text.js';
+import { changedSince, FILE_LIKE, identityLine, kind, Lines, reuseKey, statLine } from './entry-identity.js';
 import { openPackRoot, type PackRoot } from './layout.js';
 import {
   fileTooLarge,
@@ -26,6 +27,7 @@ import {
   specialFile,
   tooManyFiles,
 } from './limits.js';
+import { readHinted } from './read-hinted.js';
 import { type FileReuse, fileReuse, type Entry as ReuseEntry } from './reuse.js';
 import { Slices } from './slices.js';
 
@@ -196,30 +198,58 @@ interface Listing {
   pending: Pending[];
   identity: string;
   newestChangeMs: number;
+  /** Every folder walked (relative paths; the root not included). */
+  folders: Set<string>;
+  /** Whether any symlink was met. */
+  linked: boolean;
 }
 
-/** Names that say "file" (a folder so named is refused rather than silently skipped). */
-const FILE_LIKE = /\.(md|markdown|txt|ya?ml|json)$/i;
-
 /** The limits of one read, and the hidden folder names it walks into. */
-type ReadLimits = Required<PackLimits> & { hidden: ReadonlySet<string>; reuse: FileReuse; recheck: boolean };
+type ReadLimits = Required<PackLimits> & {
+  hidden: ReadonlySet<string>;
+  reuse: FileReuse;
+  recheck: boolean;
+  hints?: readonly string[];
+};
 
 function readLimits(options: ReadPackOptions): ReadLimits {
-  return {
+  const limits: ReadLimits = {
     ...resolveLimits(options),
     hidden: new Set(options.hidden ?? presetHiddenFolders()),
     reuse: options.reuse ?? fileReuse,
     recheck: options.recheck ?? false,
   };
+  if (options.hints) limits.hints = options.hints;
+  return limits;
+}
+
+/** The options a base was read with: a hinted read builds only on a read with the same. */
+function baseKey(limits: ReadLimits): string {
+  const { maxFileBytes, maxPackBytes, maxFiles } = limits;
+  return [maxFileBytes, maxPackBytes, maxFiles, ...[...limits.hidden].sort()].join('\0');
 }
 
 async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise<DiskPackFiles> {
   const pack = await openPackRoot(dir);
   const out = empty(pack.root);
+  const key = baseKey(limits);
+  const { ticket, base } = limits.reuse.begin(resolve(dir), pack.root, key);
   if (pack.diagnostics.length > 0) {
     out.diagnostics.push(...pack.diagnostics);
     out.identity = rootIdentity(pack);
     return out;
+  }
+  // Only the paths that may have changed, on top of the last complete read, when safe.
+  if (limits.hints && base && !pack.data) {
+    const hinted = await readHinted(pack.root, limits.hints, base, limits, slices);
+    if (hinted) {
+      limits.reuse.keep(pack.root, hinted.entries, hinted.base, ticket);
+      out.files = hinted.files;
+      out.identity = hinted.identity;
+      out.newestChangeMs = hinted.newestChangeMs;
+      out.hinted = true;
+      return out;
+    }
   }
   // A pack read before: list it (stat only), then take unchanged files from the reuse
   // cache and read the rest. A pack read for the first time: read each regular file as it
@@ -236,10 +266,15 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
     out.files.clear();
     return out;
   }
+  // A simple read (no symlink, no ConfigMap, no problem) is a base for hinted reads.
+  const simple = () =>
+    !pack.data && !listing.linked && out.diagnostics.length === 0 && out.refused.size === 0
+      ? { folders: listing.folders, key }
+      : undefined;
   if (reading) {
     for (const rel of reading.refused) out.refused.add(rel);
     out.diagnostics.push(...reading.problems);
-    limits.reuse.keep(pack.root, reading.kept);
+    limits.reuse.keep(pack.root, reading.kept, simple(), ticket);
     return out;
   }
   // Unchanged files come from the reuse cache; the rest are read (and kept for next time).
@@ -257,7 +292,7 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
     if (bytes) kept.set(f.rel, { identity: f.key, bytes, readAtMs });
     if (limits.recheck) out.newestChangeMs = Math.max(out.newestChangeMs, changedSince(f.real));
   }
-  limits.reuse.keep(pack.root, kept);
+  limits.reuse.keep(pack.root, kept, simple(), ticket);
   return out;
 }
 
@@ -295,10 +330,18 @@ async function list(
     ids: new Lines(),
     pending: [],
     reading,
+    folders: new Set(),
+    linked: false,
   };
   if (pack.data) state.ids.add(`..data\0${pack.data}`);
   await walk(out, pack, pack.root, '', new Set([pack.root]), state, limits, slices);
-  return { pending: state.pending, identity: state.ids.digest(), newestChangeMs: state.newest };
+  return {
+    pending: state.pending,
+    identity: state.ids.digest(),
+    newestChangeMs: state.newest,
+    folders: state.folders,
+    linked: state.linked,
+  };
 }
 
 interface WalkState {
@@ -310,6 +353,8 @@ interface WalkState {
   pending: Pending[];
   /** Set when regular files are read as they are listed. */
   reading: Reading | undefined;
+  folders: Set<string>;
+  linked: boolean;
 }
 
 async function walk(
@@ -357,6 +402,7 @@ async function walk(
       if (done) continue;
     }
     let st: Stats;
+    if (entry.isSymbolicLink()) state.linked = true;
     try {
       if (entry.isSymbolicLink()) real = realpathSync(throughData(pack, real, readlinkSync(real)));
       st = statSync(real);
@@ -385,6 +431,7 @@ async function walk(
       }
       if (seen.has(real)) continue;
       seen.add(real);
+      state.folders.add(rel);
       await walk(out, pack, real, rel, seen, state, limits, slices);
     } else if (st.isFile()) {
       const changedMs = Math.max(st.mtimeMs, st.ctimeMs);
@@ -501,16 +548,6 @@ function readNow(
 }
 
 /**
- * What the reuse cache compares to know a file unchanged: its identity line without the
- * path it is kept under, and with its real path only when that is not where the path
- * leads without symlinks (most files: a few dozen bytes kept per file, not a few hundred).
- */
-function reuseKey(root: string, rel: string, real: string, line: string): string {
-  const direct = real === (root.endsWith(sep) ? root + rel : `${root}${sep}${rel}`);
-  return direct ? line : [line, real].join('\0');
-}
-
-/**
  * Allocates small files' bytes as views of shared 1 MiB blocks: one typed array per file
  * instead of a typed array, an array buffer and a native allocation each. A block lives
  * while any file in it does (at most one pack's worth: only a first read uses blocks).
@@ -534,40 +571,6 @@ class Slab {
 const SLAB_BYTES = 2 ** 20;
 const SLAB_MAX_FILE = 2 ** 16;
 
-/** Identity lines hashed as they come (the digest of the lines joined with newlines). */
-class Lines {
-  #hash = createHash('sha256');
-  #count = 0;
-
-  add(line: string): void {
-    this.#hash.update(this.#count++ === 0 ? line : `\n${line}`);
-  }
-
-  digest(): string {
-    return this.#count === 0 ? '' : this.#hash.digest('hex');
-  }
-}
-
-/** One entry's line of a pack's identity: path, real path, then its {@link statLine}. */
-function identityLine(rel: string, real: string, line: string): string {
-  return [rel, real, line].join('\0');
-}
-
-/**
- * Kind, inode, size and change times of an entry (one flat string: it is kept per file),
- * from its number stats: times in ms with the fraction the file system gives (to about a
- * quarter of a microsecond). An inode number past 2^53 is not exact as a number: such an
- * entry (`at`: its path or open descriptor) is taken again as BigInts for its inode.
- */
-function statLine(st: Stats, at: string | number): string {
-  let ino: number | bigint = st.ino;
-  if (ino > Number.MAX_SAFE_INTEGER)
-    ino = (typeof at === 'number' ? fstatSync(at, BIG) : statSync(at, BIG)).ino;
-  return [kind(st), ino, st.size, st.mtimeMs, st.ctimeMs].join('\0');
-}
-
-const BIG = { bigint: true } as const;
-
 function readOne(out: PackFiles, rel: string, real: string, maxBytes: number): Uint8Array | undefined {
   const read = readRegularFileSync(real, rel, maxBytes);
   if ('bytes' in read) {
@@ -576,16 +579,6 @@ function readOne(out: PackFiles, rel: string, real: string, maxBytes: number): U
   }
   out.refused.add(rel);
   out.diagnostics.push(read.problem);
-}
-
-/** The latest of a path's modification and change times in ms; now when it cannot be read (gone: a change). */
-function changedSince(real: string): number {
-  try {
-    const st = statSync(real);
-    return Math.max(st.mtimeMs, st.ctimeMs);
-  } catch {
-    return Date.now();
-  }
 }
 
 /**
@@ -598,19 +591,6 @@ function throughData(pack: PackRoot, linkPath: string, target: string): string {
   const link = join(pack.root, '..data');
   if (path === link) return pack.data;
   return path.startsWith(`${link}${sep}`) ? join(pack.data, path.slice(link.length + 1)) : path;
-}
-
-function kind(st: {
-  isFile(): boolean;
-  isDirectory(): boolean;
-  isFIFO(): boolean;
-  isSocket(): boolean;
-}): string {
-  if (st.isFile()) return 'file';
-  if (st.isDirectory()) return 'folder';
-  if (st.isFIFO()) return 'FIFO';
-  if (st.isSocket()) return 'socket';
-  return 'device';
 }
 
 /** The identity of a pack root that could not be opened: the same while the problem is. */

@@ -10,9 +10,22 @@
  * tick as the read could otherwise keep the identity while changing the content. Memory:
  * one pack's worth of bytes per root, for at most {@link MAX_ROOTS} roots; a root's
  * entries are replaced by each complete read of it.
+ *
+ * Beside a root's files it may keep a {@link ReadBase}: the folders of the last complete
+ * read, when that read was simple enough for a hinted read to build on (see
+ * `readPackDir`). A base is kept only by the read of the root that began last (a slower
+ * read that began earlier cannot put back an older state), is taken out by each read as
+ * it begins ({@link begin}), and is handed back only while the folder named leads to the
+ * same root as at its last read.
  */
 export class FileReuse {
   #roots = new Map<string, Map<string, Entry>>();
+  #bases = new Map<string, ReadBase>();
+  /** The ticket of the read of each root that began last. */
+  #begun = new Map<string, number>();
+  #tickets = 0;
+  /** The root each folder name led to when it was last read. */
+  #aims = new Map<string, string>();
 
   /** What was read earlier for this file, when it has not changed since. */
   get(root: string, rel: string, identity: string, changedMs: number): Entry | undefined {
@@ -26,17 +39,70 @@ export class FileReuse {
     return this.#roots.has(root);
   }
 
-  /** Replaces what is kept for a root with the files of one complete read. */
-  keep(root: string, entries: Map<string, Entry>): void {
+  /**
+   * Replaces what is kept for a root with the files of one complete read, and its base
+   * when the read gives one and is the read of the root that began last (`ticket` from
+   * {@link begin}); otherwise the root has no base.
+   */
+  keep(root: string, entries: Map<string, Entry>, base?: ReadBase, ticket?: number): void {
     this.#roots.delete(root);
     this.#roots.set(root, entries);
-    while (this.#roots.size > MAX_ROOTS) this.#roots.delete(this.#roots.keys().next().value!);
+    if (base && ticket !== undefined && this.#begun.get(root) === ticket) this.#bases.set(root, base);
+    else this.#bases.delete(root);
+    while (this.#roots.size > MAX_ROOTS) {
+      const oldest = this.#roots.keys().next().value!;
+      this.#roots.delete(oldest);
+      this.#bases.delete(oldest);
+      this.#begun.delete(oldest);
+    }
+  }
+
+  /**
+   * A read of the folder named `dir` begins, at real path `root`, with options `key`:
+   * returns its ticket (for {@link keep}) and takes the root's base out — until a read
+   * keeps a new one, every read of the root is full. The base comes back only when `dir`
+   * led to this root at its last read too (a hinted read builds only on a read of the
+   * root its watcher watched) and it was read with the same options.
+   */
+  begin(
+    dir: string,
+    root: string,
+    key: string,
+  ): { ticket: number; base?: { base: ReadBase; entries: Map<string, Entry> } } {
+    const ticket = ++this.#tickets;
+    this.#begun.delete(root);
+    this.#begun.set(root, ticket);
+    const sameRoot = this.#aims.get(dir) === root;
+    this.#aims.delete(dir);
+    this.#aims.set(dir, root);
+    while (this.#aims.size > MAX_NAMES) this.#aims.delete(this.#aims.keys().next().value!);
+    while (this.#begun.size > MAX_NAMES) this.#begun.delete(this.#begun.keys().next().value!);
+    const base = this.#bases.get(root);
+    const entries = this.#roots.get(root);
+    this.#bases.delete(root);
+    if (!sameRoot || !base || !entries || base.key !== key) return { ticket };
+    return { ticket, base: { base, entries } };
   }
 
   /** Forgets everything (tests, and a process that stops serving a pack). */
   clear(): void {
     this.#roots.clear();
+    this.#bases.clear();
+    this.#begun.clear();
+    this.#aims.clear();
   }
+}
+
+/**
+ * What a hinted read builds on besides the files: every folder of the pack (relative
+ * paths, the root not included) as of the last complete read, which was simple (no
+ * symlink anywhere, no ConfigMap `..data`, no diagnostic, nothing refused), and the
+ * options it was read with.
+ */
+export interface ReadBase {
+  folders: Set<string>;
+  /** The hidden folders read and the limits, as one string: a read with others is full. */
+  key: string;
 }
 
 /** One file's bytes and when they were read. */
@@ -51,6 +117,8 @@ export interface Entry {
 export const SETTLED_MS = 1000;
 /** Pack roots remembered at once. */
 export const MAX_ROOTS = 4;
+/** Folder names (and roots) whose last read is remembered. */
+const MAX_NAMES = 64;
 
 /** The process's reuse cache, shared by every folder read. */
 export const fileReuse = new FileReuse();

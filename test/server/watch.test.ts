@@ -52,6 +52,48 @@ describe('watching a pack directory', () => {
     );
   });
 
+  it('serves an edit through a hinted read (only the paths the events named), after one full read once the watcher is ready', async () => {
+    const dir = await pack();
+    const { store, events } = await watched(dir);
+    const attempts = () => events.flatMap((e) => (e.type === 'attempt' ? [e.outcome] : []));
+    await waitFor(
+      () => attempts().find((o) => o.trigger === 'watch' && o.read === 'full'),
+      30_000,
+      'the full read once the watcher is ready',
+    );
+    await writeFile(join(dir, 'roles/writer.md'), 'Writer v2.\n');
+    await waitFor(
+      () => (writerText(store) === ['Base.', 'Writer v2.'].join(SEP) ? true : undefined),
+      30_000,
+      'the edit',
+    );
+    const swap = attempts().find(
+      (o) => o.outcome === 'swapped' && o.version === store.state!.snapshot.version,
+    );
+    expect(swap).toMatchObject({ trigger: 'watch', read: 'hinted' });
+    // A new folder with a role in it, and a rename-save: hinted too, and served.
+    await mkdir(join(dir, 'roles/more'));
+    await writeFile(join(dir, 'roles/more/critic.md'), 'Critic, nested.\n');
+    await writeFile(join(dir, 'roles/writer.md.tmp'), 'Writer v3.\n');
+    await rename(join(dir, 'roles/writer.md.tmp'), join(dir, 'roles/writer.md'));
+    await waitFor(
+      () =>
+        writerText(store) === ['Base.', 'Writer v3.'].join(SEP) &&
+        store.state!.snapshot.files.has('roles/more/critic.md')
+          ? true
+          : undefined,
+      30_000,
+      'the second edit',
+    );
+    const full = new SnapshotStore(stablePackLoader({ dir, env: {} }));
+    await full.reload('manual');
+    expect(store.state!.snapshot.version).toBe(full.state!.snapshot.version);
+    const last = attempts().find(
+      (o) => o.outcome === 'swapped' && o.version === store.state!.snapshot.version,
+    );
+    expect(last).toMatchObject({ trigger: 'watch', read: 'hinted' });
+  });
+
   it('keeps the old prompt when an edit breaks the pack, reports it, and recovers on the next good write', async () => {
     const dir = await pack();
     const { store, events } = await watched(dir);
