@@ -8,8 +8,9 @@ import { startService } from '../src/server/node.js';
 import { BENCH_LIMITS, generatePack } from './gen-pack.js';
 import { machine } from './measure.js';
 
-// `npm run bench:reload [-- --roles 10000,50000 --edits 50]`: a running service on a
-// generated pack; each edit rewrites one role file and times until a client fetching
+// `npm run bench:reload [-- --roles 10000,50000 --edits 50] [--back-to-back] [--meta]`: a
+// running service on a generated pack; each edit rewrites the text of one role file (its
+// frontmatter kept, unless `--meta`) and times until a client fetching
 // that role gets the new bytes (file write → new bytes served), through the watcher,
 // the consistent read, the incremental build and the reload comparison. Also reported:
 // how long the service took after start-up to work out what each member reads (done in
@@ -27,6 +28,16 @@ const arg = (name: string, fallback: string) => {
 const sizes = arg('--roles', '1000,10000').split(',').map(Number);
 const edits = Number(arg('--edits', '50'));
 const backToBack = process.argv.includes('--back-to-back');
+// `--meta`: each edit also changes the role file's frontmatter (its metadata feeds the role
+// registry, so the whole pack is built again); by default an edit changes the prompt text.
+const meta = process.argv.includes('--meta');
+
+/** A role file as the generated pack has it (same frontmatter), with a new body. */
+function roleFile(role: string, marker: string): string {
+  const n = role.slice('role-'.length);
+  const front = meta ? `name: Role ${n}\ndescription: ${marker}\n` : `name: Role ${n}\n`;
+  return `---\n${front}---\n# Role ${n}\n\n${marker}\n`;
+}
 
 console.log(
   `machine: ${machine()}; load average ${os
@@ -77,7 +88,7 @@ for (const roles of sizes) {
     const marker = `Edit ${e} of the benchmark.`;
     const url = `${service.url}/api/prompts/${role}`;
     const start = performance.now();
-    writeFileSync(join(dir, 'roles', `${role}.md`), `# ${role}\n\n${marker}\n`);
+    writeFileSync(join(dir, 'roles', `${role}.md`), roleFile(role, marker));
     for (;;) {
       // A keep-alive socket the server closed while busy is retried, and counted.
       const text = await fetch(url, { headers: { accept: 'text/plain' } })

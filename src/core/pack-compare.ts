@@ -1,4 +1,5 @@
 import { type ComposeOutcome, type ComposeRequest, composeReading, tryCompose } from './compose.js';
+import { deepEqual } from './deep-equal.js';
 import {
   type DegradationReport,
   degradationReport,
@@ -9,6 +10,7 @@ import type { Agent } from './fleet.js';
 import { packMembers } from './members.js';
 import type { RoleRecord } from './roles.js';
 import type { Snapshot } from './snapshot.js';
+import { patchedPaths } from './snapshot-patch.js';
 import { byteOrder } from './text.js';
 import type { Yielder } from './yielder.js';
 
@@ -59,9 +61,17 @@ export async function comparePacks(
   }
   const before = await indexPack(current, yielder);
   const beforeRequests = requestsOf(current);
+  // A version patched from the served one shares its fleet and registry: the same requests.
+  if (next.fleet === current.fleet && next.roles === current.roles && !requestMaps.has(next))
+    requestMaps.set(next, beforeRequests);
   const afterRequests = requestsOf(next);
   const samePack = sameInputs(current, next);
-  const changed = samePack ? await changedPaths(current, next, yielder) : undefined;
+  const patched = samePack ? patchedPaths(current, next) : undefined;
+  const changed = !samePack
+    ? undefined
+    : patched
+      ? new Set(patched)
+      : await changedPaths(current, next, yielder);
   const after = new Map<string, readonly string[]>();
   const outcomes = new Map<string, { before?: ComposeOutcome; after?: ComposeOutcome }>();
   const keys = [...beforeRequests.keys()];
@@ -253,25 +263,4 @@ function agentOf(snapshot: Snapshot, id: string): Agent | undefined {
 
 function sameRecord(a: RoleRecord | undefined, b: RoleRecord | undefined): boolean {
   return a === b || (a !== undefined && b !== undefined && deepEqual(a, b));
-}
-
-/** Structural equality of plain data (arrays, plain objects, primitives); anything else by identity. */
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const protoA = Object.getPrototypeOf(a);
-  if ((protoA !== Object.prototype && protoA !== null) || Object.getPrototypeOf(b) !== protoA) return false;
-  const keysA = Object.keys(a);
-  if (keysA.length !== Object.keys(b).length) return false;
-  for (const k of keysA) {
-    if (!Object.hasOwn(b, k)) return false;
-    if (!deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
-  }
-  return true;
 }

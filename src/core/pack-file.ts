@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { type Diagnostic, error } from './diagnostics.js';
 import { type SplitFile, splitFrontmatter, splitFrontmatterLenient } from './frontmatter.js';
 import type { Manifest } from './manifest.js';
+import { memoByBytes } from './parse-memo.js';
 import { byteOrder, decodeLossy, decodeText, firstInvalidUtf8, sha256, utf8Length } from './text.js';
 import type { ParsedYaml } from './yaml.js';
 
@@ -34,16 +36,46 @@ export function packVersion(
   preset: string,
   external: ReadonlyMap<string, PackFile>,
 ): string {
-  const lines = [`preset ${preset}`];
-  for (const [path, file] of [...files].sort(([a], [b]) => byteOrder(a, b)))
-    lines.push(`${file.sha256} ${path}`);
-  for (const path of [...refused].sort(byteOrder)) lines.push(`refused ${path}`);
-  for (const [path, file] of [...external].sort(([a], [b]) => byteOrder(a, b)))
-    lines.push(`external ${file.sha256} ${path}`);
-  return sha256(lines.join('\n')).slice(0, 16);
+  // The sha256 of these lines joined by newlines, hashed as they come.
+  const hash = createHash('sha256').update(`preset ${preset}`);
+  for (const [path, file] of inOrder(files)) hash.update(`\n${file.sha256} ${path}`);
+  for (const path of [...refused].sort(byteOrder)) hash.update(`\nrefused ${path}`);
+  for (const [path, file] of inOrder(external)) hash.update(`\nexternal ${file.sha256} ${path}`);
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** A map's entries in byte order of their keys (as they are, when already so: a build's files are). */
+function inOrder<T>(map: ReadonlyMap<string, T>): Iterable<[string, T]> {
+  let last: string | undefined;
+  for (const key of map.keys()) {
+    if (last !== undefined && byteOrder(last, key) > 0) return [...map].sort(([a], [b]) => byteOrder(a, b));
+    last = key;
+  }
+  return map;
 }
 
 const fileSteps = new Map<string, string>();
+
+/**
+ * A pack file decoded and split as a build does (strict UTF-8 unless raw; the frontmatter
+ * by `mode`), once per bytes object and mode (the per-bytes memo), or NOT_UTF8.
+ */
+export function decodePackFile(
+  path: string,
+  bytes: Uint8Array,
+  mode: 'yaml' | Manifest['frontmatter'],
+  isRaw: boolean,
+): ReturnType<typeof splitPackFile> | typeof NOT_UTF8 {
+  return memoByBytes(
+    bytes,
+    fileStep(mode, isRaw),
+    () => {
+      const text = isRaw ? decodeLossy(bytes) : decodeText(bytes);
+      return text === undefined ? NOT_UTF8 : splitPackFile(path, bytes, text, mode, isRaw);
+    },
+    path,
+  );
+}
 
 /** The memo step of {@link splitPackFile} for a mode (one string per mode, not per file). */
 export function fileStep(mode: string, isRaw: boolean): string {
@@ -173,4 +205,32 @@ export class DecodedFile implements PackFile {
   get frontmatterRetried(): true | undefined {
     return this.#flags & RETRIED ? true : undefined;
   }
+}
+
+/**
+ * The key sets a file carries, for detection: a prompt file's frontmatter (read leniently),
+ * a YAML file's top-level records. Never fails: unreadable content carries no keys.
+ */
+export function probeKeys(
+  path: string,
+  files: ReadonlyMap<string, Uint8Array>,
+  yamlOf: (path: string) => ParsedYaml | undefined,
+): ReadonlySet<string>[] {
+  const bytes = files.get(path);
+  if (!bytes) return [];
+  const text = decodeLossy(bytes);
+  const stringKeys = (o: unknown) =>
+    o !== null && typeof o === 'object' && !Array.isArray(o)
+      ? new Set(
+          Object.entries(o)
+            .filter(([, v]) => typeof v === 'string')
+            .map(([k]) => k),
+        )
+      : new Set<string>();
+  if (/\.ya?ml$/i.test(path)) {
+    const value = yamlOf(path)?.value;
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
+    return Object.values(value).map(stringKeys);
+  }
+  return [stringKeys(splitFrontmatterLenient(text, path).meta)];
 }

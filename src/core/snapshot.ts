@@ -6,29 +6,29 @@ import {
   sortDiagnostics,
   type Where,
 } from './diagnostics.js';
-import { type Agent, buildFleet } from './fleet.js';
-import { splitFrontmatterLenient } from './frontmatter.js';
+import { buildFleet } from './fleet.js';
 import { compileGlob, globMatch } from './glob.js';
-import { type Manifest, resolveManifest } from './manifest.js';
+import { resolveManifest } from './manifest.js';
 import { type ManifestPart, parseManifestPart } from './manifest-parse.js';
 import {
   DecodedFile,
   decodeFile,
-  fileStep,
+  decodePackFile,
   NOT_UTF8,
   type PackFile,
   packVersion,
+  probeKeys,
   splitOf,
-  splitPackFile,
 } from './pack-file.js';
 import { resolvePackPath } from './pack-path.js';
 import { memoByBytes } from './parse-memo.js';
 import { operatorPath, pathSettingNames } from './path-settings.js';
 import { isPresetName, PRESET_NAMES, presetText } from './presets.js';
-import { type RoleRecord, registrySteps } from './roles.js';
+import { registrySteps } from './roles.js';
 import { selectPath } from './select.js';
-import { applyOverrides, type ResolvedSettings, resolveEnvSettings } from './settings.js';
-import { byteOrder, decodeLossy, decodeText, firstInvalidUtf8 } from './text.js';
+import { patchSnapshot, rememberBuild, resolveSettings } from './snapshot-patch.js';
+import type { BuildInput, LoadResult, Snapshot } from './snapshot-types.js';
+import { byteOrder, decodeText, firstInvalidUtf8 } from './text.js';
 import { type ParsedYaml, parseYaml } from './yaml.js';
 import { runSteps, runStepsSliced, type Yielder } from './yielder.js';
 
@@ -37,63 +37,7 @@ export const MANIFEST_FILE = 'strata.yaml';
 
 export type { PackFile } from './pack-file.js';
 
-/**
- * An immutable, fully validated, in-memory view of one pack version. Compose reads only
- * snapshots; nothing in one changes after it is built.
- */
-export interface Snapshot {
-  /** Content hash of the pack: same files and preset → same version on every machine. */
-  version: string;
-  /** The preset the manifest is (or extends), if any. */
-  preset?: string;
-  manifest: Manifest;
-  files: ReadonlyMap<string, PackFile>;
-  roles: ReadonlyMap<string, RoleRecord>;
-  fleet: readonly Agent[];
-  /** Settings resolved from defaults and env at load. */
-  settings: ResolvedSettings;
-  /** Absolute pack directory, when loaded from disk. */
-  root?: string;
-  /**
-   * Files outside the pack that operator-set path settings name (CHORUS's defaults
-   * override), by absolute path. Part of the version; watched by the service.
-   */
-  external?: ReadonlyMap<string, PackFile>;
-  /** Warnings found while loading (a snapshot never holds errors). */
-  warnings: Diagnostic[];
-}
-
-export interface BuildInput {
-  /** Pack-relative path (with `/`) → raw bytes. */
-  files: ReadonlyMap<string, Uint8Array>;
-  /** Problems the reader already found (unreadable files, symlinks out of the pack, …). */
-  readDiagnostics?: Diagnostic[];
-  /** Paths the reader refused (too large, unreadable): known to exist, never read. */
-  refused?: ReadonlySet<string>;
-  env?: Readonly<Record<string, string | undefined>>;
-  /** Force a preset instead of the pack's manifest or its layout. */
-  preset?: string;
-  root?: string;
-  /**
-   * Settings the operator gives (`serve --set`, CLI `--set`): over env, below the request.
-   * Unknown names are ignored here (a request reports them).
-   */
-  operatorSettings?: Readonly<Record<string, unknown>>;
-  /** Files outside the pack the reader read because path settings name them, by absolute path. */
-  external?: ReadonlyMap<string, Uint8Array>;
-}
-
-export interface LoadResult {
-  /** The snapshot, when the pack has no errors. */
-  snapshot?: Snapshot;
-  /** Every error and warning, sorted by file and position. */
-  diagnostics: Diagnostic[];
-  /**
-   * Absolute paths outside the pack that path settings name and that were not given in
-   * `external`: read them and build again (the source layer's `buildWithExternal` does).
-   */
-  needs?: string[];
-}
+export type { BuildInput, LoadResult, Snapshot } from './snapshot-types.js';
 
 /**
  * Builds a snapshot from a pack's files (pure: no I/O). Collects every problem as a
@@ -113,8 +57,13 @@ export function buildSnapshotSliced(input: BuildInput, yielder: Yielder): Promis
 
 /** The build, yielding between steps of a few hundred files or records. */
 function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
+  // A reload of a pack built before: start from that build when it is exact to.
+  if (input.previous) {
+    const patched = yield* patchSnapshot(input, input.previous, resolveSettings);
+    if (patched) return patched;
+  }
   const diagnostics: Diagnostic[] = [...(input.readDiagnostics ?? [])];
-  const env = input.env ?? {};
+  const _env = input.env ?? {};
   // The reader could not read the pack as a whole: its files say nothing about it.
   if (diagnostics.some((d) => WHOLE_PACK_CODES.has(d.code))) return finish(diagnostics);
 
@@ -224,15 +173,7 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
     // Decoded and split once per bytes object: an unchanged file of a reload costs nothing
     // here. The text is not kept: the file derives it from its bytes when asked.
     const mode = isYaml ? 'yaml' : manifest.frontmatter;
-    const decoded = memoByBytes(
-      bytes,
-      fileStep(mode, isRaw),
-      () => {
-        const text = isRaw ? decodeLossy(bytes) : decodeText(bytes);
-        return text === undefined ? NOT_UTF8 : splitPackFile(path, bytes, text, mode, isRaw);
-      },
-      path,
-    );
+    const decoded = decodePackFile(path, bytes, mode, isRaw);
     if (decoded === NOT_UTF8) {
       strictText(path); // reports INVALID_UTF8
       continue;
@@ -261,16 +202,9 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
   }
 
   // 3. Settings from defaults, env and the operator (invalid values fail here, at load).
-  const { settings: envSettings, diagnostics: sd } = resolveEnvSettings(manifest.settings, env);
-  diagnostics.push(...sd);
-  const { settings, diagnostics: od } = applyOverrides(
-    manifest.settings,
-    envSettings,
-    input.operatorSettings,
-    'operator',
-    true,
-  );
-  diagnostics.push(...od);
+  const resolved = resolveSettings(input, manifest);
+  const { settings } = resolved;
+  diagnostics.push(...resolved.diagnostics);
 
   // 3b. Files outside the pack that operator-set path settings name.
   const external = new Map<string, PackFile>();
@@ -357,6 +291,26 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
   if (preset) snapshot.preset = preset;
   if (input.root) snapshot.root = input.root;
   if (external.size > 0) snapshot.external = external;
+  else
+    rememberBuild(snapshot, {
+      inputFiles: input.files,
+      refused: new Set(input.refused ?? []),
+      preset: input.preset,
+      root: input.root,
+      detected: input.preset === undefined && presetName !== undefined,
+      structural: new Set([
+        MANIFEST_FILE,
+        ...chainFiles,
+        manifest.fleet.file,
+        ...roleFiles.map((f) => f.path),
+        ...agents.map((a) => a.source),
+      ]),
+      dropped,
+      refusedKept: [...(input.refused ?? [])].filter((p) => !dropped.has(p)),
+      raw: (path) => rawGlobs.some((g) => g(path)),
+      warned: new Set(snapshot.warnings.flatMap((d) => (d.file === undefined ? [] : [d.file]))),
+      settingsKey: JSON.stringify(resolved.diagnostics),
+    });
   return { snapshot, diagnostics: snapshot.warnings };
 }
 
@@ -436,34 +390,6 @@ function presetPart(name: string, diagnostics: Diagnostic[]): ManifestPart {
   }
   diagnostics.push(...parsed.diagnostics);
   return parsed.part;
-}
-
-/**
- * The key sets a file carries, for detection: a prompt file's frontmatter (read leniently),
- * a YAML file's top-level records. Never fails: unreadable content carries no keys.
- */
-function probeKeys(
-  path: string,
-  files: ReadonlyMap<string, Uint8Array>,
-  yamlOf: (path: string) => ParsedYaml | undefined,
-): ReadonlySet<string>[] {
-  const bytes = files.get(path);
-  if (!bytes) return [];
-  const text = decodeLossy(bytes);
-  const stringKeys = (o: unknown) =>
-    o !== null && typeof o === 'object' && !Array.isArray(o)
-      ? new Set(
-          Object.entries(o)
-            .filter(([, v]) => typeof v === 'string')
-            .map(([k]) => k),
-        )
-      : new Set<string>();
-  if (/\.ya?ml$/i.test(path)) {
-    const value = yamlOf(path)?.value;
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
-    return Object.values(value).map(stringKeys);
-  }
-  return [stringKeys(splitFrontmatterLenient(text, path).meta)];
 }
 
 function matchesAny(globs: readonly string[], path: string): boolean {

@@ -1,4 +1,4 @@
-import type { LoadResult } from '../core/snapshot.js';
+import type { LoadResult, Snapshot } from '../core/snapshot.js';
 import type { PackLimits } from '../source/limits.js';
 import { openPack } from '../source/open.js';
 import type { PackLoader } from './store.js';
@@ -39,17 +39,24 @@ export interface StableReadOptions {
  * const store = new SnapshotStore(stablePackLoader({ dir: '/etc/strata/prompts' }));
  */
 export function stablePackLoader(source: ReloadSource, options: StableReadOptions = {}): PackLoader {
-  return (request) =>
-    source.dir === undefined
-      ? readOnce(source)
-      : openPack(
-          { kind: 'dir', dir: source.dir },
-          {
-            ...openOptions(source),
-            stable: { quietMs: source.quietMs, attempts: options.attempts, backoffMs: options.settleMs },
-            ...(request?.hints ? { hints: request.hints } : {}),
-          },
-        );
+  // The last snapshot built, held weakly: the next build starts from it while it is still
+  // alive (the served version usually is), and never keeps one alive on its own.
+  let last: WeakRef<Snapshot> | undefined;
+  return async (request) => {
+    if (source.dir === undefined) return readOnce(source);
+    const previous = last?.deref();
+    const result = await openPack(
+      { kind: 'dir', dir: source.dir },
+      {
+        ...openOptions(source),
+        stable: { quietMs: source.quietMs, attempts: options.attempts, backoffMs: options.settleMs },
+        ...(request?.hints ? { hints: request.hints } : {}),
+        ...(previous ? { previous } : {}),
+      },
+    );
+    if (result.snapshot) last = new WeakRef(result.snapshot);
+    return result;
+  };
 }
 
 /** Reads the pack once, with no consistency check; an undefined dir is an empty pack. */

@@ -4,6 +4,7 @@ import {
   buildSnapshotSliced,
   type LoadResult,
   presetHiddenFolders,
+  type Snapshot,
 } from '../core/snapshot.js';
 import { isBundleFile, readPackBundle, readStableBundle } from './bundle.js';
 import { buildWithExternal } from './external.js';
@@ -55,6 +56,11 @@ export interface OpenOptions extends PackLimits {
    * goes here to load and lint in one pass.
    */
   build?: (input: BuildInput) => LoadResult;
+  /**
+   * An earlier snapshot of the same pack: the build starts from it when only a few files
+   * changed (see `BuildInput.previous`); the result is the same as without it.
+   */
+  previous?: Snapshot;
 }
 
 /**
@@ -105,6 +111,7 @@ async function readAndBuild(source: PackSource, options: OpenOptions): Promise<O
   };
   if (read.root !== undefined) input.root = read.root;
   if (options.settings !== undefined) input.operatorSettings = options.settings;
+  if (options.previous !== undefined) input.previous = options.previous;
   // Files outside the pack that path settings name are read here too (one more build).
   const result: OpenResult = await buildWithExternal(input, build, options.maxFileBytes);
   if (read.read) result.read = read.read;

@@ -30,10 +30,12 @@ export function examplePack(name: string): Files {
 
 /**
  * Builds a snapshot as a reload does: an unchanged file keeps its bytes object (so its
- * parsed form is reused), a changed one gets new bytes.
+ * parsed form is reused), a changed one gets new bytes, and the build starts from the last
+ * snapshot it built.
  */
 export function builder() {
   const bytes = new Map<string, { text: string; bytes: Uint8Array }>();
+  let previous: Snapshot | undefined;
   return (files: Files): Snapshot | undefined => {
     const input = new Map<string, Uint8Array>();
     for (const [path, text] of files) {
@@ -44,7 +46,10 @@ export function builder() {
       }
       input.set(path, kept.bytes);
     }
-    return buildSnapshot({ files: input, env: {} }).snapshot;
+    // Started from the last version built, as a reload does (when only a few files changed).
+    const built = buildSnapshot({ files: input, env: {}, ...(previous ? { previous } : {}) }).snapshot;
+    previous = built ?? previous;
+    return built;
   };
 }
 
