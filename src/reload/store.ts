@@ -170,6 +170,7 @@ export class SnapshotStore {
   #allowLayerLoss: boolean;
   #strict: boolean;
   #lastAttempt: Date | undefined;
+  #lastRead: ReadKind | undefined;
   #listeners = new Set<(event: StoreEvent) => void>();
   #chain: Promise<unknown> = Promise.resolve();
   #queued: Promise<ReloadOutcome> | undefined;
@@ -213,6 +214,11 @@ export class SnapshotStore {
   /** When the last reload finished (good or not). */
   get lastAttemptAt(): Date | undefined {
     return this.#lastAttempt;
+  }
+
+  /** How the last reload that said so read the pack: `hinted` or `full` (undefined before any). */
+  get lastRead(): ReadKind | undefined {
+    return this.#lastRead;
   }
 
   /** Reads the pack and swaps in the new snapshot when it is valid and different. */
@@ -260,7 +266,10 @@ export class SnapshotStore {
       previous: current?.version,
       durationMs: performance.now() - started,
     };
-    if (result.read) base.read = result.read;
+    if (result.read) {
+      base.read = result.read;
+      this.#lastRead = result.read;
+    }
     const none: PromptChanges = { agents: [], roles: [] };
     if (options.stale && (await options.stale())) {
       const outcome: ReloadOutcome = {

@@ -110,6 +110,12 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
     labelNames: ['outcome', 'trigger'] as const,
     registers,
   });
+  const reloadReads = new Counter({
+    name: 'strata_reload_reads_total',
+    help: 'How reloads read the pack: hinted (only the paths file events named) or full',
+    labelNames: ['read'] as const,
+    registers,
+  });
   const reloadSeconds = new Histogram({
     name: 'strata_reload_duration_seconds',
     help: 'Time to read and validate the pack',
@@ -190,6 +196,7 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
     if (event.type !== 'attempt') return;
     const { outcome } = event;
     reloads.inc({ outcome: outcome.outcome, trigger: outcome.trigger });
+    if (outcome.read) reloadReads.inc({ read: outcome.read });
     reloadSeconds.observe(outcome.durationMs / 1000);
     lastReload.set(Date.now() / 1000);
   });

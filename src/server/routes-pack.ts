@@ -152,6 +152,7 @@ export function addPackRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
         preset: snapshot ? (snapshot.preset ?? null) : null,
         loadedAt: state?.loadedAt.toISOString() ?? null,
         lastReloadAt: store.lastAttemptAt?.toISOString() ?? null,
+        lastReloadRead: store.lastRead ?? null,
         lastError: failure
           ? { at: failure.at.toISOString(), trigger: failure.trigger, diagnostics: failure.diagnostics }
           : null,

@@ -392,6 +392,10 @@ export const StatusSchema = z
     preset: z.string().nullable(),
     loadedAt: z.string().nullable(),
     lastReloadAt: z.string().nullable(),
+    lastReloadRead: z.enum(['hinted', 'full']).nullable().openapi({
+      description:
+        'How the last reload read the pack: `hinted` (only the paths file events named, on top of the last complete read) or `full`',
+    }),
     lastError: z
       .object({ at: z.string(), trigger: z.string(), diagnostics: z.array(DiagnosticSchema) })
       .nullable(),

@@ -319,6 +319,7 @@ describe('pack endpoints', () => {
       previous: null,
       preset: 'roboco',
       lastError: null,
+      lastReloadRead: 'full',
       counts: { roles: 2, agents: 2 },
     });
     expect(Date.parse(body.loadedAt)).not.toBeNaN();
@@ -396,6 +397,7 @@ describe('operations', () => {
       'strata_http_request_duration_seconds_bucket{le="0.001",route="/api/prompts/:role",method="GET"}',
     );
     expect(text).toMatch(/strata_reloads_total\{outcome="unchanged",trigger="manual"\} \d+/);
+    expect(text).toMatch(/strata_reload_reads_total\{read="full"\} \d+/);
     expect(text).toContain('strata_reload_error 0');
   });
 

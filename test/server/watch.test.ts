@@ -71,6 +71,7 @@ describe('watching a pack directory', () => {
       (o) => o.outcome === 'swapped' && o.version === store.state!.snapshot.version,
     );
     expect(swap).toMatchObject({ trigger: 'watch', read: 'hinted' });
+    expect(store.lastRead).toBe('hinted');
     // A new folder with a role in it, and a rename-save: hinted too, and served.
     await mkdir(join(dir, 'roles/more'));
     await writeFile(join(dir, 'roles/more/critic.md'), 'Critic, nested.\n');
