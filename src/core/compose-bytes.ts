@@ -2,17 +2,21 @@
 
 /**
  * An upper bound of the memory of a compose outcome: its text twice per UTF-16 unit, a
- * generous allowance per layer and diagnostic, and a fixed overhead.
+ * generous allowance per layer (one per layer of the manifest: `layers`) and diagnostic,
+ * and a fixed overhead. A result's layers are not read: they are built on first read.
  */
-export function outcomeBytes(outcome: {
-  ok: boolean;
-  result?: { text: string; layers: readonly unknown[]; diagnostics: readonly { message: string }[] };
-  diagnostics?: readonly { message: string }[];
-}): number {
+export function outcomeBytes(
+  outcome: {
+    ok: boolean;
+    result?: { text: string; diagnostics: readonly { message: string }[] };
+    diagnostics?: readonly { message: string }[];
+  },
+  layers: number,
+): number {
   const result = outcome.result;
   const diagnostics = result ? result.diagnostics : (outcome.diagnostics ?? []);
   let bytes = 2048;
   for (const d of diagnostics) bytes += 256 + d.message.length * 2;
-  if (result) bytes += result.text.length * 2 + result.layers.length * 640;
+  if (result) bytes += result.text.length * 2 + layers * 640;
   return bytes;
 }

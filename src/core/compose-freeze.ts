@@ -2,16 +2,24 @@ import type { Diagnostic } from './diagnostics.js';
 
 // Shared compose outcomes are frozen, deeply, so no caller can change what the next one
 // gets. The walk follows the outcome's known shape instead of reading every property:
-// reading would compute the layer hashes, which are computed only when a caller asks.
+// reading would compute the layer hashes, which are computed only when a caller asks. A
+// result's `layers` is not read either: it is finished on its first read, and frozen then
+// (with freezeLayers) when the result is.
 
 /**
- * Freezes a compose outcome and everything it holds (result, settings, inputs, layers and
- * their parts, diagnostics and their suggestions); returns it.
+ * Freezes a compose outcome and everything it holds (result, settings, inputs, diagnostics
+ * and their suggestions; the layers when they are first read); returns it.
  */
 export function freezeOutcome<O extends FreezableOutcome>(outcome: O): O {
   if (outcome.ok) freezeResult(outcome.result);
   else freezeDiagnostics(outcome.diagnostics);
   return Object.freeze(outcome);
+}
+
+/** Freezes a result's layers, their parts, and the list; returns the list. */
+export function freezeLayers<L extends FreezableLayer>(layers: L[]): readonly L[] {
+  for (const layer of layers) freezeLayer(layer);
+  return Object.freeze(layers);
 }
 
 /** The parts of a compose outcome that hold objects (compose.ts's ComposeOutcome). */
@@ -24,7 +32,6 @@ interface FreezableResult {
   settingSources: object;
   inputs?: object;
   inputSources?: object;
-  layers: FreezableLayer[];
   diagnostics: Diagnostic[];
 }
 
@@ -39,8 +46,6 @@ function freezeResult(result: FreezableResult): void {
   Object.freeze(result.settingSources);
   if (result.inputs) Object.freeze(result.inputs);
   if (result.inputSources) Object.freeze(result.inputSources);
-  for (const layer of result.layers) freezeLayer(layer);
-  Object.freeze(result.layers);
   freezeDiagnostics(result.diagnostics);
   Object.freeze(result);
 }

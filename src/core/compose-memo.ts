@@ -19,7 +19,7 @@ export function memoCompose<Q extends object, R extends object>(
   snapshot: Snapshot,
   request: Q,
   compute: (snapshot: Snapshot, request: Q) => R,
-  bytes: (outcome: R) => number,
+  bytes: (outcome: R, snapshot: Snapshot) => number,
   freeze: (outcome: R) => R,
 ): R {
   // A request with ambient text is composed every time, as the service's render cache
@@ -31,7 +31,7 @@ export function memoCompose<Q extends object, R extends object>(
   const hit = memo.getKeyed(key) as R | undefined;
   if (hit !== undefined) return hit;
   const outcome = freeze(compute(snapshot, request));
-  memo.setKeyed(key, outcome, bytes(outcome));
+  memo.setKeyed(key, outcome, bytes(outcome, snapshot));
   return outcome;
 }
 

@@ -30,8 +30,33 @@ export interface ComposePlan {
   recordValues: Map<string, CompiledTemplate>;
   /** Per chain source: the first of its files in a folder (null: none), by folder. */
   chainFiles: Map<LayerSource, Map<string, PackFile | null>>;
-  /** Per one-placeholder path template: by value, the file, or the missing path (null: it leaves the pack). */
-  pathFiles: Map<PathPlan, Map<string, PackFile | string | null>>;
+  /** Per layer of the manifest, by index. */
+  layers: LayerPlan[];
+}
+
+/** What the composes of one layer of a snapshot look up. */
+export interface LayerPlan {
+  /** Its result when its gate is false, made on first use. */
+  gated?: GatedResult;
+  /** Its result when none of its variants' gates holds, made on first use. */
+  noVariant?: GatedResult;
+  /** Per source, by index: the layer's own (0), else each variant's. */
+  sources: SourcePlan[];
+}
+
+/** The path templates of a file or chain source (none for other kinds), with what their values found. */
+export interface SourcePlan {
+  paths: PathPlan[];
+  /**
+   * Per path template with one placeholder (by index): by value, the file, or the missing
+   * path (null: it leaves the pack). Undefined for other templates.
+   */
+  byValue: (Map<string, PackFile | MissingPath | null> | undefined)[];
+}
+
+/** A path a layer looked for and did not find, as a {@link SourcePlan} remembers it for a value. */
+export class MissingPath {
+  constructor(readonly missing: string) {}
 }
 
 /** A file's text with a filled `append` template: joined and measured once per file and tail. */
@@ -57,7 +82,7 @@ export function composePlan(snapshot: Snapshot): ComposePlan {
       fleet: new Map(snapshot.fleet.map((a) => [a.id, a])),
       recordValues: new Map(),
       chainFiles: new Map(),
-      pathFiles: new Map(),
+      layers: snapshot.manifest.layers.map(layerPlan),
     };
     plans.set(snapshot, plan);
   }
@@ -171,7 +196,7 @@ export function appendedText(snapshot: Snapshot, path: string, text: string, tai
 
 // --- internal ---
 
-type ManifestPlan = Omit<ComposePlan, 'fleet' | 'recordValues' | 'chainFiles' | 'pathFiles'>;
+type ManifestPlan = Omit<ComposePlan, 'fleet' | 'recordValues' | 'chainFiles' | 'layers'>;
 
 const plans = new WeakMap<Snapshot, ComposePlan>();
 const manifests = new WeakMap<Manifest, ManifestPlan>();
@@ -182,6 +207,17 @@ const templates = new WeakMap<object, CompiledTemplate>();
 const paths = new WeakMap<object, PathPlan[]>();
 const fileBytes = new WeakMap<PackFile, number>();
 const appended = snapshotCache<AppendedText>('appended');
+
+function layerPlan(layer: LayerDef): LayerPlan {
+  const sources = layer.variants ? layer.variants.map((v) => v.source) : [layer.source!];
+  return { sources: sources.map(sourcePlan) };
+}
+
+function sourcePlan(source: LayerSource): SourcePlan {
+  if (source.kind !== 'file' && source.kind !== 'chain') return { paths: [], byValue: [] };
+  const paths = splitPaths(source);
+  return { paths, byValue: paths.map((p) => (p.parts.length === 3 ? new Map() : undefined)) };
+}
 
 function manifestPlan(manifest: Manifest): ManifestPlan {
   let plan = manifests.get(manifest);

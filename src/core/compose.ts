@@ -1,5 +1,5 @@
 import { outcomeBytes } from './compose-bytes.js';
-import { freezeOutcome } from './compose-freeze.js';
+import { freezeLayers, freezeOutcome } from './compose-freeze.js';
 import { memoCompose } from './compose-memo.js';
 import {
   type AppendedText,
@@ -9,7 +9,10 @@ import {
   composePlan,
   gatedResult,
   gateText,
+  type LayerPlan,
+  MissingPath,
   noVariantText,
+  type SourcePlan,
   splitPaths,
   textBytes,
 } from './compose-plan.js';
@@ -134,7 +137,7 @@ export type ComposeOutcome = { ok: true; result: ComposeResult } | { ok: false; 
  * caller that wants only the text never pays for it.
  */
 export function tryCompose(snapshot: Snapshot, request: ComposeRequest): ComposeOutcome {
-  return memoCompose(snapshot, request, composeFresh, outcomeBytes, freezeOutcome);
+  return memoCompose(snapshot, request, composeFresh, sizeOf, freezeOutcome);
 }
 
 /**
@@ -198,6 +201,11 @@ export function strictOutcome(outcome: ComposeOutcome): ComposeOutcome {
 
 // --- internal ---
 
+/** An upper bound of an outcome's memory (its layers are not read: they are built on first read). */
+function sizeOf(outcome: ComposeOutcome, snapshot: Snapshot): number {
+  return outcomeBytes(outcome, snapshot.manifest.layers.length);
+}
+
 /** Where {@link composeReading} is told about the files the running compose looks up. */
 let reading: ((path: string) => void) | undefined;
 
@@ -218,8 +226,8 @@ interface LayerEnv {
   inputs: Record<string, string>;
   /** Names the request got wrong (already reported): their layers are not reported again. */
   unknown: ReadonlySet<string>;
-  /** The result text, once the layers are joined (lazy hashes read their slices of it). */
-  joined: { text: string };
+  /** The result text, once the layers are joined (lazy hashes read their slices of it; made with the first). */
+  joined: { text: string } | undefined;
   /** Character offset in the result text where the layer being resolved would start. */
   charStart: number;
   // The layer just resolved, when it is included:
@@ -238,15 +246,19 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
   const plan = composePlan(snapshot);
 
   // 1. Names, then what the fleet knows about the agent.
-  const early: Diagnostic[] = [];
-  if (request.role !== undefined && !isValidName(request.role)) early.push(badName('role', request.role));
-  if (request.team !== undefined && !isValidName(request.team)) early.push(badName('team', request.team));
-  if (request.agent !== undefined && !isValidName(request.agent)) early.push(badName('agent', request.agent));
+  let early: Diagnostic[] | undefined;
+  if (request.role !== undefined && !isValidName(request.role))
+    early = withDiagnostic(early, badName('role', request.role));
+  if (request.team !== undefined && !isValidName(request.team))
+    early = withDiagnostic(early, badName('team', request.team));
+  if (request.agent !== undefined && !isValidName(request.agent))
+    early = withDiagnostic(early, badName('agent', request.agent));
   // A path setting names a file: only the operator may set one, never a request.
   if (request.settings !== undefined && plan.pathSettings.size > 0) {
     for (const key of Object.keys(request.settings)) {
       if (plan.pathSettings.has(key)) {
-        early.push(
+        early = withDiagnostic(
+          early,
           error(
             'PATH_SETTING_IN_REQUEST',
             `setting ${key} names a file and cannot be set by a request; the operator sets it (env var, serve --set, the manifest)`,
@@ -255,7 +267,7 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
       }
     }
   }
-  if (early.length > 0) return { ok: false, diagnostics: early };
+  if (early !== undefined) return { ok: false, diagnostics: early };
   const agent = request.agent;
   const member = agent === undefined ? undefined : plan.fleet.get(agent);
   const role = request.role ?? member?.role;
@@ -275,12 +287,12 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
   if (hasError(diagnostics)) return { ok: false, diagnostics };
 
   // 2. Settings: request over env over default.
-  const { settings, diagnostics: sd } = applyOverrides(
-    manifest.settings,
-    snapshot.settings,
-    request.settings,
-  );
-  if (sd.length > 0) return { ok: false, diagnostics: sd };
+  let settings = snapshot.settings;
+  if (request.settings !== undefined) {
+    const applied = applyOverrides(manifest.settings, settings, request.settings);
+    if (applied.diagnostics.length > 0) return { ok: false, diagnostics: applied.diagnostics };
+    settings = applied.settings;
+  }
   let inputs: ResolvedInputs = NO_INPUTS;
   if (plan.takesInputs || request.vars !== undefined) {
     const resolved = resolveInputs(manifest, request.vars);
@@ -290,7 +302,7 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
 
   // 3. Every layer, in order.
   const ctx: GateContext = { settings: settings.values, role, team, agent };
-  const inputText: Record<string, string> = {};
+  const inputText: Record<string, string> = plan.takesInputs ? {} : NO_INPUT_TEXT;
   // Path placeholders: the request's names over inputs of the same name.
   const placeholders: Record<string, string | undefined> = {
     role,
@@ -315,7 +327,7 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
     diagnostics,
     inputs: inputText,
     unknown: names.unknown,
-    joined: { text: '' },
+    joined: undefined,
     charStart: 0,
     text: undefined,
     bytes: undefined,
@@ -327,10 +339,12 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
   let included = 0;
   let offset = 0;
   let truncated = false;
-  for (const layer of manifest.layers) {
+  const manifestLayers = manifest.layers;
+  for (let i = 0; i < manifestLayers.length; i++) {
+    const layer = manifestLayers[i]!;
     const sep = layer.separator ?? manifest.separator;
     env.charStart = included > 0 ? text.length + sep.length : text.length;
-    const info = resolveLayer(env, layer);
+    const info = resolveLayer(env, layer, plan.layers[i]!);
     const layerText = env.text;
     if (!layerText) {
       layers.push(info);
@@ -346,12 +360,9 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
     info.bytes = bytes;
     info.start = offset;
     info.end = offset + bytes;
-    lazyHash(
-      info,
-      env.file
-        ? new FileHash(env.file)
-        : (env.appended ?? new SliceHash(env.joined, text.length, text.length + layerText.length)),
-    );
+    if (env.file) new HashSource(info, env.file, undefined);
+    else if (env.appended) new HashSource(info, undefined, env.appended);
+    else new HashSource(info, undefined, sliceHash(env, text.length, text.length + layerText.length));
     const parts = info.parts;
     if (parts !== undefined) {
       for (const part of parts) {
@@ -381,18 +392,20 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
     text = fillText(manifest.fallback, settings.values);
     diagnostics.push(warning('FALLBACK_USED', 'no layer was included; the fallback text is the prompt'));
   }
-  env.joined.text = text;
-  const result: ComposeResult = {
+  if (env.joined) env.joined.text = text;
+  // Built key by key: `layers` is a getter (below), and keys keep their order.
+  const result = {
     version: snapshot.version,
     text,
     sha256: sha256(text),
     bytes: fallback ? utf8Length(text) : offset,
     settings: settings.values,
     settingSources: settings.sources,
-    layers,
-    fallback,
-    diagnostics,
-  };
+  } as ComposeResult;
+  new LayerList(result, layers);
+  Object.defineProperty(result, 'layers', LAYERS_PROPERTY);
+  result.fallback = fallback;
+  result.diagnostics = diagnostics;
   if (plan.takesInputs) {
     result.inputs = inputs.values;
     result.inputSources = inputs.sources;
@@ -407,12 +420,20 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
 const PATH_NAMES: ReadonlySet<string> = new Set(PATH_PLACEHOLDERS);
 
 const NO_INPUTS: ResolvedInputs = Object.freeze({ values: Object.freeze({}), sources: Object.freeze({}) });
+const NO_INPUT_TEXT: Record<string, string> = Object.freeze({});
 
 function badName(key: string, value: string): Diagnostic {
   return error(
     'BAD_NAME',
     `${key} ${JSON.stringify(value)} is not a valid name (letters, digits, . _ -; no "..")`,
   );
+}
+
+/** `list` with `d` added (a new list when there was none). */
+function withDiagnostic(list: Diagnostic[] | undefined, d: Diagnostic): Diagnostic[] {
+  if (list === undefined) return [d];
+  list.push(d);
+  return list;
 }
 
 function hasError(diagnostics: readonly Diagnostic[]): boolean {
@@ -430,14 +451,15 @@ function partTruncated(parts: readonly LayerPart[] | undefined): boolean {
  * Resolves one layer: returns its provenance, and leaves its text (undefined when the
  * layer is left out), byte length and hash source in `env`.
  */
-function resolveLayer(env: LayerEnv, layer: LayerDef): LayerResult {
+function resolveLayer(env: LayerEnv, layer: LayerDef, lp: LayerPlan): LayerResult {
   const { snapshot, ctx, request, diagnostics, unknown } = env;
   env.text = undefined;
   env.bytes = undefined;
   env.file = undefined;
   env.appended = undefined;
   if (layer.when && !evaluateGate(layer.when, ctx)) {
-    return gatedResult(layer, gateText(layer.when)) as LayerResult;
+    lp.gated ??= gatedResult(layer, gateText(layer.when));
+    return lp.gated as LayerResult;
   }
 
   let chosen: VariantDef | undefined;
@@ -451,7 +473,10 @@ function resolveLayer(env: LayerEnv, layer: LayerDef): LayerResult {
         break;
       }
     }
-    if (variant === undefined) return gatedResult(layer, noVariantText(variants)) as LayerResult;
+    if (variant === undefined) {
+      lp.noVariant ??= gatedResult(layer, noVariantText(variants));
+      return lp.noVariant as LayerResult;
+    }
     chosen = variants[variant]!;
   }
   const source = chosen ? chosen.source : layer.source!;
@@ -468,7 +493,7 @@ function resolveLayer(env: LayerEnv, layer: LayerDef): LayerResult {
   let file: PackFile | undefined;
   switch (source.kind) {
     case 'file': {
-      const found = findFile(env.plan, snapshot, source, ctx, env.placeholders, layer, diagnostics);
+      const found = findFile(snapshot, source, lp.sources[variant ?? 0]!, env, layer);
       if (typeof found === 'string') {
         base.reason = 'no-value';
         base.placeholder = found;
@@ -679,7 +704,7 @@ function resolveChain(
           part.end = offset + cut.bytes;
           part.bytes = cut.bytes;
           const from = env.charStart + text.length;
-          lazyHash(part, new SliceHash(env.joined, from, from + cut.text.length));
+          lazyHash(part, sliceHash(env, from, from + cut.text.length));
           if (cut.truncatedFrom !== undefined) part.truncatedFrom = cut.truncatedFrom;
           offset = part.end;
           text += cut.text;
@@ -790,13 +815,17 @@ class Stamped {
 }
 
 class HashSource extends Stamped {
-  #source: { hash(): string };
-  constructor(target: object, source: { hash(): string }) {
+  /** Set when the text is this file's prompt: the file computes its hash once, for every compose. */
+  #file: PackFile | undefined;
+  #source: { hash(): string } | undefined;
+  constructor(target: object, file: PackFile | undefined, source: { hash(): string } | undefined) {
     super(target);
+    this.#file = file;
     this.#source = source;
   }
   static hash(target: object): string {
-    return (target as HashSource).#source.hash();
+    const stamped = target as HashSource;
+    return stamped.#file ? stamped.#file.promptSha256 : stamped.#source!.hash();
   }
 }
 
@@ -806,14 +835,6 @@ const HASH_PROPERTY: PropertyDescriptor = {
     return HashSource.hash(this);
   },
 };
-
-/** The hash of a file's prompt: the file computes it once, for every compose that uses it. */
-class FileHash {
-  constructor(private readonly file: PackFile) {}
-  hash(): string {
-    return this.file.promptSha256;
-  }
-}
 
 /** The hash of the characters [from, to) of the result text, once it is joined. */
 class SliceHash {
@@ -829,10 +850,47 @@ class SliceHash {
   }
 }
 
+/** The hash of the characters [from, to) of the result text, once it is joined. */
+function sliceHash(env: LayerEnv, from: number, to: number): SliceHash {
+  env.joined ??= { text: '' };
+  return new SliceHash(env.joined, from, to);
+}
+
 function lazyHash(target: LayerResult | LayerPart, source: { hash(): string }): void {
-  new HashSource(target, source);
+  new HashSource(target, undefined, source);
   Object.defineProperty(target, 'sha256', HASH_PROPERTY);
 }
+
+// A result's `layers` is an enumerable property too, finished on first read: each included
+// layer (its hash source already stamped on it) gets its `sha256` getter then, and, when
+// the result is frozen (every result tryCompose hands out), the layers are frozen with it.
+// A caller that reads only the text never pays for either.
+
+class LayerList extends Stamped {
+  #layers: LayerResult[];
+  #done = false;
+  constructor(target: object, layers: LayerResult[]) {
+    super(target);
+    this.#layers = layers;
+  }
+  static read(target: object): LayerResult[] {
+    const list = target as LayerList;
+    const layers = list.#layers;
+    if (!list.#done) {
+      list.#done = true;
+      for (const layer of layers) if (layer.included) Object.defineProperty(layer, 'sha256', HASH_PROPERTY);
+      if (Object.isFrozen(target)) freezeLayers(layers);
+    }
+    return layers;
+  }
+}
+
+const LAYERS_PROPERTY: PropertyDescriptor = {
+  enumerable: true,
+  get(this: object) {
+    return LayerList.read(this);
+  },
+};
 
 /** What a text template reads: settings, inputs, and fields of the requested role (noted in `used`). */
 class LayerValues implements TemplateValues {
@@ -917,14 +975,13 @@ function missingValue(
 
 /** The file of a file layer, a missing path, or (a string) the placeholder without a value. */
 function findFile(
-  plan: ComposePlan,
   snapshot: Snapshot,
   source: Extract<LayerSource, { kind: 'file' }>,
-  ctx: GateContext,
-  placeholders: Record<string, string | undefined>,
+  sp: SourcePlan,
+  env: LayerEnv,
   layer: LayerDef,
-  diagnostics: Diagnostic[],
 ): PackFile | { missing: string; reported?: boolean } | string {
+  const { ctx, placeholders, diagnostics } = env;
   // A path named by an operator-set setting (CHORUS_DEFAULT_INSTRUCTIONS_PATH) must exist;
   // outside the pack, the loader read it into the snapshot.
   if (source.pathSetting !== undefined) {
@@ -950,8 +1007,11 @@ function findFile(
     }
   }
   let noValue: string | undefined;
-  let first: string | undefined;
-  for (const template of splitPaths(source)) {
+  // The first missing path (one of a one-placeholder template is remembered with it, made once).
+  let first: MissingPath | string | undefined;
+  const templates = sp.paths;
+  for (let t = 0; t < templates.length; t++) {
+    const template = templates[t]!;
     const parts = template.parts;
     // One placeholder: the path for its value is remembered per snapshot (for at most as
     // many values as the pack has files); a compose that reports its look-ups looks up.
@@ -961,22 +1021,18 @@ function findFile(
         noValue ??= parts[1]!;
         continue;
       }
-      let byValue = plan.pathFiles.get(template);
-      if (!byValue) {
-        byValue = new Map();
-        plan.pathFiles.set(template, byValue);
-      }
+      const byValue = sp.byValue[t]!;
       let known = byValue.get(v);
       if (known === undefined) {
         const path = parts[0]! + v + parts[2]!;
         const clean =
           template.clean && (parts[1] === 'role_source' || (v.charCodeAt(0) !== 0x2e && !v.includes('/')));
         const normal = clean ? path : normalisePackPath(path);
-        known = normal === undefined ? null : (snapshot.files.get(normal) ?? normal);
+        known = normal === undefined ? null : (snapshot.files.get(normal) ?? new MissingPath(normal));
         if (byValue.size <= snapshot.files.size) byValue.set(v, known);
       }
-      if (known !== null && typeof known === 'object') return known;
-      first ??= known ?? undefined;
+      if (known instanceof MissingPath) first ??= known;
+      else if (known !== null) return known;
       continue;
     }
     // Filled in line; normalised only when the literals or a value could need it.
@@ -1003,7 +1059,7 @@ function findFile(
     if (file) return file;
   }
   if (first === undefined) return noValue ?? 'path';
-  return { missing: first };
+  return typeof first === 'string' ? { missing: first } : first;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { type Diagnostic, error, warning } from './diagnostics.js';
 import type { Agent } from './fleet.js';
-import { type KnownNames, knownNames } from './known-names.js';
+import { knownNames } from './known-names.js';
 import type { Snapshot } from './snapshot.js';
 import { closestNames, didYouMean, knownList } from './suggest.js';
 
@@ -19,7 +19,7 @@ export interface RequestNames {
 export interface NameCheck {
   diagnostics: Diagnostic[];
   /** Names reported as unknown: layers using them are not reported again as LAYER_MISSING. */
-  unknown: Set<'role' | 'team' | 'agent'>;
+  unknown: ReadonlySet<'role' | 'team' | 'agent'>;
 }
 
 /**
@@ -34,16 +34,21 @@ export interface NameCheck {
  */
 export function checkRequestNames(snapshot: Snapshot, names: RequestNames): NameCheck {
   const diagnostics: Diagnostic[] = [];
-  const unknown = new Set<'role' | 'team' | 'agent'>();
-  // Worked out only when a check needs it (once per snapshot, memoised there): a large
-  // pack's first request for a known role never needs it.
-  const known = (): KnownNames => knownNames(snapshot);
+  // Made when a name is unknown: a request whose names are all known shares NONE.
+  let unknown: Set<'role' | 'team' | 'agent'> | undefined;
+  // The known names are worked out only when a check needs them (once per snapshot,
+  // memoised there): a large pack's first request for a known role never needs them.
   const { role, team, agent } = names;
 
   // 1. The agent.
-  if (agent !== undefined && !names.member && snapshot.fleet.length > 0 && !known().agents.includes(agent)) {
+  if (
+    agent !== undefined &&
+    !names.member &&
+    snapshot.fleet.length > 0 &&
+    !knownNames(snapshot).agents.includes(agent)
+  ) {
     const fleet = snapshot.fleet.map((a) => a.id);
-    const suggestions = closestNames(agent, known().agents);
+    const suggestions = closestNames(agent, knownNames(snapshot).agents);
     const base = `agent ${JSON.stringify(agent)} is not in the fleet${didYouMean(suggestions)}`;
     const d =
       role === undefined
@@ -54,26 +59,29 @@ export function checkRequestNames(snapshot: Snapshot, names: RequestNames): Name
         : warning('UNKNOWN_AGENT', `${base} (fleet: ${knownList(fleet)}; composed for role ${role})`);
     withSuggestions(d, suggestions);
     diagnostics.push(d);
-    unknown.add('agent');
+    unknown = withName(unknown, 'agent');
   }
 
   // 2. The role.
   if (role === undefined) {
-    if (known().roles.length > 0 && !diagnostics.some((d) => d.severity === 'error')) {
+    if (knownNames(snapshot).roles.length > 0 && !diagnostics.some((d) => d.severity === 'error')) {
       diagnostics.push(
         warning(
           'NO_ROLE',
-          `no role or agent given: only the layers every role shares are composed; roles: ${knownList(known().roles)}`,
+          `no role or agent given: only the layers every role shares are composed; roles: ${knownList(knownNames(snapshot).roles)}`,
         ),
       );
     }
-  } else if (snapshot.roles.size === 0 && !known().roles.includes(role)) {
-    const suggestions = closestNames(role, known().roles);
+  } else if (snapshot.roles.size === 0 && !knownNames(snapshot).roles.includes(role)) {
+    const suggestions = closestNames(role, knownNames(snapshot).roles);
     const why =
-      known().roles.length === 0
+      knownNames(snapshot).roles.length === 0
         ? 'the pack declares no roles (its registry is empty and no role file names it)'
         : 'the pack has no role registry and no role file for it';
-    const list = known().roles.length === 0 ? '' : ` (roles from files: ${knownList(known().roles)})`;
+    const list =
+      knownNames(snapshot).roles.length === 0
+        ? ''
+        : ` (roles from files: ${knownList(knownNames(snapshot).roles)})`;
     diagnostics.push(
       withSuggestions(
         warning(
@@ -83,16 +91,17 @@ export function checkRequestNames(snapshot: Snapshot, names: RequestNames): Name
         suggestions,
       ),
     );
-    unknown.add('role');
+    unknown = withName(unknown, 'role');
   }
 
   // 3. The team.
-  if (team !== undefined && !known().teams.includes(team)) {
-    const suggestions = closestNames(team, known().teams);
-    const why = known().teamUsed
+  if (team !== undefined && !knownNames(snapshot).teams.includes(team)) {
+    const suggestions = closestNames(team, knownNames(snapshot).teams);
+    const why = knownNames(snapshot).teamUsed
       ? 'no team file, fleet member or team gate names it'
       : 'no layer of this pack uses a team';
-    const list = known().teams.length === 0 ? '' : ` (teams: ${knownList(known().teams)})`;
+    const list =
+      knownNames(snapshot).teams.length === 0 ? '' : ` (teams: ${knownList(knownNames(snapshot).teams)})`;
     diagnostics.push(
       withSuggestions(
         warning(
@@ -102,9 +111,9 @@ export function checkRequestNames(snapshot: Snapshot, names: RequestNames): Name
         suggestions,
       ),
     );
-    unknown.add('team');
+    unknown = withName(unknown, 'team');
   }
-  return { diagnostics, unknown };
+  return { diagnostics, unknown: unknown ?? NONE };
 }
 
 /** The known role ids closest to `role` (for UNKNOWN_ROLE errors). */
@@ -113,6 +122,17 @@ export function closestRoles(snapshot: Snapshot, role: string): string[] {
 }
 
 // --- internal ---
+
+const NONE: ReadonlySet<'role' | 'team' | 'agent'> = new Set();
+
+function withName(
+  names: Set<'role' | 'team' | 'agent'> | undefined,
+  name: 'role' | 'team' | 'agent',
+): Set<'role' | 'team' | 'agent'> {
+  const set = names ?? new Set();
+  set.add(name);
+  return set;
+}
 
 function withSuggestions(d: Diagnostic, suggestions: string[]): Diagnostic {
   if (suggestions.length > 0) d.suggestions = suggestions;
