@@ -14,12 +14,15 @@ import { generateLayout } from './gen-layouts.js';
 import { BENCH_LIMITS, generatePack } from './gen-pack.js';
 import { compare, cpuClock, machine } from './measure.js';
 import { RAW_READS, readAllSync } from './read-all.js';
+import { reloadRows } from './reload-rows.js';
 
 /**
  * `npm run bench`: the composition core against baselines measured in the same run.
  * (1) compose with full provenance vs joining pre-read layer strings and hashing;
  * (2) loading generated packs vs only reading their files (time and peak memory);
- * (3) the crewai, claude-agents and agents-md layouts: compose and load, same baselines.
+ * (3) the crewai, claude-agents and agents-md layouts: compose and load, same baselines;
+ * (4) a one-file edit until served, by a running service on the same generated packs
+ *     (`bench/reload-rows.ts`; `npm run bench:reload` runs it alone, with more options).
  */
 const out: string[] = [];
 const log = (line: string) => {
@@ -29,10 +32,11 @@ const log = (line: string) => {
 
 log(`machine: ${machine()}; ${new Date().toISOString().slice(0, 10)}`);
 
-// `--only compose,load,layouts` runs some sections (default: all).
+// `--only compose,load,layouts,reload` runs some sections (default: all). `--roles` picks the
+// generated packs' sizes for load and reload (default 1000,10000; add 50000 for the largest).
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg === -1 ? undefined : new Set(process.argv[onlyArg + 1]!.split(','));
-const section = (name: 'compose' | 'load' | 'layouts') => !only || only.has(name);
+const section = (name: 'compose' | 'load' | 'layouts' | 'reload') => !only || only.has(name);
 let gcNow: (() => void) | undefined;
 
 // (1) Compose throughput over every fleet member of examples/roboco.
@@ -210,6 +214,16 @@ async function loadRows(): Promise<void> {
 // every agent (or working directory) against joining its pre-read pieces and hashing;
 // load against the fastest raw read of the same files.
 if (section('layouts')) await layoutRows();
+
+// (4) One-file edit until served (20 edits per size).
+if (section('reload')) {
+  const rolesArg = process.argv.indexOf('--roles');
+  const sizes = rolesArg === -1 ? [1000, 10000] : process.argv[rolesArg + 1]!.split(',').map(Number);
+  log('');
+  log(`## One-file edit until served (load ${loadAverage()})`);
+  log('');
+  await reloadRows({ sizes, edits: 20, log });
+}
 
 async function layoutRows(): Promise<void> {
   log('');
