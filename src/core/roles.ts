@@ -54,10 +54,7 @@ export function* registrySteps(
 ): Generator<void, { roles: Map<string, RoleRecord>; diagnostics: Diagnostic[] }> {
   let step = 0;
   const diagnostics: Diagnostic[] = [];
-  const raw = new Map<
-    string,
-    { fields: Record<string, unknown>; source: string; at: () => Where; yaml?: ParsedYaml }
-  >();
+  const raw: RawRoles = new Map();
   const globs = registry.files.map(compileGlob);
   const roleFiles = yamlFiles
     .filter((f) => globs.some((match) => match(f.path)))
@@ -79,13 +76,20 @@ export function* registrySteps(
     }
     for (const [id, record] of Object.entries(records)) {
       if ((++step & 255) === 0) yield;
-      const at = () => yaml.locate(keyPath(id), true);
       if (!isValidName(id)) {
-        diagnostics.push(error('BAD_ROLE', `role id ${JSON.stringify(id)} is not a valid name`, at()));
+        diagnostics.push(
+          error(
+            'BAD_ROLE',
+            `role id ${JSON.stringify(id)} is not a valid name`,
+            yaml.locate(keyPath(id), true),
+          ),
+        );
         continue;
       }
       if (!isObject(record)) {
-        diagnostics.push(error('BAD_ROLE', `role ${id} must be a mapping of fields`, at()));
+        diagnostics.push(
+          error('BAD_ROLE', `role ${id} must be a mapping of fields`, yaml.locate(keyPath(id), true)),
+        );
         continue;
       }
       const previous = raw.get(id);
@@ -94,11 +98,11 @@ export function* registrySteps(
           warning(
             'DUPLICATE_ROLE',
             `role ${id} is defined in ${previous.source} and again here; this definition replaces it`,
-            at(),
+            yaml.locate(keyPath(id), true),
           ),
         );
       }
-      raw.set(id, { fields: record, source: path, at, yaml });
+      raw.set(id, { fields: record, source: path, yaml });
     }
   }
 
@@ -114,7 +118,7 @@ export function* registrySteps(
       if (!existing && aliased.has(id)) continue;
       const meta = frontmatterOf(path);
       if (existing) existing.fields = under(pick(meta), existing.fields);
-      else raw.set(id, { fields: pick(meta), source: path, at: () => ({ file: path }) });
+      else raw.set(id, { fields: pick(meta), source: path });
     }
   }
   if (registry.discoverFiles)
@@ -127,7 +131,7 @@ export function* registrySteps(
     const entry = raw.get(id)!;
     const parent = entry.fields.extends;
     if (parent === undefined) return entry.fields;
-    const at = entry.yaml?.locate([...keyPath(id), 'extends']) ?? entry.at();
+    const at = entry.yaml?.locate([...keyPath(id), 'extends']) ?? whereOf(entry, keyPath(id));
     if (typeof parent !== 'string' || !raw.has(parent)) {
       diagnostics.push(
         error('UNKNOWN_ROLE', `role ${id} extends unknown role ${JSON.stringify(parent)}`, at),
@@ -158,7 +162,11 @@ export function* registrySteps(
     const file = fields.file;
     if (file !== undefined && (typeof file !== 'string' || !isValidName(file))) {
       diagnostics.push(
-        error('BAD_ROLE', `role ${id}: file must be a role-file name like "board"`, entry.at()),
+        error(
+          'BAD_ROLE',
+          `role ${id}: file must be a role-file name like "board"`,
+          whereOf(entry, keyPath(id)),
+        ),
       );
       continue;
     }
@@ -169,10 +177,22 @@ export function* registrySteps(
 
 // --- internal ---
 
-type RawRoles = Map<
-  string,
-  { fields: Record<string, unknown>; source: string; at: () => Where; yaml?: ParsedYaml }
->;
+/**
+ * Records by id as found, before `extends`, with the file that defines each (its YAML
+ * file, to locate the record in, or its prompt file): no closure per record.
+ */
+type RawRoles = Map<string, RawRole>;
+
+interface RawRole {
+  fields: Record<string, unknown>;
+  source: string;
+  yaml?: ParsedYaml;
+}
+
+/** Where a record is defined: its key (`key`: the record's key path) in its YAML file, or its prompt file. */
+function whereOf(entry: RawRole, key: string[]): Where {
+  return entry.yaml ? entry.yaml.locate(key, true) : { file: entry.source };
+}
 
 /**
  * Roles from prompt files matching the first glob of `files` that matches any file, the
@@ -219,7 +239,7 @@ function discoverByField(
           { file: path },
         ),
       );
-    raw.set(id as string, { fields: { ...meta }, source: path, at: () => ({ file: path }) });
+    raw.set(id as string, { fields: { ...meta }, source: path });
   }
 }
 

@@ -15,7 +15,8 @@ export function selectPath(manifest: Pick<Manifest, 'files' | 'hidden'>, path: s
 
 /** Whether every hidden name in a path (`.claude/agents/x.md`) is one of `names`. */
 export function hiddenAllowed(names: readonly string[], path: string): boolean {
-  if (!path.includes('.')) return true;
+  // Most paths have no hidden segment: no split for them.
+  if (path.charCodeAt(0) !== 46 && !path.includes('/.')) return true;
   for (const seg of path.split('/')) if (seg.startsWith('.') && !names.includes(seg)) return false;
   return true;
 }

@@ -19,17 +19,25 @@ export function reuseKey(root: string, rel: string, real: string, line: string):
   return direct ? line : [line, real].join('\0');
 }
 
-/** Identity lines hashed as they come (the digest of the lines joined with newlines). */
+/**
+ * Identity lines hashed as they come (the digest of the lines joined with newlines), fed
+ * to the hash in chunks of about 64 KiB rather than a call per line.
+ */
 export class Lines {
   #hash = createHash('sha256');
+  #chunk = '';
   #count = 0;
 
   add(line: string): void {
-    this.#hash.update(this.#count++ === 0 ? line : `\n${line}`);
+    this.#chunk = this.#count++ === 0 ? line : `${this.#chunk}\n${line}`;
+    if (this.#chunk.length >= 65536) {
+      this.#hash.update(this.#chunk);
+      this.#chunk = '';
+    }
   }
 
   digest(): string {
-    return this.#count === 0 ? '' : this.#hash.digest('hex');
+    return this.#count === 0 ? '' : this.#hash.update(this.#chunk).digest('hex');
   }
 }
 
