@@ -223,18 +223,17 @@ function sameInputs(a: Snapshot, b: Snapshot): boolean {
 
 /** Paths whose file differs between two snapshots of one pack (added, removed, or other bytes). */
 async function changedPaths(a: Snapshot, b: Snapshot, yielder: Yielder | undefined): Promise<Set<string>> {
+  // Two passes without a yield between (a few milliseconds for 100,000 files).
+  if (yielder?.due) await yielder.pause();
   const out = new Set<string>();
-  let n = 0;
-  for (const [path, file] of a.files) {
-    if (++n % 1024 === 0 && yielder?.due) await yielder.pause();
+  // Same bytes under the same manifest decode to the same file.
+  a.files.forEach((file, path) => {
     const other = b.files.get(path);
-    // Same bytes under the same manifest decode to the same file.
     if (!other || (other !== file && other.sha256 !== file.sha256)) out.add(path);
-  }
-  for (const path of b.files.keys()) {
-    if (++n % 1024 === 0 && yielder?.due) await yielder.pause();
+  });
+  b.files.forEach((_, path) => {
     if (!a.files.has(path)) out.add(path);
-  }
+  });
   return out;
 }
 

@@ -347,8 +347,12 @@ export function detectPreset(
  * manifest opts in with `hidden:`.
  */
 export function presetHiddenFolders(): string[] {
-  return [...new Set(PRESET_NAMES.flatMap((name) => presetPart(name, []).hidden ?? []))];
+  hiddenFolders ??= [...new Set(PRESET_NAMES.flatMap((name) => presetPart(name, []).hidden ?? []))];
+  return [...hiddenFolders];
 }
+
+/** The presets' hidden folders, worked out once (presets are shipped data). */
+let hiddenFolders: string[] | undefined;
 
 // --- internal ---
 
