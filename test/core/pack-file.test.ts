@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { splitFrontmatter } from '../../src/core/frontmatter.js';
+import { buildSnapshot } from '../../src/core/snapshot.js';
+import { decodeLossy, decodeText, utf8Length } from '../../src/core/text.js';
+
+// A loaded pack keeps one copy of each file: its bytes. Text, prompt and prompt hash are
+// derived from them (the prompt and its hash once, on first use), and must be exactly
+// what decoding and splitting the bytes gives.
+
+const enc = (s: string) => new TextEncoder().encode(s);
+
+function build(files: Record<string, Uint8Array>, manifest?: string) {
+  const map = new Map(Object.entries(files));
+  if (manifest !== undefined) map.set('strata.yaml', enc(manifest));
+  const result = buildSnapshot({ files: map, env: {} });
+  expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  return { snapshot: result.snapshot!, map };
+}
+
+const FILES = {
+  'base.md': enc('\ufeffBase rule.\r\nSecond line.\r\n\r\n'),
+  'roles/dev.md': enc('---\nname: Dev\ndescription: Builds things.\n---\n\n  # Dev\n\nShips é and ✓.  \n'),
+  'roles/qa.md': enc('No frontmatter here.\n\n'),
+  'notes/raw.txt': new Uint8Array([0x41, 0xff, 0x42, 0x0a]),
+  'roles.yaml': enc('roles:\n  dev: { name: Dev }\n  qa: { name: QA }\n'),
+};
+const MANIFEST =
+  'layers:\n  - id: base\n    file: base.md\n  - id: role\n    file: "roles/{role}.md"\nraw:\n  - "notes/*.txt"\n';
+
+describe('loaded pack files', () => {
+  it('derive text, prompt and sizes from their bytes, as decoding and splitting gives them', () => {
+    const { snapshot } = build(FILES, MANIFEST);
+    for (const [path, bytes] of Object.entries(FILES)) {
+      const file = snapshot.files.get(path)!;
+      const raw = path.endsWith('.txt');
+      const text = raw ? decodeLossy(bytes) : decodeText(bytes)!;
+      expect(file.text, path).toBe(text);
+      const split = path.endsWith('.md') ? splitFrontmatter(text, path) : undefined;
+      const prompt = (split ? split.body : text).trim();
+      expect(file.bodyOffset, path).toBe(split?.bodyOffset ?? 0);
+      expect(file.prompt, path).toBe(prompt);
+      expect(file.prompt, path).toBe(file.prompt); // the same string once made
+      expect(file.promptBytes, path).toBe(utf8Length(prompt));
+      expect(file.raw, path).toBe(raw ? bytes : undefined);
+    }
+    expect(snapshot.files.get('roles/dev.md')!.meta).toEqual({ name: 'Dev', description: 'Builds things.' });
+  });
+
+  it('hold no decoded text of their own', () => {
+    const { snapshot } = build(FILES, MANIFEST);
+    for (const file of snapshot.files.values()) {
+      // Own fields: path, content hash, metadata, offsets; no text or prompt string.
+      for (const [key, value] of Object.entries(file))
+        if (key !== 'sha256' && key !== 'path') expect(typeof value, key).not.toBe('string');
+      expect(Object.keys(file)).not.toContain('text');
+      expect(Object.keys(file)).not.toContain('prompt');
+    }
+  });
+
+  it('are reused for unchanged bytes objects, and made again for changed ones', () => {
+    const { snapshot: first, map } = build(FILES, MANIFEST);
+    const again = buildSnapshot({ files: map, env: {} }).snapshot!;
+    for (const [path, file] of first.files) expect(again.files.get(path), path).toBe(file);
+    map.set('roles/qa.md', enc('Changed.\n'));
+    const changed = buildSnapshot({ files: map, env: {} }).snapshot!;
+    expect(changed.files.get('roles/qa.md')).not.toBe(first.files.get('roles/qa.md'));
+    expect(changed.files.get('roles/qa.md')!.prompt).toBe('Changed.');
+    expect(changed.files.get('base.md')).toBe(first.files.get('base.md'));
+    expect(changed.version).not.toBe(first.version);
+  });
+
+  it('locate frontmatter values for diagnostics by parsing the file again, lenient mode too', () => {
+    const manifest =
+      'frontmatter: lenient\nlayers:\n  - id: role\n    file: "roles/{role}.md"\nfleet:\n  file: fleet.yaml\n  identities: "identities/{agent}.md"\n';
+    const files = {
+      'strata.yaml': enc(manifest),
+      'roles/dev.md': enc('D'),
+      'roles/qa.md': enc('Q'),
+      'fleet.yaml': enc('agents:\n  - { id: ada, role: dev }\n'),
+      // An unquoted `: ` does not parse as YAML: the lenient mode quotes it and parses again.
+      'identities/ada.md': enc('---\ntitle: Ada: the first\nrole: qa\n---\nAda.\n'),
+    };
+    const result = buildSnapshot({ files: new Map(Object.entries(files)), env: {} });
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['FLEET_CONFLICT']);
+    expect(result.diagnostics[0]).toMatchObject({ file: 'identities/ada.md', line: 3, col: 7 });
+    expect(result.snapshot!.files.get('identities/ada.md')!.frontmatterRetried).toBe(true);
+  });
+});
