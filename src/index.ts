@@ -73,4 +73,10 @@ export {
   resolvePackEnvironment,
 } from './source/environment.js';
 export { type LoadOptions, loadPack, loadPackStrict } from './source/load.js';
-export { type OpenOptions, openPack, type PackSource, type PackSourceKind } from './source/open.js';
+export {
+  type OpenOptions,
+  type OpenResult,
+  openPack,
+  type PackSource,
+  type PackSourceKind,
+} from './source/open.js';

@@ -33,8 +33,11 @@ export { buildLock, checkLock, formatLock, type Lock, parseLock } from './lock/l
 export { changedPrompts, type PromptChanges } from './reload/changes.js';
 export { type ReloadSource, readOnce, stablePackLoader } from './reload/read.js';
 export {
+  type LoadedPack,
+  type LoadRequest,
   type PackLoader,
   type PackState,
+  type ReadKind,
   type ReloadOutcome,
   type ReloadTrigger,
   SnapshotStore,

@@ -116,7 +116,11 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
       'raw',
       onRaw(bundle ? (path) => bundleEntry(folder, basename(dir), path) : (path) => !hidden(dir, path)),
     );
-    files.on('error', (e) => options.onError?.(e));
+    // A watcher that failed may have missed events: the next read is a full one.
+    files.on('error', (e) => {
+      options.onError?.(e);
+      if (!closed) schedule.notify();
+    });
     const current = files;
     // Changes made before the watcher covered every folder were not reported: once it
     // does, the whole pack is read (later reads may look only at the paths events name).
