@@ -3,9 +3,10 @@
 // object for an unchanged file (the folder reader does, by file identity) gets these for
 // free; entries live exactly as long as the bytes do (a WeakMap), so nothing here outlives
 // the snapshots and reads that hold the bytes. A bytes object holds a few results, kept in
-// one flat array (step, path, value, …): a Map per file would cost more than most files.
+// one small object, or a flat array (step, path, value, …) when more: a Map per file would
+// cost more than most files.
 
-const memo = new WeakMap<Uint8Array, unknown[]>();
+const memo = new WeakMap<Uint8Array, Memo | unknown[]>();
 
 /**
  * `compute()`'s result for these bytes, this step and this path, computed once per bytes
@@ -16,12 +17,33 @@ const memo = new WeakMap<Uint8Array, unknown[]>();
  * const parsed = memoByBytes(bytes, 'yaml', () => parseYaml(text, { file: path }), path);
  */
 export function memoByBytes<T>(bytes: Uint8Array, step: string, compute: () => T, path = ''): T {
-  const entries = memo.get(bytes);
-  if (entries)
-    for (let i = 0; i < entries.length; i += 3)
-      if (entries[i] === step && entries[i + 1] === path) return entries[i + 2] as T;
+  const held = memo.get(bytes);
+  if (held instanceof Memo) {
+    if (held.step === step && held.path === path) return held.value as T;
+  } else if (held)
+    for (let i = 0; i < held.length; i += 3)
+      if (held[i] === step && held[i + 1] === path) return held[i + 2] as T;
   const value = compute();
-  // A new array of the exact size (a grown array keeps spare room: ~20 slots).
-  memo.set(bytes, entries ? entries.concat([step, path, value]) : [step, path, value]);
+  // Most bytes objects hold one result (a prompt file's decoding): one small object. More
+  // results go into a new array of the exact size (a grown array keeps spare room).
+  if (held === undefined) memo.set(bytes, new Memo(step, path, value));
+  else
+    memo.set(
+      bytes,
+      held instanceof Memo
+        ? [held.step, held.path, held.value, step, path, value]
+        : held.concat([step, path, value]),
+    );
   return value;
+}
+
+// --- internal ---
+
+/** One remembered result (an object of three fields: smaller than an array of three). */
+class Memo {
+  constructor(
+    readonly step: string,
+    readonly path: string,
+    readonly value: unknown,
+  ) {}
 }

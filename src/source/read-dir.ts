@@ -256,7 +256,7 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
   // is listed, its identity from the opened file (one stat fewer per file).
   const cold = !limits.reuse.has(pack.root);
   const reading: Reading | undefined = cold
-    ? { kept: new Map(), problems: [], refused: [], slab: new Slab(), readAtMs: Date.now() }
+    ? { kept: new Map(), problems: [], refused: [], slab: new Slab(), time: { readAtMs: Date.now() } }
     : undefined;
   const listing = await list(out, pack, limits, slices, reading);
   out.identity = listing.identity;
@@ -311,7 +311,31 @@ interface Reading {
    * `Date.now()` when the read began: the time every file of the read is kept as read at
    * (earlier than each file's own, so the reuse cache's settled rule only grows stricter).
    */
-  readAtMs: number;
+  time: ReadTime;
+}
+
+interface ReadTime {
+  readonly readAtMs: number;
+}
+
+/**
+ * A reuse entry of a first read: the read's time shared by all its files (a number field
+ * per file would be a boxed number per file).
+ */
+class FirstReadEntry implements ReuseEntry {
+  readonly #time: ReadTime;
+
+  constructor(
+    readonly identity: string,
+    readonly bytes: Uint8Array,
+    time: ReadTime,
+  ) {
+    this.#time = time;
+  }
+
+  get readAtMs(): number {
+    return this.#time.readAtMs;
+  }
 }
 
 /** Lists the pack (stat only), applying the count and total-size limits. */
@@ -512,11 +536,7 @@ function readListed(
     }
     const kept = filled === size ? bytes : bytes.subarray(0, filled);
     out.files.set(rel, kept);
-    reading.kept.set(rel, {
-      identity: direct ? line : [line, real].join('\0'),
-      bytes: kept,
-      readAtMs: reading.readAtMs,
-    });
+    reading.kept.set(rel, new FirstReadEntry(direct ? line : [line, real].join('\0'), kept, reading.time));
     if (limits.recheck) state.newest = Math.max(state.newest, changedSince(real));
     return true;
   } catch (e) {
@@ -540,7 +560,7 @@ function readNow(
   const read = readRegularFileSync(real, rel, maxBytes);
   if ('bytes' in read) {
     out.files.set(rel, read.bytes);
-    reading.kept.set(rel, { identity, bytes: read.bytes, readAtMs: reading.readAtMs });
+    reading.kept.set(rel, new FirstReadEntry(identity, read.bytes, reading.time));
   } else {
     reading.refused.push(rel);
     reading.problems.push(read.problem);
