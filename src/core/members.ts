@@ -16,20 +16,33 @@ export interface Member {
   request: ComposeRequest;
 }
 
-/** The members of a snapshot, in fleet order (or role order). */
-export function packMembers(snapshot: Snapshot): Member[] {
+/** The members of a snapshot, in fleet order (or role order); with `only`, just those it names. */
+export function packMembers(snapshot: Snapshot, only?: MemberFilter): Member[] {
   if (snapshot.fleet.length > 0) {
-    return snapshot.fleet.map((a) => {
+    const out: Member[] = [];
+    for (const a of snapshot.fleet) {
+      if (only && !only.agents.has(a.id)) continue;
       const m: Member = { key: a.id, agent: a.id, request: { agent: a.id } };
       if (a.role !== undefined) m.role = a.role;
       if (a.team !== undefined) m.team = a.team;
-      return m;
-    });
+      out.push(m);
+    }
+    return out;
   }
   if (snapshot.roles.size > 0) {
-    return [...snapshot.roles.keys()].map((role) => ({ key: `role:${role}`, role, request: { role } }));
+    const out: Member[] = [];
+    for (const role of snapshot.roles.keys())
+      if (!only || only.roles.has(role)) out.push({ key: `role:${role}`, role, request: { role } });
+    return out;
   }
-  return [{ key: '(default)', request: {} }];
+  return only && !only.default ? [] : [{ key: '(default)', request: {} }];
+}
+
+/** Which members {@link packMembers} gives (in the pack's order): by agent id, by role, the default one. */
+export interface MemberFilter {
+  agents: ReadonlySet<string>;
+  roles: ReadonlySet<string>;
+  default: boolean;
 }
 
 /** Composes one member, with setting overrides and request inputs applied on top of its request. */

@@ -7,6 +7,7 @@ import {
   memberDegradation,
 } from './degradation.js';
 import type { Agent } from './fleet.js';
+import { LayeredMap } from './layered-map.js';
 import { packMembers } from './members.js';
 import type { RoleRecord } from './roles.js';
 import type { Snapshot } from './snapshot.js';
@@ -74,8 +75,19 @@ export async function comparePacks(
       : await changedPaths(current, next, yielder);
   const after = new Map<string, readonly string[]>();
   const outcomes = new Map<string, { before?: ComposeOutcome; after?: ComposeOutcome }>();
-  const keys = [...beforeRequests.keys()];
-  for (const key of afterRequests.keys()) if (!beforeRequests.has(key)) keys.push(key);
+  // A version patched from the served one, with its requests: only those that read a
+  // changed file can differ, found through who reads each file (no pass over every request).
+  const onlyReaders = patched !== undefined && afterRequests === beforeRequests;
+  let keys: string[];
+  if (onlyReaders) {
+    const readers = readersOf(before);
+    const reached = new Set<string>();
+    for (const path of patched) for (const key of readers.get(path) ?? []) reached.add(key);
+    keys = [...reached];
+  } else {
+    keys = [...beforeRequests.keys()];
+    for (const key of afterRequests.keys()) if (!beforeRequests.has(key)) keys.push(key);
+  }
   for (let i = 0; i < keys.length; i++) {
     if (yielder?.due) await yielder.pause();
     const key = keys[i]!;
@@ -102,7 +114,13 @@ export async function comparePacks(
     if (beforeRequests.has(key)) pair.before = tryCompose(current, request);
     outcomes.set(key, pair);
   }
-  indexes.set(next, Promise.resolve(after));
+  if (onlyReaders) {
+    const index = LayeredMap.over(before, after);
+    // Who reads each file stays known while the recomposed requests read what they did.
+    if ([...after].every(([key, reads]) => sameList(reads, before.get(key)!)))
+      readerIndexes.set(index, readersOf(before));
+    indexes.set(next, Promise.resolve(index));
+  } else indexes.set(next, Promise.resolve(after));
 
   // The change report: every reached agent and role whose fingerprint differs.
   const agents: string[] = [];
@@ -118,7 +136,14 @@ export async function comparePacks(
   // The guard: the served version's members, in order; only reached ones can degrade.
   const nextAgents = new Set(next.fleet.map((a) => a.id));
   const members: MemberDegradation[] = [];
-  for (const member of packMembers(current)) {
+  const reached = { agents: new Set<string>(), roles: new Set<string>(), default: false };
+  for (const key of outcomes.keys()) {
+    const [kind, id] = splitKey(key);
+    if (kind === 'agent') reached.agents.add(id);
+    else if (kind === 'role') reached.roles.add(id);
+    else reached.default = true;
+  }
+  for (const member of packMembers(current, reached)) {
     const pair = outcomes.get(requestKeyOf(member.request));
     if (!pair) continue;
     const removed =
@@ -180,6 +205,28 @@ async function buildIndex(
     out.set(key, [...new Set(files)]);
   }
   return out;
+}
+
+/** Per index: pack path → the requests that read it. */
+const readerIndexes = new WeakMap<ReadonlyMap<string, readonly string[]>, Map<string, string[]>>();
+
+function readersOf(index: ReadonlyMap<string, readonly string[]>): Map<string, string[]> {
+  let found = readerIndexes.get(index);
+  if (!found) {
+    found = new Map();
+    for (const [key, reads] of index)
+      for (const path of reads) {
+        const keys = found.get(path);
+        if (keys) keys.push(key);
+        else found.set(path, [key]);
+      }
+    readerIndexes.set(index, found);
+  }
+  return found;
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 const requestMaps = new WeakMap<Snapshot, Map<string, ComposeRequest>>();
