@@ -24,7 +24,9 @@ describe('LayeredMap', () => {
           expect([...layered.values()]).toEqual([...flat.values()]);
           expect(layered.size).toBe(flat.size);
           const seen: Array<[string, number]> = [];
-          layered.forEach((v, k) => seen.push([k, v]));
+          layered.forEach((v, k) => {
+            seen.push([k, v]);
+          });
           expect(seen).toEqual([...flat]);
           for (const k of keys) {
             expect(layered.get(k)).toBe(flat.get(k));
