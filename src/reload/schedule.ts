@@ -60,6 +60,7 @@ export class ReloadSchedule {
   #reading = false;
   #dirty = false;
   #hints = new PathHints();
+  #events = 0;
   #lastEventAt = Number.NEGATIVE_INFINITY;
   #pendingSince: number | undefined;
   #retryMs = 0;
@@ -78,6 +79,7 @@ export class ReloadSchedule {
    */
   notify(path?: string): void {
     if (this.#closed) return;
+    this.#events++;
     this.#dirty = true;
     this.#hints.add(path);
     this.#lastEventAt = this.#clock.now();
@@ -92,6 +94,11 @@ export class ReloadSchedule {
     if (this.#closed || this.#reading || this.#waiting) return;
     if (this.#clock.now() - this.#lastEventAt < this.#options.debounceMs) return;
     this.#start('poll');
+  }
+
+  /** How many file events there have been: a read compares it before and after. */
+  get events(): number {
+    return this.#events;
   }
 
   /** True while a read runs or one is waiting to run. */

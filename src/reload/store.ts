@@ -115,10 +115,11 @@ export type StoreEvent =
 
 export interface ReloadOptions {
   /**
-   * Asked after the pack is read and before anything is swapped: true when the files
-   * changed during the read (the watcher knows), so the read may mix two versions.
+   * Asked after the pack is read and before anything is swapped, with how it was read:
+   * true when the files changed during the read (the watcher knows), so the read may mix
+   * two versions; the reload is then `superseded`.
    */
-  stale?: () => boolean | Promise<boolean>;
+  stale?: (read: ReadKind | undefined) => boolean | Promise<boolean>;
   /**
    * Serve the new version even when it degrades members: `true` accepts whatever this
    * reload reads; a version id accepts only that version (the one `/api/status` showed as
@@ -271,7 +272,7 @@ export class SnapshotStore {
       this.#lastRead = result.read;
     }
     const none: PromptChanges = { agents: [], roles: [] };
-    if (options.stale && (await options.stale())) {
+    if (options.stale && (await options.stale(result.read))) {
       const outcome: ReloadOutcome = {
         ...base,
         outcome: 'superseded',

@@ -4,7 +4,7 @@ import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import { presetHiddenFolders } from '../core/snapshot.js';
 import { ReloadSchedule } from './schedule.js';
-import type { ReloadOutcome, SnapshotStore } from './store.js';
+import type { ReloadOptions, ReloadOutcome, SnapshotStore } from './store.js';
 
 export interface WatchOptions {
   /** The pack must be quiet this long after the last file event before it is read (default 100 ms). */
@@ -60,8 +60,18 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
   const bundle = isFile(dir);
   let closed = false;
   const schedule = new ReloadSchedule(
-    async (trigger, hints) =>
-      needsReread(await store.reload(trigger, hints ? { hints } : {})) ? 'unstable' : 'settled',
+    async (trigger, hints) => {
+      const events = schedule.events;
+      const reload: ReloadOptions = {};
+      if (hints) {
+        reload.hints = hints;
+        // A hinted read trusts that no other path changed: one that did during the read
+        // (its event arrives by the time the read is done) may have been read half-way,
+        // so the read is dropped and done again with that path too.
+        reload.stale = async (read) => read === 'hinted' && (await loopTurns(), schedule.events !== events);
+      }
+      return needsReread(await store.reload(trigger, reload)) ? 'unstable' : 'settled';
+    },
     {
       debounceMs,
       maxWaitMs: options.maxWaitMs ?? debounceMs * 10,
@@ -246,6 +256,15 @@ function packPath(root: string, path: string): string | undefined {
   if (rel === '' || isAbsolute(rel)) return undefined;
   const parts = rel.split(sep);
   return parts.some((p) => p === '' || p.startsWith('..')) ? undefined : parts.join('/');
+}
+
+/**
+ * Lets the event loop poll for I/O at least once: a file event the kernel queued before
+ * this call is delivered (to the watcher, and so to the schedule) when it resolves.
+ */
+async function loopTurns(): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
 }
 
 /** A reload that decided nothing because the pack was changing (or too slow to read). */

@@ -44,6 +44,22 @@ describe('what a reload asks the loader to read', () => {
   });
 });
 
+describe('a reload that changed under it', () => {
+  it('is asked with how the pack was read, and superseded when stale', async () => {
+    const { store } = gatedStore();
+    const asked: Array<string | undefined> = [];
+    const stale = (read: 'hinted' | 'full' | undefined) => {
+      asked.push(read);
+      return read === 'hinted';
+    };
+    const hinted = await store.reload('watch', { hints: ['a.md'], stale });
+    const full = await store.reload('watch', { stale });
+    expect(asked).toEqual(['hinted', 'full']);
+    expect(hinted).toMatchObject({ outcome: 'superseded', read: 'hinted' });
+    expect(full).toMatchObject({ outcome: 'swapped', read: 'full' });
+  });
+});
+
 // --- internal ---
 
 function gatedStore(gated = false) {
