@@ -39,13 +39,17 @@ export class LayeredMap<K, V> implements ReadonlyMap<K, V> {
     return new LayeredMap(base, merged);
   }
 
+  /** The flat map a map is layered over (the map itself when it is not layered): the same keys, in the same order. */
+  static base<K, V>(map: ReadonlyMap<K, V>): ReadonlyMap<K, V> {
+    return map instanceof LayeredMap ? map.#base : map;
+  }
+
   /**
    * The keys whose values may differ between `a` and `b` (a superset of those that do),
    * when both are layered over one base (or one is that base); undefined otherwise.
    */
   static changedKeys<K, V>(a: ReadonlyMap<K, V>, b: ReadonlyMap<K, V>): K[] | undefined {
-    const baseOf = (m: ReadonlyMap<K, V>) => (m instanceof LayeredMap ? m.#base : m);
-    if (baseOf(a) !== baseOf(b)) return undefined;
+    if (LayeredMap.base(a) !== LayeredMap.base(b)) return undefined;
     const keys = new Set<K>();
     for (const m of [a, b]) if (m instanceof LayeredMap) for (const k of m.#changes.keys()) keys.add(k);
     return [...keys];

@@ -198,12 +198,21 @@ async function buildIndex(
   yielder: Yielder | undefined,
 ): Promise<ReadonlyMap<string, readonly string[]>> {
   const out = new Map<string, readonly string[]>();
+  // Who reads each file, built alongside (the next comparison looks edits up there).
+  const readers = new Map<string, string[]>();
   for (const [key, request] of requestsOf(snapshot)) {
     if (yielder?.due) await yielder.pause();
     const files: string[] = [];
     composeReading(snapshot, request, (p) => files.push(p));
-    out.set(key, [...new Set(files)]);
+    const reads = [...new Set(files)];
+    out.set(key, reads);
+    for (const path of reads) {
+      const keys = readers.get(path);
+      if (keys) keys.push(key);
+      else readers.set(path, [key]);
+    }
   }
+  readerIndexes.set(out, readers);
   return out;
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Diagnostic, error } from './diagnostics.js';
 import { type SplitFile, splitFrontmatter, splitFrontmatterLenient } from './frontmatter.js';
+import { LayeredMap } from './layered-map.js';
 import type { Manifest } from './manifest.js';
 import { memoByBytes } from './parse-memo.js';
 import { byteOrder, decodeLossy, decodeText, firstInvalidUtf8, sha256, utf8Length } from './text.js';
@@ -36,23 +37,59 @@ export function packVersion(
   preset: string,
   external: ReadonlyMap<string, PackFile>,
 ): string {
-  // The sha256 of these lines joined by newlines, hashed as they come.
-  const hash = createHash('sha256').update(`preset ${preset}`);
-  for (const [path, file] of inOrder(files)) hash.update(`\n${file.sha256} ${path}`);
-  for (const path of [...refused].sort(byteOrder)) hash.update(`\nrefused ${path}`);
-  for (const [path, file] of inOrder(external)) hash.update(`\nexternal ${file.sha256} ${path}`);
-  return hash.digest('hex').slice(0, 16);
+  // The sha256 of these lines joined by newlines, hashed a few hundred lines at a time.
+  const hash = new ChunkedHash(`preset ${preset}`);
+  forEachInOrder(files, (file, path) => hash.add(`\n${file.sha256} ${path}`));
+  for (const path of [...refused].sort(byteOrder)) hash.add(`\nrefused ${path}`);
+  forEachInOrder(external, (file, path) => hash.add(`\nexternal ${file.sha256} ${path}`));
+  return hash.digest().slice(0, 16);
 }
 
-/** A map's entries in byte order of their keys (as they are, when already so: a build's files are). */
-function inOrder<T>(map: ReadonlyMap<string, T>): Iterable<[string, T]> {
-  let last: string | undefined;
-  for (const key of map.keys()) {
-    if (last !== undefined && byteOrder(last, key) > 0) return [...map].sort(([a], [b]) => byteOrder(a, b));
-    last = key;
+/** sha256 of text added in pieces, handed to the hash in chunks (one native call per chunk). */
+class ChunkedHash {
+  #hash = createHash('sha256');
+  #chunk: string;
+  #pieces = 0;
+
+  constructor(first: string) {
+    this.#chunk = first;
   }
-  return map;
+
+  add(piece: string): void {
+    this.#chunk += piece;
+    if (++this.#pieces < 256) return;
+    this.#hash.update(this.#chunk);
+    this.#chunk = '';
+    this.#pieces = 0;
+  }
+
+  digest(): string {
+    return this.#hash.update(this.#chunk).digest('hex');
+  }
 }
+
+/**
+ * Calls `fn` for a map's entries in byte order of their keys: as they are when already so
+ * (a build's files are; checked once per map, and once for all maps layered over one).
+ */
+function forEachInOrder<T>(map: ReadonlyMap<string, T>, fn: (value: T, key: string) => void): void {
+  const keys = LayeredMap.base(map);
+  if (!sortedMaps.has(keys)) {
+    let last: string | undefined;
+    for (const key of keys.keys()) {
+      if (last !== undefined && byteOrder(last, key) > 0) {
+        for (const [k, v] of [...map].sort(([a], [b]) => byteOrder(a, b))) fn(v, k);
+        return;
+      }
+      last = key;
+    }
+    sortedMaps.add(keys);
+  }
+  map.forEach(fn);
+}
+
+/** Maps whose keys were found in byte order (keys never change in a read-only map). */
+const sortedMaps = new WeakSet<ReadonlyMap<string, unknown>>();
 
 const fileSteps = new Map<string, string>();
 

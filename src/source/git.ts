@@ -24,7 +24,12 @@ export async function readPackAtRevision(
   rev: string,
   options: PackLimits = {},
 ): Promise<PackFiles> {
-  const out: PackFiles = { root: dir, files: new Map(), refused: new Set(), diagnostics: [] };
+  const out: PackFiles & { files: Map<string, Uint8Array> } = {
+    root: dir,
+    files: new Map(),
+    refused: new Set(),
+    diagnostics: [],
+  };
   const fail = (message: string): PackFiles => {
     out.diagnostics.push(error('GIT_ERROR', message));
     return out;

@@ -28,7 +28,7 @@ import {
   tooManyFiles,
 } from './limits.js';
 import { readHinted } from './read-hinted.js';
-import { type FileReuse, fileReuse, type Entry as ReuseEntry } from './reuse.js';
+import { type FileReuse, fileReuse, type ReadBase, type Entry as ReuseEntry } from './reuse.js';
 import { Slices } from './slices.js';
 
 // Reads a pack directory from disk: the only place the core touches the file system.
@@ -62,7 +62,7 @@ export type ReadPackOptions = PackLimits & {
 export interface PackFiles {
   /** The pack's real (symlink-free) absolute path. */
   root: string;
-  files: Map<string, Uint8Array>;
+  files: ReadonlyMap<string, Uint8Array>;
   refused: Set<string>;
   diagnostics: Diagnostic[];
 }
@@ -244,11 +244,13 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
     const hinted = await readHinted(pack.root, limits.hints, base, limits, slices);
     if (hinted) {
       limits.reuse.keep(pack.root, hinted.entries, hinted.base, ticket);
-      out.files = hinted.files;
-      out.identity = hinted.identity;
-      out.newestChangeMs = hinted.newestChangeMs;
-      out.hinted = true;
-      return out;
+      return {
+        ...out,
+        files: hinted.files,
+        identity: hinted.identity,
+        newestChangeMs: hinted.newestChangeMs,
+        hinted: true,
+      };
     }
   }
   // A pack read before: list it (stat only), then take unchanged files from the reuse
@@ -267,10 +269,14 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
     return out;
   }
   // A simple read (no symlink, no ConfigMap, no problem) is a base for hinted reads.
-  const simple = () =>
-    !pack.data && !listing.linked && out.diagnostics.length === 0 && out.refused.size === 0
-      ? { folders: listing.folders, key }
-      : undefined;
+  const simple = (): ReadBase | undefined => {
+    if (pack.data || listing.linked || out.diagnostics.length > 0 || out.refused.size > 0) return undefined;
+    let bytes = 0;
+    out.files.forEach((b) => {
+      bytes += b.length;
+    });
+    return { folders: listing.folders, key, files: out.files, bytes };
+  };
   if (reading) {
     for (const rel of reading.refused) out.refused.add(rel);
     out.diagnostics.push(...reading.problems);
@@ -340,7 +346,7 @@ class FirstReadEntry implements ReuseEntry {
 
 /** Lists the pack (stat only), applying the count and total-size limits. */
 async function list(
-  out: DiskPackFiles,
+  out: Building,
   pack: PackRoot,
   limits: ReadLimits,
   slices: Slices,
@@ -382,7 +388,7 @@ interface WalkState {
 }
 
 async function walk(
-  out: PackFiles,
+  out: Building,
   pack: PackRoot,
   realDir: string,
   relDir: string,
@@ -494,7 +500,7 @@ const STOP = Symbol('stop');
  * could not be opened, or is no longer a regular file).
  */
 function readListed(
-  out: PackFiles,
+  out: Building,
   rel: string,
   real: string,
   direct: boolean,
@@ -550,7 +556,7 @@ function readListed(
 
 /** Reads a listed file at once (a symlink to a file, or an entry that changed under the listing). */
 function readNow(
-  out: PackFiles,
+  out: Building,
   rel: string,
   real: string,
   identity: string,
@@ -591,7 +597,7 @@ class Slab {
 const SLAB_BYTES = 2 ** 20;
 const SLAB_MAX_FILE = 2 ** 16;
 
-function readOne(out: PackFiles, rel: string, real: string, maxBytes: number): Uint8Array | undefined {
+function readOne(out: Building, rel: string, real: string, maxBytes: number): Uint8Array | undefined {
   const read = readRegularFileSync(real, rel, maxBytes);
   if ('bytes' in read) {
     out.files.set(rel, read.bytes);
@@ -618,7 +624,10 @@ function rootIdentity(pack: PackRoot): string {
   return `!${JSON.stringify(pack.diagnostics)}`;
 }
 
-function empty(root: string): DiskPackFiles {
+/** A read being made: its files map is filled in place. */
+type Building = DiskPackFiles & { files: Map<string, Uint8Array> };
+
+function empty(root: string): Building {
   return { root, files: new Map(), refused: new Set(), diagnostics: [], identity: '', newestChangeMs: 0 };
 }
 

@@ -12,6 +12,7 @@ import {
   statSync,
 } from 'node:fs';
 import { sep } from 'node:path';
+import { LayeredMap } from '../core/layered-map.js';
 import { byteOrder } from '../core/text.js';
 import { changedSince, FILE_LIKE, identityLine, Lines, statLine } from './entry-identity.js';
 import { type Entry, type ReadBase, SETTLED_MS } from './reuse.js';
@@ -30,7 +31,7 @@ export interface HintedLimits {
 
 /** What a hinted read found: the pack's files, and what to keep for the next read. */
 export interface HintedRead {
-  files: Map<string, Uint8Array>;
+  files: ReadonlyMap<string, Uint8Array>;
   /** `hinted` and a sha256 of the lines of what this read looked at (see {@link readHinted}). */
   identity: string;
   newestChangeMs: number;
@@ -75,7 +76,7 @@ export async function readHinted(
 ): Promise<HintedRead | undefined> {
   const paths = plainPaths(hints, limits.hidden);
   if (!paths) return undefined;
-  const read = new Hinted(root, taken.entries, taken.base.folders, limits, slices);
+  const read = new Hinted(root, taken.entries, taken.base.folders, taken.base.bytes, limits, slices);
   read.ids.add(`hinted\0${paths.join('\0')}`);
   try {
     for (const path of paths) {
@@ -88,14 +89,13 @@ export async function readHinted(
     if (e === FULL) return undefined;
     throw e;
   }
-  const files = new Map<string, Uint8Array>();
-  for (const [rel, entry] of read.entries) files.set(rel, entry.bytes);
+  const files = read.files(taken.base.files);
   return {
     files,
     identity: read.ids.digest(),
     newestChangeMs: read.newest,
     entries: read.entries,
-    base: { folders: read.folders, key: taken.base.key },
+    base: { folders: read.folders, key: taken.base.key, files, bytes: read.bytes },
   };
 }
 
@@ -138,14 +138,31 @@ class Hinted {
   #children: Map<string, Set<string>> | undefined;
   /** Paths this read has read or walked. */
   #seen = new Set<string>();
+  /** Files read again in place of a kept one, with their new bytes. */
+  #reread = new Map<string, Uint8Array>();
+  /** Whether a file was added or dropped (the files are then not the base's keys). */
+  #reshaped = false;
 
   constructor(
     readonly root: string,
     readonly entries: Map<string, Entry>,
     readonly folders: Set<string>,
+    /** The total size of the kept files, kept up to date as files are read and dropped. */
+    public bytes: number,
     readonly limits: HintedLimits,
     readonly slices: Slices,
   ) {}
+
+  /**
+   * The pack's files after this read: the base's with the files read again layered over
+   * them when no file was added or dropped; otherwise a new map of every kept file.
+   */
+  files(base: ReadonlyMap<string, Uint8Array>): ReadonlyMap<string, Uint8Array> {
+    if (!this.#reshaped && base.size === this.entries.size) return LayeredMap.over(base, this.#reread);
+    const files = new Map<string, Uint8Array>();
+    for (const [rel, entry] of this.entries) files.set(rel, entry.bytes);
+    return files;
+  }
 
   async look(rel: string): Promise<void> {
     // Already read or walked by this read (an entry of a folder hinted before it).
@@ -189,9 +206,7 @@ class Hinted {
   /** The full read's count and size limits; over either, the full read says so. */
   checkLimits(): void {
     if (this.entries.size + this.folders.size > this.limits.maxFiles) throw FULL;
-    let total = 0;
-    for (const entry of this.entries.values()) total += entry.bytes.length;
-    if (total > this.limits.maxPackBytes) throw FULL;
+    if (this.bytes > this.limits.maxPackBytes) throw FULL;
   }
 
   /** A regular file: the kept bytes when its identity pins them, else read now. */
@@ -232,11 +247,12 @@ class Hinted {
         if (bytesRead === 0) break;
         filled += bytesRead;
       }
-      this.entries.set(rel, {
-        identity: line,
-        bytes: filled === size ? bytes : bytes.subarray(0, filled),
-        readAtMs,
-      });
+      const kept = filled === size ? bytes : bytes.subarray(0, filled);
+      const before = this.entries.get(rel);
+      this.entries.set(rel, { identity: line, bytes: kept, readAtMs });
+      this.bytes += kept.length - (before?.bytes.length ?? 0);
+      if (before) this.#reread.set(rel, kept);
+      else this.#reshaped = true;
     } catch (e) {
       throw e === FULL ? e : FULL;
     } finally {
@@ -322,7 +338,13 @@ class Hinted {
   }
 
   #dropFile(rel: string): void {
-    if (this.entries.delete(rel)) this.#children?.get(parentOf(rel))?.delete(nameOf(rel));
+    const kept = this.entries.get(rel);
+    if (!kept) return;
+    this.entries.delete(rel);
+    this.bytes -= kept.bytes.length;
+    this.#reread.delete(rel);
+    this.#reshaped = true;
+    this.#children?.get(parentOf(rel))?.delete(nameOf(rel));
   }
 
   /** Records a new entry in the index of kept children, when it is built. */

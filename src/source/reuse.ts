@@ -103,6 +103,13 @@ export interface ReadBase {
   folders: Set<string>;
   /** The hidden folders read and the limits, as one string: a read with others is full. */
   key: string;
+  /**
+   * The files that read gave (the map handed to the build): a hinted read that only finds
+   * new bytes for some files gives them layered over this map, not a copy of it.
+   */
+  files: ReadonlyMap<string, Uint8Array>;
+  /** The total size of those files, in bytes (the pack size limit's running count). */
+  bytes: number;
 }
 
 /** One file's bytes and when they were read. */

@@ -19,7 +19,8 @@ type Files = Map<string, Uint8Array>;
 /** The example packs, read once. */
 export async function examplePacks(): Promise<Array<[string, Files]>> {
   const out: Array<[string, Files]> = [];
-  for (const name of ['roboco', 'chorus']) out.push([name, (await readPackDir(join(EXAMPLES, name))).files]);
+  for (const name of ['roboco', 'chorus'])
+    out.push([name, new Map((await readPackDir(join(EXAMPLES, name))).files)]);
   return out;
 }
 
