@@ -194,16 +194,17 @@ const RAW = 1;
 const RETRIED = 2;
 
 /**
- * A {@link PackFile} that keeps only its bytes: its text is decoded from them when asked
- * (decoding is deterministic, so it is the text the build split), its prompt on first use
- * and its prompt's hash on first use, then kept (most files of a large pack are never
- * composed in a process, and a loaded pack then holds one copy of each file).
+ * A {@link PackFile} that keeps only its bytes until it is first read as text: its text is
+ * decoded from them then (decoding is deterministic: the text the build split), its
+ * prompt and the prompt's hash on first use, and kept from then on (a file composed once
+ * is composed again). Most files of a large pack are never composed in a process: a
+ * loaded pack holds one copy of each file, its bytes.
  */
 export class DecodedFile implements PackFile {
-  #prompt: string | undefined;
-  #promptSha256: string | undefined;
   readonly #bytes: Uint8Array;
   readonly #flags: number;
+  /** Text, prompt and prompt hash once made (none until the file is first read as text). */
+  #made: Made | undefined;
 
   constructor(
     readonly path: string,
@@ -219,20 +220,22 @@ export class DecodedFile implements PackFile {
   }
 
   get text(): string {
-    return this.#flags & RAW ? decodeLossy(this.#bytes) : decodeText(this.#bytes)!;
+    this.#made ??= { text: this.#flags & RAW ? decodeLossy(this.#bytes) : decodeText(this.#bytes)! };
+    return this.#made.text;
   }
 
   get prompt(): string {
-    if (this.#prompt === undefined) {
-      const text = this.text;
-      this.#prompt = (this.bodyOffset === 0 ? text : text.slice(this.bodyOffset)).trim();
-    }
-    return this.#prompt;
+    const text = this.text;
+    const made = this.#made!;
+    made.prompt ??= (this.bodyOffset === 0 ? text : text.slice(this.bodyOffset)).trim();
+    return made.prompt;
   }
 
   get promptSha256(): string {
-    this.#promptSha256 ??= sha256(this.prompt);
-    return this.#promptSha256;
+    const prompt = this.prompt;
+    const made = this.#made!;
+    made.promptSha256 ??= sha256(prompt);
+    return made.promptSha256;
   }
 
   get raw(): Uint8Array | undefined {
@@ -242,6 +245,12 @@ export class DecodedFile implements PackFile {
   get frontmatterRetried(): true | undefined {
     return this.#flags & RETRIED ? true : undefined;
   }
+}
+
+interface Made {
+  text: string;
+  prompt?: string;
+  promptSha256?: string;
 }
 
 /**
