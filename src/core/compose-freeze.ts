@@ -8,13 +8,17 @@ import type { Diagnostic } from './diagnostics.js';
 
 /**
  * Freezes a compose outcome and everything it holds (result, settings, inputs, diagnostics
- * and their suggestions; the layers when they are first read); returns it.
+ * and their suggestions; the layers when they are first read); returns it. `settled`: the
+ * settings objects that are frozen already (the snapshot's), not frozen again.
  */
-export function freezeOutcome<O extends FreezableOutcome>(outcome: O): O {
-  if (outcome.ok) freezeResult(outcome.result);
+export function freezeOutcome<O extends FreezableOutcome>(outcome: O, settled?: SettledSettings): O {
+  if (outcome.ok) freezeResult(outcome.result, settled);
   else freezeDiagnostics(outcome.diagnostics);
   return Object.freeze(outcome);
 }
+
+/** The diagnostics of a result without any: one shared frozen list. */
+export const NO_DIAGNOSTICS = Object.freeze([]) as unknown as Diagnostic[];
 
 /** Freezes a result's layers, their parts, and the list; returns the list. */
 export function freezeLayers<L extends FreezableLayer>(layers: L[]): readonly L[] {
@@ -26,6 +30,12 @@ export function freezeLayers<L extends FreezableLayer>(layers: L[]): readonly L[
 export type FreezableOutcome =
   | { ok: true; result: FreezableResult }
   | { ok: false; diagnostics: Diagnostic[] };
+
+/** Settings objects that are frozen already. */
+export interface SettledSettings {
+  values: object;
+  sources: object;
+}
 
 interface FreezableResult {
   settings: object;
@@ -41,9 +51,9 @@ interface FreezableLayer {
 
 // --- internal ---
 
-function freezeResult(result: FreezableResult): void {
-  Object.freeze(result.settings);
-  Object.freeze(result.settingSources);
+function freezeResult(result: FreezableResult, settled: SettledSettings | undefined): void {
+  if (result.settings !== settled?.values) Object.freeze(result.settings);
+  if (result.settingSources !== settled?.sources) Object.freeze(result.settingSources);
   if (result.inputs) Object.freeze(result.inputs);
   if (result.inputSources) Object.freeze(result.inputSources);
   freezeDiagnostics(result.diagnostics);
@@ -59,6 +69,7 @@ function freezeLayer(layer: FreezableLayer): void {
 }
 
 function freezeDiagnostics(diagnostics: Diagnostic[]): void {
+  if (diagnostics === NO_DIAGNOSTICS) return;
   for (const d of diagnostics) {
     if (d.suggestions) Object.freeze(d.suggestions);
     Object.freeze(d);

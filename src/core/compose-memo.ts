@@ -20,17 +20,18 @@ export function memoCompose<Q extends object, R extends object>(
   request: Q,
   compute: (snapshot: Snapshot, request: Q) => R,
   bytes: (outcome: R, snapshot: Snapshot) => number,
-  freeze: (outcome: R) => R,
+  freeze: (outcome: R, snapshot: Snapshot) => R,
 ): R {
   // A request with ambient text is composed every time, as the service's render cache
   // does: that text is one-off and the client's (up to a whole request body), so keying
   // on it would copy and compare it on every call and let one client evict everyone's
   // entries.
-  if ((request as { ambient?: unknown }).ambient !== undefined) return freeze(compute(snapshot, request));
+  if ((request as { ambient?: unknown }).ambient !== undefined)
+    return freeze(compute(snapshot, request), snapshot);
   const key = memo.key(snapshot, requestKey(request));
   const hit = memo.getKeyed(key) as R | undefined;
   if (hit !== undefined) return hit;
-  const outcome = freeze(compute(snapshot, request));
+  const outcome = freeze(compute(snapshot, request), snapshot);
   memo.setKeyed(key, outcome, bytes(outcome, snapshot));
   return outcome;
 }

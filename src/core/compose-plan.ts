@@ -2,6 +2,7 @@ import type { Agent } from './fleet.js';
 import { describeGate, type Gate } from './gates.js';
 import { takesInputs } from './inputs.js';
 import type { LayerDef, LayerSource, Manifest } from './manifest.js';
+import { isValidName } from './names.js';
 import { normalisePackPath } from './pack-path.js';
 import { pathSettingNames } from './path-settings.js';
 import type { PackFile, Snapshot } from './snapshot.js';
@@ -30,8 +31,10 @@ export interface ComposePlan {
   recordValues: Map<string, CompiledTemplate>;
   /** Per chain source: the first of its files in a folder (null: none), by folder. */
   chainFiles: Map<LayerSource, Map<string, PackFile | null>>;
-  /** Per layer of the manifest, by index. */
-  layers: LayerPlan[];
+  /** Request names checked with isValidName, and the answer (for at most as many names as the pack has files). */
+  names: Map<string, boolean>;
+  /** Per layer of the manifest, by index (made on the layer's first compose: {@link layerPlan}). */
+  layers: (LayerPlan | undefined)[];
 }
 
 /** What the composes of one layer of a snapshot look up. */
@@ -40,8 +43,8 @@ export interface LayerPlan {
   gated?: GatedResult;
   /** Its result when none of its variants' gates holds, made on first use. */
   noVariant?: GatedResult;
-  /** Per source, by index: the layer's own (0), else each variant's. */
-  sources: SourcePlan[];
+  /** Per source, by index: the layer's own (0), else each variant's (made on first use: {@link sourcePlan}). */
+  sources: (SourcePlan | undefined)[];
 }
 
 /** The path templates of a file or chain source (none for other kinds), with what their values found. */
@@ -52,10 +55,14 @@ export interface SourcePlan {
    * path (null: it leaves the pack). Undefined for other templates.
    */
   byValue: (Map<string, PackFile | MissingPath | null> | undefined)[];
+  /** The layer's result (frozen, shared) when a placeholder of these paths has no value, made on first use. */
+  noValue?: { readonly placeholder?: string };
 }
 
 /** A path a layer looked for and did not find, as a {@link SourcePlan} remembers it for a value. */
 export class MissingPath {
+  /** The layer's result (frozen, shared) when this is its missing path, made on first use. */
+  result: object | undefined;
   constructor(readonly missing: string) {}
 }
 
@@ -77,16 +84,54 @@ export function composePlan(snapshot: Snapshot): ComposePlan {
   let plan = plans.get(snapshot);
   if (!plan) {
     const manifest = manifestPlan(snapshot.manifest);
+    // A compose without setting overrides hands these out in its result: frozen once here.
+    Object.freeze(snapshot.settings.values);
+    Object.freeze(snapshot.settings.sources);
     plan = {
       ...manifest,
       fleet: new Map(snapshot.fleet.map((a) => [a.id, a])),
       recordValues: new Map(),
       chainFiles: new Map(),
-      layers: snapshot.manifest.layers.map(layerPlan),
+      names: new Map(),
+      layers: new Array(snapshot.manifest.layers.length),
     };
     plans.set(snapshot, plan);
   }
   return plan;
+}
+
+/** {@link isValidName}, remembered per snapshot for at most as many names as the pack has files. */
+export function validName(plan: ComposePlan, snapshot: Snapshot, name: string): boolean {
+  let valid = plan.names.get(name);
+  if (valid === undefined) {
+    valid = isValidName(name);
+    if (plan.names.size <= snapshot.files.size) plan.names.set(name, valid);
+  }
+  return valid;
+}
+
+/** The plan of the manifest's layer `index` (`layer`), made on its first compose. */
+export function layerPlan(plan: ComposePlan, index: number, layer: LayerDef): LayerPlan {
+  let lp = plan.layers[index];
+  if (lp === undefined) {
+    lp = { sources: new Array(layer.variants ? layer.variants.length : 1) };
+    plan.layers[index] = lp;
+  }
+  return lp;
+}
+
+/** The plan of a layer's source `index` (`source`), made on its first use. */
+export function sourcePlan(lp: LayerPlan, index: number, source: LayerSource): SourcePlan {
+  let sp = lp.sources[index];
+  if (sp === undefined) {
+    if (source.kind !== 'file' && source.kind !== 'chain') sp = { paths: [], byValue: [] };
+    else {
+      const paths = splitPaths(source);
+      sp = { paths, byValue: paths.map((p) => (p.parts.length === 3 ? new Map() : undefined)) };
+    }
+    lp.sources[index] = sp;
+  }
+  return sp;
 }
 
 /** A gate's readable form (the reason of a `gated` layer), worked out once per gate. */
@@ -196,7 +241,7 @@ export function appendedText(snapshot: Snapshot, path: string, text: string, tai
 
 // --- internal ---
 
-type ManifestPlan = Omit<ComposePlan, 'fleet' | 'recordValues' | 'chainFiles' | 'layers'>;
+type ManifestPlan = Omit<ComposePlan, 'fleet' | 'recordValues' | 'chainFiles' | 'names' | 'layers'>;
 
 const plans = new WeakMap<Snapshot, ComposePlan>();
 const manifests = new WeakMap<Manifest, ManifestPlan>();
@@ -207,17 +252,6 @@ const templates = new WeakMap<object, CompiledTemplate>();
 const paths = new WeakMap<object, PathPlan[]>();
 const fileBytes = new WeakMap<PackFile, number>();
 const appended = snapshotCache<AppendedText>('appended');
-
-function layerPlan(layer: LayerDef): LayerPlan {
-  const sources = layer.variants ? layer.variants.map((v) => v.source) : [layer.source!];
-  return { sources: sources.map(sourcePlan) };
-}
-
-function sourcePlan(source: LayerSource): SourcePlan {
-  if (source.kind !== 'file' && source.kind !== 'chain') return { paths: [], byValue: [] };
-  const paths = splitPaths(source);
-  return { paths, byValue: paths.map((p) => (p.parts.length === 3 ? new Map() : undefined)) };
-}
 
 function manifestPlan(manifest: Manifest): ManifestPlan {
   let plan = manifests.get(manifest);

@@ -1,5 +1,5 @@
 import { outcomeBytes } from './compose-bytes.js';
-import { freezeLayers, freezeOutcome } from './compose-freeze.js';
+import { freezeLayers, freezeOutcome, NO_DIAGNOSTICS } from './compose-freeze.js';
 import { memoCompose } from './compose-memo.js';
 import {
   type AppendedText,
@@ -10,17 +10,19 @@ import {
   gatedResult,
   gateText,
   type LayerPlan,
+  layerPlan,
   MissingPath,
   noVariantText,
   type SourcePlan,
+  sourcePlan,
   splitPaths,
   textBytes,
+  validName,
 } from './compose-plan.js';
 import { type Diagnostic, error, PromptError, warning } from './diagnostics.js';
 import { evaluateGate, type GateContext } from './gates.js';
 import { type InputSource, missingInput, type ResolvedInputs, resolveInputs } from './inputs.js';
 import type { LayerDef, LayerSource, VariantDef } from './manifest.js';
-import { isValidName } from './names.js';
 import { normalisePackPath } from './pack-path.js';
 import { operatorPath } from './path-settings.js';
 import { checkRequestNames, closestRoles } from './request-names.js';
@@ -137,7 +139,7 @@ export type ComposeOutcome = { ok: true; result: ComposeResult } | { ok: false; 
  * caller that wants only the text never pays for it.
  */
 export function tryCompose(snapshot: Snapshot, request: ComposeRequest): ComposeOutcome {
-  return memoCompose(snapshot, request, composeFresh, sizeOf, freezeOutcome);
+  return memoCompose(snapshot, request, composeFresh, sizeOf, freezeComposed);
 }
 
 /**
@@ -201,6 +203,11 @@ export function strictOutcome(outcome: ComposeOutcome): ComposeOutcome {
 
 // --- internal ---
 
+/** Freezes an outcome; the snapshot's settings objects are frozen already (by its compose plan). */
+function freezeComposed(outcome: ComposeOutcome, snapshot: Snapshot): ComposeOutcome {
+  return freezeOutcome(outcome, snapshot.settings);
+}
+
 /** An upper bound of an outcome's memory (its layers are not read: they are built on first read). */
 function sizeOf(outcome: ComposeOutcome, snapshot: Snapshot): number {
   return outcomeBytes(outcome, snapshot.manifest.layers.length);
@@ -247,11 +254,11 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
 
   // 1. Names, then what the fleet knows about the agent.
   let early: Diagnostic[] | undefined;
-  if (request.role !== undefined && !isValidName(request.role))
+  if (request.role !== undefined && !validName(plan, snapshot, request.role))
     early = withDiagnostic(early, badName('role', request.role));
-  if (request.team !== undefined && !isValidName(request.team))
+  if (request.team !== undefined && !validName(plan, snapshot, request.team))
     early = withDiagnostic(early, badName('team', request.team));
-  if (request.agent !== undefined && !isValidName(request.agent))
+  if (request.agent !== undefined && !validName(plan, snapshot, request.agent))
     early = withDiagnostic(early, badName('agent', request.agent));
   // A path setting names a file: only the operator may set one, never a request.
   if (request.settings !== undefined && plan.pathSettings.size > 0) {
@@ -344,10 +351,10 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
     const layer = manifestLayers[i]!;
     const sep = layer.separator ?? manifest.separator;
     env.charStart = included > 0 ? text.length + sep.length : text.length;
-    const info = resolveLayer(env, layer, plan.layers[i]!);
+    const resolved = resolveLayer(env, layer, plan.layers[i] ?? layerPlan(plan, i, layer));
     const layerText = env.text;
     if (!layerText) {
-      layers.push(info);
+      layers.push(resolved as LayerResult);
       continue;
     }
     if (included > 0) {
@@ -355,14 +362,33 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
       text += sep;
     }
     included++;
+    if (resolved === PLAIN_FILE) {
+      // A file's prompt as it is: the whole result, made at once.
+      const bytes = env.bytes!;
+      const info: LayerResult = {
+        id: layer.id,
+        included: true,
+        kind: 'file',
+        source: env.file!.path,
+        bytes,
+        start: offset,
+        end: offset + bytes,
+      };
+      new FileHashSource(info, env.file!);
+      offset += bytes;
+      text += layerText;
+      layers.push(info);
+      continue;
+    }
+    const info = resolved as LayerResult;
     info.included = true;
     const bytes = env.bytes ?? utf8Length(layerText);
     info.bytes = bytes;
     info.start = offset;
     info.end = offset + bytes;
-    if (env.file) new HashSource(info, env.file, undefined);
-    else if (env.appended) new HashSource(info, undefined, env.appended);
-    else new HashSource(info, undefined, sliceHash(env, text.length, text.length + layerText.length));
+    if (env.file) new FileHashSource(info, env.file);
+    else if (env.appended) new HashSource(info, env.appended);
+    else new HashSource(info, sliceHash(env, text.length, text.length + layerText.length));
     const parts = info.parts;
     if (parts !== undefined) {
       for (const part of parts) {
@@ -405,7 +431,7 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
   new LayerList(result, layers);
   Object.defineProperty(result, 'layers', LAYERS_PROPERTY);
   result.fallback = fallback;
-  result.diagnostics = diagnostics;
+  result.diagnostics = diagnostics.length > 0 ? diagnostics : NO_DIAGNOSTICS;
   if (plan.takesInputs) {
     result.inputs = inputs.values;
     result.inputSources = inputs.sources;
@@ -415,6 +441,9 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
   if (agent !== undefined) result.agent = agent;
   return { ok: true, result };
 }
+
+/** What resolveLayer returns for a file's prompt as it is (its text and file left in the env). */
+const PLAIN_FILE = Symbol('plain file');
 
 /** The path placeholders a request's names fill (inputs of these names do not). */
 const PATH_NAMES: ReadonlySet<string> = new Set(PATH_PLACEHOLDERS);
@@ -451,7 +480,7 @@ function partTruncated(parts: readonly LayerPart[] | undefined): boolean {
  * Resolves one layer: returns its provenance, and leaves its text (undefined when the
  * layer is left out), byte length and hash source in `env`.
  */
-function resolveLayer(env: LayerEnv, layer: LayerDef, lp: LayerPlan): LayerResult {
+function resolveLayer(env: LayerEnv, layer: LayerDef, lp: LayerPlan): LayerResult | typeof PLAIN_FILE {
   const { snapshot, ctx, request, diagnostics, unknown } = env;
   env.text = undefined;
   env.bytes = undefined;
@@ -481,9 +510,37 @@ function resolveLayer(env: LayerEnv, layer: LayerDef, lp: LayerPlan): LayerResul
   }
   const source = chosen ? chosen.source : layer.source!;
   const append = chosen ? chosen.append : layer.append;
+  const budget = budgetOf(layer, ctx);
+  // A file's prompt as it is (no variant, tail, budget or retried frontmatter): the caller
+  // makes its result at once.
+  let found: ReturnType<typeof findFile> | undefined;
+  if (source.kind === 'file') {
+    const at = variant ?? 0;
+    const sp = lp.sources[at] ?? sourcePlan(lp, at, source);
+    found = findFile(snapshot, source, sp, env, layer);
+    if (typeof found === 'string') {
+      // The same for every compose that has no value for it: made, frozen and kept once.
+      if (sp.noValue?.placeholder === found) return sp.noValue as LayerResult;
+    } else if (found instanceof MissingPath) {
+      // Reported on every compose, unless skipped quietly.
+      if (found.result !== undefined && layer.missing === 'skip') return found.result as LayerResult;
+    } else if (
+      !('missing' in found) &&
+      variant === undefined &&
+      append === undefined &&
+      budget === undefined &&
+      layer.trim === 'both' &&
+      !found.frontmatterRetried &&
+      found.prompt !== ''
+    ) {
+      env.text = found.prompt;
+      env.bytes = found.promptBytes;
+      env.file = found;
+      return PLAIN_FILE;
+    }
+  }
   const base: LayerResult = { id: layer.id, included: false, kind: source.kind };
   if (variant !== undefined) base.variant = variant;
-  const budget = budgetOf(layer, ctx);
 
   // Resolve the source to text, with its UTF-8 length when known. `raw`: the file's bytes,
   // when the text is their lossy decoding (a byte budget cuts those bytes).
@@ -493,10 +550,11 @@ function resolveLayer(env: LayerEnv, layer: LayerDef, lp: LayerPlan): LayerResul
   let file: PackFile | undefined;
   switch (source.kind) {
     case 'file': {
-      const found = findFile(snapshot, source, lp.sources[variant ?? 0]!, env, layer);
+      found ??= findFile(snapshot, source, lp.sources[variant ?? 0]!, env, layer);
       if (typeof found === 'string') {
         base.reason = 'no-value';
         base.placeholder = found;
+        lp.sources[variant ?? 0]!.noValue = Object.freeze(base);
         return base;
       }
       if ('missing' in found) {
@@ -511,8 +569,11 @@ function resolveLayer(env: LayerEnv, layer: LayerDef, lp: LayerPlan): LayerResul
             diagnostics,
           );
         }
+        // A path the source plan remembers for a value: its result is made, frozen and kept once.
+        if (found instanceof MissingPath && found.result !== undefined) return found.result as LayerResult;
         base.reason = 'missing';
         base.source = found.missing;
+        if (found instanceof MissingPath) found.result = Object.freeze(base);
         return base;
       }
       file = found;
@@ -814,25 +875,34 @@ class Stamped {
   }
 }
 
-class HashSource extends Stamped {
-  /** Set when the text is this file's prompt: the file computes its hash once, for every compose. */
-  #file: PackFile | undefined;
-  #source: { hash(): string } | undefined;
-  constructor(target: object, file: PackFile | undefined, source: { hash(): string } | undefined) {
+/** The hash of a text that is a file's prompt: the file computes it once, for every compose. */
+class FileHashSource extends Stamped {
+  #file: PackFile;
+  constructor(target: object, file: PackFile) {
     super(target);
     this.#file = file;
+  }
+  static hash(target: object): string | undefined {
+    return #file in target ? (target as FileHashSource).#file.promptSha256 : undefined;
+  }
+}
+
+/** The hash of any other text (a slice of the result, an appended text). */
+class HashSource extends Stamped {
+  #source: { hash(): string };
+  constructor(target: object, source: { hash(): string }) {
+    super(target);
     this.#source = source;
   }
   static hash(target: object): string {
-    const stamped = target as HashSource;
-    return stamped.#file ? stamped.#file.promptSha256 : stamped.#source!.hash();
+    return (target as HashSource).#source.hash();
   }
 }
 
 const HASH_PROPERTY: PropertyDescriptor = {
   enumerable: true,
   get(this: object) {
-    return HashSource.hash(this);
+    return FileHashSource.hash(this) ?? HashSource.hash(this);
   },
 };
 
@@ -857,7 +927,7 @@ function sliceHash(env: LayerEnv, from: number, to: number): SliceHash {
 }
 
 function lazyHash(target: LayerResult | LayerPart, source: { hash(): string }): void {
-  new HashSource(target, undefined, source);
+  new HashSource(target, source);
   Object.defineProperty(target, 'sha256', HASH_PROPERTY);
 }
 
@@ -868,22 +938,23 @@ function lazyHash(target: LayerResult | LayerPart, source: { hash(): string }): 
 
 class LayerList extends Stamped {
   #layers: LayerResult[];
-  #done = false;
   constructor(target: object, layers: LayerResult[]) {
     super(target);
     this.#layers = layers;
   }
   static read(target: object): LayerResult[] {
-    const list = target as LayerList;
-    const layers = list.#layers;
-    if (!list.#done) {
-      list.#done = true;
+    const layers = (target as LayerList).#layers;
+    if (!finished.has(layers)) {
+      finished.add(layers);
       for (const layer of layers) if (layer.included) Object.defineProperty(layer, 'sha256', HASH_PROPERTY);
       if (Object.isFrozen(target)) freezeLayers(layers);
     }
     return layers;
   }
 }
+
+/** Layer lists already finished (read once). */
+const finished = new WeakSet<LayerResult[]>();
 
 const LAYERS_PROPERTY: PropertyDescriptor = {
   enumerable: true,
