@@ -41,8 +41,10 @@ export function memoCompose<Q extends object, R extends object>(
  * (so parts cannot run into each other); undefined fields are left out, as absent ones.
  */
 export function requestKey(request: object): string {
+  const names = sortedKeys(request);
   let key = '';
-  for (const name of sortedKeys(request)) {
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
     const value = (request as Record<string, unknown>)[name];
     if (value === undefined) continue;
     key += `${name}=${canonical(value)};`;
@@ -61,10 +63,19 @@ function sortedKeys(value: object): string[] {
   return names;
 }
 
+/** Whether a string holds no quote and no backslash (one pass). */
+function plainString(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 0x22 || c === 0x5c) return false;
+  }
+  return true;
+}
+
 function canonical(value: unknown): string {
   // A string without quotes or backslashes is quoted as it is; any other is JSON-escaped
   // (so it holds a backslash): the two forms never meet.
-  if (typeof value === 'string' && !value.includes('"') && !value.includes('\\')) return `"${value}"`;
+  if (typeof value === 'string' && plainString(value)) return `"${value}"`;
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   let out = '{';
