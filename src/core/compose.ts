@@ -26,6 +26,7 @@ import type { LayerDef, LayerSource, VariantDef } from './manifest.js';
 import { normalisePackPath } from './pack-path.js';
 import { operatorPath } from './path-settings.js';
 import { checkRequestNames, closestRoles } from './request-names.js';
+import type { RoleRecord } from './roles.js';
 import { applyOverrides, type SettingSource, type SettingValue } from './settings.js';
 import type { PackFile, Snapshot } from './snapshot.js';
 import { didYouMean } from './suggest.js';
@@ -233,6 +234,8 @@ interface LayerEnv {
   inputs: Record<string, string>;
   /** Names the request got wrong (already reported): their layers are not reported again. */
   unknown: ReadonlySet<string>;
+  /** The role record of the compose's role (`ctx.role`), looked up once. */
+  record: RoleRecord | undefined;
   /** The result text, once the layers are joined (lazy hashes read their slices of it; made with the first). */
   joined: { text: string } | undefined;
   /** Character offset in the result text where the layer being resolved would start. */
@@ -334,6 +337,7 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
     diagnostics,
     inputs: inputText,
     unknown: names.unknown,
+    record,
     joined: undefined,
     charStart: 0,
     text: undefined,
@@ -613,7 +617,7 @@ function resolveLayer(env: LayerEnv, layer: LayerDef, lp: LayerPlan): LayerResul
         base.placeholder = 'role';
         return base;
       }
-      const record = snapshot.roles.get(role);
+      const record = env.record;
       base.source = record?.source;
       const value = record?.fields[source.field];
       if (typeof value !== 'string') {
@@ -642,7 +646,7 @@ function resolveLayer(env: LayerEnv, layer: LayerDef, lp: LayerPlan): LayerResul
       if (used.length > 0) {
         // Every role field of the template was read, in order, unless one was missing.
         base.field = 'text' in filled ? usedFields(compiled, used) : [...new Set(used)].join(', ');
-        base.source = snapshot.roles.get(ctx.role ?? '')?.source;
+        base.source = env.record?.source;
       }
       if (!('text' in filled)) return missingValue(env, layer, base, filled);
       text = trimText(filled.text, layer.trim);
@@ -979,9 +983,9 @@ class LayerValues implements TemplateValues {
     return this.env.plan.declaredInputs.has(name) || this.env.snapshot.manifest.openInputs !== undefined;
   }
   field(name: string): { value: string } | { missing: 'role' | 'field' | 'input'; name: string } {
-    const { ctx, snapshot, plan } = this.env;
+    const { ctx, plan, record } = this.env;
     if (ctx.role === undefined) return { missing: 'role', name: 'role' };
-    const value = snapshot.roles.get(ctx.role)?.fields[name];
+    const value = record?.fields[name];
     if (value === undefined || value === null || typeof value === 'object') return { missing: 'field', name };
     this.used.push(name);
     const filled = plan.takesInputs ? fillRecordValue(this.env, String(value)) : { text: String(value) };
@@ -1003,14 +1007,14 @@ const fieldLists = new WeakMap<CompiledTemplate, string>();
 
 /** A role record value with its input placeholders filled (compiled once per snapshot and value). */
 function fillRecordValue(env: LayerEnv, value: string): FillOutcome {
-  if (!value.includes('{')) return { text: value };
   const { plan } = env;
+  // Looked up first (the value's hash is kept with the string): a value is scanned once.
   let compiled = plan.recordValues.get(value);
-  if (!compiled) {
-    compiled = compileInputs(value, env.snapshot.manifest.inputSyntax);
+  if (compiled === undefined) {
+    compiled = value.includes('{') ? compileInputs(value, env.snapshot.manifest.inputSyntax) : null;
     plan.recordValues.set(value, compiled);
   }
-  if (compiled.parts.length === 1) return { text: value };
+  if (compiled === null || compiled.parts.length === 1) return { text: value };
   return fillCompiledInputs(compiled, new LayerValues(env, []));
 }
 
@@ -1028,7 +1032,7 @@ function missingValue(
     return base;
   }
   if (missing.missing === 'input') {
-    const record = role === undefined ? undefined : env.snapshot.roles.get(role);
+    const record = env.record;
     env.diagnostics.push(
       missingInput(missing.name, `layer ${layer.id}${role ? ` (role ${role})` : ''}`, record?.source),
     );
@@ -1036,7 +1040,7 @@ function missingValue(
     base.placeholder = missing.name;
     return base;
   }
-  const record = role === undefined ? undefined : env.snapshot.roles.get(role);
+  const record = env.record;
   const where = record?.source === undefined ? {} : { file: record.source };
   missingLayer(layer, `role ${role} has no ${missing.name}`, where, ['role'], env.unknown, env.diagnostics);
   base.reason = 'missing';
