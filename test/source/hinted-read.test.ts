@@ -48,6 +48,27 @@ describe('a hinted read gives what a full read gives', () => {
     );
   });
 
+  it('over random edit sequences near the file and byte limits (a hinted read or the full one, the same answer)', async () => {
+    const limits = { maxFiles: 22, maxPackBytes: 160 };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(EDIT, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 8 }),
+        async (batches) => {
+          const dir = pack();
+          const reuse = new FileReuse();
+          await readPackDir(dir, { reuse, ...limits });
+          for (const batch of batches) {
+            const hints = batch.flatMap((edit) => apply(dir, edit));
+            const hinted = await readPackDir(dir, { reuse, hints, ...limits });
+            const full = await readPackDir(dir, { reuse: new FileReuse(), ...limits });
+            expect(observe(hinted)).toEqual(observe(full));
+          }
+        },
+      ),
+      { numRuns: 30, seed: 1415 },
+    );
+  });
+
   it('a hinted read keeps the reuse cache whole: a full read after it reuses every unchanged file', async () => {
     const dir = pack();
     // Files changed less than SETTLED_MS ago are always read again: let the pack settle
