@@ -346,6 +346,7 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
     appended: undefined,
   };
   const layers: LayerResult[] = [];
+  const hashes: HashPairs = [];
   let text = '';
   let included = 0;
   let offset = 0;
@@ -378,7 +379,7 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
         start: offset,
         end: offset + bytes,
       };
-      new FileHashSource(info, env.file!);
+      hashes.push(info, env.file!);
       offset += bytes;
       text += layerText;
       layers.push(info);
@@ -390,9 +391,10 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
     info.bytes = bytes;
     info.start = offset;
     info.end = offset + bytes;
-    if (env.file) new FileHashSource(info, env.file);
-    else if (env.appended) new HashSource(info, env.appended);
-    else new HashSource(info, sliceHash(env, text.length, text.length + layerText.length));
+    hashes.push(
+      info,
+      env.file ?? env.appended ?? sliceHash(env, text.length, text.length + layerText.length),
+    );
     const parts = info.parts;
     if (parts !== undefined) {
       for (const part of parts) {
@@ -432,7 +434,7 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
     settings: settings.values,
     settingSources: settings.sources,
   } as ComposeResult;
-  new LayerList(result, layers);
+  new LayerList(result, layers, hashes);
   Object.defineProperty(result, 'layers', LAYERS_PROPERTY);
   result.fallback = fallback;
   result.diagnostics = diagnostics.length > 0 ? diagnostics : NO_DIAGNOSTICS;
@@ -942,23 +944,35 @@ function lazyHash(target: LayerResult | LayerPart, source: { hash(): string }): 
 
 class LayerList extends Stamped {
   #layers: LayerResult[];
-  constructor(target: object, layers: LayerResult[]) {
+  /** Each included layer and its hash source, in pairs; emptied once the list is finished. */
+  #hashes: HashPairs;
+  constructor(target: object, layers: LayerResult[], hashes: HashPairs) {
     super(target);
     this.#layers = layers;
+    this.#hashes = hashes;
   }
   static read(target: object): LayerResult[] {
-    const layers = (target as LayerList).#layers;
-    if (!finished.has(layers)) {
-      finished.add(layers);
-      for (const layer of layers) if (layer.included) Object.defineProperty(layer, 'sha256', HASH_PROPERTY);
-      if (Object.isFrozen(target)) freezeLayers(layers);
+    const list = target as LayerList;
+    const hashes = list.#hashes;
+    if (hashes !== FINISHED) {
+      list.#hashes = FINISHED;
+      for (let i = 0; i < hashes.length; i += 2) {
+        const layer = hashes[i] as LayerResult;
+        const source = hashes[i + 1] as PackFile | { hash(): string };
+        if ('promptSha256' in source) new FileHashSource(layer, source);
+        else new HashSource(layer, source);
+        Object.defineProperty(layer, 'sha256', HASH_PROPERTY);
+      }
+      if (Object.isFrozen(target)) freezeLayers(list.#layers);
     }
-    return layers;
+    return list.#layers;
   }
 }
 
-/** Layer lists already finished (read once). */
-const finished = new WeakSet<LayerResult[]>();
+/** Included layers and their hash sources (a file, or a text's own), in pairs. */
+type HashPairs = (LayerResult | PackFile | { hash(): string })[];
+
+const FINISHED: HashPairs = [];
 
 const LAYERS_PROPERTY: PropertyDescriptor = {
   enumerable: true,
