@@ -7,7 +7,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { compose } from '../../src/core/compose.js';
 import type { ReadKind } from '../../src/reload/store.js';
 import { startService } from '../../src/server/node.js';
-import { SETTLED_MS } from '../../src/source/reuse.js';
 import { FIXTURES } from '../helpers.js';
 import { snapshotOf, waitFor } from './helpers.js';
 
@@ -47,8 +46,6 @@ export function hintedConsistency(rewrites: number, cases: ReadonlyArray<[Width,
         }
         const root = join(base, 'pack');
         await writePack(root, 'a', width);
-        // Let the files settle, as a served pack's have (setup, not a timing assertion).
-        await new Promise((r) => setTimeout(r, SETTLED_MS + 200));
         const started = await startService({
           dir: root,
           env: {},
