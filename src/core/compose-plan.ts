@@ -27,8 +27,8 @@ export interface ComposePlan {
   declaredInputs: ReadonlySet<string>;
   /** UTF-8 length of the manifest's separator. */
   separatorBytes: number;
-  /** Role record values, compiled on first use (null: no placeholder; bounded by the pack's records). */
-  recordValues: Map<string, CompiledTemplate | null>;
+  /** Role record values with input placeholders, compiled on first use (bounded by the pack's records). */
+  recordValues: Map<string, CompiledTemplate>;
   /** Per chain source: the first of its files in a folder (null: none), by folder. */
   chainFiles: Map<LayerSource, Map<string, PackFile | null>>;
   /** Request names checked with isValidName, and the answer (for at most as many names as the pack has files). */

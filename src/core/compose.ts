@@ -1021,14 +1021,14 @@ const fieldLists = new WeakMap<CompiledTemplate, string>();
 
 /** A role record value with its input placeholders filled (compiled once per snapshot and value). */
 function fillRecordValue(env: LayerEnv, value: string): FillOutcome {
+  if (!value.includes('{')) return { text: value };
   const { plan } = env;
-  // Looked up first (the value's hash is kept with the string): a value is scanned once.
   let compiled = plan.recordValues.get(value);
-  if (compiled === undefined) {
-    compiled = value.includes('{') ? compileInputs(value, env.snapshot.manifest.inputSyntax) : null;
+  if (!compiled) {
+    compiled = compileInputs(value, env.snapshot.manifest.inputSyntax);
     plan.recordValues.set(value, compiled);
   }
-  if (compiled === null || compiled.parts.length === 1) return { text: value };
+  if (compiled.parts.length === 1) return { text: value };
   return fillCompiledInputs(compiled, new LayerValues(env, []));
 }
 
