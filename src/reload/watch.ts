@@ -1,8 +1,8 @@
 import { type FSWatcher as NodeWatcher, statSync, watch as watchFolder } from 'node:fs';
 import { lstat, realpath } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
-import { type FSWatcher, watch } from 'chokidar';
+import { basename, dirname, isAbsolute, relative, sep } from 'node:path';
 import { presetHiddenFolders } from '../core/snapshot.js';
+import { type FolderWatch, watchFolders } from './folder-watch.js';
 import { ReloadSchedule } from './schedule.js';
 import type { ReloadOptions, ReloadOutcome, SnapshotStore } from './store.js';
 
@@ -31,9 +31,10 @@ export interface PackWatcher {
  * rename-saves) are debounced: the pack is read once it has been quiet for `debounceMs`
  * (or after `maxWaitMs` of continuous changes). Hidden entries (names starting with `.`,
  * other than `..data`) are not part of the pack: their events are ignored, so churn in
- * them delays nothing. Every notification the kernel sends about the pack counts
- * (chokidar's own events, which it throttles per path, and its raw ones), and a read of
- * the final state always follows the last change: an event during a read, or a read
+ * them delays nothing. Every folder of the pack has one kernel watch (no watch per
+ * file, see {@link watchFolders}); every notification it sends counts, at once, as the
+ * path it names (the next read may look only at those), and a read of the final state
+ * always follows the last change: an event during a read, or a read
  * that found the pack changing, forces one more read once it is done (see
  * {@link ReloadSchedule}). Whether a read is consistent is the loader's rule, the same
  * for every trigger; a reload that found the pack still changing (PACK_UNSTABLE) is
@@ -68,7 +69,11 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
         // A hinted read trusts that no other path changed: one that did during the read
         // (its event arrives by the time the read is done) may have been read half-way,
         // so the read is dropped and done again with that path too.
-        reload.stale = async (read) => read === 'hinted' && (await loopTurns(), schedule.events !== events);
+        reload.stale = async (read) => {
+          if (read !== 'hinted') return false;
+          await loopTurns();
+          return schedule.events !== events;
+        };
       }
       return needsReread(await store.reload(trigger, reload)) ? 'unstable' : 'settled';
     },
@@ -84,63 +89,33 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
   // pack, a bundle (the next read reads everything).
   const onEvent = (path?: string) =>
     schedule.notify(path === undefined || bundle ? undefined : packPath(dir, path));
-  // chokidar's own events are throttled per path (a second `change` within 50 ms, an
-  // `unlink` within 100 ms, is dropped, with nothing sent when the pause ends), so the
-  // last of a quick run of rename-saves or ..data swaps can go unreported. The raw
-  // events of its folder watchers are every notification the kernel sent: each one
-  // that concerns an entry of the pack counts as a change.
-  const onRaw =
-    (counts: (path: string) => boolean, report: (path: string) => void = onEvent) =>
-    (_event: string, name: unknown, details: unknown) => {
-      const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
-      if (typeof watched !== 'string') return;
-      // A folder's watcher names the entry; a file's own watcher names the file (which
-      // is not told apart from a folder's entry of the folder's own name: both count).
-      if (typeof name !== 'string' || name === '') {
-        if (counts(watched)) report(watched);
-        return;
-      }
-      if (counts(join(watched, name))) report(join(watched, name));
-      if (name === basename(watched) && counts(watched)) report(watched);
-    };
-
   // The folder's watcher; re-created when the root link is aimed elsewhere.
-  let files: FSWatcher | undefined;
+  let files: FolderWatch | undefined;
   let ready: Promise<void> = Promise.resolve();
   const watchFiles = () => {
     const previous = files;
     const folder = bundle ? dirname(dir) : dir;
-    files = watch(folder, {
-      ignoreInitial: true,
-      followSymlinks: true,
-      // Report every event at once (chokidar's atomic mode holds unlinks back 100 ms).
-      atomic: false,
+    const current = watchFolders([folder], {
       // A bundle: the file itself, and a ConfigMap's ..data link and timestamped folders.
-      ...(bundle ? { depth: 0 } : {}),
+      ...(bundle ? { depth: 0 as const } : {}),
       ignored: bundle
         ? (path: string) => !bundleEntry(folder, basename(dir), path)
         : (path: string) => hidden(dir, path),
+      onEvent: (path) => onEvent(path),
+      // A folder that could not be watched, or a watcher that failed, may have missed
+      // events: the next read is a full one.
+      onError: (e) => {
+        options.onError?.(e);
+        if (!closed) schedule.notify();
+      },
     });
-    files.on('all', (_event: string, path: string) => onEvent(path));
-    files.on(
-      'raw',
-      onRaw(bundle ? (path) => bundleEntry(folder, basename(dir), path) : (path) => !hidden(dir, path)),
-    );
-    // A watcher that failed may have missed events: the next read is a full one.
-    files.on('error', (e) => {
-      options.onError?.(e);
-      if (!closed) schedule.notify();
-    });
-    const current = files;
+    files = current;
     // Changes made before the watcher covered every folder were not reported: once it
     // does, the whole pack is read (later reads may look only at the paths events name).
-    ready = new Promise<void>((resolve) =>
-      current.once('ready', () => {
-        if (!closed && current === files) schedule.notify();
-        resolve();
-      }),
-    );
-    void previous?.close();
+    ready = current.ready.then(() => {
+      if (!closed && current === files) schedule.notify();
+    });
+    previous?.close();
   };
   watchFiles();
 
@@ -148,29 +123,25 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
   // watched one level deep (a ConfigMap's ..data swap happens there), and only events on
   // those files or on `..` entries count. The set follows each swapped-in snapshot.
   const externalFiles = () => [...(store.state?.snapshot.external?.keys() ?? [])];
-  let outside: FSWatcher | undefined;
+  let outside: FolderWatch | undefined;
   let outsideReady: Promise<void> = Promise.resolve();
   let outsideDirs = new Set<string>();
   const syncOutside = () => {
     const dirs = new Set(externalFiles().map((f) => dirname(f)));
-    if (!outside && dirs.size > 0) {
-      const w = watch([...dirs], { ignoreInitial: true, followSymlinks: true, atomic: false, depth: 0 });
-      const counts = (path: string) => externalFiles().includes(path) || basename(path).startsWith('..');
-      w.on('all', (_event: string, path: string) => {
-        if (counts(path)) onEvent();
-      });
-      w.on(
-        'raw',
-        onRaw(counts, () => onEvent()),
-      );
-      w.on('error', (e) => options.onError?.(e));
-      outsideReady = new Promise<void>((resolve) => w.once('ready', () => resolve()));
-      outside = w;
-    } else if (outside) {
-      for (const d of dirs) if (!outsideDirs.has(d)) outside.add(d);
-      for (const d of outsideDirs) if (!dirs.has(d)) outside.unwatch(d);
-    }
+    const same = dirs.size === outsideDirs.size && [...dirs].every((d) => outsideDirs.has(d));
     outsideDirs = dirs;
+    if (same) return;
+    outside?.close();
+    outside = undefined;
+    if (dirs.size === 0) return;
+    const counts = (path: string) => externalFiles().includes(path) || basename(path).startsWith('..');
+    outside = watchFolders([...dirs], {
+      depth: 0,
+      ignored: (path) => !counts(path),
+      onEvent: () => onEvent(),
+      onError: (e) => options.onError?.(e),
+    });
+    outsideReady = outside.ready;
   };
   syncOutside();
   const unsubscribeOutside = store.subscribe((event) => {
@@ -212,8 +183,8 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
       if (poll) clearInterval(poll);
       unsubscribeOutside();
       rootLink?.close();
-      await files?.close();
-      await outside?.close();
+      files?.close();
+      outside?.close();
     },
   };
 }

@@ -12,7 +12,6 @@ const SERVER_PACKAGES = [
   '@hono/zod-openapi',
   'pino',
   'prom-client',
-  'chokidar',
   'commander',
 ];
 

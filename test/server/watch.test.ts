@@ -177,9 +177,9 @@ describe('watching a pack directory', () => {
   });
 });
 
-// chokidar drops a second `change` of a path within 50 ms (and an `unlink` within 100 ms)
-// and sends nothing when the pause ends: a change made just after a read of the one
-// before it must still be read. The loader below makes that change itself, right after
+// A watcher that throttled its events per path (as chokidar did: a second `change` within
+// 50 ms, an `unlink` within 100 ms, dropped) would miss this: a change made just after a
+// read of the one before it must still be read. The loader below makes that change itself, right after
 // its first read, so the change always falls in that window.
 describe('a change just after a read is read too (watcher only, no poll)', () => {
   it('a rename-save right after the read of the previous one', async () => {
