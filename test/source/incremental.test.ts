@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeMember, packMembers } from '../../src/core/members.js';
-import { buildSnapshot, type LoadResult } from '../../src/core/snapshot.js';
+import { buildSnapshot, type LoadResult, type Snapshot } from '../../src/core/snapshot.js';
+import { patchedPaths } from '../../src/core/snapshot-patch.js';
+import { openPack } from '../../src/source/open.js';
 import { readPackDir } from '../../src/source/read-dir.js';
 import { FileReuse, SETTLED_MS } from '../../src/source/reuse.js';
 import { readStablePack } from '../../src/source/stable-read.js';
@@ -52,9 +54,13 @@ async function fromScratch(): Promise<LoadResult> {
   return buildSnapshot({ ...read, files, readDiagnostics: read.diagnostics, env: {} });
 }
 
+/** The last snapshot an incremental load built: the next one starts from it, as a reload does. */
+let last: Snapshot | undefined;
+
 async function incremental(): Promise<LoadResult> {
-  const read = await readPackDir(pack);
-  return buildSnapshot({ ...read, readDiagnostics: read.diagnostics, env: {} });
+  const result = await openPack({ kind: 'dir', dir: pack }, { env: {}, ...(last ? { previous: last } : {}) });
+  if (result.snapshot) last = result.snapshot;
+  return result;
 }
 
 const EDITABLE = [
@@ -120,6 +126,16 @@ describe('incremental reloads', () => {
       else expect(bytes, path).toBe(first.files.get(path));
     }
     expect(new TextDecoder().decode(second.files.get('teams/platform.md'))).toContain('Platform note.');
+  });
+
+  it('start the build from the previous snapshot when a body edit allows it', async () => {
+    const before = (await incremental()).snapshot!;
+    await apply({ kind: 'append', file: 'doctrine/fable.md', text: 'A fable note.' });
+    const after = (await incremental()).snapshot!;
+    // (A file written within a second of its last read is read again, so the edits of the
+    // tests before may be among the paths too.)
+    expect(patchedPaths(before, after)).toContain('doctrine/fable.md');
+    expect(observe({ snapshot: after, diagnostics: after.warnings })).toEqual(observe(await fromScratch()));
   });
 
   it('build the same snapshot as a load from scratch, whatever the edits', async () => {
