@@ -107,11 +107,37 @@ export function decodePackFile(
     bytes,
     fileStep(mode, isRaw),
     () => {
+      // Most files of a large pack are plain ASCII without frontmatter: nothing to decode
+      // now (the text is made from the bytes when first asked for).
+      const plain = isRaw ? undefined : plainPromptBytes(bytes, mode);
+      if (plain !== undefined) return new DecodedFile(path, sha256(bytes), bytes, NO_META, 0, plain, 0);
       const text = isRaw ? decodeLossy(bytes) : decodeText(bytes);
       return text === undefined ? NOT_UTF8 : splitPackFile(path, bytes, text, mode, isRaw);
     },
     path,
   );
+}
+
+/**
+ * The UTF-8 size of a file's trimmed prompt, worked out on its bytes, when that is exactly
+ * what decoding, splitting and trimming would give: every byte ASCII, no carriage return
+ * (decoding normalises newlines), and no frontmatter (a prompt file not starting with
+ * `-`). Undefined otherwise.
+ */
+function plainPromptBytes(bytes: Uint8Array, mode: 'yaml' | Manifest['frontmatter']): number | undefined {
+  const n = bytes.length;
+  if (n > 0 && bytes[0] === 0x2d && mode !== 'yaml' && mode !== 'none') return undefined;
+  for (let i = 0; i < n; i++) {
+    const b = bytes[i]!;
+    if (b >= 0x80 || b === 0x0d) return undefined;
+  }
+  // String.prototype.trim's ASCII white space: tab, line feed, vertical tab, form feed, space.
+  const space = (b: number) => b === 0x20 || (b >= 0x09 && b <= 0x0c);
+  let start = 0;
+  let end = n;
+  while (start < end && space(bytes[start]!)) start++;
+  while (end > start && space(bytes[end - 1]!)) end--;
+  return end - start;
 }
 
 /** The memo step of {@link splitPackFile} for a mode (one string per mode, not per file). */

@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { splitFrontmatter } from '../../src/core/frontmatter.js';
+import { DecodedFile, decodePackFile, NOT_UTF8, splitPackFile } from '../../src/core/pack-file.js';
 import { buildSnapshot } from '../../src/core/snapshot.js';
 import { decodeLossy, decodeText, utf8Length } from '../../src/core/text.js';
 
@@ -84,5 +86,46 @@ describe('loaded pack files', () => {
     expect(result.diagnostics.map((d) => d.code)).toEqual(['FLEET_CONFLICT']);
     expect(result.diagnostics[0]).toMatchObject({ file: 'identities/ada.md', line: 3, col: 7 });
     expect(result.snapshot!.files.get('identities/ada.md')!.frontmatterRetried).toBe(true);
+  });
+});
+
+describe('a plain file read without decoding', () => {
+  it('has the prompt size, offset and metadata that decoding, splitting and trimming give', () => {
+    // Bytes drawn from what matters: white space of every ASCII kind, carriage returns,
+    // dashes (frontmatter), letters, and a few bytes past ASCII.
+    const alphabet = [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x2d, 0x2d, 0x41, 0x61, 0x3a, 0xc3, 0xa9, 0xa0];
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...alphabet), { maxLength: 24 }),
+        fc.constantFrom('yaml', 'strict', 'lenient', 'none') as fc.Arbitrary<
+          'yaml' | 'strict' | 'lenient' | 'none'
+        >,
+        (list, mode) => {
+          const bytes = Uint8Array.from(list);
+          const path = mode === 'yaml' ? 'x.yaml' : 'x.md';
+          const fast = decodePackFile(path, bytes, mode, false);
+          const text = decodeText(bytes);
+          if (text === undefined) {
+            expect(fast).toBe(NOT_UTF8);
+            return;
+          }
+          const slow = splitPackFile(path, bytes.slice(), text, mode, false);
+          const view = (d: typeof slow | typeof NOT_UTF8) => {
+            if (d === NOT_UTF8) return d;
+            const file = d instanceof DecodedFile ? d : d.file;
+            return {
+              split: d instanceof DecodedFile ? undefined : d.split.diagnostics,
+              meta: file.meta,
+              bodyOffset: file.bodyOffset,
+              promptBytes: file.promptBytes,
+              prompt: file.prompt,
+              text: file.text,
+            };
+          };
+          expect(view(fast)).toEqual(view(slow));
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
