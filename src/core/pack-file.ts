@@ -109,8 +109,8 @@ export function decodePackFile(
     () => {
       // Most files of a large pack are plain ASCII without frontmatter: nothing to decode
       // now (the text is made from the bytes when first asked for).
-      const plain = isRaw ? undefined : plainPromptBytes(bytes, mode);
-      if (plain !== undefined) return new DecodedFile(path, sha256(bytes), bytes, NO_META, 0, plain, 0);
+      const plain = isRaw ? undefined : splitPlain(path, bytes, mode);
+      if (plain !== undefined) return plain;
       const text = isRaw ? decodeLossy(bytes) : decodeText(bytes);
       return text === undefined ? NOT_UTF8 : splitPackFile(path, bytes, text, mode, isRaw);
     },
@@ -119,26 +119,70 @@ export function decodePackFile(
 }
 
 /**
- * The UTF-8 size of a file's trimmed prompt, worked out on its bytes, when that is exactly
- * what decoding, splitting and trimming would give: every byte ASCII, no carriage return
- * (decoding normalises newlines), and no frontmatter (a prompt file not starting with
- * `-`). Undefined otherwise.
+ * {@link splitPackFile}'s answer worked out on the bytes, for a plain file: every byte
+ * ASCII and no carriage return (decoding normalises newlines), and either no frontmatter
+ * (a prompt file not starting with `-`, or a YAML file) or strict frontmatter, of which
+ * only the frontmatter itself is decoded and parsed. The body's trimmed size is counted
+ * on the bytes; its text is made when first asked for. Undefined otherwise (the caller
+ * decodes the whole file).
  */
-function plainPromptBytes(bytes: Uint8Array, mode: 'yaml' | Manifest['frontmatter']): number | undefined {
+function splitPlain(
+  path: string,
+  bytes: Uint8Array,
+  mode: 'yaml' | Manifest['frontmatter'],
+): ReturnType<typeof splitPackFile> | undefined {
   const n = bytes.length;
-  if (n > 0 && bytes[0] === 0x2d && mode !== 'yaml' && mode !== 'none') return undefined;
   for (let i = 0; i < n; i++) {
     const b = bytes[i]!;
     if (b >= 0x80 || b === 0x0d) return undefined;
   }
-  // String.prototype.trim's ASCII white space: tab, line feed, vertical tab, form feed, space.
-  const space = (b: number) => b === 0x20 || (b >= 0x09 && b <= 0x0c);
-  let start = 0;
-  let end = n;
-  while (start < end && space(bytes[start]!)) start++;
-  while (end > start && space(bytes[end - 1]!)) end--;
+  const fenced = n > 0 && bytes[0] === DASH && mode !== 'yaml' && mode !== 'none';
+  if (!fenced) return new DecodedFile(path, sha256(bytes), bytes, NO_META, 0, trimmedSize(bytes, 0), 0);
+  if (mode !== 'strict') return undefined;
+  // Up to the line `---` that closes the frontmatter (as splitFrontmatter finds it).
+  const close = closingFence(bytes);
+  if (close === undefined) return undefined;
+  const split = splitFrontmatter(decodeText(bytes.subarray(0, close))!, path);
+  if (split.bodyOffset !== close) return undefined;
+  const meta = Object.keys(split.meta).length > 0 ? split.meta : NO_META;
+  const file = new DecodedFile(path, sha256(bytes), bytes, meta, close, trimmedSize(bytes, close), 0);
+  return split.diagnostics.length > 0
+    ? { file, split: { yaml: split.yaml, diagnostics: split.diagnostics } }
+    : file;
+}
+
+/** The end of the line `---` closing frontmatter opened by `---\n` (after its newline), if any. */
+function closingFence(bytes: Uint8Array): number | undefined {
+  const n = bytes.length;
+  if (n < 4 || bytes[1] !== DASH || bytes[2] !== DASH || bytes[3] !== NEWLINE) return undefined;
+  let line = 4;
+  while (line <= n) {
+    let end = bytes.indexOf(NEWLINE, line);
+    if (end === -1) end = n;
+    if (end - line === 3 && bytes[line] === DASH && bytes[line + 1] === DASH && bytes[line + 2] === DASH)
+      return end === n ? n : end + 1;
+    if (end === n) return undefined;
+    line = end + 1;
+  }
+  return undefined;
+}
+
+/** The size of `bytes[from..]` without the ASCII white space `String.prototype.trim` removes. */
+function trimmedSize(bytes: Uint8Array, from: number): number {
+  let start = from;
+  let end = bytes.length;
+  while (start < end && isSpace(bytes[start]!)) start++;
+  while (end > start && isSpace(bytes[end - 1]!)) end--;
   return end - start;
 }
+
+/** Tab, line feed, vertical tab, form feed, space. */
+function isSpace(b: number): boolean {
+  return b === 0x20 || (b >= 0x09 && b <= 0x0c);
+}
+
+const DASH = 0x2d;
+const NEWLINE = 0x0a;
 
 /** The memo step of {@link splitPackFile} for a mode (one string per mode, not per file). */
 export function fileStep(mode: string, isRaw: boolean): string {

@@ -96,7 +96,25 @@ describe('a plain file read without decoding', () => {
     const alphabet = [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x2d, 0x2d, 0x41, 0x61, 0x3a, 0xc3, 0xa9, 0xa0];
     fc.assert(
       fc.property(
-        fc.array(fc.constantFrom(...alphabet), { maxLength: 24 }),
+        fc.oneof(
+          fc.array(fc.constantFrom(...alphabet), { maxLength: 24 }),
+          // Frontmatter-shaped: an opening fence, lines of YAML-ish text, maybe a closing
+          // fence, a body.
+          fc
+            .tuple(
+              fc.array(fc.constantFrom('a: 1', 'name: x', '---', ' - b', 'k: [', '', 'é: 2', 'x:\r'), {
+                maxLength: 4,
+              }),
+              fc.boolean(),
+              fc.array(fc.constantFrom(...alphabet), { maxLength: 12 }),
+            )
+            .map(([lines, closed, body]) => [
+              ...new TextEncoder().encode(
+                `---\n${lines.join('\n')}${lines.length ? '\n' : ''}${closed ? '---\n' : ''}`,
+              ),
+              ...body,
+            ]),
+        ),
         fc.constantFrom('yaml', 'strict', 'lenient', 'none') as fc.Arbitrary<
           'yaml' | 'strict' | 'lenient' | 'none'
         >,
