@@ -44,6 +44,9 @@ export interface PackWatcher {
  * events. Files outside the pack that the snapshot holds (operator-set path settings)
  * are watched too.
  *
+ * The watches do not keep the process alive on their own (a service's server does); a
+ * process that only watches keeps something else running, or calls `close()` when done.
+ *
  * A bundle file (`strata bundle`) is watched through its folder's own entries: a write
  * to it, a rename over it, or a ConfigMap `..data` swap beside it (`pack.tgz ->
  * ..data/pack.tgz`) reloads it. A bundle is read through one open handle, so it is never
