@@ -9,6 +9,7 @@ import {
   TokenBudgetError,
   withTokensOffThread,
 } from '../tokens/count-off-thread.js';
+import { jsonBytes } from './json-bytes.js';
 
 /**
  * A composed prompt ready to send. Its two bodies are built on first use and then kept:
@@ -228,8 +229,9 @@ class RenderedPrompt implements Rendered {
 
   #serialised(): { bytes: Uint8Array<ArrayBuffer>; etag: string } {
     if (!this.#json) {
-      // The JSON string lives only until it is encoded; the counted body is not kept.
-      const bytes = utf8.encode(JSON.stringify(withLayerWording(this.#body!)));
+      // The text is written straight into the bytes (no JSON string of the answer is
+      // made); the counted body is not kept.
+      const bytes = jsonBytes(withLayerWording(this.#body!), 'text');
       this.#json = { bytes, etag: bytesEtag(bytes) };
       this.#body = undefined;
     }
