@@ -3,7 +3,6 @@ import { type Diagnostic, error } from './diagnostics.js';
 import { type SplitFile, splitFrontmatter, splitFrontmatterLenient } from './frontmatter.js';
 import { LayeredMap } from './layered-map.js';
 import type { Manifest } from './manifest.js';
-import { memoByBytes } from './parse-memo.js';
 import { byteOrder, decodeLossy, decodeText, firstInvalidUtf8, sha256, utf8Length } from './text.js';
 import type { ParsedYaml } from './yaml.js';
 
@@ -91,11 +90,10 @@ function forEachInOrder<T>(map: ReadonlyMap<string, T>, fn: (value: T, key: stri
 /** Maps whose keys were found in byte order (keys never change in a read-only map). */
 const sortedMaps = new WeakSet<ReadonlyMap<string, unknown>>();
 
-const fileSteps = new Map<string, string>();
-
 /**
  * A pack file decoded and split as a build does (strict UTF-8 unless raw; the frontmatter
- * by `mode`), once per bytes object and mode (the per-bytes memo), or NOT_UTF8.
+ * by `mode`), or NOT_UTF8. A build reuses the last build's file for bytes it has seen
+ * (see {@link DecodedFile.sameDecoding}), so an unchanged file is decoded once.
  */
 export function decodePackFile(
   path: string,
@@ -103,19 +101,12 @@ export function decodePackFile(
   mode: 'yaml' | Manifest['frontmatter'],
   isRaw: boolean,
 ): ReturnType<typeof splitPackFile> | typeof NOT_UTF8 {
-  return memoByBytes(
-    bytes,
-    fileStep(mode, isRaw),
-    () => {
-      // Most files of a large pack are plain ASCII without frontmatter: nothing to decode
-      // now (the text is made from the bytes when first asked for).
-      const plain = isRaw ? undefined : splitPlain(path, bytes, mode);
-      if (plain !== undefined) return plain;
-      const text = isRaw ? decodeLossy(bytes) : decodeText(bytes);
-      return text === undefined ? NOT_UTF8 : splitPackFile(path, bytes, text, mode, isRaw);
-    },
-    path,
-  );
+  // Most files of a large pack are plain ASCII without frontmatter: nothing to decode
+  // now (the text is made from the bytes when first asked for).
+  const plain = isRaw ? undefined : splitPlain(path, bytes, mode);
+  if (plain !== undefined) return plain;
+  const text = isRaw ? decodeLossy(bytes) : decodeText(bytes);
+  return text === undefined ? NOT_UTF8 : splitPackFile(path, bytes, text, mode, isRaw);
 }
 
 /**
@@ -145,7 +136,8 @@ function splitPlain(
   const split = splitFrontmatter(decodeText(bytes.subarray(0, close))!, path);
   if (split.bodyOffset !== close) return undefined;
   const meta = Object.keys(split.meta).length > 0 ? split.meta : NO_META;
-  const file = new DecodedFile(path, sha256(bytes), bytes, meta, close, trimmedSize(bytes, close), 0);
+  const flags = split.diagnostics.length > 0 ? PROBLEMS : 0;
+  const file = new DecodedFile(path, sha256(bytes), bytes, meta, close, trimmedSize(bytes, close), flags);
   return split.diagnostics.length > 0
     ? { file, split: { yaml: split.yaml, diagnostics: split.diagnostics } }
     : file;
@@ -183,17 +175,6 @@ function isSpace(b: number): boolean {
 
 const DASH = 0x2d;
 const NEWLINE = 0x0a;
-
-/** The memo step of {@link splitPackFile} for a mode (one string per mode, not per file). */
-export function fileStep(mode: string, isRaw: boolean): string {
-  const key = isRaw ? `${mode}\0raw` : mode;
-  let step = fileSteps.get(key);
-  if (step === undefined) {
-    step = `file\0${key}`;
-    fileSteps.set(key, step);
-  }
-  return step;
-}
 
 /** Decodes one file's bytes (strict UTF-8, frontmatter split for prompt files). */
 export function decodeFile(
@@ -236,7 +217,10 @@ export function splitPackFile(
   const meta = split && Object.keys(split.meta).length > 0 ? split.meta : NO_META;
   const bodyOffset = split?.bodyOffset ?? 0;
   const prompt = (bodyOffset === 0 ? text : text.slice(bodyOffset)).trim();
-  const flags = (isRaw ? RAW : 0) | (split?.retried && split.yaml ? RETRIED : 0);
+  const flags =
+    (isRaw ? RAW : 0) |
+    (split?.retried && split.yaml ? RETRIED : 0) |
+    (split && split.diagnostics.length > 0 ? PROBLEMS : 0);
   const file = new DecodedFile(path, sha256(bytes), bytes, meta, bodyOffset, utf8Length(prompt), flags);
   return split && split.diagnostics.length > 0
     ? { file, split: { yaml: split.yaml, diagnostics: split.diagnostics } }
@@ -259,9 +243,13 @@ export const NOT_UTF8 = Symbol('not UTF-8');
 /** The metadata of every file without any (one shared, frozen object). */
 export const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
 
-/** {@link DecodedFile} flags: a raw file (text decoded lossily), frontmatter parsed on retry. */
+/**
+ * {@link DecodedFile} flags: a raw file (text decoded lossily), frontmatter parsed on retry,
+ * diagnostics given when it was decoded.
+ */
 const RAW = 1;
 const RETRIED = 2;
+const PROBLEMS = 4;
 
 /**
  * A {@link PackFile} that keeps only its bytes until it is first read as text: its text is
@@ -306,6 +294,15 @@ export class DecodedFile implements PackFile {
     const made = this.#made!;
     made.promptSha256 ??= sha256(prompt);
     return made.promptSha256;
+  }
+
+  /**
+   * Whether a build that decodes `bytes` in this file's mode (the same frontmatter mode,
+   * raw or not) may take this file as it is: the same bytes object, which gave no
+   * diagnostic when decoded (the build would report it again).
+   */
+  sameDecoding(bytes: Uint8Array): boolean {
+    return this.#bytes === bytes && (this.#flags & PROBLEMS) === 0;
   }
 
   get raw(): Uint8Array | undefined {

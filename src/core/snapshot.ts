@@ -159,6 +159,7 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
     diagnostics.push(...kept);
   }
   const rawGlobs = manifest.raw.map(compileGlob);
+  const decodedBefore = earlierDecodings(input.previous, manifest);
   const files = new Map<string, PackFile>();
   const frontmatter = new Map<string, ParsedYaml>();
   const filePaths = paths.filter((p) => !dropped.has(p));
@@ -170,10 +171,15 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
     const isRaw = !isYaml && rawGlobs.some((g) => g(path));
     // A YAML file's text is also parsed (once, the memo): decoded through the same step.
     if (isYaml && strictText(path) === undefined) continue;
-    // Decoded and split once per bytes object: an unchanged file of a reload costs nothing
-    // here. The text is not kept: the file derives it from its bytes when asked.
+    // An unchanged file of a reload (the same bytes object) is the last build's, as it
+    // was: it costs nothing here. The text is not kept: the file derives it from its
+    // bytes when asked.
     const mode = isYaml ? 'yaml' : manifest.frontmatter;
-    const decoded = decodePackFile(path, bytes, mode, isRaw);
+    const before = decodedBefore?.get(path);
+    const decoded =
+      before instanceof DecodedFile && before.sameDecoding(bytes)
+        ? before
+        : decodePackFile(path, bytes, mode, isRaw);
     if (decoded === NOT_UTF8) {
       strictText(path); // reports INVALID_UTF8
       continue;
@@ -364,6 +370,21 @@ const WHOLE_PACK_CODES: ReadonlySet<DiagnosticCode> = new Set([
   'PACK_UNSTABLE',
 ]);
 /** NO_LAYERS: the manifest composes nothing; says what turned layout detection off. */
+/**
+ * The files of the build this one starts from, when that build decoded every path as this
+ * one will (the same frontmatter mode and raw globs): a file there whose bytes object is
+ * the one this build has is this build's decoding of it.
+ */
+function earlierDecodings(
+  previous: Snapshot | undefined,
+  manifest: Snapshot['manifest'],
+): ReadonlyMap<string, PackFile> | undefined {
+  if (previous === undefined) return undefined;
+  const was = previous.manifest;
+  const sameRaw = was.raw.length === manifest.raw.length && was.raw.every((g, i) => g === manifest.raw[i]);
+  return was.frontmatter === manifest.frontmatter && sameRaw ? previous.files : undefined;
+}
+
 function noLayers(root: ManifestPart, rootKey: string, paths: readonly string[]): Diagnostic {
   const where: Where = root.layersAt ?? { file: root.file, line: 1, col: 1 };
   if (rootKey !== MANIFEST_FILE || root.extends)

@@ -59,16 +59,61 @@ describe('loaded pack files', () => {
     }
   });
 
-  it('are reused for unchanged bytes objects, and made again for changed ones', () => {
+  it("are the last build's for unchanged bytes objects, and made again for changed ones", () => {
     const { snapshot: first, map } = build(FILES, MANIFEST);
-    const again = buildSnapshot({ files: map, env: {} }).snapshot!;
-    for (const [path, file] of first.files) expect(again.files.get(path), path).toBe(file);
-    map.set('roles/qa.md', enc('Changed.\n'));
-    const changed = buildSnapshot({ files: map, env: {} }).snapshot!;
+    // Full builds (the manifest's bytes are a new object each time: nothing is patched).
+    const next = (edits: Record<string, string>) =>
+      new Map([
+        ...map,
+        ['strata.yaml', enc(MANIFEST)],
+        ...Object.entries(edits).map(([p, t]) => [p, enc(t)] as const),
+      ]);
+    const again = buildSnapshot({ files: next({}), env: {}, previous: first }).snapshot!;
+    for (const [path, file] of first.files)
+      if (path !== 'strata.yaml') expect(again.files.get(path), path).toBe(file);
+    const edited = next({ 'roles/qa.md': 'Changed.\n' });
+    const changed = buildSnapshot({ files: edited, env: {}, previous: again }).snapshot!;
     expect(changed.files.get('roles/qa.md')).not.toBe(first.files.get('roles/qa.md'));
     expect(changed.files.get('roles/qa.md')!.prompt).toBe('Changed.');
     expect(changed.files.get('base.md')).toBe(first.files.get('base.md'));
     expect(changed.version).not.toBe(first.version);
+    // Without the last build, every file is decoded again (nothing is held per bytes object).
+    const fresh = buildSnapshot({ files: edited, env: {} }).snapshot!;
+    expect(fresh.files.get('base.md')).not.toBe(first.files.get('base.md'));
+    expect(fresh.version).toBe(changed.version);
+  });
+
+  it('are decoded again when the frontmatter mode or the raw globs changed, or when they gave a warning', () => {
+    const { snapshot: first, map } = build(FILES, MANIFEST);
+    const other = buildSnapshot({
+      files: new Map([...map, ['strata.yaml', enc(`frontmatter: none\n${MANIFEST}`)]]),
+      env: {},
+      previous: first,
+    }).snapshot!;
+    expect(other.files.get('roles/qa.md')).not.toBe(first.files.get('roles/qa.md'));
+    expect(other.files.get('roles/dev.md')!.meta).toEqual({});
+    const rawGlobs = buildSnapshot({
+      files: new Map([...map, ['strata.yaml', enc(MANIFEST.replace('notes/*.txt', 'notes/*'))]]),
+      env: {},
+      previous: first,
+    }).snapshot!;
+    expect(rawGlobs.files.get('base.md')).not.toBe(first.files.get('base.md'));
+
+    const lenient = `frontmatter: lenient\n${MANIFEST}`;
+    const warned = { ...FILES, 'roles/qa.md': enc('---\n[not, a, mapping]\n---\nQ.\n') };
+    const once = buildSnapshot({
+      files: new Map([...Object.entries(warned), ['strata.yaml', enc(lenient)]]),
+      env: {},
+    });
+    const codes = (r: typeof once) => r.diagnostics.map((d) => `${d.code} ${d.file}`);
+    expect(codes(once)).toContain('BAD_FRONTMATTER roles/qa.md');
+    const twice = buildSnapshot({
+      files: new Map([...Object.entries(warned), ['strata.yaml', enc(lenient)]]),
+      env: {},
+      previous: once.snapshot!,
+    });
+    expect(codes(twice)).toEqual(codes(once));
+    expect(twice.snapshot!.files.get('base.md')).toBe(once.snapshot!.files.get('base.md'));
   });
 
   it('locate frontmatter values for diagnostics by parsing the file again, lenient mode too', () => {
