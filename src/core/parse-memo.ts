@@ -1,5 +1,6 @@
-// The results of pure steps on a file's raw bytes (decoding, hashing, frontmatter and YAML
-// parsing), remembered per bytes object. A reload that hands the build step the same bytes
+// The results of pure steps on a file's raw bytes (a YAML file's text and its parse),
+// remembered per bytes object. (A prompt file's decoding is not kept here: a build takes
+// it from the last build's file with the same bytes object, with nothing kept per file.) A reload that hands the build step the same bytes
 // object for an unchanged file (the folder reader does, by file identity) gets these for
 // free; entries live exactly as long as the bytes do (a WeakMap), so nothing here outlives
 // the snapshots and reads that hold the bytes. A bytes object holds a few results, kept in

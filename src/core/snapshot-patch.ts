@@ -166,8 +166,8 @@ function sameMembers(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
 }
 
 /**
- * A file decoded as a full build decodes it (the same per-bytes memo), when that gives no
- * diagnostic; undefined otherwise.
+ * A file decoded as a full build decodes it, when that gives no diagnostic; undefined
+ * otherwise.
  */
 function decodeClean(
   path: string,

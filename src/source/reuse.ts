@@ -2,8 +2,8 @@
  * The bytes of files read recently, kept so that a reload reads only what changed: a file
  * whose identity (real path, inode, size, modification and change times) is what it was
  * when its bytes were read is not read again, and the same bytes object comes back, so
- * the pure build step's per-bytes memo (`core/parse-memo.ts`) reuses its decoding and
- * parsing too.
+ * the build reuses the last build's decoding of it (and the per-bytes memo,
+ * `core/parse-memo.ts`, its YAML parses).
  *
  * A file is reused only when its last change is more than {@link SETTLED_MS} older than the
  * moment its bytes were read: file times advance in coarse ticks, and a write in the same
