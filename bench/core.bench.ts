@@ -146,10 +146,10 @@ async function loadRows(): Promise<void> {
   log(`## Pack load (generated roboco-style packs: roles.yaml + 3 files per role; load ${loadAverage()})`);
   log('');
   log(
-    `| roles | files | pack bytes | ${Object.keys(RAW_READS).join(' ms | ')} ms | floor | cold load ms | **load / floor** (target <= 2.0) | node alone RSS | raw read RSS | load RSS | **(load RSS - node) / pack bytes** (target <= 3) | **growth: added RSS / added bytes over the previous row** | fresh process: read ms | fresh process: cold load ms | **fresh load / fresh read** |`,
+    `| roles | files | pack bytes | ${Object.keys(RAW_READS).join(' ms | ')} ms | floor | cold load ms | **load / floor** (target <= 2.0) | node alone RSS | raw read RSS | load RSS | **(load RSS - node) / pack bytes** (target <= 3) | **growth: added RSS / added bytes over the previous row** | fresh process: read ms | fresh process: cold load ms | **fresh load / fresh read** | node alone held RSS | load held RSS | young generation: node alone → load | **(held RSS − node) / pack bytes** | **the same without the young generation's growth** (target <= 3) | **held growth** |`,
   );
   log(
-    `| ${Array(14 + Object.keys(RAW_READS).length)
+    `| ${Array(20 + Object.keys(RAW_READS).length)
       .fill('---')
       .join(' | ')} |`,
   );
@@ -157,15 +157,15 @@ async function loadRows(): Promise<void> {
     JSON.parse(
       execFileSync(
         process.execPath,
-        ['--import', 'tsx', join(import.meta.dirname, 'load-child.ts'), mode, dir],
+        ['--expose-gc', '--import', 'tsx', join(import.meta.dirname, 'load-child.ts'), mode, dir],
         {
           encoding: 'utf8',
           maxBuffer: 1 << 20,
         },
       ),
-    ) as { ms: number; maxRssKiB: number };
+    ) as { ms: number; maxRssKiB: number; heldRssKiB: number; youngKiB: number };
   // The previous row's pack bytes and load RSS: the growth column's base.
-  let previous: { bytes: number; rss: number } | undefined;
+  let previous: { bytes: number; rss: number; held: number } | undefined;
   for (const roles of sizes) {
     const dir = mkdtempSync(join(tmpdir(), `strata-bench-${roles}-`));
     const files = generatePack(dir, roles);
@@ -202,9 +202,17 @@ async function loadRows(): Promise<void> {
     // RSS the pack adds over the previous (smaller) pack, per byte it adds: what a process
     // costs whatever it loads (code, the engine's young generation) cancels out.
     const growth = previous ? ((loaded - previous.rss) / (packBytes - previous.bytes)).toFixed(2) : '—';
-    previous = { bytes: packBytes, rss: loaded };
+    // What a loaded pack holds once collected (the least of the three processes), and the
+    // engine's young generation then: sized by V8 (up to 2 × 16 MiB) whatever is held.
+    const leastHeld = (xs: typeof noneRuns) => xs.reduce((a, b) => (b.heldRssKiB < a.heldRssKiB ? b : a));
+    const [noneHeld, loadHeld] = [leastHeld(noneRuns), leastHeld(loadRuns)];
+    const held = loadHeld.heldRssKiB * 1024;
+    const heldOver = held - noneHeld.heldRssKiB * 1024;
+    const youngGrowth = (loadHeld.youngKiB - noneHeld.youngKiB) * 1024;
+    const heldGrowth = previous ? ((held - previous.held) / (packBytes - previous.bytes)).toFixed(2) : '—';
+    previous = { bytes: packBytes, rss: loaded, held };
     log(
-      `| ${roles.toLocaleString('en-US')} | ${files.toLocaleString('en-US')} | ${mib(packBytes)} | ${raw.map((m) => m.toFixed(0)).join(' | ')} | ${Object.keys(RAW_READS)[raw.indexOf(floor)]} | ${loadMs.toFixed(0)} | **${(loadMs / floor).toFixed(2)}** | ${mib(none)} | ${mib(read)} | ${mib(loaded)} | **${((loaded - none) / packBytes).toFixed(2)}** | **${growth}** | ${freshRead.toFixed(0)} | ${freshLoad.toFixed(0)} | **${(freshLoad / freshRead).toFixed(2)}** |`,
+      `| ${roles.toLocaleString('en-US')} | ${files.toLocaleString('en-US')} | ${mib(packBytes)} | ${raw.map((m) => m.toFixed(0)).join(' | ')} | ${Object.keys(RAW_READS)[raw.indexOf(floor)]} | ${loadMs.toFixed(0)} | **${(loadMs / floor).toFixed(2)}** | ${mib(none)} | ${mib(read)} | ${mib(loaded)} | **${((loaded - none) / packBytes).toFixed(2)}** | **${growth}** | ${freshRead.toFixed(0)} | ${freshLoad.toFixed(0)} | **${(freshLoad / freshRead).toFixed(2)}** | ${mib(noneHeld.heldRssKiB * 1024)} | ${mib(held)} | ${mib(noneHeld.youngKiB * 1024)} → ${mib(loadHeld.youngKiB * 1024)} | **${(heldOver / packBytes).toFixed(2)}** | **${((heldOver - youngGrowth) / packBytes).toFixed(2)}** | **${heldGrowth}** |`,
     );
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { loadPack } from '../src/source/load.js';
 import { readPackDir } from '../src/source/read-dir.js';
 import { BENCH_LIMITS } from './gen-pack.js';
@@ -5,17 +7,39 @@ import { readAllSync } from './read-all.js';
 
 /**
  * Child process of the load benchmark, so each measurement has its own peak RSS:
- * `load-child.ts load|read|walk|none DIR` prints `{ ms, maxRssKiB }`.
+ * `node --expose-gc --import tsx load-child.ts load|read|walk|none DIR` prints
+ * `{ ms, maxRssKiB, heldRssKiB, youngKiB }`: the time, the peak RSS, the RSS once the heap
+ * is collected with what was loaded still held, and the engine's young generation then.
  */
 const [mode, dir] = process.argv.slice(2);
 const start = performance.now();
+let held: unknown;
 if (mode === 'load') {
   const { snapshot } = await loadPack(dir!, { env: {}, ...BENCH_LIMITS });
   if (!snapshot) throw new Error('pack failed to load');
+  held = snapshot;
 } else if (mode === 'read') {
   readAllSync(dir!);
 } else if (mode === 'walk') {
-  await readPackDir(dir!);
+  held = await readPackDir(dir!);
 }
 const ms = performance.now() - start;
-process.stdout.write(JSON.stringify({ ms, maxRssKiB: process.resourceUsage().maxRSS }));
+const maxRssKiB = process.resourceUsage().maxRSS;
+// What the loaded pack holds: RSS once its garbage is collected (twice: a second pass
+// frees what the first one's finalisers released).
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error('run with --expose-gc');
+gc();
+await new Promise((r) => setTimeout(r, 50));
+gc();
+const heldRssKiB = Number(/VmRSS:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]);
+const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')!;
+process.stdout.write(
+  JSON.stringify({
+    ms,
+    maxRssKiB,
+    heldRssKiB,
+    youngKiB: young.physical_space_size / 1024,
+    held: held !== undefined,
+  }),
+);
