@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from './context.js';
 import { errorResponse } from './errors.js';
+import { parseJson } from './json-parse.js';
 
 /**
  * Reads every `POST` body once, with a byte cap, before the route sees it: a
@@ -9,8 +10,9 @@ import { errorResponse } from './errors.js';
  * body is counted as it arrives and refused (413, connection closed) at the first byte
  * past the cap, so no request holds more than `limit` bytes. The bytes are read straight
  * from the node socket when there is one (no web stream, no copy beyond the chunks),
- * decoded once, and handed to hono's body cache, which the validators and handlers read
- * (`c.req.json()` parses `c.req.text()`).
+ * decoded once, and handed to hono's body cache, which the handlers read; `c.req.json()`
+ * (the validators) parses that text with {@link parseJson}, whose strings are slices of
+ * it, so a body's long member is held once.
  *
  * @example
  * app.use('/api/*', readBodies(64 * 1024));
@@ -35,11 +37,14 @@ export function readBodies(limit: number): MiddlewareHandler<AppEnv> {
     if (mediaType === '' && bytes.byteLength > 0) {
       return errorResponse(c, 415, 'UNSUPPORTED_MEDIA_TYPE', 'the body must be application/json');
     }
-    // hono's `c.req.json()` parses `c.req.text()`: the text is decoded here, once; the
-    // bytes stay available to `c.req.arrayBuffer()`.
+    // The text is decoded here, once; the bytes stay available to `c.req.arrayBuffer()`.
+    const text = DECODER.decode(bytes);
     const cache = c.req.bodyCache as Record<string, Promise<unknown>>;
-    cache.text = Promise.resolve(DECODER.decode(bytes));
+    cache.text = Promise.resolve(text);
     cache.arrayBuffer = Promise.resolve(arrayBufferOf(bytes));
+    // `c.req.json()` (what the validators read) parses that text as JSON.parse does, with
+    // its strings taken as slices of it rather than second copies.
+    c.req.json = (() => new Promise<unknown>((resolve) => resolve(parseJson(text)))) as typeof c.req.json;
     return next();
   };
 }
