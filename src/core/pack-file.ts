@@ -3,7 +3,15 @@ import { type Diagnostic, error } from './diagnostics.js';
 import { type SplitFile, splitFrontmatter, splitFrontmatterLenient } from './frontmatter.js';
 import { LayeredMap } from './layered-map.js';
 import type { Manifest } from './manifest.js';
-import { byteOrder, decodeLossy, decodeText, firstInvalidUtf8, sha256, utf8Length } from './text.js';
+import {
+  byteOrder,
+  decodeLossy,
+  decodeText,
+  firstInvalidUtf8,
+  isPlainAscii,
+  sha256,
+  utf8Length,
+} from './text.js';
 import type { ParsedYaml } from './yaml.js';
 
 // One pack file decoded for a snapshot, and the version hash over a snapshot's files.
@@ -122,11 +130,8 @@ function splitPlain(
   bytes: Uint8Array,
   mode: 'yaml' | Manifest['frontmatter'],
 ): ReturnType<typeof splitPackFile> | undefined {
+  if (!isPlainAscii(bytes)) return undefined;
   const n = bytes.length;
-  for (let i = 0; i < n; i++) {
-    const b = bytes[i]!;
-    if (b >= 0x80 || b === 0x0d) return undefined;
-  }
   const fenced = n > 0 && bytes[0] === DASH && mode !== 'yaml' && mode !== 'none';
   if (!fenced) return new DecodedFile(path, sha256(bytes), bytes, NO_META, 0, trimmedSize(bytes, 0), 0);
   if (mode !== 'strict') return undefined;

@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { hash } from 'node:crypto';
 
 // Text helpers shared by the core: decoding, hashing, offsets to line:col.
@@ -5,6 +6,18 @@ import { hash } from 'node:crypto';
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
 const lossy = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/**
+ * Whether every byte is ASCII and none is a carriage return: bytes whose text is the bytes
+ * themselves, one character each, with nothing for decoding to normalise.
+ */
+export function isPlainAscii(bytes: Uint8Array): boolean {
+  return isAscii(bytes) && indexOfByte.call(bytes, CR) === -1;
+}
+
+/** A byte search in native code (memchr), for any `Uint8Array`. */
+const indexOfByte = Buffer.prototype.indexOf as (this: Uint8Array, value: number) => number;
+const CR = 0x0d;
 
 /** Decodes bytes as they are: a byte-order mark kept, newlines unchanged, bad bytes as U+FFFD. */
 export function decodeLossy(bytes: Uint8Array): string {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sortDiagnostics, warning } from '../../src/core/diagnostics.js';
-import { byteOrder } from '../../src/core/text.js';
+import { byteOrder, isPlainAscii } from '../../src/core/text.js';
 
 const utf8 = (s: string) => Buffer.from(s, 'utf8');
 
@@ -31,5 +31,28 @@ describe('byteOrder', () => {
     const files = ['\u{1F600}.md', '\uFF21.md'];
     const sorted = sortDiagnostics(files.map((file) => warning('ORPHAN_FILE', 'x', { file })));
     expect(sorted.map((d) => d.file)).toEqual(['\uFF21.md', '\u{1F600}.md']);
+  });
+});
+
+describe('isPlainAscii', () => {
+  it('is true exactly when every byte of the view is below 0x80 and none is a carriage return', () => {
+    const bytes = fc.array(
+      fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.constantFrom(0x0d, 0x80, 0xff, 0x0a)),
+      {
+        maxLength: 80,
+      },
+    );
+    fc.assert(
+      fc.property(bytes, fc.nat(), fc.nat(), (all, a, b) => {
+        // A view into a larger buffer, as a pack's files are: bytes outside it do not count.
+        const whole = Uint8Array.from(all);
+        const start = all.length === 0 ? 0 : a % (all.length + 1);
+        const end = start + (all.length === 0 ? 0 : b % (all.length - start + 1));
+        const view = whole.subarray(start, end);
+        const expected = [...view].every((x) => x < 0x80 && x !== 0x0d);
+        expect(isPlainAscii(view)).toBe(expected);
+      }),
+      { numRuns: 500, seed: 7 },
+    );
   });
 });
