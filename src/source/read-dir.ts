@@ -438,7 +438,7 @@ async function walk(
       st = statSync(real);
     } catch (e) {
       const what = entry.isSymbolicLink() ? 'broken symlink' : 'cannot read entry';
-      out.diagnostics.push(error('READ_ERROR', `${what}: ${reason(e)}`, { file: rel }));
+      out.diagnostics.push(error('READ_ERROR', `${what}: ${unreadable(entry.name, e)}`, { file: rel }));
       state.ids.add(`${rel}\0gone`);
       continue;
     }
@@ -617,6 +617,17 @@ function throughData(pack: PackRoot, linkPath: string, target: string): string {
   const link = join(pack.root, '..data');
   if (path === link) return pack.data;
   return path.startsWith(`${link}${sep}`) ? join(pack.data, path.slice(link.length + 1)) : path;
+}
+
+/**
+ * Why an entry could not be read: a name that is not UTF-8 (shown with U+FFFD, a name no
+ * file has) is said as such; otherwise the system's reason.
+ */
+function unreadable(name: string, e: unknown): string {
+  const gone = (e as NodeJS.ErrnoException)?.code === 'ENOENT';
+  return gone && name.includes('\uFFFD')
+    ? 'its name is not valid UTF-8 (strata reads file names as UTF-8): rename it'
+    : reason(e);
 }
 
 /** The identity of a pack root that could not be opened: the same while the problem is. */

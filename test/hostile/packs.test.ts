@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stablePackLoader } from '../../src/reload/read.js';
@@ -122,6 +122,24 @@ describe('hostile packs', () => {
     // What a read finds when base.md became a FIFO between listing and opening it.
     const read = await readRegularFile(join(dir, 'base.md'), 'base.md', 1024);
     expect(read).toEqual({ problem: expect.objectContaining({ code: 'SPECIAL_FILE', file: 'base.md' }) });
+  });
+
+  it('a file whose name is not UTF-8 is READ_ERROR saying so, with the name as it reads', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'base.md': 'Base.\n', 'roles/writer.md': 'Writer.\n' });
+    writeFileSync(
+      Buffer.concat([Buffer.from(join(dir, 'roles/bad')), Buffer.from([0xff]), Buffer.from('.md')]),
+      'x',
+    );
+    const result = await loadPack(dir);
+    expect(result.snapshot).toBeUndefined();
+    expect(result.diagnostics.map((d) => [d.code, d.file, d.message])).toEqual([
+      [
+        'READ_ERROR',
+        'roles/bad\uFFFD.md',
+        'cannot read entry: its name is not valid UTF-8 (strata reads file names as UTF-8): rename it',
+      ],
+    ]);
   });
 
   it('the example packs still load', async () => {
