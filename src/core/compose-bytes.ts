@@ -16,7 +16,7 @@ export function outcomeBytes(
   const result = outcome.result;
   const diagnostics = result ? result.diagnostics : (outcome.diagnostics ?? []);
   let bytes = 2048;
-  for (const d of diagnostics) bytes += 256 + d.message.length * 2;
+  for (let i = 0; i < diagnostics.length; i++) bytes += 256 + diagnostics[i]!.message.length * 2;
   if (result) bytes += result.text.length * 2 + layers * 640;
   return bytes;
 }

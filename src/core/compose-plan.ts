@@ -7,7 +7,7 @@ import { normalisePackPath } from './pack-path.js';
 import { pathSettingNames } from './path-settings.js';
 import type { PackFile, Snapshot } from './snapshot.js';
 import { snapshotCache } from './snapshot-cache.js';
-import { type CompiledTemplate, compileTemplate, splitPath } from './template.js';
+import { type CompiledTemplate, compileTemplate, PATH_PLACEHOLDERS, splitPath } from './template.js';
 import { sha256, utf8Length } from './text.js';
 
 // What compose works out once and then only reads: per snapshot (the fleet by id), per
@@ -204,7 +204,8 @@ export function splitPaths(source: Extract<LayerSource, { kind: 'file' | 'chain'
   let split = paths.get(source);
   if (!split) {
     split = (source.kind === 'file' ? source.paths : [source.path]).map((template) => {
-      const parts = splitPath(template);
+      // Placeholder names as the constants they equal: a look-up by one of those is cheaper.
+      const parts = splitPath(template).map((p, i) => (i % 2 === 1 ? placeholderName(p) : p));
       const sample = parts.map((p, i) => (i % 2 === 1 ? 'x' : p)).join('');
       return { parts, clean: normalisePackPath(sample) === sample };
     });
@@ -252,6 +253,11 @@ const templates = new WeakMap<object, CompiledTemplate>();
 const paths = new WeakMap<object, PathPlan[]>();
 const fileBytes = new WeakMap<PackFile, number>();
 const appended = snapshotCache<AppendedText>('appended');
+
+function placeholderName(name: string): string {
+  for (const known of PATH_PLACEHOLDERS) if (known === name) return known;
+  return name;
+}
 
 function manifestPlan(manifest: Manifest): ManifestPlan {
   let plan = manifests.get(manifest);

@@ -36,9 +36,7 @@ import {
   type FillOutcome,
   fillCompiled,
   fillCompiledInputs,
-  fillSplitPath,
   fillText,
-  PATH_PLACEHOLDERS,
   pathPlaceholders,
   type TemplateValues,
 } from './template.js';
@@ -223,18 +221,22 @@ function fileAt(snapshot: Snapshot, path: string): PackFile | undefined {
   return snapshot.files.get(path);
 }
 
-/** What every layer of one compose reads, and where a layer's resolved text is left. */
-interface LayerEnv {
+/**
+ * What every layer of one compose reads, and where a layer's resolved text is left. It is
+ * the gates' context too (settings, role, team, agent).
+ */
+interface LayerEnv extends GateContext {
+  /** The `role_file` and `role_source` path placeholders' values. */
+  roleFile: string | undefined;
+  roleSource: string | undefined;
   snapshot: Snapshot;
   plan: ComposePlan;
-  ctx: GateContext;
-  placeholders: Record<string, string | undefined>;
   request: ComposeRequest;
   diagnostics: Diagnostic[];
   inputs: Record<string, string>;
   /** Names the request got wrong (already reported): their layers are not reported again. */
   unknown: ReadonlySet<string>;
-  /** The role record of the compose's role (`ctx.role`), looked up once. */
+  /** The role record of the compose's role (`role`), looked up once. */
   record: RoleRecord | undefined;
   /** The result text, once the layers are joined (lazy hashes read their slices of it; made with the first). */
   joined: { text: string } | undefined;
@@ -286,14 +288,8 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
   if (role !== undefined && !record && snapshot.roles.size > 0) {
     return { ok: false, diagnostics: [unknownRole(snapshot, role)] };
   }
-  const names = checkRequestNames(snapshot, {
-    role,
-    team,
-    agent,
-    member,
-    roleGiven: request.role !== undefined,
-  });
-  const diagnostics = names.diagnostics;
+  const diagnostics: Diagnostic[] = [];
+  const unknown = checkRequestNames(snapshot, role, team, agent, member, diagnostics);
   if (hasError(diagnostics)) return { ok: false, diagnostics };
 
   // 2. Settings: request over env over default.
@@ -311,32 +307,23 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
   }
 
   // 3. Every layer, in order.
-  const ctx: GateContext = { settings: settings.values, role, team, agent };
   const inputText: Record<string, string> = plan.takesInputs ? {} : NO_INPUT_TEXT;
-  // Path placeholders: the request's names over inputs of the same name.
-  const placeholders: Record<string, string | undefined> = {
+  if (plan.takesInputs) {
+    for (const k of Object.keys(inputs.values)) inputText[k] = String(inputs.values[k]);
+  }
+  const env: LayerEnv = {
+    settings: settings.values,
     role,
     team,
     agent,
-    role_file: record?.roleFile ?? role,
-    role_source: record?.source,
-  };
-  if (plan.takesInputs) {
-    for (const k of Object.keys(inputs.values)) {
-      const v = String(inputs.values[k]);
-      inputText[k] = v;
-      if (!PATH_NAMES.has(k)) placeholders[k] = v;
-    }
-  }
-  const env: LayerEnv = {
+    roleFile: record?.roleFile ?? role,
+    roleSource: record?.source,
     snapshot,
     plan,
-    ctx,
-    placeholders,
     request,
     diagnostics,
     inputs: inputText,
-    unknown: names.unknown,
+    unknown,
     record,
     joined: undefined,
     charStart: 0,
@@ -451,8 +438,25 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
 /** What resolveLayer returns for a file's prompt as it is (its text and file left in the env). */
 const PLAIN_FILE = Symbol('plain file');
 
-/** The path placeholders a request's names fill (inputs of these names do not). */
-const PATH_NAMES: ReadonlySet<string> = new Set(PATH_PLACEHOLDERS);
+/**
+ * A path placeholder's value: the request's names (and the role record's file and source)
+ * over inputs of the same name.
+ */
+function placeholderValue(env: LayerEnv, name: string): string | undefined {
+  switch (name) {
+    case 'role':
+      return env.role;
+    case 'team':
+      return env.team;
+    case 'agent':
+      return env.agent;
+    case 'role_file':
+      return env.roleFile;
+    case 'role_source':
+      return env.roleSource;
+  }
+  return env.inputs[name];
+}
 
 const NO_INPUTS: ResolvedInputs = Object.freeze({ values: Object.freeze({}), sources: Object.freeze({}) });
 const NO_INPUT_TEXT: Record<string, string> = Object.freeze({});
@@ -487,7 +491,8 @@ function partTruncated(parts: readonly LayerPart[] | undefined): boolean {
  * layer is left out), byte length and hash source in `env`.
  */
 function resolveLayer(env: LayerEnv, layer: LayerDef, lp: LayerPlan): LayerResult | typeof PLAIN_FILE {
-  const { snapshot, ctx, request, diagnostics, unknown } = env;
+  const { snapshot, request, diagnostics, unknown } = env;
+  const ctx: GateContext = env;
   env.text = undefined;
   env.bytes = undefined;
   env.file = undefined;
@@ -544,6 +549,19 @@ function resolveLayer(env: LayerEnv, layer: LayerDef, lp: LayerPlan): LayerResul
       env.file = found;
       return PLAIN_FILE;
     }
+  }
+  if (source.kind === 'input' && request.ambient === undefined) {
+    // The same for every compose without ambient text: made, frozen and kept once.
+    const at = variant ?? 0;
+    const sp = lp.sources[at] ?? sourcePlan(lp, at, source);
+    if (sp.noValue === undefined) {
+      const skipped: LayerResult = { id: layer.id, included: false, kind: source.kind };
+      if (variant !== undefined) skipped.variant = variant;
+      skipped.reason = 'no-value';
+      skipped.placeholder = 'ambient';
+      sp.noValue = Object.freeze(skipped);
+    }
+    return sp.noValue as LayerResult;
   }
   const base: LayerResult = { id: layer.id, included: false, kind: source.kind };
   if (variant !== undefined) base.variant = variant;
@@ -714,18 +732,23 @@ function resolveChain(
   budget: number | undefined,
 ): LayerResult {
   const { diagnostics } = env;
-  const filled = fillSplitPath(splitPaths(source)[0]!.parts, env.placeholders);
-  if ('missing' in filled) {
-    base.reason = 'no-value';
-    base.placeholder = filled.missing;
-    return base;
+  const template = splitPaths(source)[0]!.parts;
+  let path = template[0]!;
+  for (let i = 1; i < template.length; i += 2) {
+    const v = placeholderValue(env, template[i]!);
+    if (v === undefined || v === '') {
+      base.reason = 'no-value';
+      base.placeholder = template[i]!;
+      return base;
+    }
+    path += v + template[i + 1]!;
   }
-  const dir = normalisePackPath(filled.path);
+  const dir = normalisePackPath(path);
   if (dir === undefined) {
     diagnostics.push(
       error(
         'PATH_OUTSIDE_PACK',
-        `layer ${layer.id}: ${JSON.stringify(filled.path)} (from ${source.path}) leaves the pack`,
+        `layer ${layer.id}: ${JSON.stringify(path)} (from ${source.path}) leaves the pack`,
       ),
     );
     base.reason = 'missing';
@@ -988,7 +1011,7 @@ class LayerValues implements TemplateValues {
     private readonly env: LayerEnv,
     private readonly used: string[],
   ) {
-    this.settings = env.ctx.settings;
+    this.settings = env.settings;
   }
   input(name: string): string | undefined {
     return this.env.inputs[name];
@@ -997,8 +1020,8 @@ class LayerValues implements TemplateValues {
     return this.env.plan.declaredInputs.has(name) || this.env.snapshot.manifest.openInputs !== undefined;
   }
   field(name: string): { value: string } | { missing: 'role' | 'field' | 'input'; name: string } {
-    const { ctx, plan, record } = this.env;
-    if (ctx.role === undefined) return { missing: 'role', name: 'role' };
+    const { plan, record } = this.env;
+    if (this.env.role === undefined) return { missing: 'role', name: 'role' };
     const value = record?.fields[name];
     if (value === undefined || value === null || typeof value === 'object') return { missing: 'field', name };
     this.used.push(name);
@@ -1039,7 +1062,7 @@ function missingValue(
   base: LayerResult,
   missing: Exclude<FillOutcome, { text: string }>,
 ): LayerResult {
-  const role = env.ctx.role;
+  const role = env.role;
   if (missing.missing === 'role') {
     base.reason = 'no-value';
     base.placeholder = 'role';
@@ -1070,7 +1093,8 @@ function findFile(
   env: LayerEnv,
   layer: LayerDef,
 ): PackFile | { missing: string; reported?: boolean } | string {
-  const { ctx, placeholders, diagnostics } = env;
+  const { diagnostics } = env;
+  const ctx: GateContext = env;
   // A path named by an operator-set setting (CHORUS_DEFAULT_INSTRUCTIONS_PATH) must exist;
   // outside the pack, the loader read it into the snapshot.
   if (source.pathSetting !== undefined) {
@@ -1105,7 +1129,7 @@ function findFile(
     // One placeholder: the path for its value is remembered per snapshot (for at most as
     // many values as the pack has files); a compose that reports its look-ups looks up.
     if (parts.length === 3 && reading === undefined) {
-      const v = placeholders[parts[1]!];
+      const v = placeholderValue(env, parts[1]!);
       if (v === undefined || v === '') {
         noValue ??= parts[1]!;
         continue;
@@ -1129,7 +1153,7 @@ function findFile(
     let clean = template.clean;
     let missing: string | undefined;
     for (let i = 1; i < parts.length; i += 2) {
-      const v = placeholders[parts[i]!];
+      const v = placeholderValue(env, parts[i]!);
       if (v === undefined || v === '') {
         missing = parts[i]!;
         break;

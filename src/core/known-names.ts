@@ -13,6 +13,8 @@ export interface KnownNames {
   agents: string[];
   /** Whether any layer path or gate uses the team at all. */
   teamUsed: boolean;
+  /** The same names as sets, for membership tests. */
+  sets: { roles: ReadonlySet<string>; teams: ReadonlySet<string>; agents: ReadonlySet<string> };
 }
 
 /**
@@ -80,7 +82,13 @@ function compute(snapshot: Snapshot): KnownNames {
   ]);
   for (const t of gateTeams) teams.add(t);
   const teamUsed = templates.some((t) => t.includes('{team}')) || gateTeams.length > 0 || teams.size > 0;
-  return { roles: sorted(roles), teams: sorted(teams), agents: sorted(agents), teamUsed };
+  return {
+    roles: sorted(roles),
+    teams: sorted(teams),
+    agents: sorted(agents),
+    teamUsed,
+    sets: { roles, teams, agents },
+  };
 }
 
 /** `teams/{team}.md` → /^teams\/([^/]+)\.md$/ capturing the named placeholder. */

@@ -4,48 +4,49 @@ import { knownNames } from './known-names.js';
 import type { Snapshot } from './snapshot.js';
 import { closestNames, didYouMean, knownList } from './suggest.js';
 
-/** The request's names after the fleet filled in what it knows. */
-export interface RequestNames {
-  /** The role as given, else the fleet member's. */
-  role?: string;
-  team?: string;
-  agent?: string;
-  /** Whether the role was given by the request (not brought by the fleet). */
-  roleGiven: boolean;
-  member?: Agent;
-}
-
-/** What {@link checkRequestNames} found. */
-export interface NameCheck {
-  diagnostics: Diagnostic[];
-  /** Names reported as unknown: layers using them are not reported again as LAYER_MISSING. */
-  unknown: ReadonlySet<'role' | 'team' | 'agent'>;
-}
+/** What {@link checkRequestNames} found: names reported as unknown (layers using them are not reported again as LAYER_MISSING). */
+export type UnknownNames = ReadonlySet<'role' | 'team' | 'agent'>;
 
 /**
  * Says when a request names something the pack does not know, with the closest known
- * names (never silently wrong):
+ * names (never silently wrong), adding its diagnostics to `diagnostics`:
  * - an agent outside the fleet (when the pack has one): UNKNOWN_AGENT — an error without
  *   a role (nothing says what to compose), a warning with one;
  * - a role in a pack whose registry is empty and whose files do not name it: UNKNOWN_ROLE
  *   warning (an unknown role of a non-empty registry is an error, from compose);
  * - a team no fleet member, team file or team gate knows: UNKNOWN_TEAM warning;
  * - neither role nor agent in a pack that has roles: NO_ROLE warning.
+ * `role` and `team` are the request's, else the fleet member's (`member`: the agent's
+ * fleet entry, when it has one). Returns the names reported as unknown.
  */
-export function checkRequestNames(snapshot: Snapshot, names: RequestNames): NameCheck {
-  const diagnostics: Diagnostic[] = [];
+export function checkRequestNames(
+  snapshot: Snapshot,
+  role: string | undefined,
+  team: string | undefined,
+  agent: string | undefined,
+  member: Agent | undefined,
+  diagnostics: Diagnostic[],
+): UnknownNames {
+  // A fleet member or no agent, a registry role (compose checked it is one) and a known
+  // team or none: nothing to say (the usual request, answered without a list or a set).
+  if (
+    (agent === undefined || member !== undefined) &&
+    role !== undefined &&
+    snapshot.roles.size > 0 &&
+    (team === undefined || knownNames(snapshot).sets.teams.has(team))
+  )
+    return NONE;
   // Made when a name is unknown: a request whose names are all known shares NONE.
   let unknown: Set<'role' | 'team' | 'agent'> | undefined;
   // The known names are worked out only when a check needs them (once per snapshot,
   // memoised there): a large pack's first request for a known role never needs them.
-  const { role, team, agent } = names;
 
   // 1. The agent.
   if (
     agent !== undefined &&
-    !names.member &&
+    !member &&
     snapshot.fleet.length > 0 &&
-    !knownNames(snapshot).agents.includes(agent)
+    !knownNames(snapshot).sets.agents.has(agent)
   ) {
     const fleet = snapshot.fleet.map((a) => a.id);
     const suggestions = closestNames(agent, knownNames(snapshot).agents);
@@ -72,7 +73,7 @@ export function checkRequestNames(snapshot: Snapshot, names: RequestNames): Name
         ),
       );
     }
-  } else if (snapshot.roles.size === 0 && !knownNames(snapshot).roles.includes(role)) {
+  } else if (snapshot.roles.size === 0 && !knownNames(snapshot).sets.roles.has(role)) {
     const suggestions = closestNames(role, knownNames(snapshot).roles);
     const why =
       knownNames(snapshot).roles.length === 0
@@ -95,7 +96,7 @@ export function checkRequestNames(snapshot: Snapshot, names: RequestNames): Name
   }
 
   // 3. The team.
-  if (team !== undefined && !knownNames(snapshot).teams.includes(team)) {
+  if (team !== undefined && !knownNames(snapshot).sets.teams.has(team)) {
     const suggestions = closestNames(team, knownNames(snapshot).teams);
     const why = knownNames(snapshot).teamUsed
       ? 'no team file, fleet member or team gate names it'
@@ -113,7 +114,7 @@ export function checkRequestNames(snapshot: Snapshot, names: RequestNames): Name
     );
     unknown = withName(unknown, 'team');
   }
-  return { diagnostics, unknown: unknown ?? NONE };
+  return unknown ?? NONE;
 }
 
 /** The known role ids closest to `role` (for UNKNOWN_ROLE errors). */
@@ -123,7 +124,7 @@ export function closestRoles(snapshot: Snapshot, role: string): string[] {
 
 // --- internal ---
 
-const NONE: ReadonlySet<'role' | 'team' | 'agent'> = new Set();
+const NONE: UnknownNames = new Set();
 
 function withName(
   names: Set<'role' | 'team' | 'agent'> | undefined,

@@ -33,13 +33,23 @@ export interface SnapshotCache<V> {
  * counts.set(snapshot, hash, 42, 8);
  */
 export function snapshotCache<V>(name: string): SnapshotCache<V> {
+  // Each snapshot's key prefix (the name and the snapshot's scope), made once per snapshot.
+  const prefixes = new WeakMap<Snapshot, string>();
+  const scopedKey = (snapshot: Snapshot, key: string) => {
+    let prefix = prefixes.get(snapshot);
+    if (prefix === undefined) {
+      prefix = `${name}\0${scopeOf(snapshot)}\0`;
+      prefixes.set(snapshot, prefix);
+    }
+    return prefix + key;
+  };
   return {
-    get: (snapshot, key) => shared.get(scopedKey(name, snapshot, key)) as V | undefined,
+    get: (snapshot, key) => shared.get(scopedKey(snapshot, key)) as V | undefined,
     set: (snapshot, key, value, bytes) => {
-      const scoped = scopedKey(name, snapshot, key);
+      const scoped = scopedKey(snapshot, key);
       shared.set(scoped, value, bytes + scoped.length * 2 + ENTRY_OVERHEAD);
     },
-    key: (snapshot, key) => scopedKey(name, snapshot, key),
+    key: scopedKey,
     getKeyed: (scoped) => shared.get(scoped) as V | undefined,
     setKeyed: (scoped, value, bytes) => shared.set(scoped, value, bytes + scoped.length * 2 + ENTRY_OVERHEAD),
   };
@@ -63,11 +73,12 @@ const shared = new ByteCache<unknown>(DEFAULT_CACHE_BYTES);
 const scopes = new WeakMap<Snapshot, number>();
 let nextScope = 1;
 
-function scopedKey(name: string, snapshot: Snapshot, key: string): string {
+/** A snapshot's number, the same for every named cache (so keys of two snapshots never meet). */
+function scopeOf(snapshot: Snapshot): number {
   let scope = scopes.get(snapshot);
   if (scope === undefined) {
     scope = nextScope++;
     scopes.set(snapshot, scope);
   }
-  return `${name}\0${scope}\0${key}`;
+  return scope;
 }

@@ -69,6 +69,47 @@ describe('compose memo', () => {
     );
   });
 
+  it('keys requests of names only apart from each other and from every other request', () => {
+    const requests: object[] = [
+      {},
+      { role: '' },
+      { team: '' },
+      { agent: '' },
+      { role: '', team: '' },
+      { role: 'a' },
+      { role: 'a', team: 'b' },
+      { role: 'a\u0000', team: 'b' },
+      { role: 'a', team: '\u0000b' },
+      { role: 'a\u0001' },
+      { role: 'a', agent: 'b' },
+      { team: 'a', agent: 'b' },
+      { role: 'a"b\\' },
+      { role: 'a', settings: {} },
+      { role: 'a', vars: { x: '1' } },
+      { role: 'a', ambient: '' },
+      { role: 1 },
+      { role: 'a', other: 'b' },
+    ];
+    const keys = requests.map(requestKey);
+    expect(new Set(keys).size).toBe(requests.length);
+    // Undefined fields count as absent, and field order never matters.
+    expect(requestKey({ role: 'a', team: undefined })).toBe(requestKey({ role: 'a' }));
+    expect(requestKey({ team: 'b', role: 'a' })).toBe(requestKey({ role: 'a', team: 'b' }));
+  });
+
+  it('keys inherited request fields, as compose reads them', async () => {
+    const snapshot = await loadPackStrict(ROBOCO, { env: {} });
+    const [a, b] = snapshot.fleet;
+    const viaA = compose(snapshot, Object.create({ agent: a!.id }));
+    const viaB = compose(snapshot, Object.create({ agent: b!.id }));
+    expect(viaA.agent).toBe(a!.id);
+    expect(viaB.agent).toBe(b!.id);
+    const on = compose(snapshot, Object.create({ agent: a!.id, settings: { fable_mode_enabled: 'on' } }));
+    const off = compose(snapshot, Object.create({ agent: a!.id, settings: { fable_mode_enabled: 'off' } }));
+    expect(on.settings.fable_mode_enabled).toBe(true);
+    expect(off.settings.fable_mode_enabled).toBe(false);
+  });
+
   it('memoises failures too, and composes afresh with caching off', async () => {
     const snapshot = await loadPackStrict(ROBOCO, { env: {} });
     const bad = tryCompose(snapshot, { role: 'no-such-role' });
