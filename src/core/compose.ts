@@ -403,9 +403,7 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
   if (truncated) {
     for (const l of layers)
       if (l.included && (l.truncatedFrom !== undefined || partTruncated(l.parts)))
-        diagnostics.push(
-          warning('TRUNCATED', `layer ${l.id}: text cut to its byte budget (${l.bytes} bytes kept)`),
-        );
+        diagnostics.push(truncatedWarning(l));
   }
   if (fallback) {
     text = fillText(manifest.fallback, settings.values);
@@ -743,12 +741,14 @@ function resolveChain(
     }
     path += v + template[i + 1]!;
   }
-  const dir = normalisePackPath(path);
+  // An absolute path (`--var cwd=$PWD`, `C:\repo`) is not read as one inside the pack.
+  const absolute = ABSOLUTE_PATH.test(path);
+  const dir = absolute ? undefined : normalisePackPath(path);
   if (dir === undefined) {
     diagnostics.push(
       error(
         'PATH_OUTSIDE_PACK',
-        `layer ${layer.id}: ${JSON.stringify(path)} (from ${source.path}) leaves the pack`,
+        `layer ${layer.id}: ${JSON.stringify(path)} (from ${source.path}) ${absolute ? 'is an absolute path; give a path relative to the pack root' : 'leaves the pack'}`,
       ),
     );
     base.reason = 'missing';
@@ -818,6 +818,27 @@ function resolveChain(
   env.bytes = offset;
   return base;
 }
+
+/**
+ * TRUNCATED for a cut layer: the file cut (a chain's part, or the layer's own file), its
+ * size before and after, and the files left out for want of budget.
+ */
+function truncatedWarning(l: LayerResult): Diagnostic {
+  const cut = l.parts?.find((p) => p.truncatedFrom !== undefined);
+  const source = cut?.source ?? l.source;
+  const from = cut?.truncatedFrom ?? l.truncatedFrom;
+  const left = (l.parts ?? []).filter((p) => p.reason === 'budget').map((p) => p.source);
+  const after = left.length > 0 ? `; left out, no budget left: ${left.join(', ')}` : '';
+  const kept = cut ? `; the layer keeps ${l.bytes} bytes` : '';
+  return warning(
+    'TRUNCATED',
+    `layer ${l.id}: ${source === undefined ? 'text ' : ''}cut from ${from} to ${cut?.bytes ?? l.bytes} bytes by its byte budget${kept}${after}`,
+    source === undefined ? {} : { file: source },
+  );
+}
+
+/** A path starting at a root: `/…`, `\…`, or a drive letter (`C:\`, `C:/`). */
+const ABSOLUTE_PATH = /^(?:[/\\]|[A-Za-z]:[/\\])/;
 
 /**
  * The first of a chain's files that exists in a folder of the pack, remembered per snapshot

@@ -78,7 +78,7 @@ function findClosingLine(text: string): { start: number; end: number } | undefin
  */
 export function splitFrontmatterLenient(text: string, file: string): SplitFile & { retried?: boolean } {
   const match = LENIENT_RE.exec(text);
-  if (!match) return { meta: {}, body: text, bodyOffset: 0, diagnostics: [] };
+  if (!match) return { meta: {}, body: text, bodyOffset: 0, diagnostics: misplacedFence(text, file) };
   const yamlText = match[1] ?? '';
   const yamlStart = match.indices?.[1]?.[0] ?? 4;
   const lineOffset = (text.slice(0, yamlStart).match(/\n/g) ?? []).length;
@@ -99,8 +99,10 @@ export function splitFrontmatterLenient(text: string, file: string): SplitFile &
   if (retried) out.retried = true;
   if (yaml.diagnostics.length > 0) {
     const d = first.diagnostics[0]!;
+    // The quoting pattern ends at the line's end, so a CRLF line is never quoted.
+    const crlf = yamlText.includes('\r\n') ? ', which skips lines ending in CRLF' : '';
     out.diagnostics.push(
-      warning('BAD_FRONTMATTER', `${d.message} (also with values quoted); the file has no metadata`, {
+      warning('BAD_FRONTMATTER', `${d.message} (also with values quoted${crlf}); the file has no metadata`, {
         file,
         line: d.line,
         col: d.col,
@@ -124,6 +126,27 @@ export function splitFrontmatterLenient(text: string, file: string): SplitFile &
 }
 
 const LENIENT_RE = /^---\s*\n([\s\S]*?)---\s*\n?/d;
+/** A `---` line after a byte order mark or white space at the start of a file. */
+const MISPLACED_RE = /^(\uFEFF?)(\s*)---\s*\n/;
+
+/**
+ * A BAD_FRONTMATTER warning for a file whose first `---` line comes after a byte order
+ * mark or blank lines: it looks like frontmatter, but the pattern needs `---` at the very
+ * start, so the file has no metadata (an agent file saved with a BOM is no agent).
+ */
+function misplacedFence(text: string, file: string): Diagnostic[] {
+  const m = MISPLACED_RE.exec(text);
+  if (!m || (m[1] === '' && m[2] === '')) return [];
+  const before = m[1] !== '' ? 'a byte order mark' : 'white space';
+  const line = 1 + (m[2]!.match(/\n/g)?.length ?? 0);
+  return [
+    warning(
+      'BAD_FRONTMATTER',
+      `frontmatter is not read: ${before} comes before the opening \`---\` line, which must start the file; the file has no metadata`,
+      { file, line, col: 1 },
+    ),
+  ];
+}
 const SPECIAL = /[{}[\]*&#!|>%@`]|: /;
 
 /** `key: value` lines (not indented) whose unquoted value holds a YAML-special character, double-quoted. */

@@ -89,6 +89,11 @@ export interface RegistryDef {
   files: string[];
   /** The top-level key that holds the role records in a role file. */
   key: string;
+  /**
+   * Fields a record of a role file must hold as strings to be a role; a record without
+   * one is skipped with a BAD_ROLE warning (CrewAI's agents.yaml: role, goal, backstory).
+   */
+  require?: string[];
   /** A path template (`roles/{role}.md`) whose matching files also declare roles. */
   discover?: string;
   /** Roles from prompt files anywhere under globs, the id from a frontmatter field. */
@@ -209,11 +214,13 @@ export function parseManifestPart(
     for (const [name, raw] of Object.entries(settings ?? {})) part.settings.push(c.setting(name, raw));
   }
   if (top.registry !== undefined) {
-    const reg = c.mapping(top.registry, ['registry'], ['files', 'key', 'discover']);
+    const reg = c.mapping(top.registry, ['registry'], ['files', 'key', 'require', 'discover']);
     if (reg) {
       part.registry = {};
       if (reg.files !== undefined) part.registry.files = c.stringList(reg.files, ['registry', 'files']);
       if (reg.key !== undefined) part.registry.key = c.string(reg.key, ['registry', 'key']);
+      if (reg.require !== undefined)
+        part.registry.require = c.stringList(reg.require, ['registry', 'require']);
       if (typeof reg.discover === 'string') part.registry.discover = reg.discover;
       else if (reg.discover !== undefined) part.registry.discoverFiles = c.discover(reg.discover);
     }

@@ -132,6 +132,8 @@ function splitPlain(
 ): ReturnType<typeof splitPackFile> | undefined {
   if (!isPlainAscii(bytes)) return undefined;
   const n = bytes.length;
+  // Lenient frontmatter after leading white space is reported (see splitFrontmatterLenient).
+  if (mode === 'lenient' && n > 0 && isSpace(bytes[0]!)) return undefined;
   const fenced = n > 0 && bytes[0] === DASH && mode !== 'yaml' && mode !== 'none';
   if (!fenced) return new DecodedFile(path, sha256(bytes), bytes, NO_META, 0, trimmedSize(bytes, 0), 0);
   if (mode !== 'strict') return undefined;

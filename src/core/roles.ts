@@ -76,11 +76,14 @@ export function* registrySteps(
     }
     for (const [id, record] of Object.entries(records)) {
       if ((++step & 255) === 0) yield;
+      // At a file's top level other entries may sit beside the records (a block of shared
+      // fields for `<<: *anchor`): there a bad id or a non-mapping is skipped and said.
+      const bad = top ? warning : error;
       if (!isValidName(id)) {
         diagnostics.push(
-          error(
+          bad(
             'BAD_ROLE',
-            `role id ${JSON.stringify(id)} is not a valid name`,
+            `role id ${JSON.stringify(id)} is not a valid name${top ? ' (letters, digits, . _ -, starting with a letter or digit); it is not a role' : ''}`,
             yaml.locate(keyPath(id), true),
           ),
         );
@@ -88,7 +91,11 @@ export function* registrySteps(
       }
       if (!isObject(record)) {
         diagnostics.push(
-          error('BAD_ROLE', `role ${id} must be a mapping of fields`, yaml.locate(keyPath(id), true)),
+          bad(
+            'BAD_ROLE',
+            `role ${id} must be a mapping of fields${top ? '; it is not a role' : ''}`,
+            yaml.locate(keyPath(id), true),
+          ),
         );
         continue;
       }
@@ -124,7 +131,9 @@ export function* registrySteps(
   if (registry.discoverFiles)
     discoverByField(registry.discoverFiles, allPaths, frontmatterOf, raw, diagnostics);
 
-  // 3. Role extends: field inheritance, cycles refused.
+  // 3. Role extends: field inheritance, cycles refused; records of role files without a
+  // required field are not roles.
+  const required = registry.require ?? [];
   const roles = new Map<string, RoleRecord>();
   const resolving: string[] = [];
   const resolve = (id: string): Record<string, unknown> | undefined => {
@@ -158,6 +167,17 @@ export function* registrySteps(
     const fields = resolve(id);
     if (!fields) continue;
     const entry = raw.get(id)!;
+    const lacking = required.filter((k) => typeof fields[k] !== 'string');
+    if (lacking.length > 0 && entry.yaml) {
+      diagnostics.push(
+        warning(
+          'BAD_ROLE',
+          `not a role: ${id} has no ${lacking.join(', ')} (the registry requires ${required.join(', ')} as strings)`,
+          whereOf(entry, keyPath(id)),
+        ),
+      );
+      continue;
+    }
     const record = toRecord(id, fields, entry.source);
     const file = fields.file;
     if (file !== undefined && (typeof file !== 'string' || !isValidName(file))) {

@@ -1,4 +1,15 @@
-import { type Document, isMap, isNode, isPair, isScalar, isSeq, type Node, parseDocument, visit } from 'yaml';
+import {
+  type Document,
+  isAlias,
+  isMap,
+  isNode,
+  isPair,
+  isScalar,
+  isSeq,
+  type Node,
+  parseDocument,
+  visit,
+} from 'yaml';
 import { type Diagnostic, type DiagnosticCode, error, type Where } from './diagnostics.js';
 import { LineIndex } from './text.js';
 import { NOT_SIMPLE, parseSimpleYaml } from './yaml-simple.js';
@@ -53,7 +64,16 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
       value = doc.toJS({ maxAliasCount: 100 });
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
-      diagnostics.push(error('YAML_ALIASES', `refused: ${message}`, at(0)));
+      const merge = badMerge(doc);
+      if (merge !== undefined)
+        diagnostics.push(
+          error(
+            syntaxCode,
+            `a \`<<\` merge key takes a mapping, an alias of one, or a list of them`,
+            at(merge),
+          ),
+        );
+      else diagnostics.push(error('YAML_ALIASES', `refused: ${message}`, at(0)));
     }
   }
   return new Parsed(text, options, value, diagnostics, doc);
@@ -61,8 +81,12 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
 
 // --- internal ---
 
-/** The library's own unique-key check is quadratic in a mapping's size; ours is linear. */
-const DOCUMENT_OPTIONS = { prettyErrors: false, uniqueKeys: false, strict: true } as const;
+/**
+ * The library's own unique-key check is quadratic in a mapping's size; ours is linear.
+ * `<<` merge keys are applied as PyYAML and js-yaml apply them (`<<: *defaults` in a
+ * CrewAI agents.yaml, a shared block of role fields).
+ */
+const DOCUMENT_OPTIONS = { prettyErrors: false, uniqueKeys: false, strict: true, merge: true } as const;
 
 /** The diagnostics of every text the fast path reads (none; shared, frozen). */
 const NO_PROBLEMS: readonly Diagnostic[] = Object.freeze([]);
@@ -123,6 +147,23 @@ function duplicateKeys(root: unknown): number[] {
         if (seen.has(key)) found.push(pair.key.range?.[0] ?? 0);
         seen.add(key);
       }
+    },
+  });
+  return found;
+}
+
+/** The offset of the first `<<` merge key whose value is not a mapping, an alias or a list of them. */
+function badMerge(doc: Document.Parsed): number | undefined {
+  let found: number | undefined;
+  const mergeable = (n: unknown) => isMap(n) || (isAlias(n) && isMap(n.resolve(doc)));
+  visit(doc.contents as Node, {
+    Pair(_, pair) {
+      if (found !== undefined) return visit.BREAK;
+      if (!isScalar(pair.key) || typeof pair.key.value !== 'symbol') return undefined;
+      const v = pair.value;
+      if (mergeable(v) || (isSeq(v) && v.items.every(mergeable))) return undefined;
+      found = pair.key.range?.[0] ?? 0;
+      return visit.BREAK;
     },
   });
   return found;

@@ -42,7 +42,8 @@ export function errorResponse(
 
 /**
  * Answers the errors of a compose: 400 for a bad request (bad name, bad or unknown
- * setting, a path setting, no role in strict mode), 404 for an unknown role, team or
+ * setting, a path setting, an unknown, invalid or missing input, a path input leaving the
+ * pack, no role in strict mode), 404 for an unknown role, team or
  * agent, 422 for a degraded prompt refused in strict mode (a missing layer, the
  * fallback), 500 when the pack cannot satisfy a valid request.
  */
@@ -60,6 +61,10 @@ export function statusOf(code: DiagnosticCode): ContentfulStatusCode {
     case 'UNKNOWN_SETTING':
     case 'INVALID_SETTING':
     case 'PATH_SETTING_IN_REQUEST':
+    case 'UNKNOWN_INPUT':
+    case 'INVALID_INPUT':
+    case 'MISSING_INPUT':
+    case 'PATH_OUTSIDE_PACK':
     case 'NO_ROLE':
       return 400;
     case 'UNKNOWN_ROLE':

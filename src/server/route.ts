@@ -115,7 +115,7 @@ export function errors(...statuses: number[]): Record<number, ReturnType<typeof 
 const tables = new WeakMap<OpenAPIHono<AppEnv>, RouteTable>();
 
 const ERROR_TEXT: Record<number, string> = {
-  400: 'Bad request: bad name, bad or unknown setting, invalid body or query',
+  400: 'Bad request: bad name, bad or unknown setting or input, a missing input, invalid body or query',
   401: 'Missing or wrong admin token',
   403: 'HOST_NOT_ALLOWED or ORIGIN_NOT_ALLOWED: a Host, or an unsafe request’s Origin, the service does not accept (the reload endpoint also: FORBIDDEN, no STRATA_ADMIN_TOKEN)',
   404: 'Unknown role, agent or version',

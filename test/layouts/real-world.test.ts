@@ -1,0 +1,227 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { agentConfig } from '../../src/agent-config/agent-config.js';
+import { type ComposeResult, tryCompose } from '../../src/core/compose.js';
+import type { Snapshot } from '../../src/core/snapshot.js';
+import { loadPack } from '../../src/source/load.js';
+import { cli, EXAMPLES, expectGolden, memPack } from '../helpers.js';
+
+/**
+ * The layout presets over packs shaped like the ones teams keep: a project made by
+ * `crewai create` (agents.yaml under src/<package>/config, shared fields merged with
+ * `<<: *anchor`), a `.claude/agents` folder with Windows line endings and a file saved
+ * with a byte order mark, and AGENTS.md requests with an absolute working directory or
+ * a cut file.
+ */
+
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
+const CREW = join(FIXTURES, 'layouts-crewai-project');
+const CLAUDE = join(FIXTURES, 'layouts-claude-agents');
+const AGENTS_YAML = 'src/trip_planner/config/agents.yaml';
+
+async function load(dir: string): Promise<{ snapshot: Snapshot; diagnostics: string[][] }> {
+  const { snapshot, diagnostics } = await loadPack(dir, { env: {} });
+  if (!snapshot) throw new Error(JSON.stringify(diagnostics));
+  return {
+    snapshot,
+    diagnostics: diagnostics.map((d) => [d.severity, d.code, `${d.file}:${d.line}:${d.col}`]),
+  };
+}
+
+function composeOk(snapshot: Snapshot, request: Parameters<typeof tryCompose>[1]): ComposeResult {
+  const outcome = tryCompose(snapshot, request);
+  if (!outcome.ok) throw new Error(JSON.stringify(outcome.diagnostics));
+  return outcome.result;
+}
+
+describe('crewai: a project made by `crewai create crew`', () => {
+  it('is found under src/<package>/config/ and composes as CrewAI does', async () => {
+    const { snapshot, diagnostics } = await load(CREW);
+    expect(snapshot.preset).toBe('crewai');
+    expect([...snapshot.roles.keys()]).toEqual(['budget_keeper', 'planner']);
+    // The block of shared fields is no agent, and says so (it used to fail `validate`).
+    expect(diagnostics).toEqual([['warning', 'BAD_ROLE', `${AGENTS_YAML}:2:1`]]);
+    // Checked against PyYAML (merge keys applied) and CrewAI's template, filled and right-stripped.
+    const planner = composeOk(snapshot, { role: 'planner', vars: { city: 'Lisbon', days: '3' } });
+    expect(planner.text).toBe(
+      'You are Lisbon Travel Planner\n. You grew up in Lisbon and have guided visitors through it for a decade. You know which museums close on Mondays.\n\nYour personal goal is: Plan 3 days in Lisbon that a first-time visitor will remember: one neighbourhood a day, no backtracking.',
+    );
+    expectGolden('layouts/crewai-project-planner.txt', planner.text);
+    const keeper = composeOk(snapshot, { role: 'budget_keeper', vars: { city: 'Lisbon' } });
+    expect(keeper.text).toBe(
+      'You are Budget Keeper. You ran the finances of a travel agency for fifteen years.\nYou round prices up, never down.\n\nYour personal goal is: Keep the plan for Lisbon under budget, with every price sourced.',
+    );
+    expect(keeper.layers[0]!.source).toBe(AGENTS_YAML);
+  });
+
+  it('fields merged with `<<: *defaults` reach strata config; an own field wins over the merged one', async () => {
+    const { snapshot } = await load(CREW);
+    const planner = agentConfig(snapshot, { role: 'planner' });
+    const keeper = agentConfig(snapshot, { role: 'budget_keeper' });
+    expect(planner.ok && planner.result.config).toEqual({
+      model: 'openai/gpt-4o-mini',
+      tools: ['SerperDevTool', 'ScrapeWebsiteTool'],
+    });
+    expect(keeper.ok && keeper.result.config).toEqual({
+      model: 'anthropic/claude-3-5-haiku-latest',
+      tools: ['SerperDevTool', 'CalculatorTool'],
+    });
+    expect(snapshot.roles.get('planner')!.fields).toMatchObject({ allow_delegation: false, max_iter: 5 });
+  });
+
+  it('validate passes with the run inputs, naming the entry that is no agent', async () => {
+    const run = await cli(['validate', '--dir', CREW, '--var', 'city=Lisbon', '--var', 'days=3']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(
+      `warning BAD_ROLE: ${AGENTS_YAML}:2:1: not a role: x-defaults has no role, goal, backstory (the registry requires role, goal, backstory as strings)\n`,
+    );
+  });
+
+  it.each([
+    ['a flow crew', 'src/flow/crews/poem_crew/config/agents.yaml'],
+    ['config/agents.yml', 'config/agents.yml'],
+  ])('%s is read too', (_, path) => {
+    const result = memPack({ [path]: 'poet:\n  role: Poet\n  goal: Write\n  backstory: Verse.\n' });
+    expect(result.snapshot!.preset).toBe('crewai');
+    expect(composeOk(result.snapshot!, { role: 'poet' }).text).toBe(
+      'You are Poet. Verse.\nYour personal goal is: Write',
+    );
+  });
+
+  it.each([
+    ['an id that is no valid name', '_shared: &s\n  llm: gpt-4o\n', '_shared', 'is not a valid name'],
+    ['an entry that is no mapping', 'version: 2\n', 'version', 'must be a mapping of fields'],
+  ])('top-level entries beside the agents: %s is a warning, not a failed pack', (_, extra, id, says) => {
+    const result = memPack({
+      'agents.yaml': `${extra}writer:\n  role: Writer\n  goal: Write\n  backstory: Words.\n`,
+    });
+    expect(result.snapshot).toBeDefined();
+    expect(result.diagnostics.map((d) => [d.severity, d.code, d.line, d.col])).toEqual([
+      ['warning', 'BAD_ROLE', 1, 1],
+    ]);
+    expect(result.diagnostics[0]!.message).toContain(says);
+    expect(result.diagnostics[0]!.message).toContain(id === '_shared' ? '"_shared"' : 'version');
+    expect([...result.snapshot!.roles.keys()]).toEqual(['writer']);
+  });
+
+  it('a role registry under a key still refuses a bad id (an error)', () => {
+    const result = memPack({ 'roles.yaml': 'roles:\n  _x:\n    system_prompt: X\n' });
+    expect(result.diagnostics.map((d) => [d.severity, d.code, d.line, d.col])).toEqual([
+      ['error', 'BAD_ROLE', 2, 3],
+    ]);
+  });
+
+  it('a merge key whose value is no mapping is a YAML error at its place', () => {
+    const result = memPack({ 'agents.yaml': 'writer:\n  <<: 5\n  role: Writer\n' });
+    expect(result.diagnostics.map((d) => [d.code, d.file, d.line, d.col])).toEqual([
+      ['YAML_SYNTAX', 'agents.yaml', 2, 3],
+    ]);
+  });
+});
+
+describe('claude-agents: a .claude/agents folder from a Windows checkout', () => {
+  it('reads the agents Claude Code reads, and says why the others are not agents', async () => {
+    const { snapshot, diagnostics } = await load(CLAUDE);
+    expect(snapshot.preset).toBe('claude-agents');
+    expect([...snapshot.roles.keys()]).toEqual(['formatter', 'pr-reviewer']);
+    // A BOM before `---`, and CRLF with an unquoted ": " (no quoting retry for CRLF
+    // lines): Claude Code skips both files without a word; here each is a warning.
+    expect(diagnostics).toEqual([
+      ['warning', 'BAD_FRONTMATTER', '.claude/agents/release-notes.md:1:1'],
+      ['warning', 'BAD_FRONTMATTER', '.claude/agents/windows/linter.md:3:14'],
+    ]);
+    const run = await cli(['validate', '--dir', CLAUDE]);
+    expect(run.stdout).toBe(
+      [
+        'warning BAD_FRONTMATTER: .claude/agents/release-notes.md:1:1: frontmatter is not read: a byte order mark comes before the opening `---` line, which must start the file; the file has no metadata',
+        'warning BAD_FRONTMATTER: .claude/agents/windows/linter.md:3:14: Nested mappings are not allowed in compact mappings (also with values quoted, which skips lines ending in CRLF); the file has no metadata',
+        '',
+      ].join('\n'),
+    );
+    expect(run.code).toBe(0);
+  });
+
+  it('a CRLF agent: its body keeps its line endings, trimmed; its list of tools is config', async () => {
+    const { snapshot } = await load(CLAUDE);
+    const result = composeOk(snapshot, { role: 'formatter' });
+    expect(result.text).toBe(
+      'You format the files the last edit touched.\r\n\r\nRun the project formatter, never a global one.',
+    );
+    expectGolden('layouts/claude-formatter-crlf.txt', result.text);
+    const config = agentConfig(snapshot, { role: 'formatter' });
+    expect(config.ok && config.result.config).toEqual({ model: 'haiku', tools: ['Read', 'Edit', 'Bash'] });
+  });
+
+  it('a description with <example> blocks, `\\n` escapes and colons parses on the retry', async () => {
+    const { snapshot } = await load(CLAUDE);
+    expect(snapshot.files.get('.claude/agents/reviewer.md')!.frontmatterRetried).toBe(true);
+    expect(snapshot.roles.get('pr-reviewer')!.fields.color).toBe('purple');
+    expect(composeOk(snapshot, { role: 'pr-reviewer' }).text).toBe(
+      'You review pull requests.\n\n1. Read the whole diff before commenting.\n2. For each problem: file, line, what is wrong, the smallest fix.\n3. Say plainly when the change is fine.',
+    );
+  });
+
+  it('blank lines before `---` are a warning on the line of the fence', () => {
+    const result = memPack(
+      { 'a.md': '\n\n---\nname: a\ndescription: A\n---\nA.\n' },
+      { preset: 'claude-agents' },
+    );
+    expect(result.diagnostics.map((d) => [d.severity, d.code, d.file, d.line, d.col])).toEqual([
+      ['warning', 'BAD_FRONTMATTER', 'a.md', 3, 1],
+    ]);
+    expect(result.snapshot!.roles.size).toBe(0);
+  });
+});
+
+describe('agents-md: working directories and budgets', () => {
+  const dir = join(EXAMPLES, 'agents-md');
+
+  it.each([['/srv/repo/backend/api'], ['C:\\repo\\backend'], ['\\\\server\\share']])(
+    'an absolute cwd (%s) is an error, not the root alone',
+    async (cwd) => {
+      const { snapshot } = await load(dir);
+      const outcome = tryCompose(snapshot, { vars: { cwd } });
+      expect(outcome.ok ? [] : outcome.diagnostics.map((d) => [d.code, d.message])).toEqual([
+        [
+          'PATH_OUTSIDE_PACK',
+          `layer agents: ${JSON.stringify(cwd)} (from {cwd}) is an absolute path; give a path relative to the pack root`,
+        ],
+      ]);
+    },
+  );
+
+  it('the CLI refuses an absolute cwd with exit 1', async () => {
+    const run = await cli(['compose', '--dir', dir, '--var', `cwd=${join(dir, 'backend')}`]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(
+      /^error PATH_OUTSIDE_PACK: layer agents: ".*" \(from \{cwd\}\) is an absolute path/,
+    );
+  });
+
+  it('TRUNCATED names the file cut, its sizes, and the files left out', () => {
+    const big = `# API\n\n${'Réponse rapide — 応答。\n'.repeat(40)}`;
+    const result = memPack({
+      'AGENTS.md': '# Root\n',
+      'api/AGENTS.md': big,
+      'api/v2/AGENTS.md': '# v2\n',
+    });
+    const outcome = composeOk(result.snapshot!, {
+      vars: { cwd: 'api/v2' },
+      settings: { project_doc_max_bytes: 100 },
+    });
+    expect(outcome.diagnostics.map((d) => [d.code, d.file, d.message])).toEqual([
+      [
+        'TRUNCATED',
+        'api/AGENTS.md',
+        `layer agents: cut from ${Buffer.byteLength(big)} to 93 bytes by its byte budget; the layer keeps 102 bytes; left out, no budget left: api/v2/AGENTS.md`,
+      ],
+    ]);
+  });
+
+  it('a file holding only a byte order mark is not blank (as Codex trims: U+FEFF is no white space)', () => {
+    const result = memPack({ 'AGENTS.md': '# Root\n', 'web/AGENTS.md': '\uFEFF\n' });
+    const outcome = composeOk(result.snapshot!, { vars: { cwd: 'web' } });
+    expect(outcome.text).toBe('# Root\n\n\n\uFEFF\n');
+  });
+});
