@@ -173,6 +173,32 @@ describe('claude-agents: a .claude/agents folder from a Windows checkout', () =>
   });
 });
 
+describe('claude-agents: a .claude folder (~/.claude), and an agent without a body', () => {
+  const files = {
+    'CLAUDE.md': '# My rules\n',
+    'agents/reviewer.md': '---\nname: reviewer\ndescription: Reviews changes\n---\nReview.\n',
+    'agents/blank.md': '---\nname: blank\ndescription: Nothing below\n---\n\n',
+    'skills/pdf/SKILL.md': '---\nname: pdf\ndescription: Reads PDF files\n---\nUse pdftotext.\n',
+    'output-styles/terse.md': '---\nname: terse\ndescription: Short answers\n---\nBe terse.\n',
+    'commands/review.md': '---\ndescription: Review a pull request\n---\nReview $ARGUMENTS\n',
+  };
+
+  it('the agents are those below agents/: skills, output styles and commands are not', () => {
+    const result = memPack(files);
+    expect(result.snapshot!.preset).toBe('claude-agents');
+    expect([...result.snapshot!.roles.keys()]).toEqual(['blank', 'reviewer']);
+    expect(result.diagnostics).toEqual([]);
+  });
+
+  it('an agent whose body is empty has an empty prompt, as in Claude Code', () => {
+    const outcome = tryCompose(memPack(files).snapshot!, { role: 'blank' });
+    expect(outcome.ok && [outcome.result.text, outcome.result.diagnostics.map((d) => d.code)]).toEqual([
+      '',
+      ['FALLBACK_USED'],
+    ]);
+  });
+});
+
 describe('agents-md: working directories and budgets', () => {
   const dir = join(EXAMPLES, 'agents-md');
 
