@@ -2,7 +2,7 @@ import { type Diagnostic, error } from './diagnostics.js';
 import type { InputDef, Manifest } from './manifest.js';
 import { parseSettingValue, type SettingDef, type SettingValue } from './settings.js';
 import type { Snapshot } from './snapshot.js';
-import { inputPlaceholders } from './template.js';
+import { inputPlaceholders, recordInputPlaceholders } from './template.js';
 
 // Request inputs (`--var KEY=VALUE`, API `vars`, query `var.KEY`): declared in the manifest
 // under `inputs:`, typed and checked like settings, never read from the environment. An
@@ -88,12 +88,14 @@ export function listInputs(snapshot: Snapshot): ListedInput[] {
   if (!manifest.openInputs) return out;
   const seen = new Set([...out.map((i) => i.name), ...manifest.settings.map((s) => s.name)]);
   const used = new Set<string>();
-  const scan = (text: string) => {
-    for (const name of inputPlaceholders(text, manifest.inputSyntax))
-      if (!seen.has(name) && !name.includes('.')) used.add(name);
+  const scan = (text: string, record = false) => {
+    const names = record
+      ? recordInputPlaceholders(text, manifest.inputSyntax)
+      : inputPlaceholders(text, manifest.inputSyntax);
+    for (const name of names) if (!seen.has(name) && !name.includes('.')) used.add(name);
   };
   for (const role of snapshot.roles.values())
-    for (const value of Object.values(role.fields)) if (typeof value === 'string') scan(value);
+    for (const value of Object.values(role.fields)) if (typeof value === 'string') scan(value, true);
   for (const layer of manifest.layers)
     for (const s of [layer.source, ...(layer.variants ?? []).map((v) => v.source)])
       if (s?.kind === 'text') scan(s.text);

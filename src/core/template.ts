@@ -17,6 +17,11 @@ const TEXT_RE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)?)\s
 /** `{name}` not inside `{{…}}`: the single-brace input form (names may hold `-`). */
 const SINGLE_RE = /(?<!\{)\{([A-Za-z_][A-Za-z0-9_-]*)\}(?!\})/g;
 const BOTH_RE = new RegExp(`${TEXT_RE.source}|${SINGLE_RE.source}`, 'g');
+/**
+ * `{name}` in a role record's value, as CrewAI finds it: anywhere, `{{name}}` too (its
+ * inner `{name}` is filled and the outer braces kept). Record values take only inputs.
+ */
+const RECORD_SINGLE_RE = /\{([A-Za-z_][A-Za-z0-9_-]*)\}/g;
 
 /** The values a text template may read. */
 export interface TemplateValues {
@@ -151,9 +156,16 @@ export function fillCompiled(template: CompiledTemplate, values: TemplateValues)
   return { text };
 }
 
+/** Input names a role record's value writes in the given syntax (see {@link fillInputs}). */
+export function recordInputPlaceholders(value: string, syntax: '{name}' | '{{name}}'): string[] {
+  return [...value.matchAll(syntax === '{name}' ? RECORD_SINGLE_RE : TEXT_RE)].map((m) => m[1]!);
+}
+
 /**
  * Fills the input placeholders of a record value (CrewAI fills `{topic}` in role, goal and
- * backstory from the run's inputs). Text that is not an input placeholder is kept as is.
+ * backstory from the run's inputs, in one pass; in the `{name}` syntax a `{{topic}}` is
+ * filled inside its outer braces, as CrewAI does). Text that is not an input placeholder is
+ * kept as is.
  */
 export function fillInputs(
   value: string,
@@ -162,7 +174,7 @@ export function fillInputs(
 ): FillOutcome {
   if (!value.includes('{')) return { text: value };
   let missing: { missing: 'input'; name: string } | undefined;
-  const text = value.replace(syntax === '{name}' ? SINGLE_RE : TEXT_RE, (all, name: string) => {
+  const text = value.replace(syntax === '{name}' ? RECORD_SINGLE_RE : TEXT_RE, (all, name: string) => {
     if (missing || !values.isInput(name)) return all;
     const v = values.input(name);
     if (v === undefined) missing = { missing: 'input', name };
@@ -175,7 +187,7 @@ export function fillInputs(
 export function compileInputs(value: string, syntax: '{name}' | '{{name}}'): CompiledTemplate {
   const parts: Array<string | TemplatePlaceholder> = [];
   let last = 0;
-  for (const m of value.matchAll(syntax === '{name}' ? SINGLE_RE : TEXT_RE)) {
+  for (const m of value.matchAll(syntax === '{name}' ? RECORD_SINGLE_RE : TEXT_RE)) {
     parts.push(value.slice(last, m.index), { all: m[0], single: m[1]! });
     last = m.index + m[0].length;
   }

@@ -104,6 +104,41 @@ describe('crewai: a project made by `crewai create crew`', () => {
     expect([...result.snapshot!.roles.keys()]).toEqual(['writer']);
   });
 
+  it('placeholders in values are found as CrewAI finds them: {{topic}} is {topic} in braces; JSON is kept', () => {
+    const result = memPack({
+      'agents.yaml': [
+        'analyst:',
+        '  role: "{topic} Analyst"',
+        `  goal: 'Report on {{topic}} as {"topic": "{topic}"}; keep {123} and { spaced }'`,
+        '  backstory: Knows {topic-area}.',
+        '',
+      ].join('\n'),
+    });
+    const snapshot = result.snapshot!;
+    // Checked against CrewAI's interpolate_only (pattern \{([A-Za-z_][A-Za-z0-9_\-]*)}, one pass).
+    expect(composeOk(snapshot, { role: 'analyst', vars: { topic: 'AI {x}', 'topic-area': 'ML' } }).text).toBe(
+      'You are AI {x} Analyst. Knows ML.\nYour personal goal is: Report on {AI {x}} as {"topic": "AI {x}"}; keep {123} and { spaced }',
+    );
+    const missing = tryCompose(snapshot, { role: 'analyst', vars: { topic: 'AI' } });
+    expect(missing.ok ? [] : missing.diagnostics.map((d) => d.code)).toEqual(['MISSING_INPUT']);
+  });
+
+  it('an agent whose role, goal or backstory is no string is no agent (CrewAI refuses it too)', () => {
+    const result = memPack({
+      'agents.yaml':
+        'counter:\n  role: 42\n  goal: Count\n  backstory: Numbers.\nok:\n  role: OK\n  goal: g\n  backstory: b\n',
+    });
+    expect(result.diagnostics.map((d) => [d.severity, d.code, d.line, d.message])).toEqual([
+      [
+        'warning',
+        'BAD_ROLE',
+        1,
+        'not a role: counter has no role (the registry requires role, goal, backstory as strings)',
+      ],
+    ]);
+    expect([...result.snapshot!.roles.keys()]).toEqual(['ok']);
+  });
+
   it('a role registry under a key still refuses a bad id (an error)', () => {
     const result = memPack({ 'roles.yaml': 'roles:\n  _x:\n    system_prompt: X\n' });
     expect(result.diagnostics.map((d) => [d.severity, d.code, d.line, d.col])).toEqual([
