@@ -13,10 +13,24 @@ export function selectPath(manifest: Pick<Manifest, 'files' | 'hidden'>, path: s
   return !manifest.files || manifest.files.some((g) => globMatch(g, path));
 }
 
-/** Whether every hidden name in a path (`.claude/agents/x.md`) is one of `names`. */
+/**
+ * Whether every left-out name in a path (`.claude/agents/x.md`, `node_modules/x/AGENTS.md`;
+ * see {@link leftOut}) is one of `names`.
+ */
 export function hiddenAllowed(names: readonly string[], path: string): boolean {
-  // Most paths have no hidden segment: no split for them.
-  if (path.charCodeAt(0) !== 46 && !path.includes('/.')) return true;
-  for (const seg of path.split('/')) if (seg.startsWith('.') && !names.includes(seg)) return false;
+  // Most paths have no hidden segment and no dependency folder: no split for them.
+  if (path.charCodeAt(0) !== 46 && !path.includes('/.') && !path.includes(DEPENDENCIES)) return true;
+  for (const seg of path.split('/')) if (leftOut(seg) && !names.includes(seg)) return false;
   return true;
 }
+
+/**
+ * Whether a file or folder name is left out of a pack unless `hidden:` names it: a name
+ * starting with `.`, or `node_modules` (a project's installed packages: a project root read
+ * for its AGENTS.md files would otherwise hold tens of thousands of files).
+ */
+export function leftOut(name: string): boolean {
+  return name.charCodeAt(0) === 46 || name === DEPENDENCIES;
+}
+
+const DEPENDENCIES = 'node_modules';

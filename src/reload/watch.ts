@@ -1,6 +1,7 @@
 import { type FSWatcher as NodeWatcher, statSync, watch as watchFolder } from 'node:fs';
 import { lstat, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, relative, sep } from 'node:path';
+import { leftOut } from '../core/select.js';
 import { presetHiddenFolders } from '../core/snapshot.js';
 import { type FolderWatch, watchFolders } from './folder-watch.js';
 import { ReloadSchedule } from './schedule.js';
@@ -202,7 +203,7 @@ function hidden(root: string, path: string): boolean {
   const rel = relative(root, path);
   if (rel === '' || rel.startsWith(`..${sep}`)) return false;
   const read = presetHiddenFolders();
-  return rel.split(/[/\\]/).some((part) => part.startsWith('.') && part !== '..data' && !read.includes(part));
+  return rel.split(/[/\\]/).some((part) => leftOut(part) && part !== '..data' && !read.includes(part));
 }
 
 /** The entries of a bundle's folder that can change the bundle: itself and a ConfigMap's own. */

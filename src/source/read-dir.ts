@@ -14,6 +14,7 @@ import {
 } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { type Diagnostic, error } from '../core/diagnostics.js';
+import { leftOut } from '../core/select.js';
 import { presetHiddenFolders } from '../core/snapshot.js';
 import { byteOrder } from '../core/text.js';
 import { changedSince, FILE_LIKE, identityLine, kind, Lines, reuseKey, statLine } from './entry-identity.js';
@@ -417,7 +418,7 @@ async function walk(
     inDir === (pack.root.endsWith(sep) ? pack.root : pack.root + sep) + (relDir ? relDir + sep : '');
   for (const entry of entries) {
     if (state.stop) return;
-    if (entry.name.startsWith('.') && !limits.hidden.has(entry.name)) continue;
+    if (leftOut(entry.name) && !limits.hidden.has(entry.name)) continue;
     if (slices.due) await slices.pause();
     if (++state.count > limits.maxFiles) {
       state.stop = true;

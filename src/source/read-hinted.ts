@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { sep } from 'node:path';
 import { LayeredMap } from '../core/layered-map.js';
+import { leftOut } from '../core/select.js';
 import { byteOrder } from '../core/text.js';
 import { changedSince, FILE_LIKE, identityLine, Lines, statLine } from './entry-identity.js';
 import { type Entry, type ReadBase, SETTLED_MS } from './reuse.js';
@@ -120,7 +121,7 @@ function plainPaths(hints: readonly string[], hidden: ReadonlySet<string>): stri
     let skip = false;
     for (const part of parts) {
       if (part === '' || part === '.' || part.startsWith('..') || part.includes('\0')) return undefined;
-      if (part.startsWith('.') && !hidden.has(part)) skip = true;
+      if (leftOut(part) && !hidden.has(part)) skip = true;
     }
     if (!skip) paths.add(hint);
   }
@@ -319,7 +320,7 @@ class Hinted {
     }
     const out: [string, 'file' | 'folder' | 'other'][] = [];
     for (const entry of entries) {
-      if (entry.name.startsWith('.') && !this.limits.hidden.has(entry.name)) continue;
+      if (leftOut(entry.name) && !this.limits.hidden.has(entry.name)) continue;
       if (entry.isSymbolicLink()) throw FULL;
       out.push([entry.name, entry.isFile() ? 'file' : entry.isDirectory() ? 'folder' : 'other']);
     }

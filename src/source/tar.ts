@@ -1,4 +1,5 @@
 import { type Diagnostic, error } from '../core/diagnostics.js';
+import { leftOut } from '../core/select.js';
 import { byteOrder } from '../core/text.js';
 import { fileTooLarge, specialFile, tooManyFiles } from './limits.js';
 
@@ -291,7 +292,7 @@ function checkPath(raw: string): string | { problem: string } {
 
 function hidden(path: string, read: ReadonlySet<string> = new Set()): boolean {
   const parts = path.split('/');
-  return path === '' || parts.some((p) => p.startsWith('.') && !read.has(p));
+  return path === '' || parts.some((p) => leftOut(p) && !read.has(p));
 }
 
 function kindOf(type: string): string {

@@ -1,9 +1,12 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentConfig } from '../../src/agent-config/agent-config.js';
 import { type ComposeResult, tryCompose } from '../../src/core/compose.js';
 import type { Snapshot } from '../../src/core/snapshot.js';
 import { loadPack } from '../../src/source/load.js';
+import { readPackDir } from '../../src/source/read-dir.js';
 import { cli, EXAMPLES, expectGolden, memPack } from '../helpers.js';
 
 /**
@@ -278,6 +281,35 @@ describe('agents-md: working directories and budgets', () => {
         `layer agents: cut from ${Buffer.byteLength(big)} to 93 bytes by its byte budget; the layer keeps 102 bytes; left out, no budget left: api/v2/AGENTS.md`,
       ],
     ]);
+  });
+
+  it('a project root with installed node_modules loads: node_modules is not read (unless hidden: names it)', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'strata-agents-md-'));
+    try {
+      writeFileSync(join(root, 'AGENTS.md'), '# Root\n');
+      mkdirSync(join(root, 'app'));
+      writeFileSync(join(root, 'app', 'AGENTS.md'), '# App\n');
+      for (let p = 0; p < 4; p++) {
+        const pkg = join(root, 'node_modules', `pkg${p}`);
+        mkdirSync(pkg, { recursive: true });
+        writeFileSync(join(pkg, 'AGENTS.md'), '# vendored\n');
+        for (let f = 0; f < 5; f++) writeFileSync(join(pkg, `f${f}.js`), 'x');
+      }
+      // 30 entries under node_modules: over the limit of 10 if they were counted.
+      const { snapshot, diagnostics } = await loadPack(root, { env: {}, maxFiles: 10 });
+      expect(diagnostics).toEqual([]);
+      expect([...snapshot!.files.keys()]).toEqual(['AGENTS.md', 'app/AGENTS.md']);
+      expect(composeOk(snapshot!, { vars: { cwd: 'app' } }).text).toBe('# Root\n\n\n# App\n');
+      const read = await readPackDir(root, { maxFiles: 100, hidden: ['node_modules'] });
+      expect(read.files.has('node_modules/pkg0/AGENTS.md')).toBe(true);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('in memory too, a path under node_modules is no part of the pack', () => {
+    const result = memPack({ 'AGENTS.md': '# Root\n', 'node_modules/x/AGENTS.md': '# vendored\n' });
+    expect([...result.snapshot!.files.keys()]).toEqual(['AGENTS.md']);
   });
 
   it('a file holding only a byte order mark is not blank (as Codex trims: U+FEFF is no white space)', () => {
