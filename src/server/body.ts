@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, HonoRequest, MiddlewareHandler } from 'hono';
 import type { AppEnv } from './context.js';
 import { errorResponse } from './errors.js';
 import { parseJson } from './json-parse.js';
@@ -9,10 +9,11 @@ import { parseJson } from './json-parse.js';
  * `Content-Length` over the cap is answered 413 before a byte is read, and a streamed
  * body is counted as it arrives and refused (413, connection closed) at the first byte
  * past the cap, so no request holds more than `limit` bytes. The bytes are read straight
- * from the node socket when there is one (no web stream, no copy beyond the chunks),
- * decoded once, and handed to hono's body cache, which the handlers read; `c.req.json()`
- * (the validators) parses that text with {@link parseJson}, whose strings are slices of
- * it, so a body's long member is held once.
+ * from the node socket when there is one (no web stream), decoded once (joined in a
+ * reused buffer when they came in several chunks) and let go: hono's body cache holds
+ * the text, which the handlers read, and `c.req.json()` (the validators) parses it with
+ * {@link parseJson}, whose strings are slices of it, so a body is held once, as text.
+ * (`c.req.arrayBuffer()` gives that text's UTF-8 bytes; no route reads raw bytes.)
  *
  * @example
  * app.use('/api/*', readBodies(64 * 1024));
@@ -26,25 +27,27 @@ export function readBodies(limit: number): MiddlewareHandler<AppEnv> {
     };
     const declared = c.req.header('content-length');
     if (declared !== undefined && Number(declared) > limit) return tooLarge();
-    const bytes = await readCapped(c, limit);
-    if (bytes === undefined) return tooLarge();
-    if (bytes === CUT) {
+    const chunks = await readCapped(c, limit);
+    if (chunks === undefined) return tooLarge();
+    if (chunks === CUT) {
       // The client went away mid-body: nobody reads this answer, but it is an answer, not a fault.
       c.header('Connection', 'close');
       return errorResponse(c, 400, 'BAD_REQUEST', 'the request body ended before its end');
     }
     const mediaType = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-    if (mediaType === '' && bytes.byteLength > 0) {
+    if (mediaType === '' && chunks.length > 0) {
       return errorResponse(c, 415, 'UNSUPPORTED_MEDIA_TYPE', 'the body must be application/json');
     }
-    // The text is decoded here, once; the bytes stay available to `c.req.arrayBuffer()`.
-    const text = DECODER.decode(bytes);
-    const cache = c.req.bodyCache as Record<string, Promise<unknown>>;
-    cache.text = Promise.resolve(text);
-    cache.arrayBuffer = Promise.resolve(arrayBufferOf(bytes));
+    // The text is decoded here, once, and the bytes let go: the request holds one copy of
+    // its body, as text (`c.req.arrayBuffer()` gives that text's UTF-8 bytes).
+    const text = decode(chunks);
+    (c.req.bodyCache as Record<string, Promise<unknown>>).text = Promise.resolve(text);
     // `c.req.json()` (what the validators read) parses that text as JSON.parse does, with
-    // its strings taken as slices of it rather than second copies.
-    c.req.json = (() => new Promise<unknown>((resolve) => resolve(parseJson(text)))) as typeof c.req.json;
+    // its strings taken as slices of it rather than second copies. One shared function,
+    // not a closure per request: V8's young-generation collector keeps a closure stored
+    // on the request alive, with all it holds (the request, its body, its answer), so
+    // every request was copied and promoted and the old generation filled with them.
+    c.req.json = jsonOfText as typeof c.req.json;
     return next();
   };
 }
@@ -54,18 +57,21 @@ export function readBodies(limit: number): MiddlewareHandler<AppEnv> {
 /** A body the client stopped sending (the connection closed before its end). */
 const CUT = Symbol('cut');
 
-/** The body's bytes, undefined past `limit`, or CUT. */
-function readCapped(c: Context<AppEnv>, limit: number): Promise<Buffer | undefined | typeof CUT> {
+/** The body's chunks (none when it is empty), undefined past `limit`, or CUT. */
+function readCapped(c: Context<AppEnv>, limit: number): Promise<Uint8Array[] | undefined | typeof CUT> {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   if (incoming && !incoming.readableDidRead) return readIncoming(incoming, limit);
   return readStream(c.req.raw.body, limit);
 }
 
-function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer | undefined | typeof CUT> {
+function readIncoming(
+  incoming: IncomingMessage,
+  limit: number,
+): Promise<Uint8Array[] | undefined | typeof CUT> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const done = (value: Buffer | undefined | typeof CUT) => {
+    const done = (value: Uint8Array[] | undefined | typeof CUT) => {
       incoming.off('data', onData);
       incoming.off('end', onEnd);
       incoming.off('error', onError);
@@ -78,9 +84,9 @@ function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer 
         // Stop reading: the answer closes the connection, so the rest is never buffered.
         incoming.pause();
         done(undefined);
-      } else chunks.push(chunk);
+      } else if (chunk.byteLength > 0) chunks.push(chunk);
     };
-    const onEnd = () => done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    const onEnd = () => done(chunks);
     const onError = () => done(CUT);
     const onClose = () => {
       if (!incoming.readableEnded) done(CUT);
@@ -95,8 +101,8 @@ function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer 
 async function readStream(
   body: ReadableStream<Uint8Array> | null,
   limit: number,
-): Promise<Buffer | undefined> {
-  if (!body) return Buffer.alloc(0);
+): Promise<Uint8Array[] | undefined> {
+  if (!body) return [];
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -108,16 +114,35 @@ async function readStream(
       await reader.cancel().catch(() => {});
       return undefined;
     }
-    chunks.push(value);
+    if (value.byteLength > 0) chunks.push(value);
   }
-  return Buffer.concat(chunks, size);
+  return chunks;
+}
+
+/** `c.req.json()`: the cached text, parsed by {@link parseJson}. */
+function jsonOfText(this: HonoRequest): Promise<unknown> {
+  return this.text().then(parseJson);
 }
 
 /** UTF-8 as `Request.text()` decodes it: a BOM is skipped, bad bytes become U+FFFD. */
 const DECODER = new TextDecoder();
+/** Bodies in several chunks up to this size are joined in one reused buffer, not a new one each. */
+const SCRATCH_BYTES = 256 * 1024;
+let scratch: Buffer | undefined;
 
-function arrayBufferOf(bytes: Buffer): ArrayBuffer {
-  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
-    ? (bytes.buffer as ArrayBuffer)
-    : (bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+/** The chunks' text, decoded at once (a character split between chunks is whole). */
+function decode(chunks: Uint8Array[]): string {
+  if (chunks.length === 0) return '';
+  if (chunks.length === 1) return DECODER.decode(chunks[0]);
+  let size = 0;
+  for (const chunk of chunks) size += chunk.byteLength;
+  if (size > SCRATCH_BYTES) return DECODER.decode(Buffer.concat(chunks, size));
+  // Joined and decoded before anything else runs: the buffer is free again after.
+  scratch ??= Buffer.allocUnsafeSlow(SCRATCH_BYTES);
+  let at = 0;
+  for (const chunk of chunks) {
+    scratch.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return DECODER.decode(scratch.subarray(0, size));
 }
