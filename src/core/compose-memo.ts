@@ -85,7 +85,7 @@ function plainName(value: string): boolean {
 function fieldsKey(request: object): string {
   const names: string[] = [];
   for (const name in request) names.push(name);
-  names.sort();
+  inOrder(names);
   let key = '';
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!;
@@ -100,7 +100,11 @@ const memo = snapshotCache<object>('compose');
 
 /** An object's keys in sorted order (most requests already list them so: no sort then). */
 function sortedKeys(value: object): string[] {
-  const names = Object.keys(value);
+  return inOrder(Object.keys(value));
+}
+
+/** Names sorted in place, when they are not in order already; returns them. */
+function inOrder(names: string[]): string[] {
   for (let i = 1; i < names.length; i++) if (names[i - 1]! > names[i]!) return names.sort();
   return names;
 }

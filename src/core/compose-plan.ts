@@ -39,24 +39,42 @@ export interface ComposePlan {
 
 /** What the composes of one layer of a snapshot look up. */
 export interface LayerPlan {
+  // The layer's id, separator and gate, read here (every layer plan has one shape, whatever its layer's).
+  id: string;
+  separator: string | undefined;
+  when: Gate | undefined;
   /** Its result when its gate is false, made on first use. */
-  gated?: GatedResult;
+  gated: GatedResult | undefined;
   /** Its result when none of its variants' gates holds, made on first use. */
-  noVariant?: GatedResult;
+  noVariant: GatedResult | undefined;
   /** Per source, by index: the layer's own (0), else each variant's (made on first use: {@link sourcePlan}). */
   sources: (SourcePlan | undefined)[];
+  /** The layer's {@link SimpleSource}, null when it is not that simple. */
+  simple: SimpleSource | null;
+}
+
+/**
+ * A layer whose text is a file's prompt as it is (no variants, `append`, byte budget or
+ * path setting; trimmed at both ends), found by one path template with one placeholder.
+ */
+export interface SimpleSource {
+  /** The placeholder (undefined: the path has none). */
+  name: string | undefined;
+  /** The source plan's file (or missing path) by the placeholder's value ('' for a path without one). */
+  byValue: Map<string, PackFile | MissingPath | null>;
+  plan: SourcePlan;
 }
 
 /** The path templates of a file or chain source (none for other kinds), with what their values found. */
 export interface SourcePlan {
   paths: PathPlan[];
   /**
-   * Per path template with one placeholder (by index): by value, the file, or the missing
-   * path (null: it leaves the pack). Undefined for other templates.
+   * Per path template with one placeholder or none (by index): by value ('' for none), the
+   * file, or the missing path (null: it leaves the pack). Undefined for other templates.
    */
   byValue: (Map<string, PackFile | MissingPath | null> | undefined)[];
   /** The layer's result (frozen, shared) when a placeholder of these paths has no value, made on first use. */
-  noValue?: { readonly placeholder?: string };
+  noValue: { readonly placeholder?: string } | undefined;
 }
 
 /** A path a layer looked for and did not find, as a {@link SourcePlan} remembers it for a value. */
@@ -114,7 +132,16 @@ export function validName(plan: ComposePlan, snapshot: Snapshot, name: string): 
 export function layerPlan(plan: ComposePlan, index: number, layer: LayerDef): LayerPlan {
   let lp = plan.layers[index];
   if (lp === undefined) {
-    lp = { sources: new Array(layer.variants ? layer.variants.length : 1) };
+    lp = {
+      id: layer.id,
+      separator: layer.separator,
+      when: layer.when,
+      gated: undefined,
+      noVariant: undefined,
+      sources: new Array(layer.variants ? layer.variants.length : 1),
+      simple: null,
+    };
+    lp.simple = simpleSource(lp, layer);
     plan.layers[index] = lp;
   }
   return lp;
@@ -124,10 +151,12 @@ export function layerPlan(plan: ComposePlan, index: number, layer: LayerDef): La
 export function sourcePlan(lp: LayerPlan, index: number, source: LayerSource): SourcePlan {
   let sp = lp.sources[index];
   if (sp === undefined) {
-    if (source.kind !== 'file' && source.kind !== 'chain') sp = { paths: [], byValue: [] };
+    if (source.kind !== 'file' && source.kind !== 'chain')
+      sp = { paths: [], byValue: [], noValue: undefined };
     else {
       const paths = splitPaths(source);
-      sp = { paths, byValue: paths.map((p) => (p.parts.length === 3 ? new Map() : undefined)) };
+      const byValue = paths.map((p) => (p.parts.length <= 3 ? new Map() : undefined));
+      sp = { paths, byValue, noValue: undefined };
     }
     lp.sources[index] = sp;
   }
@@ -253,6 +282,26 @@ const templates = new WeakMap<object, CompiledTemplate>();
 const paths = new WeakMap<object, PathPlan[]>();
 const fileBytes = new WeakMap<PackFile, number>();
 const appended = snapshotCache<AppendedText>('appended');
+
+/** The layer's {@link SimpleSource}, or null when it is not that simple (for its layer plan). */
+function simpleSource(lp: LayerPlan, layer: LayerDef): SimpleSource | null {
+  let simple: SimpleSource | null = null;
+  const source = layer.source;
+  if (
+    !layer.variants &&
+    source?.kind === 'file' &&
+    source.pathSetting === undefined &&
+    source.paths.length === 1 &&
+    layer.append === undefined &&
+    layer.maxBytes === undefined &&
+    layer.trim === 'both'
+  ) {
+    const sp = sourcePlan(lp, 0, source);
+    const byValue = sp.byValue[0];
+    if (byValue !== undefined) simple = { name: sp.paths[0]!.parts[1], byValue, plan: sp };
+  }
+  return simple;
+}
 
 function placeholderName(name: string): string {
   for (const known of PATH_PLACEHOLDERS) if (known === name) return known;

@@ -341,16 +341,17 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
   const manifestLayers = manifest.layers;
   for (let i = 0; i < manifestLayers.length; i++) {
     const layer = manifestLayers[i]!;
-    const sep = layer.separator ?? manifest.separator;
+    const lp = plan.layers[i] ?? layerPlan(plan, i, layer);
+    const sep = lp.separator ?? manifest.separator;
     env.charStart = included > 0 ? text.length + sep.length : text.length;
-    const resolved = resolveLayer(env, layer, plan.layers[i] ?? layerPlan(plan, i, layer));
+    const resolved = resolveLayer(env, layer, lp);
     const layerText = env.text;
     if (!layerText) {
       layers.push(resolved as LayerResult);
       continue;
     }
     if (included > 0) {
-      offset += layer.separator === undefined ? plan.separatorBytes : utf8Length(sep);
+      offset += lp.separator === undefined ? plan.separatorBytes : utf8Length(sep);
       text += sep;
     }
     included++;
@@ -358,7 +359,7 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
       // A file's prompt as it is: the whole result, made at once.
       const bytes = env.bytes!;
       const info: LayerResult = {
-        id: layer.id,
+        id: lp.id,
         included: true,
         kind: 'file',
         source: env.file!.path,
@@ -495,9 +496,30 @@ function resolveLayer(env: LayerEnv, layer: LayerDef, lp: LayerPlan): LayerResul
   env.bytes = undefined;
   env.file = undefined;
   env.appended = undefined;
-  if (layer.when && !evaluateGate(layer.when, ctx)) {
-    lp.gated ??= gatedResult(layer, gateText(layer.when));
+  const when = lp.when;
+  if (when && !evaluateGate(when, ctx)) {
+    lp.gated ??= gatedResult(layer, gateText(when));
     return lp.gated as LayerResult;
+  }
+  // A simple file layer whose file (or skipped missing path, or missing value) is known:
+  // as findFile and the cases below would answer, without their steps.
+  const simple = lp.simple;
+  if (simple !== null && reading === undefined) {
+    const name = simple.name;
+    const v = name === undefined ? '' : placeholderValue(env, name);
+    const known = v === undefined ? undefined : simple.byValue.get(v);
+    if (known === undefined) {
+      const noValue = simple.plan.noValue;
+      if (noValue !== undefined && (v === undefined || v === '') && noValue.placeholder === name)
+        return noValue as LayerResult;
+    } else if (known instanceof MissingPath) {
+      if (known.result !== undefined && layer.missing === 'skip') return known.result as LayerResult;
+    } else if (known && !known.frontmatterRetried && known.prompt !== '') {
+      env.text = known.prompt;
+      env.bytes = known.promptBytes;
+      env.file = known;
+      return PLAIN_FILE;
+    }
   }
 
   let chosen: VariantDef | undefined;
@@ -1149,18 +1171,21 @@ function findFile(
     const parts = template.parts;
     // One placeholder: the path for its value is remembered per snapshot (for at most as
     // many values as the pack has files); a compose that reports its look-ups looks up.
-    if (parts.length === 3 && reading === undefined) {
-      const v = placeholderValue(env, parts[1]!);
-      if (v === undefined || v === '') {
+    const byValue = sp.byValue[t];
+    if (byValue !== undefined && reading === undefined) {
+      // No placeholder: the one path, remembered under ''.
+      const literal = parts.length === 1;
+      const v = literal ? '' : placeholderValue(env, parts[1]!);
+      if (v === undefined || (v === '' && !literal)) {
         noValue ??= parts[1]!;
         continue;
       }
-      const byValue = sp.byValue[t]!;
       let known = byValue.get(v);
       if (known === undefined) {
-        const path = parts[0]! + v + parts[2]!;
+        const path = literal ? parts[0]! : parts[0]! + v + parts[2]!;
         const clean =
-          template.clean && (parts[1] === 'role_source' || (v.charCodeAt(0) !== 0x2e && !v.includes('/')));
+          template.clean &&
+          (literal || parts[1] === 'role_source' || (v.charCodeAt(0) !== 0x2e && !v.includes('/')));
         const normal = clean ? path : normalisePackPath(path);
         known = normal === undefined ? null : (snapshot.files.get(normal) ?? new MissingPath(normal));
         if (byValue.size <= snapshot.files.size) byValue.set(v, known);
