@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { unknownRole } from '../core/compose.js';
-import { type Diagnostic, type DiagnosticCode, error } from '../core/diagnostics.js';
+import { type Diagnostic, type DiagnosticCode, error, type Where } from '../core/diagnostics.js';
 import { isValidName } from '../core/names.js';
 import type { Snapshot } from '../core/snapshot.js';
 import { byteOrder } from '../core/text.js';
-import { isObject } from '../core/yaml.js';
+import { isObject, parseYaml } from '../core/yaml.js';
 
 /**
  * The config an agent runtime applies to an agent: model, models, capabilities,
@@ -147,7 +147,13 @@ export function agentConfig(
             ? `agent ${request.agent}`
             : 'agent_defaults';
       const at =
-        source?.from === 'agent' && member?.at ? member.at : source?.file ? { file: source.file } : {};
+        source?.from === 'agent' && member?.at
+          ? member.at
+          : source?.from === 'role' && source.file && source.field
+            ? roleFieldAt(snapshot, source.file, role!, source.field)
+            : source?.file
+              ? { file: source.file }
+              : {};
       return error(code, `config ${issue.path.join('.')} (from ${origin}): ${issue.message}`, at);
     });
     return { ok: false, diagnostics };
@@ -171,6 +177,14 @@ export function agentConfigJsonSchema(): Record<string, unknown> {
 }
 
 // --- internal ---
+
+/** Where a role record's field is written in its YAML file (the file alone for a prompt file's frontmatter). */
+function roleFieldAt(snapshot: Snapshot, file: string, role: string, field: string): Where {
+  const text = /\.ya?ml$/i.test(file) ? snapshot.files.get(file)?.text : undefined;
+  if (text === undefined) return { file };
+  const key = snapshot.manifest.registry.key;
+  return parseYaml(text, { file }).locate(key === '' ? [role, field] : [key, role, field]);
+}
 
 /** Fields of the schema: the role-record fields that are config (RoboCo keeps them at top level). */
 const KNOWN_FIELDS = Object.keys(AgentConfigSchema.shape);

@@ -41,9 +41,13 @@ export function buildRegistry(
   yamlFiles: readonly RoleFileInput[],
   allPaths: readonly string[],
   frontmatterOf: (path: string) => Record<string, unknown>,
+  frontmatterAt?: FrontmatterAt,
 ): { roles: Map<string, RoleRecord>; diagnostics: Diagnostic[] } {
-  return runSteps(registrySteps(registry, yamlFiles, allPaths, frontmatterOf));
+  return runSteps(registrySteps(registry, yamlFiles, allPaths, frontmatterOf, frontmatterAt));
 }
+
+/** Where a key of a prompt file's frontmatter is written (its line), to point a diagnostic at. */
+export type FrontmatterAt = (path: string, key: string) => Where;
 
 /** {@link buildRegistry} in steps of a few hundred records or files (for a sliced build). */
 export function* registrySteps(
@@ -51,6 +55,7 @@ export function* registrySteps(
   yamlFiles: readonly RoleFileInput[],
   allPaths: readonly string[],
   frontmatterOf: (path: string) => Record<string, unknown>,
+  frontmatterAt: FrontmatterAt = (file) => ({ file }),
 ): Generator<void, { roles: Map<string, RoleRecord>; diagnostics: Diagnostic[] }> {
   let step = 0;
   const diagnostics: Diagnostic[] = [];
@@ -129,7 +134,7 @@ export function* registrySteps(
     }
   }
   if (registry.discoverFiles)
-    discoverByField(registry.discoverFiles, allPaths, frontmatterOf, raw, diagnostics);
+    discoverByField(registry.discoverFiles, allPaths, frontmatterOf, frontmatterAt, raw, diagnostics);
 
   // 3. Role extends: field inheritance, cycles refused; records of role files without a
   // required field are not roles.
@@ -224,6 +229,7 @@ function discoverByField(
   def: NonNullable<RegistryDef['discoverFiles']>,
   allPaths: readonly string[],
   frontmatterOf: (path: string) => Record<string, unknown>,
+  frontmatterAt: FrontmatterAt,
   raw: RawRoles,
   diagnostics: Diagnostic[],
 ): void {
@@ -238,15 +244,21 @@ function discoverByField(
     const lacking = [def.id, ...def.require].filter((k) => typeof meta[k] !== 'string');
     if (lacking.length > 0) {
       diagnostics.push(
-        warning('BAD_ROLE', `not a role: frontmatter ${lacking.join(', ')} must be a string`, { file: path }),
+        warning(
+          'BAD_ROLE',
+          `not a role: frontmatter ${lacking.join(', ')} must be a string`,
+          frontmatterAt(path, lacking[0]!),
+        ),
       );
       continue;
     }
     if (!isValidName(id as string)) {
       diagnostics.push(
-        warning('BAD_ROLE', `not a role: ${def.id} ${JSON.stringify(id)} is not a valid name`, {
-          file: path,
-        }),
+        warning(
+          'BAD_ROLE',
+          `not a role: ${def.id} ${JSON.stringify(id)} is not a valid name`,
+          frontmatterAt(path, def.id),
+        ),
       );
       continue;
     }
@@ -256,7 +268,7 @@ function discoverByField(
         warning(
           'DUPLICATE_ROLE',
           `role ${id} is defined in ${previous.source} and again here; this definition replaces it`,
-          { file: path },
+          frontmatterAt(path, def.id),
         ),
       );
     raw.set(id as string, { fields: { ...meta }, source: path });

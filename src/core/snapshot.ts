@@ -244,6 +244,7 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
     roleFiles,
     [...files.keys()].filter((p) => !/\.ya?ml$/i.test(p)),
     (p) => ({ ...files.get(p)?.meta }),
+    locateMeta,
   );
   diagnostics.push(...rd);
 

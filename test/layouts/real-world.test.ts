@@ -72,6 +72,17 @@ describe('crewai: a project made by `crewai create crew`', () => {
     expect(snapshot.roles.get('planner')!.fields).toMatchObject({ allow_delegation: false, max_iter: 5 });
   });
 
+  it('an llm that is no string (CrewAI takes a name) is BAD_ROLE at the value in agents.yaml', () => {
+    const snapshot = memPack({
+      'agents.yaml':
+        'editor:\n  role: Editor\n  goal: Edit\n  backstory: Words.\n  llm:\n    model: gpt-4o\n',
+    }).snapshot!;
+    const out = agentConfig(snapshot, { role: 'editor' });
+    expect(out.ok ? [] : out.diagnostics.map((d) => [d.code, d.file, d.line, d.col])).toEqual([
+      ['BAD_ROLE', 'agents.yaml', 6, 5],
+    ]);
+  });
+
   it('validate passes with the run inputs, naming the entry that is no agent', async () => {
     const run = await cli(['validate', '--dir', CREW, '--var', 'city=Lisbon', '--var', 'days=3']);
     expect(run.code).toBe(0);
@@ -197,6 +208,21 @@ describe('claude-agents: a .claude/agents folder from a Windows checkout', () =>
     expect(composeOk(snapshot, { role: 'pr-reviewer' }).text).toBe(
       'You review pull requests.\n\n1. Read the whole diff before commenting.\n2. For each problem: file, line, what is wrong, the smallest fix.\n3. Say plainly when the change is fine.',
     );
+  });
+
+  it('a file that is no agent is named with the line of the field at fault', () => {
+    const result = memPack(
+      {
+        'num.md': '---\nname: 123\ndescription: A numeric name\n---\nN.\n',
+        'spaces.md': '---\ndescription: Spaces\nname: Code Reviewer\n---\nS.\n',
+        'ok.md': '---\nname: ok\ndescription: Fine\n---\nOK.\n',
+      },
+      { preset: 'claude-agents' },
+    );
+    expect(result.diagnostics.map((d) => [d.code, d.file, d.line, d.col])).toEqual([
+      ['BAD_ROLE', 'num.md', 2, 7],
+      ['BAD_ROLE', 'spaces.md', 3, 7],
+    ]);
   });
 
   it('blank lines before `---` are a warning on the line of the fence', () => {
