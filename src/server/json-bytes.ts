@@ -30,27 +30,39 @@ export function jsonBytes(value: object, key: string): Uint8Array<ArrayBuffer> {
     else if (seen) after[name] = record[name];
     else before[name] = record[name];
   }
+  // `{…before…}` and `{…after…}` are written as they are, then their braces become the
+  // joints: `{…before…,"key":"text",…after…}`.
   const head = JSON.stringify(before);
   const tail = JSON.stringify(after);
-  const open = `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}${JSON.stringify(key)}:`;
-  const close = tail.length > 2 ? `,${tail.slice(1)}` : '}';
-  const openBytes = Buffer.byteLength(open);
+  const name = `${JSON.stringify(key)}:`;
+  const headBytes = Buffer.byteLength(head) - 1 + (head.length > 2 ? 1 : 0);
+  const nameBytes = Buffer.byteLength(name);
   const extra = escapeBytes(text);
   // A lone surrogate (rare: a text cut mid-pair) cannot be carried by UTF-8: JSON.stringify
   // escapes it, and so the text is stringified then.
   const quoted = extra < 0 ? JSON.stringify(text) : undefined;
   const textBytes = quoted === undefined ? Buffer.byteLength(text) + extra + 2 : Buffer.byteLength(quoted);
-  const out = Buffer.allocUnsafeSlow(openBytes + textBytes + Buffer.byteLength(close));
-  out.write(open, 0);
-  if (quoted === undefined) writeEscaped(out, openBytes, text, textBytes, extra);
-  else out.write(quoted, openBytes);
-  out.write(close, openBytes + textBytes);
+  const textAt = headBytes + nameBytes;
+  const tailAt = textAt + textBytes;
+  const tailBytes = tail.length > 2 ? Buffer.byteLength(tail) : 1;
+  const out = Buffer.allocUnsafeSlow(tailAt + tailBytes);
+  out.write(head, 0);
+  if (head.length > 2) out[headBytes - 1] = COMMA;
+  out.write(name, headBytes);
+  if (quoted === undefined) writeEscaped(out, textAt, text, textBytes, extra);
+  else out.write(quoted, textAt);
+  if (tail.length > 2) {
+    out.write(tail, tailAt);
+    out[tailAt] = COMMA;
+  } else out[tailAt] = CLOSE;
   return new Uint8Array(out.buffer, 0, out.byteLength);
 }
 
 // --- internal ---
 
 const QUOTE = 0x22;
+const COMMA = 0x2c;
+const CLOSE = 0x7d;
 const BACKSLASH = 0x5c;
 /** Marks the control characters escaped as `\u00XX`. */
 const U = 1;
