@@ -111,6 +111,7 @@ export async function readPackAtRevision(
     const under = real === undefined ? [] : [...byPath.keys()].filter((p) => p.startsWith(`${real}/`));
     if (under.length === 0) {
       out.diagnostics.push(error('READ_ERROR', `broken symlink (to ${links.get(e.path)})`, { file: e.path }));
+      out.refused.add(e.path);
       continue;
     }
     for (const p of under) {

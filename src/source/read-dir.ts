@@ -440,6 +440,8 @@ async function walk(
     } catch (e) {
       const what = entry.isSymbolicLink() ? 'broken symlink' : 'cannot read entry';
       out.diagnostics.push(error('READ_ERROR', `${what}: ${unreadable(entry.name, e)}`, { file: rel }));
+      // Refused: a pack whose `files:` do not select the path drops the error with it.
+      out.refused.add(rel);
       state.ids.add(`${rel}\0gone`);
       continue;
     }

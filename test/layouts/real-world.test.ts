@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -328,6 +328,23 @@ describe('agents-md: working directories and budgets', () => {
       expect(composeOk(snapshot!, { vars: { cwd: 'app' } }).text).toBe('# Root\n\n\n# App\n');
       const read = await readPackDir(root, { maxFiles: 100, hidden: ['node_modules'] });
       expect(read.files.has('node_modules/pkg0/AGENTS.md')).toBe(true);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('a dangling symlink elsewhere in the project does not fail the pack; one named AGENTS.md does', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'strata-agents-md-'));
+    try {
+      writeFileSync(join(root, 'AGENTS.md'), '# Root\n');
+      symlinkSync(join(root, 'gone'), join(root, 'result'));
+      const { snapshot, diagnostics } = await loadPack(root, { env: {} });
+      expect(diagnostics).toEqual([]);
+      expect(composeOk(snapshot!, {}).text).toBe('# Root\n');
+      mkdirSync(join(root, 'app'));
+      symlinkSync(join(root, 'gone.md'), join(root, 'app', 'AGENTS.md'));
+      const broken = await loadPack(root, { env: {} });
+      expect(broken.diagnostics.map((d) => [d.code, d.file])).toEqual([['READ_ERROR', 'app/AGENTS.md']]);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
