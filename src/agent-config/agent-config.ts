@@ -203,19 +203,40 @@ function mappedFields(
   for (const [key, def] of Object.entries(defs)) {
     let value = record[def.field];
     if (value === undefined || value === null) continue;
-    if (typeof value === 'string') {
-      value = def.list
-        ? value
-            .split(',')
-            .map((s) => s.trim())
-            .filter((s) => s !== '')
-        : value.trim();
-    } else if (def.list && Array.isArray(value))
-      value = value.map((v) => (typeof v === 'string' ? v.trim() : v));
+    if (typeof value === 'string') value = def.list ? splitList(value) : value.trim();
+    else if (def.list && Array.isArray(value))
+      value = value.flatMap((v) => (typeof v === 'string' ? splitList(v) : [v]));
     values[key] = value;
     fields[key] = def.field;
   }
   return { values, fields };
+}
+
+/**
+ * A list written as a string, as Claude Code reads a `tools:` value: items separated by
+ * commas or white space outside parentheses, so `Read, Bash(git add:*, git commit:*)` is
+ * two items and `Read Grep` is two.
+ */
+function splitList(text: string): string[] {
+  const items: string[] = [];
+  let current = '';
+  let inParens = false;
+  const push = () => {
+    const item = current.trim();
+    if (item !== '') items.push(item);
+    current = '';
+  };
+  for (const ch of text) {
+    if (ch === '(') inParens = true;
+    else if (ch === ')') inParens = false;
+    else if (!inParens && (ch === ',' || /\s/.test(ch))) {
+      push();
+      continue;
+    }
+    current += ch;
+  }
+  push();
+  return items;
 }
 
 /** Schema fields first, in schema order; other fields after, sorted. */

@@ -201,6 +201,20 @@ describe('claude-agents: a .claude/agents folder from a Windows checkout', () =>
     expect(config.ok && config.result.config).toEqual({ model: 'haiku', tools: ['Read', 'Edit', 'Bash'] });
   });
 
+  it.each([
+    ['Read, Bash(git add:*, git commit:*), Grep', ['Read', 'Bash(git add:*, git commit:*)', 'Grep']],
+    ['Read Grep  Glob', ['Read', 'Grep', 'Glob']],
+    ['[Read, "Bash(npm run test, npm run lint)"]', ['Read', 'Bash(npm run test, npm run lint)']],
+    ['["Read, Edit", Bash]', ['Read', 'Edit', 'Bash']],
+  ])('tools: %s is split as Claude Code splits it', (tools, list) => {
+    const snapshot = memPack(
+      { 'a.md': `---\nname: a\ndescription: A\ntools: ${tools}\n---\nA.\n` },
+      { preset: 'claude-agents' },
+    ).snapshot!;
+    const config = agentConfig(snapshot, { role: 'a' });
+    expect(config.ok && config.result.config.tools).toEqual(list);
+  });
+
   it('a description with <example> blocks, `\\n` escapes and colons parses on the retry', async () => {
     const { snapshot } = await load(CLAUDE);
     expect(snapshot.files.get('.claude/agents/reviewer.md')!.frontmatterRetried).toBe(true);
