@@ -27,6 +27,7 @@ import { normalisePackPath } from './pack-path.js';
 import { operatorPath } from './path-settings.js';
 import { checkRequestNames, closestRoles } from './request-names.js';
 import type { RoleRecord } from './roles.js';
+import { hiddenAllowed } from './select.js';
 import { applyOverrides, type SettingSource, type SettingValue } from './settings.js';
 import type { PackFile, Snapshot } from './snapshot.js';
 import { didYouMean } from './suggest.js';
@@ -771,6 +772,17 @@ function resolveChain(
       error(
         'PATH_OUTSIDE_PACK',
         `layer ${layer.id}: ${JSON.stringify(path)} (from ${source.path}) ${absolute ? 'is an absolute path; give a path relative to the pack root' : 'leaves the pack'}`,
+      ),
+    );
+    base.reason = 'missing';
+    return base;
+  }
+  // A folder the pack does not read (`.github`, `node_modules`): its files cannot be known.
+  if (dir !== '' && !hiddenAllowed(env.snapshot.manifest.hidden, dir)) {
+    diagnostics.push(
+      error(
+        'PATH_OUTSIDE_PACK',
+        `layer ${layer.id}: ${JSON.stringify(path)} (from ${source.path}) is in a folder the pack does not read (hidden folders and node_modules are read only when the manifest's hidden: names them)`,
       ),
     );
     base.reason = 'missing';

@@ -294,6 +294,16 @@ describe('agents-md: working directories and budgets', () => {
     },
   );
 
+  it('a cwd in a folder the pack does not read is an error; hidden: opts the folder in', () => {
+    const files = { 'AGENTS.md': '# Root\n', '.github/AGENTS.md': '# CI\n' };
+    const outcome = tryCompose(memPack(files).snapshot!, { vars: { cwd: '.github/workflows' } });
+    expect(outcome.ok ? [] : outcome.diagnostics.map((d) => d.code)).toEqual(['PATH_OUTSIDE_PACK']);
+    const opted = memPack({ ...files, 'strata.yaml': 'extends: agents-md\nhidden: [.github]\n' });
+    expect(composeOk(opted.snapshot!, { vars: { cwd: '.github/workflows' } }).text).toBe(
+      '# Root\n\n\n# CI\n',
+    );
+  });
+
   it('the CLI refuses an absolute cwd with exit 1', async () => {
     const run = await cli(['compose', '--dir', dir, '--var', `cwd=${join(dir, 'backend')}`]);
     expect(run.code).toBe(1);
