@@ -268,6 +268,19 @@ describe('claude-agents: a .claude folder (~/.claude), and an agent without a bo
     expect(result.diagnostics).toEqual([]);
   });
 
+  it('a repository of plugins: the agents are those below each plugin agents/ folder', () => {
+    const result = memPack({
+      'README.md': '# Plugins\n',
+      'plugins/git/agents/committer.md': '---\nname: committer\ndescription: Writes commits\n---\nCommit.\n',
+      'plugins/git/commands/commit.md': '---\ndescription: Commit the staged changes\n---\nCommit.\n',
+      'plugins/git/skills/history/SKILL.md': '---\nname: history\ndescription: Reads history\n---\nLog.\n',
+      'plugins/docs/agents/nested/writer.md': '---\nname: writer\ndescription: Writes docs\n---\nWrite.\n',
+    });
+    expect(result.snapshot!.preset).toBe('claude-agents');
+    expect([...result.snapshot!.roles.keys()]).toEqual(['committer', 'writer']);
+    expect(result.diagnostics).toEqual([]);
+  });
+
   it('an agent whose body is empty has an empty prompt, as in Claude Code', () => {
     const outcome = tryCompose(memPack(files).snapshot!, { role: 'blank' });
     expect(outcome.ok && [outcome.result.text, outcome.result.diagnostics.map((d) => d.code)]).toEqual([
