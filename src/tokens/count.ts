@@ -1,7 +1,7 @@
 import type { ComposeResult, LayerResult } from '../core/compose.js';
 import type { Snapshot } from '../core/snapshot.js';
 import { snapshotCache } from '../core/snapshot-cache.js';
-import { sha256 } from '../core/text.js';
+import { sha256, utf8Length } from '../core/text.js';
 import { type BudgetStatus, budgetFor, budgetStatus, nearFrom, tokenConfig } from './config.js';
 import { type EncodingName, getTokenizer, type Tokenizer, type TokenizerName } from './tokenizer.js';
 
@@ -130,13 +130,58 @@ function key(tokenizer: Tokenizer, hash: string): string {
   return `${tokenizer.encoding}:${hash}`;
 }
 
-/** A reader of each included layer's text (sliced out of the UTF-8 text once, on first use). */
+/**
+ * A reader of each included layer's text: the characters of the result text between the
+ * layer's UTF-8 byte offsets. They are found walking the text (layers come in order, so
+ * each walk goes on from the last), and the text is sliced, not copied; a slice whose
+ * UTF-8 length is not the layer's (possible only around lone surrogates) is read from the
+ * text's UTF-8 bytes instead, as is one holding a lone surrogate (which those bytes carry
+ * as U+FFFD).
+ */
 function layerTexts(result: ComposeResult): (layer: { start?: number; end?: number }) => string {
+  const { text } = result;
+  // One byte per character: offsets are byte offsets.
+  const ascii = result.bytes === text.length;
+  const offsets = new CharOffsets(text);
   let bytes: Uint8Array | undefined;
-  return ({ start, end }) => {
-    bytes ??= encoder.encode(result.text);
+  return ({ start = 0, end = 0 }) => {
+    const slice = ascii ? text.slice(start, end) : text.slice(offsets.at(start), offsets.at(end));
+    if (utf8Length(slice) === end - start && !LONE_SURROGATE.test(slice)) return slice;
+    bytes ??= encoder.encode(text);
     return decoder.decode(bytes.subarray(start, end));
   };
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Character offsets of UTF-8 byte offsets in a text, walking forward from the last one asked. */
+class CharOffsets {
+  #byte = 0;
+  #char = 0;
+  constructor(private readonly text: string) {}
+
+  at(byte: number): number {
+    if (byte < this.#byte) {
+      this.#byte = 0;
+      this.#char = 0;
+    }
+    const t = this.text;
+    let b = this.#byte;
+    let i = this.#char;
+    while (b < byte && i < t.length) {
+      const c = t.charCodeAt(i);
+      if (c < 0x80) b += 1;
+      else if (c < 0x800) b += 2;
+      else if (c >= 0xd800 && c < 0xdc00 && (t.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+        b += 4;
+        i++;
+      } else b += 3; // the rest of the BMP, and a lone surrogate (U+FFFD)
+      i++;
+    }
+    this.#byte = b;
+    this.#char = i;
+    return i;
+  }
 }
 
 function countCached(snapshot: Snapshot, tokenizer: Tokenizer, hash: string, text: () => string): number {

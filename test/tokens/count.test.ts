@@ -1,8 +1,9 @@
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compose } from '../../src/core/compose.js';
 import { loadPackStrict } from '../../src/source/load.js';
-import { countTokens, withTokens } from '../../src/tokens/count.js';
+import { countTokens, uncountedTexts, withTokens } from '../../src/tokens/count.js';
 import { getTokenizer, type Tokenizer } from '../../src/tokens/tokenizer.js';
 import { EXAMPLES, FIXTURES, okPack } from '../helpers.js';
 
@@ -109,5 +110,32 @@ describe('withTokens', () => {
     expect(countTokens(snapshot, tokenizer, 'hello world')).toBe(2);
     expect(countTokens(snapshot, tokenizer, 'hello world')).toBe(2);
     expect(tokenizer.calls).toEqual(['hello world']);
+  });
+});
+
+describe('uncountedTexts', () => {
+  it("gives each layer's text as the UTF-8 bytes between its offsets decode (property)", async () => {
+    const snapshot = await loadPackStrict(join(EXAMPLES, 'roboco'));
+    const tk = getTokenizer('o200k_base');
+    const decoder = new TextDecoder();
+    const piece = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 30 }),
+      fc.string({ unit: 'binary', maxLength: 30 }),
+      fc.constantFrom('中文', '😀', 'é', '\ud800', '\udc00', '\u2028', 'x'.repeat(200)),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { minLength: 1, maxLength: 8 }), (parts) => {
+        const ambient = `${parts.join('')} ${Math.random()}`;
+        const result = compose(snapshot, { role: 'developer', ambient });
+        const bytes = new TextEncoder().encode(result.text);
+        const texts = new Map(uncountedTexts(result, snapshot, tk).map((m) => [m.hash, m.text]));
+        for (const layer of result.layers) {
+          if (!layer.included || !texts.has(layer.sha256!)) continue;
+          expect(texts.get(layer.sha256!)).toBe(decoder.decode(bytes.subarray(layer.start, layer.end)));
+        }
+        expect(texts.size).toBeGreaterThan(0);
+      }),
+      { numRuns: 200, seed: 3 },
+    );
   });
 });
