@@ -241,12 +241,13 @@ function discoverByField(
     const meta = frontmatterOf(path);
     const id = meta[def.id];
     if (id === undefined && Object.keys(meta).length === 0) continue;
-    const lacking = [def.id, ...def.require].filter((k) => typeof meta[k] !== 'string');
+    // As Claude Code checks them: an empty string is no value.
+    const lacking = [def.id, ...def.require].filter((k) => typeof meta[k] !== 'string' || meta[k] === '');
     if (lacking.length > 0) {
       diagnostics.push(
         warning(
           'BAD_ROLE',
-          `not a role: frontmatter ${lacking.join(', ')} must be a string`,
+          `not a role: frontmatter ${lacking.join(', ')} must be a non-empty string`,
           frontmatterAt(path, lacking[0]!),
         ),
       );

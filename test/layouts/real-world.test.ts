@@ -230,13 +230,20 @@ describe('claude-agents: a .claude/agents folder from a Windows checkout', () =>
         'num.md': '---\nname: 123\ndescription: A numeric name\n---\nN.\n',
         'spaces.md': '---\ndescription: Spaces\nname: Code Reviewer\n---\nS.\n',
         'ok.md': '---\nname: ok\ndescription: Fine\n---\nOK.\n',
+        'quiet.md': '---\nname: quiet\ndescription: ""\n---\nQ.\n',
       },
       { preset: 'claude-agents' },
     );
     expect(result.diagnostics.map((d) => [d.code, d.file, d.line, d.col])).toEqual([
       ['BAD_ROLE', 'num.md', 2, 7],
+      ['BAD_ROLE', 'quiet.md', 3, 14],
       ['BAD_ROLE', 'spaces.md', 3, 7],
     ]);
+    // Claude Code refuses an empty description too ('Missing required "description" field').
+    expect(result.diagnostics[1]!.message).toBe(
+      'not a role: frontmatter description must be a non-empty string',
+    );
+    expect([...result.snapshot!.roles.keys()]).toEqual(['ok']);
   });
 
   it('blank lines before `---` are a warning on the line of the fence', () => {
