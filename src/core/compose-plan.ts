@@ -63,6 +63,8 @@ export interface SimpleSource {
   /** The source plan's file (or missing path) by the placeholder's value ('' for a path without one). */
   byValue: Map<string, PackFile | MissingPath | null>;
   plan: SourcePlan;
+  /** Whether the layer is skipped quietly when its file is missing (`missing: skip`). */
+  skipMissing: boolean;
 }
 
 /** The path templates of a file or chain source (none for other kinds), with what their values found. */
@@ -298,7 +300,8 @@ function simpleSource(lp: LayerPlan, layer: LayerDef): SimpleSource | null {
   ) {
     const sp = sourcePlan(lp, 0, source);
     const byValue = sp.byValue[0];
-    if (byValue !== undefined) simple = { name: sp.paths[0]!.parts[1], byValue, plan: sp };
+    if (byValue !== undefined)
+      simple = { name: sp.paths[0]!.parts[1], byValue, plan: sp, skipMissing: layer.missing === 'skip' };
   }
   return simple;
 }

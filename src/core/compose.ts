@@ -491,14 +491,12 @@ function partTruncated(parts: readonly LayerPart[] | undefined): boolean {
  * layer is left out), byte length and hash source in `env`.
  */
 function resolveLayer(env: LayerEnv, layer: LayerDef, lp: LayerPlan): LayerResult | typeof PLAIN_FILE {
-  const { snapshot, request, diagnostics, unknown } = env;
-  const ctx: GateContext = env;
   env.text = undefined;
   env.bytes = undefined;
   env.file = undefined;
   env.appended = undefined;
   const when = lp.when;
-  if (when && !evaluateGate(when, ctx)) {
+  if (when && !evaluateGate(when, env)) {
     lp.gated ??= gatedResult(layer, gateText(when));
     return lp.gated as LayerResult;
   }
@@ -514,7 +512,7 @@ function resolveLayer(env: LayerEnv, layer: LayerDef, lp: LayerPlan): LayerResul
       if (noValue !== undefined && (v === undefined || v === '') && noValue.placeholder === name)
         return noValue as LayerResult;
     } else if (known instanceof MissingPath) {
-      if (known.result !== undefined && layer.missing === 'skip') return known.result as LayerResult;
+      if (known.result !== undefined && simple.skipMissing) return known.result as LayerResult;
     } else if (known && !known.frontmatterRetried && known.prompt !== '') {
       env.text = known.prompt;
       env.bytes = known.promptBytes;
@@ -522,6 +520,13 @@ function resolveLayer(env: LayerEnv, layer: LayerDef, lp: LayerPlan): LayerResul
       return PLAIN_FILE;
     }
   }
+  return resolveOther(env, layer, lp);
+}
+
+/** {@link resolveLayer} for a layer its gate keeps that is not a simple one with its file known. */
+function resolveOther(env: LayerEnv, layer: LayerDef, lp: LayerPlan): LayerResult | typeof PLAIN_FILE {
+  const { snapshot, request, diagnostics, unknown } = env;
+  const ctx: GateContext = env;
 
   let chosen: VariantDef | undefined;
   let variant: number | undefined;

@@ -33,12 +33,14 @@ export interface SnapshotCache<V> {
  * counts.set(snapshot, hash, 42, 8);
  */
 export function snapshotCache<V>(name: string): SnapshotCache<V> {
-  // Each snapshot's key prefix (the name and the snapshot's scope), made once per snapshot.
+  // Each snapshot's key prefix (the name's tag and the snapshot's scope), made once per
+  // snapshot; short, as a key is hashed on every look-up.
+  const tag = tagOf(name);
   const prefixes = new WeakMap<Snapshot, string>();
   const scopedKey = (snapshot: Snapshot, key: string) => {
     let prefix = prefixes.get(snapshot);
     if (prefix === undefined) {
-      prefix = `${name}\0${scopeOf(snapshot)}\0`;
+      prefix = `${tag}${scopeOf(snapshot)}\0`;
       prefixes.set(snapshot, prefix);
     }
     return prefix + key;
@@ -72,6 +74,18 @@ const ENTRY_OVERHEAD = 96;
 const shared = new ByteCache<unknown>(DEFAULT_CACHE_BYTES);
 const scopes = new WeakMap<Snapshot, number>();
 let nextScope = 1;
+
+/** One character per cache name, never a digit (a scope's number follows it): names never meet. */
+function tagOf(name: string): string {
+  let tag = tags.get(name);
+  if (tag === undefined) {
+    tag = String.fromCharCode(0x41 + tags.size);
+    tags.set(name, tag);
+  }
+  return tag;
+}
+
+const tags = new Map<string, string>();
 
 /** A snapshot's number, the same for every named cache (so keys of two snapshots never meet). */
 function scopeOf(snapshot: Snapshot): number {
