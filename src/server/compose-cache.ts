@@ -10,6 +10,7 @@ import {
   withTokensOffThread,
 } from '../tokens/count-off-thread.js';
 import { jsonBytes } from './json-bytes.js';
+import type { PromptAnswers } from './prompt-answer.js';
 
 /**
  * A composed prompt ready to send. Its two bodies are built on first use and then kept:
@@ -32,6 +33,11 @@ export interface Rendered {
    * `result.diagnostics` ends with a `TOKEN_BUDGET_EXCEEDED` warning.
    */
   readonly jsonBytes: Uint8Array<ArrayBuffer>;
+  /**
+   * The HTTP answers made of this prompt (`promptAnswer` builds each once and keeps it
+   * here, so they live exactly as long as the prompt).
+   */
+  answers?: PromptAnswers;
 }
 
 export type RenderOutcome = { ok: true; rendered: Rendered } | { ok: false; diagnostics: Diagnostic[] };
@@ -201,6 +207,7 @@ async function render(result: ComposeResult, snapshot: Snapshot, budgetMs: numbe
 /** A {@link Rendered} whose bodies are built on first use, each once. */
 class RenderedPrompt implements Rendered {
   readonly etag: string;
+  answers: PromptAnswers | undefined;
   #body: ComposeResult | undefined;
   #json: { bytes: Uint8Array<ArrayBuffer>; etag: string } | undefined;
   #text: Uint8Array<ArrayBuffer> | undefined;

@@ -1,15 +1,9 @@
 import type { Diagnostic } from '../core/diagnostics.js';
 import { bytesEtag, type Rendered } from './compose-cache.js';
+import type { PromptAnswer } from './prompt-answer.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 
-/** A composed prompt's HTTP answer, independent of the server framework. */
-export interface PromptAnswer {
-  status: 200 | 304;
-  /** Header names in lower case. */
-  headers: Record<string, string>;
-  /** UTF-8 bytes; undefined for 304. */
-  body?: Uint8Array<ArrayBuffer>;
-}
+export type { PromptAnswer, PromptAnswers } from './prompt-answer.js';
 
 /**
  * The answer to a prompt request (shared and read-only: callers must not change it): the
@@ -23,12 +17,12 @@ export function promptAnswer(
   accept: string | undefined,
   ifNoneMatch: string | undefined,
 ): PromptAnswer {
-  // A 200 answer depends only on the rendered prompt and the representation: build it once.
-  let memo = answers.get(rendered);
-  if (!memo) {
-    memo = {};
-    answers.set(rendered, memo);
-  }
+  // A 200 answer depends only on the rendered prompt and the representation: build it
+  // once, kept on the prompt itself. (Not in a WeakMap keyed by the prompt: V8's young
+  // collections do not drop such entries, so every one-off answer's bytes stayed until a
+  // full collection, and their growth outside the heap forced one every few seconds.)
+  rendered.answers ??= {};
+  const memo = rendered.answers;
   const text = wantsText(accept);
   const etag = text ? rendered.etag : rendered.jsonEtag;
   if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag)) {
@@ -69,13 +63,12 @@ export function bodyAnswer(
 
 /** An answer's headers as node's flat `[name, value, …]` list, with Content-Length; built once per answer. */
 export function rawHeaders(answer: PromptAnswer): string[] {
-  let raw = raws.get(answer);
-  if (!raw) {
-    raw = Object.entries(answer.headers).flat();
+  if (!answer.raw) {
+    const raw = Object.entries(answer.headers).flat();
     if (answer.body !== undefined) raw.push('content-length', String(answer.body.byteLength));
-    raws.set(answer, raw);
+    answer.raw = raw;
   }
-  return raw;
+  return answer.raw;
 }
 
 /** The distinct codes of the warnings, in order (the `X-Strata-Warnings` header). */
@@ -86,12 +79,6 @@ export function warningCodes(diagnostics: readonly Diagnostic[]): string[] {
 // --- internal ---
 
 const SECURITY = Object.fromEntries(SECURITY_HEADERS.map(([name, value]) => [name.toLowerCase(), value]));
-
-const raws = new WeakMap<PromptAnswer, string[]>();
-const answers = new WeakMap<
-  Rendered,
-  { text?: PromptAnswer; json?: PromptAnswer; textNotModified?: PromptAnswer; jsonNotModified?: PromptAnswer }
->();
 
 function commonHeaders(rendered: Rendered, etag: string): Record<string, string> {
   const headers: Record<string, string> = {
