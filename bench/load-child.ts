@@ -24,7 +24,11 @@ if (mode === 'load') {
   held = await readPackDir(dir!);
 }
 const ms = performance.now() - start;
-const maxRssKiB = process.resourceUsage().maxRSS;
+// The peak RSS of this process image (VmHWM): `resourceUsage().maxRSS` would also count
+// the parent's memory copied at fork, before this program was exec'd.
+const status = () => readFileSync('/proc/self/status', 'utf8');
+const kib = (text: string, name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(text)![1]);
+const maxRssKiB = kib(status(), 'VmHWM');
 // What the loaded pack holds: RSS once its garbage is collected (twice: a second pass
 // frees what the first one's finalisers released).
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -32,7 +36,7 @@ if (!gc) throw new Error('run with --expose-gc');
 gc();
 await new Promise((r) => setTimeout(r, 50));
 gc();
-const heldRssKiB = Number(/VmRSS:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]);
+const heldRssKiB = kib(status(), 'VmRSS');
 const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')!;
 process.stdout.write(
   JSON.stringify({
