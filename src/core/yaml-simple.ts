@@ -1,3 +1,5 @@
+import { MAX_YAML_NESTING } from './yaml-nesting.js';
+
 /**
  * Parses the YAML shapes that make up nearly all of a real pack's frontmatter and role
  * registries, without building a syntax tree: block mappings nested by indentation (keys
@@ -47,7 +49,7 @@ class SimpleParser {
     if (indent === NOT_SIMPLE) return NOT_SIMPLE;
     if (indent === undefined) return null;
     if (indent !== 0) return NOT_SIMPLE;
-    const map = this.mapping(0);
+    const map = this.mapping(0, 1);
     if (map === NOT_SIMPLE || this.pos < this.text.length) return NOT_SIMPLE;
     return map;
   }
@@ -82,8 +84,12 @@ class SimpleParser {
     return undefined;
   }
 
-  /** A block mapping whose keys sit at `indent`; pos at the start of its first line. */
-  private mapping(indent: number): Record<string, unknown> | typeof NOT_SIMPLE {
+  /**
+   * A block mapping whose keys sit at `indent`, `depth` levels deep; pos at the start of its
+   * first line. Past the nesting limit the full parser decides (and refuses it).
+   */
+  private mapping(indent: number, depth: number): Record<string, unknown> | typeof NOT_SIMPLE {
+    if (depth > MAX_YAML_NESTING) return NOT_SIMPLE;
     const { text } = this;
     let out: Record<string, unknown> = {};
     let keys = 0;
@@ -108,7 +114,7 @@ class SimpleParser {
         const next = this.nextContentLine();
         if (next === NOT_SIMPLE) return NOT_SIMPLE;
         if (next !== undefined && next > indent) {
-          const child = this.mapping(next);
+          const child = this.mapping(next, depth + 1);
           if (child === NOT_SIMPLE) return NOT_SIMPLE;
           out[key] = child;
         } else out[key] = null;

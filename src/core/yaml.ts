@@ -1,4 +1,5 @@
 import {
+  Composer,
   type Document,
   isAlias,
   isMap,
@@ -7,11 +8,13 @@ import {
   isScalar,
   isSeq,
   type Node,
-  parseDocument,
+  Parser,
   visit,
+  YAMLParseError,
 } from 'yaml';
 import { type Diagnostic, type DiagnosticCode, error, type Where } from './diagnostics.js';
 import { LineIndex } from './text.js';
+import { TOO_DEEP_MESSAGE, tooDeepAt } from './yaml-nesting.js';
 import { NOT_SIMPLE, parseSimpleYaml } from './yaml-simple.js';
 
 /** A parsed YAML text that can point back at the line and column of any value in it. */
@@ -42,14 +45,17 @@ export interface ParseYamlOptions {
  * diagnostics with positions in the file's own lines. The common shapes (flat or nested
  * `key: value` maps, see {@link parseSimpleYaml}) are read without a syntax tree; the
  * rest by the `yaml` package. No syntax tree outlives the call: `locate` (needed only to
- * point at a problem) parses again when the tree has been collected.
+ * point at a problem) parses again when the tree has been collected. Text nested deeper than
+ * `MAX_YAML_NESTING` (100) levels is a syntax error at the first collection past the limit.
  */
 export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
   const simple = parseSimpleYaml(text);
   if (simple !== NOT_SIMPLE) return new Parsed(text, options, simple, NO_PROBLEMS as Diagnostic[]);
   const { file, lineOffset = 0, syntaxCode = 'YAML_SYNTAX' } = options;
   const at = whereIn(text, file, lineOffset);
-  const doc = parseDocument(text, DOCUMENT_OPTIONS);
+  const doc = parseChecked(text);
+  if (typeof doc === 'number')
+    return new Parsed(text, options, undefined, [error(syntaxCode, TOO_DEEP_MESSAGE, at(doc))]);
   const diagnostics: Diagnostic[] = doc.errors.map((e) =>
     error(syntaxCode, e.message.split('\n')[0] ?? e.message, at(e.pos[0])),
   );
@@ -116,7 +122,9 @@ class Parsed implements ParsedYaml {
     const lineOffset = this.#lineOffset;
     let doc = this.#doc?.deref();
     if (!doc) {
-      doc = parseDocument(this.#text, DOCUMENT_OPTIONS);
+      const parsed = parseChecked(this.#text);
+      if (typeof parsed === 'number') return whereIn(this.#text, file, lineOffset)(parsed);
+      doc = parsed;
       this.#doc = new WeakRef(doc);
     }
     const found = findNode(doc.contents, path, key);
@@ -125,6 +133,29 @@ class Parsed implements ParsedYaml {
       : { file, line: 1 + lineOffset, col: 1 };
   }
 }
+
+/**
+ * `parseDocument`, with the nesting checked between parsing (which takes no call stack per
+ * level) and composing (which does): the offset of the first collection nested too deep,
+ * or the document.
+ */
+function parseChecked(text: string): Document.Parsed | number {
+  const tokens = Array.from(new Parser().parse(text));
+  const deep = tooDeepAt(tokens);
+  if (deep !== undefined) return deep;
+  let doc: Document.Parsed | undefined;
+  for (const next of new Composer(DOCUMENT_OPTIONS).compose(tokens, true, text.length)) {
+    if (!doc) doc = next;
+    else {
+      // As parseDocument: a second document is an error of the first.
+      doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', MULTIPLE_DOCS));
+      break;
+    }
+  }
+  return doc!;
+}
+
+const MULTIPLE_DOCS = 'Source contains multiple documents; please use YAML.parseAllDocuments()';
 
 function whereIn(text: string, file: string, lineOffset: number): (offset: number) => Where {
   let index: LineIndex | undefined;
