@@ -39,6 +39,8 @@ export interface DiscoverDef {
   id: string;
   /** Frontmatter fields that must be strings for a file to be a role. */
   require: string[];
+  /** Frontmatter fields in which the two characters `\n` are a line break (Claude Code's `description`). */
+  newlineEscapes?: string[];
 }
 
 /** Where a config field of `strata config` comes from in a role record. */
@@ -417,13 +419,17 @@ class Checker {
 
   discover(raw: unknown): DiscoverDef | undefined {
     const path = ['registry', 'discover'];
-    const m = this.mapping(raw, path, ['files', 'id', 'require']);
+    const m = this.mapping(raw, path, ['files', 'id', 'require', 'newline_escapes']);
     if (!m) return undefined;
     const files = this.stringList(m.files, [...path, 'files']);
     const id = m.id === undefined ? 'name' : this.string(m.id, [...path, 'id']);
     const require = m.require === undefined ? [] : this.stringList(m.require, [...path, 'require']);
-    if (!files || !id || !require) return undefined;
-    return { files, id, require };
+    const escapes =
+      m.newline_escapes === undefined ? [] : this.stringList(m.newline_escapes, [...path, 'newline_escapes']);
+    if (!files || !id || !require || !escapes) return undefined;
+    const def: DiscoverDef = { files, id, require };
+    if (escapes.length > 0) def.newlineEscapes = escapes;
+    return def;
   }
 
   layer(raw: unknown, path: PathSegment[]): LayerPatch | undefined {

@@ -223,7 +223,8 @@ function whereOf(entry: RawRole, key: string[]): Where {
  * Roles from prompt files matching the first glob of `files` that matches any file, the
  * id from a frontmatter field. Files without the field are not roles; a file with
  * frontmatter that lacks a required string field, or whose id is not a valid name, is
- * skipped with a BAD_ROLE warning. Every frontmatter field becomes a record field.
+ * skipped with a BAD_ROLE warning. Every frontmatter field becomes a record field (those of
+ * `newline_escapes` with each two characters `\n` made a line break).
  */
 function discoverByField(
   def: NonNullable<RegistryDef['discoverFiles']>,
@@ -272,7 +273,11 @@ function discoverByField(
           frontmatterAt(path, def.id),
         ),
       );
-    raw.set(id as string, { fields: { ...meta }, source: path });
+    const fields = { ...meta };
+    // As Claude Code reads `description`: the two characters `\n` are a line break.
+    for (const key of def.newlineEscapes ?? [])
+      if (typeof fields[key] === 'string') fields[key] = fields[key].replaceAll('\\n', '\n');
+    raw.set(id as string, { fields, source: path });
   }
 }
 

@@ -8,6 +8,7 @@ import type { Snapshot } from '../../src/core/snapshot.js';
 import { loadPack } from '../../src/source/load.js';
 import { readPackDir } from '../../src/source/read-dir.js';
 import { cli, EXAMPLES, expectGolden, memPack } from '../helpers.js';
+import { appFor } from '../server/helpers.js';
 
 /**
  * The layout presets over packs shaped like the ones teams keep: a project made by
@@ -222,6 +223,35 @@ describe('claude-agents: a .claude/agents folder from a Windows checkout', () =>
     expect(composeOk(snapshot, { role: 'pr-reviewer' }).text).toBe(
       'You review pull requests.\n\n1. Read the whole diff before commenting.\n2. For each problem: file, line, what is wrong, the smallest fix.\n3. Say plainly when the change is fine.',
     );
+  });
+
+  it('`\\n` in a description is a line break, as Claude Code reads it: in the record and GET /api/roles', async () => {
+    const { snapshot } = await load(CLAUDE);
+    const description =
+      'Use this agent after a pull request is opened. Examples:\n\n<example>\nContext: the user pushed a branch.\nuser: "review my PR"\nassistant: "I\'ll use the pr-reviewer agent: it reads the diff first."\n<commentary>A review request: use pr-reviewer.</commentary>\n</example>';
+    expect(snapshot.roles.get('pr-reviewer')!.description).toBe(description);
+    expect(snapshot.roles.get('pr-reviewer')!.fields.description).toBe(description);
+    const { app } = await appFor(CLAUDE);
+    const roles = (await (await app.request('/api/roles')).json()) as {
+      roles: Array<{ id: string; description?: string }>;
+    };
+    expect(roles.roles.find((r) => r.id === 'pr-reviewer')!.description).toBe(description);
+  });
+
+  it.each([
+    ['plain', 'description: A\\nB', 'A\nB'],
+    ['single-quoted', "description: 'A\\nB'", 'A\nB'],
+    // YAML reads `\\n` in double quotes as the two characters `\n`, which Claude Code then reads as a line break.
+    ['double-quoted, escaped backslash', 'description: "A\\\\nB"', 'A\nB'],
+    // Only `\n` is replaced: a backslash before it stays.
+    ['plain, a doubled backslash', 'description: A\\\\nB', 'A\\\nB'],
+    ['double-quoted, a YAML line break', 'description: "A\\nB"', 'A\nB'],
+    ['no escape', 'description: A\\tB', 'A\\tB'],
+  ])('description %s: %s', (_, line, description) => {
+    const snapshot = memPack({ 'a.md': `---\nname: a\n${line}\n---\nA.\n` }, { preset: 'claude-agents' })
+      .snapshot!;
+    expect(snapshot.roles.get('a')!.description).toBe(description);
+    expect(tryCompose(snapshot, { role: 'a' })).toMatchObject({ ok: true, result: { text: 'A.' } });
   });
 
   it('a file that is no agent is named with the line of the field at fault', () => {
