@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Diagnostic, error } from './diagnostics.js';
+import { digestHex, keepDigest } from './digests.js';
 import { type SplitFile, splitFrontmatter, splitFrontmatterLenient } from './frontmatter.js';
 import { LayeredMap } from './layered-map.js';
 import type { Manifest } from './manifest.js';
@@ -135,7 +136,7 @@ function splitPlain(
   // Lenient frontmatter after leading white space is reported (see splitFrontmatterLenient).
   if (mode === 'lenient' && n > 0 && isSpace(bytes[0]!)) return undefined;
   const fenced = n > 0 && bytes[0] === DASH && mode !== 'yaml' && mode !== 'none';
-  if (!fenced) return new DecodedFile(path, sha256(bytes), bytes, NO_META, 0, trimmedSize(bytes, 0), 0);
+  if (!fenced) return new DecodedFile(path, bytes, NO_META, 0, trimmedSize(bytes, 0), 0);
   if (mode !== 'strict') return undefined;
   // Up to the line `---` that closes the frontmatter (as splitFrontmatter finds it).
   const close = closingFence(bytes);
@@ -144,7 +145,7 @@ function splitPlain(
   if (split.bodyOffset !== close) return undefined;
   const meta = Object.keys(split.meta).length > 0 ? split.meta : NO_META;
   const flags = split.diagnostics.length > 0 ? PROBLEMS : 0;
-  const file = new DecodedFile(path, sha256(bytes), bytes, meta, close, trimmedSize(bytes, close), flags);
+  const file = new DecodedFile(path, bytes, meta, close, trimmedSize(bytes, close), flags);
   return split.diagnostics.length > 0
     ? { file, split: { yaml: split.yaml, diagnostics: split.diagnostics } }
     : file;
@@ -228,7 +229,7 @@ export function splitPackFile(
     (isRaw ? RAW : 0) |
     (split?.retried && split.yaml ? RETRIED : 0) |
     (split && split.diagnostics.length > 0 ? PROBLEMS : 0);
-  const file = new DecodedFile(path, sha256(bytes), bytes, meta, bodyOffset, utf8Length(prompt), flags);
+  const file = new DecodedFile(path, bytes, meta, bodyOffset, utf8Length(prompt), flags);
   return split && split.diagnostics.length > 0
     ? { file, split: { yaml: split.yaml, diagnostics: split.diagnostics } }
     : file;
@@ -263,17 +264,20 @@ const PROBLEMS = 4;
  * decoded from them then (decoding is deterministic: the text the build split), its
  * prompt and the prompt's hash on first use, and kept from then on (a file composed once
  * is composed again). Most files of a large pack are never composed in a process: a
- * loaded pack holds one copy of each file, its bytes.
+ * loaded pack holds one copy of each file, its bytes. Its sha256 is kept as raw bytes
+ * (see `digests.ts`), the hex made when asked for.
  */
 export class DecodedFile implements PackFile {
   readonly #bytes: Uint8Array;
   readonly #flags: number;
+  /** The block holding the bytes' sha256, and where in it. */
+  readonly #digests: Uint8Array;
+  readonly #at: number;
   /** Text, prompt and prompt hash once made (none until the file is first read as text). */
   #made: Made | undefined;
 
   constructor(
     readonly path: string,
-    readonly sha256: string,
     bytes: Uint8Array,
     readonly meta: Readonly<Record<string, unknown>>,
     readonly bodyOffset: number,
@@ -282,6 +286,14 @@ export class DecodedFile implements PackFile {
   ) {
     this.#bytes = bytes;
     this.#flags = flags;
+    const digest = keepDigest(bytes);
+    this.#digests = digest.block;
+    this.#at = digest.at;
+  }
+
+  /** sha256 of the raw bytes. */
+  get sha256(): string {
+    return digestHex(this.#digests, this.#at);
   }
 
   get text(): string {

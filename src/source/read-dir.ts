@@ -16,7 +16,8 @@ import { type Diagnostic, error } from '../core/diagnostics.js';
 import { leftOut } from '../core/select.js';
 import { presetHiddenFolders } from '../core/snapshot.js';
 import { byteOrder } from '../core/text.js';
-import { changedSince, FILE_LIKE, identityLine, kind, Lines, reuseKey, statLine } from './entry-identity.js';
+import { changedSince, EntryHash, FILE_LIKE, isDirect, kind, oddKey } from './entry-identity.js';
+import type { FileStats } from './kept-files.js';
 import { openPackRoot, type PackRoot } from './layout.js';
 import {
   fileTooLarge,
@@ -28,7 +29,7 @@ import {
   tooManyFiles,
 } from './limits.js';
 import { readHinted } from './read-hinted.js';
-import { type FileReuse, fileReuse, type ReadBase, type Entry as ReuseEntry } from './reuse.js';
+import { type FileReuse, fileReuse, KeptFiles, type ReadBase } from './reuse.js';
 import { Slices } from './slices.js';
 
 // Reads a pack directory from disk: the only place the core touches the file system.
@@ -182,16 +183,12 @@ export function readRegularFileSync(
 
 // --- internal ---
 
-interface Pending {
+/** A file listed, to be read or found unchanged: its identity numbers as listed. */
+interface Pending extends FileStats {
   rel: string;
   real: string;
-  size: number;
-  /** The file's identity line, as in the listing. */
-  identity: string;
-  /** What the reuse cache keeps to recognise the file unchanged (see {@link reuseKey}). */
-  key: string;
-  /** Latest of its modification and change times, in ms. */
-  changedMs: number;
+  /** What the reuse cache compares beside the numbers (see `KeptFiles`), for a few files. */
+  odd: string | undefined;
 }
 
 interface Listing {
@@ -258,7 +255,7 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
   // is listed, its identity from the opened file (one stat fewer per file).
   const cold = !limits.reuse.has(pack.root);
   const reading: Reading | undefined = cold
-    ? { kept: new Map(), problems: [], refused: [], slab: new Slab(), time: { readAtMs: Date.now() } }
+    ? { kept: new KeptFiles(), problems: [], refused: [], slab: new Slab(), readAtMs: Date.now() }
     : undefined;
   const listing = await list(out, pack, limits, slices, reading);
   out.identity = listing.identity;
@@ -284,18 +281,20 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
     return out;
   }
   // Unchanged files come from the reuse cache; the rest are read (and kept for next time).
-  const kept = new Map<string, ReuseEntry>();
+  // An unchanged file had settled when it was read: it has at any later time.
+  const kept = new KeptFiles();
+  const now = Date.now();
   for (const f of listing.pending) {
     if (slices.due) await slices.pause();
-    const reused = limits.reuse.get(pack.root, f.rel, f.key, f.changedMs);
+    const reused = limits.reuse.get(pack.root, f.rel, f, f.odd);
     if (reused) {
-      out.files.set(f.rel, reused.bytes);
-      kept.set(f.rel, reused);
+      out.files.set(f.rel, reused);
+      kept.set(f.rel, reused, f, now, f.odd);
       continue;
     }
     const readAtMs = Date.now();
     const bytes = readOne(out, f.rel, f.real, limits.maxFileBytes);
-    if (bytes) kept.set(f.rel, { identity: f.key, bytes, readAtMs });
+    if (bytes) kept.set(f.rel, bytes, f, readAtMs, f.odd);
     if (limits.recheck) out.newestChangeMs = Math.max(out.newestChangeMs, changedSince(f.real));
   }
   limits.reuse.keep(pack.root, kept, simple(), ticket);
@@ -308,7 +307,7 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
  * when files are read after the listing).
  */
 interface Reading {
-  kept: Map<string, ReuseEntry>;
+  kept: KeptFiles;
   problems: Diagnostic[];
   refused: string[];
   /** Where small files' bytes are allocated. */
@@ -317,31 +316,7 @@ interface Reading {
    * `Date.now()` when the read began: the time every file of the read is kept as read at
    * (earlier than each file's own, so the reuse cache's settled rule only grows stricter).
    */
-  time: ReadTime;
-}
-
-interface ReadTime {
-  readonly readAtMs: number;
-}
-
-/**
- * A reuse entry of a first read: the read's time shared by all its files (a number field
- * per file would be a boxed number per file).
- */
-class FirstReadEntry implements ReuseEntry {
-  readonly #time: ReadTime;
-
-  constructor(
-    readonly identity: string,
-    readonly bytes: Uint8Array,
-    time: ReadTime,
-  ) {
-    this.#time = time;
-  }
-
-  get readAtMs(): number {
-    return this.#time.readAtMs;
-  }
+  readAtMs: number;
 }
 
 /** Lists the pack (stat only), applying the count and total-size limits. */
@@ -357,13 +332,13 @@ async function list(
     total: 0,
     stop: false,
     newest: 0,
-    ids: new Lines(),
+    ids: new EntryHash(),
     pending: [],
     reading,
     folders: new Set(),
     linked: false,
   };
-  if (pack.data) state.ids.add(`..data\0${pack.data}`);
+  if (pack.data) state.ids.line(`..data\0${pack.data}`);
   await walk(out, pack, pack.root, '', new Set([pack.root]), state, limits, slices);
   return {
     pending: state.pending,
@@ -379,7 +354,7 @@ interface WalkState {
   total: number;
   stop: boolean;
   newest: number;
-  ids: Lines;
+  ids: EntryHash;
   pending: Pending[];
   /** Set when regular files are read as they are listed. */
   reading: Reading | undefined;
@@ -402,7 +377,7 @@ async function walk(
     entries = readdirSync(realDir, { withFileTypes: true });
   } catch (e) {
     out.diagnostics.push(error('READ_ERROR', `cannot list folder: ${reason(e)}`, { file: relDir || '.' }));
-    state.ids.add(`${relDir}/\0unlistable`);
+    state.ids.line(`${relDir}/\0unlistable`);
     return;
   }
   // Taken after the listing: an entry added, removed or renamed since the read began
@@ -412,7 +387,7 @@ async function walk(
   // A real path and a name without separators: joined without path.join's normalising.
   const inDir = realDir.endsWith(sep) ? realDir : realDir + sep;
   // Whether this folder's real path is where its path leads without symlinks (the reuse
-  // key then leaves out files' real paths: see reuseKey).
+  // cache then keeps only the numbers of its files: see oddKey).
   const direct =
     inDir === (pack.root.endsWith(sep) ? pack.root : pack.root + sep) + (relDir ? relDir + sep : '');
   for (const entry of entries) {
@@ -441,7 +416,7 @@ async function walk(
       out.diagnostics.push(error('READ_ERROR', `${what}: ${unreadable(entry.name, e)}`, { file: rel }));
       // Refused: a pack whose `files:` do not select the path drops the error with it.
       out.refused.add(rel);
-      state.ids.add(`${rel}\0gone`);
+      state.ids.line(`${rel}\0gone`);
       continue;
     }
     if (entry.isSymbolicLink() && !inside(pack.root, real)) {
@@ -449,12 +424,10 @@ async function walk(
       out.diagnostics.push(
         error('PATH_OUTSIDE_PACK', `symlink points outside the pack (to ${real})`, { file: rel }),
       );
-      state.ids.add(`${rel}\0outside\0${real}`);
+      state.ids.line(`${rel}\0outside\0${real}`);
       continue;
     }
-    const line = statLine(st, real);
-    const identity = identityLine(rel, real, line);
-    state.ids.add(identity);
+    state.ids.entry(rel, real, st, real);
     if (st.isDirectory()) {
       if (FILE_LIKE.test(entry.name)) {
         out.refused.add(rel);
@@ -480,11 +453,14 @@ async function walk(
         out.diagnostics.push(packTooLarge(state.total, limits.maxPackBytes));
         return;
       }
-      const key = reuseKey(pack.root, rel, real, line);
+      const odd = oddKey(isDirect(pack.root, rel, real), real, st, real);
       if (state.reading) {
-        readNow(out, rel, real, key, limits.maxFileBytes, state.reading);
+        readNow(out, rel, real, st, odd, limits.maxFileBytes, state.reading);
         if (limits.recheck) state.newest = Math.max(state.newest, changedSince(real));
-      } else state.pending.push({ rel, real, size, identity, key, changedMs });
+      } else {
+        const { ino, mtimeMs, ctimeMs } = st;
+        state.pending.push({ rel, real, ino, size, mtimeMs, ctimeMs, odd });
+      }
     } else {
       out.refused.add(rel);
       out.diagnostics.push(specialFile(rel, `is a ${kind(st)}`));
@@ -519,8 +495,7 @@ function readListed(
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) return false;
-    const line = statLine(st, fd);
-    state.ids.add(identityLine(rel, real, line));
+    state.ids.entry(rel, real, st, fd);
     const changedMs = Math.max(st.mtimeMs, st.ctimeMs);
     state.newest = Math.max(state.newest, changedMs);
     const size = st.size;
@@ -544,7 +519,7 @@ function readListed(
     }
     const kept = filled === size ? bytes : bytes.subarray(0, filled);
     out.files.set(rel, kept);
-    reading.kept.set(rel, new FirstReadEntry(direct ? line : [line, real].join('\0'), kept, reading.time));
+    reading.kept.set(rel, kept, st, reading.readAtMs, oddKey(direct, real, st, fd));
     if (limits.recheck) state.newest = Math.max(state.newest, changedSince(real));
     return true;
   } catch (e) {
@@ -561,14 +536,15 @@ function readNow(
   out: Building,
   rel: string,
   real: string,
-  identity: string,
+  st: Stats,
+  odd: string | undefined,
   maxBytes: number,
   reading: Reading,
 ): void {
   const read = readRegularFileSync(real, rel, maxBytes);
   if ('bytes' in read) {
     out.files.set(rel, read.bytes);
-    reading.kept.set(rel, new FirstReadEntry(identity, read.bytes, reading.time));
+    reading.kept.set(rel, read.bytes, st, reading.readAtMs, odd);
   } else {
     reading.refused.push(rel);
     reading.problems.push(read.problem);

@@ -15,8 +15,8 @@ import { sep } from 'node:path';
 import { LayeredMap } from '../core/layered-map.js';
 import { leftOut } from '../core/select.js';
 import { byteOrder } from '../core/text.js';
-import { changedSince, FILE_LIKE, identityLine, Lines, statLine } from './entry-identity.js';
-import { type Entry, type ReadBase, SETTLED_MS } from './reuse.js';
+import { changedSince, EntryHash, FILE_LIKE, oddKey } from './entry-identity.js';
+import type { KeptFiles, ReadBase } from './reuse.js';
 import type { Slices } from './slices.js';
 
 /** The limits a hinted read keeps to (those of the full read it stands in for). */
@@ -37,7 +37,7 @@ export interface HintedRead {
   identity: string;
   newestChangeMs: number;
   /** Every file of the pack, for the reuse cache (the next read's base). */
-  entries: Map<string, Entry>;
+  entries: KeptFiles;
   base: ReadBase;
 }
 
@@ -71,14 +71,14 @@ export interface HintedRead {
 export async function readHinted(
   root: string,
   hints: readonly string[],
-  taken: { base: ReadBase; entries: Map<string, Entry> },
+  taken: { base: ReadBase; entries: KeptFiles },
   limits: HintedLimits,
   slices: Slices,
 ): Promise<HintedRead | undefined> {
   const paths = plainPaths(hints, limits.hidden);
   if (!paths) return undefined;
   const read = new Hinted(root, taken.entries, taken.base.folders, taken.base.bytes, limits, slices);
-  read.ids.add(`hinted\0${paths.join('\0')}`);
+  read.ids.line(`hinted\0${paths.join('\0')}`);
   try {
     for (const path of paths) {
       if (slices.due) await slices.pause();
@@ -129,7 +129,7 @@ function plainPaths(hints: readonly string[], hidden: ReadonlySet<string>): stri
 }
 
 class Hinted {
-  ids = new Lines();
+  ids = new EntryHash();
   newest = 0;
   /** Parent folders of hinted paths: their identity is taken once every path is looked at. */
   #parents = new Set<string>();
@@ -146,7 +146,7 @@ class Hinted {
 
   constructor(
     readonly root: string,
-    readonly entries: Map<string, Entry>,
+    readonly entries: KeptFiles,
     readonly folders: Set<string>,
     /** The total size of the kept files, kept up to date as files are read and dropped. */
     public bytes: number,
@@ -161,7 +161,9 @@ class Hinted {
   files(base: ReadonlyMap<string, Uint8Array>): ReadonlyMap<string, Uint8Array> {
     if (!this.#reshaped && base.size === this.entries.size) return LayeredMap.over(base, this.#reread);
     const files = new Map<string, Uint8Array>();
-    for (const [rel, entry] of this.entries) files.set(rel, entry.bytes);
+    this.entries.forEach((bytes, rel) => {
+      files.set(rel, bytes);
+    });
     return files;
   }
 
@@ -173,7 +175,7 @@ class Hinted {
       // Nothing is kept under a folder the pack did not have: the path is part of the
       // pack only if it exists, and then that folder was missed.
       if (this.#lstat(rel) === undefined) {
-        this.ids.add(`${rel}\0gone`);
+        this.ids.line(`${rel}\0gone`);
         return;
       }
       throw FULL;
@@ -182,14 +184,14 @@ class Hinted {
     this.#parents.add(parent);
     const st = this.#lstat(rel);
     if (st === undefined) {
-      this.ids.add(`${rel}\0gone`);
+      this.ids.line(`${rel}\0gone`);
       this.#drop(rel);
     } else if (st.isFile()) {
       if (this.folders.has(rel)) this.#drop(rel);
       this.#file(rel, st);
     } else if (st.isDirectory()) {
       if (FILE_LIKE.test(nameOf(rel))) throw FULL;
-      this.ids.add(identityLine(rel, this.#real(rel), statLine(st, this.#real(rel))));
+      this.ids.entry(rel, this.#real(rel), st, this.#real(rel));
       this.#dropFile(rel);
       if (this.folders.has(rel)) await this.#relist(rel);
       else await this.#walk(rel);
@@ -212,12 +214,10 @@ class Hinted {
 
   /** A regular file: the kept bytes when its identity pins them, else read now. */
   #file(rel: string, st: Stats): void {
-    const line = statLine(st, this.#real(rel));
-    const changedMs = Math.max(st.mtimeMs, st.ctimeMs);
-    const kept = this.entries.get(rel);
-    if (kept && kept.identity === line && changedMs < kept.readAtMs - SETTLED_MS) {
-      this.ids.add(identityLine(rel, this.#real(rel), line));
-      this.newest = Math.max(this.newest, changedMs);
+    const real = this.#real(rel);
+    if (this.entries.unchanged(rel, st, oddKey(true, real, st, real))) {
+      this.ids.entry(rel, real, st, real);
+      this.newest = Math.max(this.newest, st.mtimeMs, st.ctimeMs);
       return;
     }
     this.#read(rel);
@@ -238,8 +238,7 @@ class Hinted {
       if (!st.isFile()) throw FULL;
       const size = st.size;
       if (size > this.limits.maxFileBytes) throw FULL;
-      const line = statLine(st, fd);
-      this.ids.add(identityLine(rel, real, line));
+      this.ids.entry(rel, real, st, fd);
       this.newest = Math.max(this.newest, st.mtimeMs, st.ctimeMs);
       const bytes = new Uint8Array(size);
       let filled = 0;
@@ -249,9 +248,9 @@ class Hinted {
         filled += bytesRead;
       }
       const kept = filled === size ? bytes : bytes.subarray(0, filled);
-      const before = this.entries.get(rel);
-      this.entries.set(rel, { identity: line, bytes: kept, readAtMs });
-      this.bytes += kept.length - (before?.bytes.length ?? 0);
+      const before = this.entries.bytes(rel);
+      this.entries.set(rel, kept, st, readAtMs, oddKey(true, real, st, fd));
+      this.bytes += kept.length - (before?.length ?? 0);
       if (before) this.#reread.set(rel, kept);
       else this.#reshaped = true;
     } catch (e) {
@@ -305,7 +304,7 @@ class Hinted {
       this.#read(rel);
     } else if (st.isDirectory()) {
       if (FILE_LIKE.test(nameOf(rel))) throw FULL;
-      this.ids.add(identityLine(rel, this.#real(rel), statLine(st, this.#real(rel))));
+      this.ids.entry(rel, this.#real(rel), st, this.#real(rel));
       await this.#walk(rel);
     } else throw FULL;
   }
@@ -339,10 +338,10 @@ class Hinted {
   }
 
   #dropFile(rel: string): void {
-    const kept = this.entries.get(rel);
+    const kept = this.entries.bytes(rel);
     if (!kept) return;
     this.entries.delete(rel);
-    this.bytes -= kept.bytes.length;
+    this.bytes -= kept.length;
     this.#reread.delete(rel);
     this.#reshaped = true;
     this.#children?.get(parentOf(rel))?.delete(nameOf(rel));
@@ -392,7 +391,7 @@ class Hinted {
   #folderLine(rel: string): void {
     const st = this.#lstat(rel);
     if (st === undefined || !st.isDirectory()) throw FULL;
-    this.ids.add(identityLine(`${rel}/`, this.#real(rel), statLine(st, this.#real(rel))));
+    this.ids.entry(`${rel}/`, this.#real(rel), st, this.#real(rel));
     this.newest = Math.max(this.newest, st.mtimeMs, st.ctimeMs);
   }
 

@@ -1,3 +1,7 @@
+import { type FileStats, KeptFiles, SETTLED_MS } from './kept-files.js';
+
+export { KeptFiles, SETTLED_MS };
+
 /**
  * The bytes of files read recently, kept so that a reload reads only what changed: a file
  * whose identity (real path, inode, size, modification and change times) is what it was
@@ -7,7 +11,8 @@
  *
  * A file is reused only when its last change is more than {@link SETTLED_MS} older than the
  * moment its bytes were read: file times advance in coarse ticks, and a write in the same
- * tick as the read could otherwise keep the identity while changing the content. Memory:
+ * tick as the read could otherwise keep the identity while changing the content (see
+ * {@link KeptFiles}). Memory:
  * one pack's worth of bytes per root, for at most {@link MAX_ROOTS} roots; a root's
  * entries are replaced by each complete read of it.
  *
@@ -19,7 +24,7 @@
  * same root as at its last read.
  */
 export class FileReuse {
-  #roots = new Map<string, Map<string, Entry>>();
+  #roots = new Map<string, KeptFiles>();
   #bases = new Map<string, ReadBase>();
   /** The ticket of the read of each root that began last. */
   #begun = new Map<string, number>();
@@ -27,11 +32,12 @@ export class FileReuse {
   /** The root each folder name led to when it was last read. */
   #aims = new Map<string, string>();
 
-  /** What was read earlier for this file, when it has not changed since. */
-  get(root: string, rel: string, identity: string, changedMs: number): Entry | undefined {
-    const entry = this.#roots.get(root)?.get(rel);
-    if (!entry || entry.identity !== identity || changedMs >= entry.readAtMs - SETTLED_MS) return undefined;
-    return entry;
+  /**
+   * The bytes read earlier for this file, when the file these stats (and `odd`, see
+   * {@link KeptFiles}) describe is the one they were read from and it had settled then.
+   */
+  get(root: string, rel: string, st: FileStats, odd?: string): Uint8Array | undefined {
+    return this.#roots.get(root)?.unchanged(rel, st, odd);
   }
 
   /** Whether anything is kept for this root (a read of it would find files to reuse). */
@@ -44,7 +50,8 @@ export class FileReuse {
    * when the read gives one and is the read of the root that began last (`ticket` from
    * {@link begin}); otherwise the root has no base.
    */
-  keep(root: string, entries: Map<string, Entry>, base?: ReadBase, ticket?: number): void {
+  keep(root: string, entries: KeptFiles, base?: ReadBase, ticket?: number): void {
+    entries.trim();
     this.#roots.delete(root);
     this.#roots.set(root, entries);
     if (base && ticket !== undefined && this.#begun.get(root) === ticket) this.#bases.set(root, base);
@@ -68,7 +75,7 @@ export class FileReuse {
     dir: string,
     root: string,
     key: string,
-  ): { ticket: number; base?: { base: ReadBase; entries: Map<string, Entry> } } {
+  ): { ticket: number; base?: { base: ReadBase; entries: KeptFiles } } {
     const ticket = ++this.#tickets;
     this.#begun.delete(root);
     this.#begun.set(root, ticket);
@@ -112,16 +119,6 @@ export interface ReadBase {
   bytes: number;
 }
 
-/** One file's bytes and when they were read. */
-export interface Entry {
-  identity: string;
-  bytes: Uint8Array;
-  /** `Date.now()` just before the file was opened. */
-  readAtMs: number;
-}
-
-/** How long after its last change a file's identity is trusted to pin its content. */
-export const SETTLED_MS = 1000;
 /** Pack roots remembered at once. */
 export const MAX_ROOTS = 4;
 /** Folder names (and roots) whose last read is remembered. */

@@ -8,7 +8,7 @@ import { buildSnapshot, type LoadResult, type Snapshot } from '../../src/core/sn
 import { patchedPaths } from '../../src/core/snapshot-patch.js';
 import { openPack } from '../../src/source/open.js';
 import { readPackDir } from '../../src/source/read-dir.js';
-import { FileReuse, SETTLED_MS } from '../../src/source/reuse.js';
+import { FileReuse, KeptFiles, SETTLED_MS } from '../../src/source/reuse.js';
 import { readStablePack } from '../../src/source/stable-read.js';
 import { EXAMPLES } from '../helpers.js';
 
@@ -150,21 +150,73 @@ describe('incremental reloads', () => {
 });
 
 describe('FileReuse', () => {
+  const changedAt = (ms: number) => ({ ino: 7, size: 1, mtimeMs: ms - 5, ctimeMs: ms });
+  const keptOne = (rel: string, bytes: Uint8Array, st = changedAt(0), readAtMs = 1e9) => {
+    const kept = new KeptFiles();
+    kept.set(rel, bytes, st, readAtMs);
+    return kept;
+  };
+
   it('never trusts an identity that was taken within the settling time of a change', () => {
     const reuse = new FileReuse();
     const bytes = new Uint8Array([1]);
-    reuse.keep('/p', new Map([['a.md', { identity: 'id', bytes, readAtMs: 10_000 }]]));
-    expect(reuse.get('/p', 'a.md', 'id', 10_000 - SETTLED_MS - 1)?.bytes).toBe(bytes);
-    expect(reuse.get('/p', 'a.md', 'id', 10_000 - SETTLED_MS)).toBeUndefined();
-    expect(reuse.get('/p', 'a.md', 'other', 0)).toBeUndefined();
-    expect(reuse.get('/q', 'a.md', 'id', 0)).toBeUndefined();
+    const settled = changedAt(10_000 - SETTLED_MS - 1);
+    const recent = changedAt(10_000 - SETTLED_MS);
+    const kept = new KeptFiles();
+    kept.set('a.md', bytes, settled, 10_000);
+    kept.set('b.md', bytes, recent, 10_000);
+    reuse.keep('/p', kept);
+    expect(reuse.get('/p', 'a.md', settled)).toBe(bytes);
+    expect(reuse.get('/p', 'b.md', recent)).toBeUndefined();
+    expect(reuse.get('/p', 'a.md', { ...settled, size: 2 })).toBeUndefined();
+    expect(reuse.get('/p', 'a.md', { ...settled, ino: 8 })).toBeUndefined();
+    expect(reuse.get('/p', 'a.md', { ...settled, mtimeMs: settled.mtimeMs + 0.25 })).toBeUndefined();
+    expect(reuse.get('/p', 'a.md', settled, 'a real path elsewhere')).toBeUndefined();
+    expect(reuse.get('/q', 'a.md', settled)).toBeUndefined();
+  });
+
+  it('compares the real path of a file kept with one', () => {
+    const reuse = new FileReuse();
+    const bytes = new Uint8Array([1]);
+    const st = changedAt(0);
+    const kept = keptOne('a.md', bytes, st);
+    kept.set('b.md', bytes, st, 1e9, 'there');
+    reuse.keep('/p', kept);
+    expect(reuse.get('/p', 'b.md', st, 'there')).toBe(bytes);
+    expect(reuse.get('/p', 'b.md', st)).toBeUndefined();
+    expect(reuse.get('/p', 'b.md', st, 'elsewhere')).toBeUndefined();
   });
 
   it('keeps at most a few roots', () => {
     const reuse = new FileReuse();
-    for (let i = 0; i < 6; i++)
-      reuse.keep(`/p${i}`, new Map([['a', { identity: 'x', bytes: new Uint8Array(), readAtMs: 1e9 }]]));
-    expect(reuse.get('/p0', 'a', 'x', 0)).toBeUndefined();
-    expect(reuse.get('/p5', 'a', 'x', 0)).toBeDefined();
+    for (let i = 0; i < 6; i++) reuse.keep(`/p${i}`, keptOne('a', new Uint8Array()));
+    expect(reuse.get('/p0', 'a', changedAt(0))).toBeUndefined();
+    expect(reuse.get('/p5', 'a', changedAt(0))).toBeDefined();
+  });
+});
+
+describe('KeptFiles', () => {
+  it('keeps files by path through deletes and re-reads, as a map would', () => {
+    const kept = new KeptFiles();
+    const model = new Map<string, Uint8Array>();
+    const st = (i: number) => ({ ino: i, size: i, mtimeMs: i + 0.5, ctimeMs: i + 0.75 });
+    for (let i = 0; i < 500; i++) {
+      const bytes = new Uint8Array([i & 255]);
+      kept.set(`f${i % 300}`, bytes, st(i), 1e12);
+      model.set(`f${i % 300}`, bytes);
+      if (i % 3 === 0) {
+        kept.delete(`f${(i * 7) % 300}`);
+        model.delete(`f${(i * 7) % 300}`);
+      }
+    }
+    kept.trim();
+    expect(kept.size).toBe(model.size);
+    expect([...kept.keys()].sort()).toEqual([...model.keys()].sort());
+    for (const [rel, bytes] of model) {
+      expect(kept.bytes(rel)).toBe(bytes);
+      const i = Number(rel.slice(1));
+      const last = i + 300 * Math.floor((499 - i) / 300);
+      expect(kept.unchanged(rel, st(last))).toBe(bytes);
+    }
   });
 });

@@ -1,0 +1,43 @@
+import { Buffer } from 'node:buffer';
+import { hash } from 'node:crypto';
+
+// Files' sha256 digests kept as raw bytes in shared blocks, their hex made when asked for.
+
+/**
+ * Where one file's digest is kept: 32 bytes at `at` in `block`. A loaded pack keeps a
+ * digest per file (tens of thousands in a large pack): 32 bytes in a shared block and a
+ * reference cost half of a 64-character hex string, which V8 holds in 80 bytes.
+ */
+export interface DigestSpot {
+  block: Uint8Array;
+  at: number;
+}
+
+/**
+ * The sha256 of `bytes`, written into the current block (a new one when it is full). A
+ * block lives while any file whose digest it holds does.
+ */
+export function keepDigest(bytes: Uint8Array): DigestSpot {
+  if (used === BLOCK_BYTES) {
+    current = new Uint8Array(BLOCK_BYTES);
+    used = 0;
+  }
+  const at = used;
+  current.set(hash('sha256', bytes, 'buffer') as unknown as Uint8Array, at);
+  used += DIGEST_BYTES;
+  return { block: current, at };
+}
+
+/** A kept digest as 64 hex digits (the form versions and provenance carry). */
+export function digestHex(block: Uint8Array, at: number): string {
+  return Buffer.from(block.buffer, block.byteOffset + at, DIGEST_BYTES).toString('hex');
+}
+
+// --- internal ---
+
+const DIGEST_BYTES = 32;
+/** 1,024 digests a block. */
+const BLOCK_BYTES = 1024 * DIGEST_BYTES;
+
+let current = new Uint8Array(BLOCK_BYTES);
+let used = BLOCK_BYTES;

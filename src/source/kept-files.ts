@@ -1,0 +1,143 @@
+// The files of one read of a pack root, kept so that the next read can tell which are
+// unchanged: per file its bytes and the numbers of its identity, in columns.
+
+/** The numbers of a file's identity, as its stats give them (a `Stats` is one). */
+export interface FileStats {
+  readonly ino: number;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
+}
+
+/** How long after its last change a file's identity is trusted to pin its content. */
+export const SETTLED_MS = 1000;
+
+/**
+ * A root's kept files as columns rather than an object and an identity string per file
+ * (a large pack keeps tens of thousands): a map from path to row number, the bytes by row,
+ * and the identity numbers (inode, size, modification and change times) four to a row in
+ * one `Float64Array`. The few files whose identity those numbers do not pin — an inode past
+ * 2^53 (not exact as a number), a real path that is not where the path leads without
+ * symlinks — also keep a string saying the rest (`odd`), compared too.
+ *
+ * A file kept less than {@link SETTLED_MS} after its last change (file times advance in
+ * coarse ticks: a write in the same tick as the read could keep the identity while
+ * changing the content) keeps NaN for its inode: it is listed, but never reused.
+ */
+export class KeptFiles {
+  readonly #rows = new Map<string, number>();
+  #bytes: (Uint8Array | undefined)[] = [];
+  #numbers = new Float64Array(4 * 64);
+  /** Rows used, some of them freed by {@link delete}. */
+  #used = 0;
+  #odd: Map<number, string> | undefined;
+
+  /** The number of files kept. */
+  get size(): number {
+    return this.#rows.size;
+  }
+
+  has(rel: string): boolean {
+    return this.#rows.has(rel);
+  }
+
+  /** The bytes kept for a file. */
+  bytes(rel: string): Uint8Array | undefined {
+    const row = this.#rows.get(rel);
+    return row === undefined ? undefined : this.#bytes[row];
+  }
+
+  /** The paths kept, in the order they were first kept. */
+  keys(): IterableIterator<string> {
+    return this.#rows.keys();
+  }
+
+  forEach(fn: (bytes: Uint8Array, rel: string) => void): void {
+    this.#rows.forEach((row, rel) => {
+      fn(this.#bytes[row]!, rel);
+    });
+  }
+
+  /**
+   * Keeps a file's bytes, read at `readAtMs` (`Date.now()` just before it was opened, or
+   * any later time for bytes found unchanged) from the file these stats describe; `odd`
+   * as {@link KeptFiles} says (undefined for most files).
+   */
+  set(rel: string, bytes: Uint8Array, st: FileStats, readAtMs: number, odd?: string): void {
+    let row = this.#rows.get(rel);
+    if (row === undefined) {
+      row = this.#used++;
+      if (4 * row >= this.#numbers.length) this.#grow();
+      this.#rows.set(rel, row);
+    }
+    this.#bytes[row] = bytes;
+    const at = 4 * row;
+    const settled = Math.max(st.mtimeMs, st.ctimeMs) < readAtMs - SETTLED_MS;
+    this.#numbers[at] = settled ? st.ino : Number.NaN;
+    this.#numbers[at + 1] = st.size;
+    this.#numbers[at + 2] = st.mtimeMs;
+    this.#numbers[at + 3] = st.ctimeMs;
+    if (odd !== undefined) {
+      this.#odd ??= new Map();
+      this.#odd.set(row, odd);
+    } else this.#odd?.delete(row);
+  }
+
+  /**
+   * The bytes kept for a file when the file these stats (and `odd`) describe is the one
+   * they were read from, and it had settled then; undefined otherwise.
+   */
+  unchanged(rel: string, st: FileStats, odd?: string): Uint8Array | undefined {
+    const row = this.#rows.get(rel);
+    if (row === undefined) return undefined;
+    const at = 4 * row;
+    const n = this.#numbers;
+    if (n[at] !== st.ino || n[at + 1] !== st.size || n[at + 2] !== st.mtimeMs || n[at + 3] !== st.ctimeMs)
+      return undefined;
+    if (this.#odd?.get(row) !== odd) return undefined;
+    return this.#bytes[row];
+  }
+
+  /** Gives back spare room left by growing (once the read that fills it is complete). */
+  trim(): void {
+    if (this.#numbers.length > 4 * this.#used + 1024) this.#numbers = this.#numbers.slice(0, 4 * this.#used);
+    this.#bytes = this.#bytes.slice();
+  }
+
+  delete(rel: string): boolean {
+    const row = this.#rows.get(rel);
+    if (row === undefined) return false;
+    this.#rows.delete(rel);
+    this.#bytes[row] = undefined;
+    this.#odd?.delete(row);
+    // Rows freed by deletes are taken back once they are most of the rows.
+    if (this.#used > 64 && this.#rows.size < this.#used / 2) this.#compact();
+    return true;
+  }
+
+  // --- internal ---
+
+  #grow(): void {
+    const numbers = new Float64Array(Math.max(4 * 64, this.#numbers.length * 2));
+    numbers.set(this.#numbers);
+    this.#numbers = numbers;
+  }
+
+  #compact(): void {
+    const bytes: Uint8Array[] = [];
+    const numbers = new Float64Array(Math.max(4 * 64, 8 * this.#rows.size));
+    const odd = new Map<number, string>();
+    let next = 0;
+    for (const [rel, row] of this.#rows) {
+      bytes.push(this.#bytes[row]!);
+      numbers.set(this.#numbers.subarray(4 * row, 4 * row + 4), 4 * next);
+      const o = this.#odd?.get(row);
+      if (o !== undefined) odd.set(next, o);
+      this.#rows.set(rel, next++);
+    }
+    this.#bytes = bytes;
+    this.#numbers = numbers;
+    this.#odd = odd.size > 0 ? odd : undefined;
+    this.#used = next;
+  }
+}
