@@ -72,6 +72,7 @@ export const DIAGNOSTIC_CODES = [
   'ORPHAN_FILE',
   'UNREACHABLE_LAYER',
   'COMPOSE_FAILED',
+  'INPUTS_NEEDED',
   // tokens and budgets
   'OVER_BUDGET',
   'NEAR_BUDGET',
@@ -85,7 +86,8 @@ export const DIAGNOSTIC_CODES = [
 ] as const;
 
 export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[number];
-export const SEVERITIES = ['error', 'warning'] as const;
+/** `info` is a note that is no problem (what a compose of the pack needs); only `strata validate` gives one. */
+export const SEVERITIES = ['error', 'warning', 'info'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
 /** One problem found while loading, composing or linting a pack. */
@@ -130,6 +132,10 @@ export function error(code: DiagnosticCode, message: string, where: Where = {}):
 
 export function warning(code: DiagnosticCode, message: string, where: Where = {}): Diagnostic {
   return { code, severity: 'warning', message, ...compactWhere(where) };
+}
+
+export function info(code: DiagnosticCode, message: string, where: Where = {}): Diagnostic {
+  return { code, severity: 'info', message, ...compactWhere(where) };
 }
 
 export interface Where {

@@ -72,6 +72,12 @@ export function missingInput(name: string, where: string, file?: string): Diagno
   );
 }
 
+/** The input a MISSING_INPUT diagnostic (from {@link missingInput}) names, else undefined. */
+export function missingInputName(d: Diagnostic): string | undefined {
+  if (d.code !== 'MISSING_INPUT') return undefined;
+  return /^input (\S+) has no value:/.exec(d.message)?.[1];
+}
+
 /** An input as tools list it: its definition, and whether a request must give it. */
 export interface ListedInput extends InputDef {
   required: boolean;

@@ -9,8 +9,17 @@ export interface LintContext {
   texts: ReadonlyMap<string, string>;
   /** The snapshot, when the pack loads without errors. */
   snapshot?: Snapshot;
-  /** Every member (fleet agent, else role) composed with the pack's settings; empty without a snapshot. */
-  members: ReadonlyArray<{ member: Member; outcome: ComposeOutcome }>;
+  /**
+   * Every member (fleet agent, else role) composed with the pack's settings; empty without
+   * a snapshot. An input the member needs and the request does not give stands in
+   * (`standIns`, see `composeWithStandIns`); `vars` are the inputs it was composed with.
+   */
+  members: ReadonlyArray<{
+    member: Member;
+    outcome: ComposeOutcome;
+    vars?: Readonly<Record<string, string>>;
+    standIns?: readonly string[];
+  }>;
   /** Request inputs every member is composed with (`strata validate --var`). */
   vars?: Readonly<Record<string, string>>;
 }

@@ -1,6 +1,6 @@
 import { agentConfig } from '../agent-config/agent-config.js';
 import type { ComposeOutcome } from '../core/compose.js';
-import { type Diagnostic, error, sortDiagnostics, warning } from '../core/diagnostics.js';
+import { type Diagnostic, error, info, sortDiagnostics, warning } from '../core/diagnostics.js';
 import { composeMember, memberLabel, packMembers } from '../core/members.js';
 import type { SettingDef, SettingValue } from '../core/settings.js';
 import { type BuildInput, buildSnapshot, type Snapshot } from '../core/snapshot.js';
@@ -9,6 +9,7 @@ import { parseVerbRegistry, renderVerbFragments } from '../verbs/verbs.js';
 import { jsonBlockDiagnostics } from './json-block.js';
 import type { LintCheck, LintContext } from './lint-check.js';
 import { orphanDiagnostics, unreachableLayerDiagnostics } from './reach.js';
+import { composeWithStandIns } from './stand-ins.js';
 import { cacheOrder, tokenBudgets } from './token-checks.js';
 import { ucxlDiagnostics } from './ucxl.js';
 
@@ -32,21 +33,21 @@ export const unreachableLayers: LintCheck = (ctx) =>
 /**
  * Every member composes (COMPOSE_FAILED errors), with the pack's settings and with every
  * combination of its boolean and enum settings (up to {@link MAX_SETTING_COMBINATIONS};
- * beyond that, each value of one setting at a time). A fleet member whose prompt is the
- * fallback text is a FALLBACK_USED warning.
+ * beyond that, each value of one setting at a time), inputs that are not given standing in.
+ * A fleet member whose prompt is the fallback text is a FALLBACK_USED warning.
  */
 export const memberComposes: LintCheck = (ctx) => {
   const snapshot = ctx.snapshot;
   if (!snapshot) return [];
   const out: Diagnostic[] = [];
   const combos = settingCombinations(snapshot.manifest.settings, snapshot.settings.values);
-  for (const { member, outcome } of ctx.members) {
+  for (const { member, outcome, vars = ctx.vars, standIns = [] } of ctx.members) {
     const at = snapshot.fleet.find((a) => a.id === member.agent)?.at ?? {};
     let failure: { outcome: ComposeOutcome; settings?: Record<string, SettingValue> } | undefined;
     if (!outcome.ok) failure = { outcome };
     for (const settings of combos) {
       if (failure) break;
-      const other = composeMember(snapshot, member, settings, ctx.vars);
+      const other = composeMember(snapshot, member, settings, vars);
       if (!other.ok) failure = { outcome: other, settings };
     }
     if (failure && !failure.outcome.ok) {
@@ -55,8 +56,15 @@ export const memberComposes: LintCheck = (ctx) => {
             .map(([k, v]) => `${k}=${String(v)}`)
             .join(' ')}`
         : '';
+      const stoodIn = standIns.length > 0 ? ` (stand-ins for inputs ${standIns.join(', ')})` : '';
       const why = failure.outcome.diagnostics.map((d) => `${d.code} ${d.message}`).join('; ');
-      out.push(error('COMPOSE_FAILED', `${memberLabel(member)} does not compose${withSettings}: ${why}`, at));
+      out.push(
+        error(
+          'COMPOSE_FAILED',
+          `${memberLabel(member)} does not compose${withSettings}${stoodIn}: ${why}`,
+          at,
+        ),
+      );
     } else if (outcome.ok && outcome.result.fallback && member.key !== '(default)') {
       out.push(
         warning(
@@ -69,6 +77,33 @@ export const memberComposes: LintCheck = (ctx) => {
   }
   return out;
 };
+
+/**
+ * The request inputs a compose needs that validate was not given (`--var`): one
+ * INPUTS_NEEDED note naming each input and the members that use it. The members were
+ * checked with stand-ins, so a pack whose agents take run inputs validates without them.
+ */
+export const inputsNeeded: LintCheck = (ctx) => {
+  const byInput = new Map<string, string[]>();
+  for (const { member, standIns = [] } of ctx.members)
+    for (const name of standIns) byInput.set(name, [...(byInput.get(name) ?? []), memberLabel(member)]);
+  if (byInput.size === 0) return [];
+  const listed = [...byInput.keys()].sort().map((name) => {
+    const members = byInput.get(name)!;
+    const shown = members.slice(0, MEMBERS_SHOWN).join(', ');
+    const more = members.length > MEMBERS_SHOWN ? ` and ${members.length - MEMBERS_SHOWN} more` : '';
+    return `${name} (${shown}${more})`;
+  });
+  return [
+    info(
+      'INPUTS_NEEDED',
+      `a compose needs the request inputs ${listed.join(', ')}; checked here with stand-ins (give --var NAME=VALUE to check with values; API: vars.NAME)`,
+    ),
+  ];
+};
+
+/** Members named per input in an INPUTS_NEEDED note. */
+const MEMBERS_SHOWN = 3;
 
 /** Every fleet member's (or role's) agent config is valid (errors from {@link agentConfig}). */
 export const agentConfigs: LintCheck = (ctx) => {
@@ -167,6 +202,7 @@ export const LINT_CHECKS: LintCheck[] = [
   orphanFiles,
   unreachableLayers,
   memberComposes,
+  inputsNeeded,
   memberWarnings,
   agentConfigs,
   verbRegistries,
@@ -202,7 +238,7 @@ export function lintPack(
   const members = snapshot
     ? packMembers(snapshot).map((member) => ({
         member,
-        outcome: composeMember(snapshot, member, undefined, options.vars),
+        ...composeWithStandIns(snapshot, member, options.vars),
       }))
     : [];
   const ctx: LintContext = { texts, members };

@@ -21,7 +21,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .option('--var <key=value>', 'compose every member with this request input (repeatable)', collectVars, [])
     .addHelpText(
       'after',
-      '\nEach finding: severity CODE: path:line:col: message (as every command prints diagnostics).\nExit status: 0 no error (warnings allowed), 1 an error (or, with --strict, a warning), 2 a usage error.',
+      '\nEach finding: severity CODE: path:line:col: message (as every command prints diagnostics); an info line is a note, no problem (INPUTS_NEEDED: the inputs a compose needs, given stand-ins here when --var leaves them out).\nExit status: 0 no error (warnings allowed), 1 an error (or, with --strict, a warning), 2 a usage error.',
     )
     .action(async (flags: PackFlags & { format: string; strict?: boolean }) => {
       exit(await validateCommand(flags, io));
@@ -36,7 +36,7 @@ export function formatAnnotation(d: Diagnostic, file?: string): string {
     d.col !== undefined && `col=${d.col}`,
     `title=${escapeProperty(d.code)}`,
   ].filter(Boolean);
-  return `::${d.severity} ${props.join(',')}::${escapeData(d.message)}`;
+  return `::${d.severity === 'info' ? 'notice' : d.severity} ${props.join(',')}::${escapeData(d.message)}`;
 }
 
 // --- internal ---
@@ -64,9 +64,17 @@ async function validateCommand(
     build: (input) => lintPack(input, undefined, { vars: vars.overrides }),
   });
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
-  const warnings = diagnostics.length - errors;
+  const warnings = diagnostics.filter((d) => d.severity === 'warning').length;
+  const notes = diagnostics.length - errors - warnings;
   if (flags.format === 'json') {
-    const out = { ok: errors === 0, version: snapshot?.version ?? null, errors, warnings, diagnostics };
+    const out = {
+      ok: errors === 0,
+      version: snapshot?.version ?? null,
+      errors,
+      warnings,
+      notes,
+      diagnostics,
+    };
     io.stdout(`${JSON.stringify(out, null, 2)}\n`);
   } else if (flags.format === 'github') {
     const shown = (file?: string) =>
@@ -78,6 +86,7 @@ async function validateCommand(
   const members = snapshot ? packMembers(snapshot).length : 0;
   io.stderr(
     `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}` +
+      (notes > 0 ? `, ${notes} note${notes === 1 ? '' : 's'}` : '') +
       (snapshot ? ` (${snapshot.files.size} files, ${members} members, version ${snapshot.version})` : '') +
       '\n',
   );
