@@ -8,7 +8,7 @@ import {
 } from './diagnostics.js';
 import { buildFleet } from './fleet.js';
 import { compileGlob, globMatch } from './glob.js';
-import { resolveManifest } from './manifest.js';
+import { type Manifest, resolveManifest } from './manifest.js';
 import { type ManifestPart, parseManifestPart } from './manifest-parse.js';
 import {
   DecodedFile,
@@ -357,6 +357,28 @@ export function presetHiddenFolders(): string[] {
   hiddenFolders ??= [...new Set(PRESET_NAMES.flatMap((name) => presetPart(name, []).hidden ?? []))];
   return [...hiddenFolders];
 }
+
+/**
+ * Every glob some built-in preset's `detect:` looks at: the files that decide which
+ * preset a pack without a manifest is.
+ */
+export function presetDetectFiles(): string[] {
+  detectFiles ??= [...new Set(PRESET_NAMES.flatMap((name) => presetPart(name, []).detect?.files ?? []))];
+  return [...detectFiles];
+}
+
+/** A built-in preset's manifest as a pack that is only that preset has it (undefined: no such preset). */
+export function presetManifest(name: string): Manifest | undefined {
+  if (!isPresetName(name)) return undefined;
+  const byPreset = (target: string) =>
+    isPresetName(target)
+      ? { key: `preset:${target}`, part: presetPart(target, []), diagnostics: [] }
+      : undefined;
+  return resolveManifest(presetPart(name, []), `preset:${name}`, byPreset).manifest;
+}
+
+/** The presets' detection globs, worked out once. */
+let detectFiles: string[] | undefined;
 
 /** The presets' hidden folders, worked out once (presets are shipped data). */
 let hiddenFolders: string[] | undefined;

@@ -18,6 +18,8 @@ export interface FolderWatch {
   ready: Promise<void>;
   /** The folders watched now (one kernel watch each). */
   readonly folders: readonly string[];
+  /** Whether a folder is watched now (a folder that just went is, until its event is reported). */
+  watching(folder: string): boolean;
   close(): void;
 }
 
@@ -119,6 +121,9 @@ export function watchFolders(roots: readonly string[], options: FolderWatchOptio
     ready,
     get folders() {
       return [...watchers.keys()];
+    },
+    watching(folder) {
+      return watchers.has(folder);
     },
     close() {
       closed = true;

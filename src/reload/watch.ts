@@ -3,6 +3,7 @@ import { lstat, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, relative, sep } from 'node:path';
 import { leftOut } from '../core/select.js';
 import { presetHiddenFolders } from '../core/snapshot.js';
+import { EventScope } from './event-scope.js';
 import { type FolderWatch, watchFolders } from './folder-watch.js';
 import { ReloadSchedule } from './schedule.js';
 import type { ReloadOptions, ReloadOutcome, SnapshotStore } from './store.js';
@@ -91,8 +92,18 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
   // An event names a path of the pack (the next read may look only at it), or nothing:
   // the pack root, a ConfigMap's `..data` swap, a root-link swap, a file outside the
   // pack, a bundle (the next read reads everything).
-  const onEvent = (path?: string) =>
+  const onEvent = (path?: string) => {
+    if (path !== undefined && !bundle && unselected(path)) return;
     schedule.notify(path === undefined || bundle ? undefined : packPath(dir, path));
+  };
+  // Events of files the served pack cannot select start no reload (see EventScope).
+  const scope = new EventScope();
+  const unselected = (path: string): boolean => {
+    const snapshot = store.state?.snapshot;
+    const rel = packPath(dir, path);
+    if (snapshot === undefined || rel === undefined) return false;
+    return !scope.counts(snapshot, rel, path, (p) => files?.watching(p) ?? false);
+  };
   // The folder's watcher; re-created when the root link is aimed elsewhere.
   let files: FolderWatch | undefined;
   let ready: Promise<void> = Promise.resolve();

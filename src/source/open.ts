@@ -1,9 +1,11 @@
+import { detectionScope, type ReadScope, readScopeOf } from '../core/read-scope.js';
 import {
   type BuildInput,
   buildSnapshot,
   buildSnapshotSliced,
   type LoadResult,
   presetHiddenFolders,
+  presetManifest,
   type Snapshot,
 } from '../core/snapshot.js';
 import { isBundleFile, readPackBundle, readStableBundle } from './bundle.js';
@@ -92,7 +94,55 @@ export type PackSourceKind = PackSource['kind'];
 
 // --- internal ---
 
+/**
+ * Reads and builds a pack; a folder is read for the files its pack can select (see
+ * `readScopeOf`), so that a project root read for its AGENTS.md files does not read, or
+ * count against the limits, everything else it holds. The scope is worked out from the
+ * last build (`previous`) or a forced preset; when nothing is known the whole folder is
+ * read, and only when that is over the file-count or size limit is the pack worked out
+ * from the files that decide it (strata.yaml, those preset detection looks at). A build
+ * whose manifest asks for another scope than the one read is read again with its own
+ * (or whole, when the build failed), so the result is always what a whole read gives.
+ */
 async function readAndBuild(source: PackSource, options: OpenOptions): Promise<OpenResult> {
+  if (source.kind !== 'dir') return readAndBuildOnce(source, options);
+  const preset = options.preset === undefined ? undefined : presetManifest(options.preset);
+  const guess = options.previous ? readScopeOf(options.previous.manifest) : preset && readScopeOf(preset);
+  if (guess === undefined) {
+    const whole = await readAndBuildOnce(source, options);
+    if (options.previous || !whole.diagnostics.some((d) => OVER_LIMITS.has(d.code))) return whole;
+    const probe = await readAndBuildOnce(source, { ...options, scope: detectionScope() });
+    const scope = probe.snapshot && readScopeOf(probe.snapshot.manifest);
+    return scope ? scoped(source, options, scope, whole) : whole;
+  }
+  return scoped(source, options, guess);
+}
+
+/**
+ * A read and build with `scope`, checked: when the pack's manifest now asks for another
+ * scope, read again with that one (or whole, when the build failed: `whole`, if that read
+ * was made already).
+ */
+async function scoped(
+  source: PackSource,
+  options: OpenOptions,
+  scope: ReadScope,
+  whole?: OpenResult,
+): Promise<OpenResult> {
+  const result = await readAndBuildOnce(source, { ...options, scope });
+  const wanted = result.snapshot ? readScopeOf(result.snapshot.manifest) : undefined;
+  if (wanted?.key === scope.key) return result;
+  if (!wanted) return whole ?? readAndBuildOnce(source, options);
+  return readAndBuildOnce(source, { ...options, scope: wanted });
+}
+
+/** Reader errors of a pack too large to read whole. */
+const OVER_LIMITS: ReadonlySet<string> = new Set(['TOO_MANY_FILES', 'PACK_TOO_LARGE']);
+
+async function readAndBuildOnce(
+  source: PackSource,
+  options: OpenOptions & { scope?: ReadScope },
+): Promise<OpenResult> {
   const reader = READERS[source.kind] as (s: PackSource, o: OpenOptions) => Promise<SourceRead>;
   const read = await reader(source, options);
   // A consistent read is a reload's (or a service's start): its build runs in slices, so
@@ -132,9 +182,12 @@ const READERS = {
   files: readMemory,
 };
 
-async function readDir(source: { kind: 'dir'; dir: string }, options: OpenOptions): Promise<SourceRead> {
+async function readDir(
+  source: { kind: 'dir'; dir: string },
+  options: OpenOptions & { scope?: ReadScope },
+): Promise<SourceRead> {
   if (await isBundleFile(source.dir)) return readBundle({ kind: 'bundle', file: source.dir }, options);
-  const limits = { ...limitsOf(options), hidden: options.hidden, hints: options.hints };
+  const limits = { ...limitsOf(options), hidden: options.hidden, hints: options.hints, scope: options.scope };
   const read = await (options.stable
     ? readStablePack(source.dir, { ...limits, ...options.stable })
     : readPackDir(source.dir, limits));

@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { type Diagnostic, error } from '../core/diagnostics.js';
+import type { ReadScope } from '../core/read-scope.js';
 import { leftOut } from '../core/select.js';
 import { presetHiddenFolders } from '../core/snapshot.js';
 import { byteOrder } from '../core/text.js';
@@ -58,6 +59,11 @@ export type ReadPackOptions = PackLimits & {
    * is kept and it is safe, only these are looked at (see {@link readPackDir}).
    */
   hints?: readonly string[];
+  /**
+   * Only the files a pack can select (see `readScopeOf`): others are not read, counted
+   * against the limits nor part of the read's identity. Folders are all walked.
+   */
+  scope?: ReadScope;
 };
 
 export interface PackFiles {
@@ -207,6 +213,7 @@ type ReadLimits = Required<PackLimits> & {
   reuse: FileReuse;
   recheck: boolean;
   hints?: readonly string[];
+  scope?: ReadScope;
 };
 
 function readLimits(options: ReadPackOptions): ReadLimits {
@@ -217,13 +224,16 @@ function readLimits(options: ReadPackOptions): ReadLimits {
     recheck: options.recheck ?? false,
   };
   if (options.hints) limits.hints = options.hints;
+  if (options.scope) limits.scope = options.scope;
   return limits;
 }
 
 /** The options a base was read with: a hinted read builds only on a read with the same. */
 function baseKey(limits: ReadLimits): string {
   const { maxFileBytes, maxPackBytes, maxFiles } = limits;
-  return [maxFileBytes, maxPackBytes, maxFiles, ...[...limits.hidden].sort()].join('\0');
+  return [maxFileBytes, maxPackBytes, maxFiles, limits.scope?.key ?? '*', ...[...limits.hidden].sort()].join(
+    '\0',
+  );
 }
 
 async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise<DiskPackFiles> {
@@ -393,13 +403,15 @@ async function walk(
   for (const entry of entries) {
     if (state.stop) return;
     if (leftOut(entry.name) && !limits.hidden.has(entry.name)) continue;
+    const rel = relDir ? [relDir, entry.name].join('/') : entry.name; // flat: kept as a key
+    // A file the pack cannot select is not the pack's (a symlink's target is known below).
+    if (entry.isFile() && limits.scope && !limits.scope.has(rel)) continue;
     if (slices.due) await slices.pause();
     if (++state.count > limits.maxFiles) {
       state.stop = true;
       out.diagnostics.push(tooManyFiles(limits.maxFiles));
       return;
     }
-    const rel = relDir ? [relDir, entry.name].join('/') : entry.name; // flat: kept as a key
     let real = inDir + entry.name;
     if (state.reading && entry.isFile()) {
       const done = readListed(out, rel, real, direct, state, limits);
@@ -408,15 +420,26 @@ async function walk(
     }
     let st: Stats;
     if (entry.isSymbolicLink()) state.linked = true;
+    // Anything but a folder at a path the pack cannot select is not the pack's: skipped as
+    // a build drops it (with any problem it has), and not counted.
+    const unselected = limits.scope !== undefined && !limits.scope.has(rel);
     try {
       if (entry.isSymbolicLink()) real = realpathSync(throughData(pack, real, readlinkSync(real)));
       st = statSync(real);
     } catch (e) {
+      if (unselected) {
+        state.count--;
+        continue;
+      }
       const what = entry.isSymbolicLink() ? 'broken symlink' : 'cannot read entry';
       out.diagnostics.push(error('READ_ERROR', `${what}: ${unreadable(entry.name, e)}`, { file: rel }));
       // Refused: a pack whose `files:` do not select the path drops the error with it.
       out.refused.add(rel);
       state.ids.line(`${rel}\0gone`);
+      continue;
+    }
+    if (unselected && (!st.isDirectory() || (entry.isSymbolicLink() && !inside(pack.root, real)))) {
+      state.count--;
       continue;
     }
     if (entry.isSymbolicLink() && !inside(pack.root, real)) {

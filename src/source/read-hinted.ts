@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { sep } from 'node:path';
 import { LayeredMap } from '../core/layered-map.js';
+import type { ReadScope } from '../core/read-scope.js';
 import { leftOut } from '../core/select.js';
 import { byteOrder } from '../core/text.js';
 import { changedSince, EntryHash, FILE_LIKE, oddKey } from './entry-identity.js';
@@ -28,6 +29,8 @@ export interface HintedLimits {
   hidden: ReadonlySet<string>;
   /** Take each file's change time again just after reading it. */
   recheck: boolean;
+  /** Only files the pack can select are read (as the full read: see `ReadPackOptions.scope`). */
+  scope?: ReadScope;
 }
 
 /** What a hinted read found: the pack's files, and what to keep for the next read. */
@@ -188,7 +191,7 @@ class Hinted {
       this.#drop(rel);
     } else if (st.isFile()) {
       if (this.folders.has(rel)) this.#drop(rel);
-      this.#file(rel, st);
+      if (this.#selects(rel)) this.#file(rel, st);
     } else if (st.isDirectory()) {
       if (FILE_LIKE.test(nameOf(rel))) throw FULL;
       this.ids.entry(rel, this.#real(rel), st, this.#real(rel));
@@ -301,7 +304,7 @@ class Hinted {
     if (st === undefined) throw FULL; // listed, then gone: the listing is not to be trusted
     this.#drop(rel);
     if (st.isFile()) {
-      this.#read(rel);
+      if (this.#selects(rel)) this.#read(rel);
     } else if (st.isDirectory()) {
       if (FILE_LIKE.test(nameOf(rel))) throw FULL;
       this.ids.entry(rel, this.#real(rel), st, this.#real(rel));
@@ -324,6 +327,11 @@ class Hinted {
       out.push([entry.name, entry.isFile() ? 'file' : entry.isDirectory() ? 'folder' : 'other']);
     }
     return out.sort((a, b) => byteOrder(a[0], b[0]));
+  }
+
+  /** Whether the read brings the file at `rel` (the full read skips the others). */
+  #selects(rel: string): boolean {
+    return this.limits.scope === undefined || this.limits.scope.has(rel);
   }
 
   /** Drops a path: the file kept there, or the folder with everything kept under it. */
