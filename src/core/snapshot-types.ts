@@ -71,4 +71,9 @@ export interface LoadResult {
    * `external`: read them and build again (the source layer's `buildWithExternal` does).
    */
   needs?: string[];
+  /**
+   * The pack's manifest when it resolved but a later step failed (a snapshot has its
+   * own): what a reader needs to know which files the pack can select.
+   */
+  manifest?: Manifest;
 }

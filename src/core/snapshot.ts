@@ -277,9 +277,9 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
           file: path,
         }),
       );
-    return { ...finish(diagnostics), needs };
+    return { ...finish(diagnostics), needs, manifest };
   }
-  if (hasErrors(diagnostics)) return finish(diagnostics);
+  if (hasErrors(diagnostics)) return { ...finish(diagnostics), manifest };
   yield;
   const snapshot: Snapshot = {
     version: packVersion(

@@ -112,7 +112,8 @@ async function readAndBuild(source: PackSource, options: OpenOptions): Promise<O
     const whole = await readAndBuildOnce(source, options);
     if (options.previous || !whole.diagnostics.some((d) => OVER_LIMITS.has(d.code))) return whole;
     const probe = await readAndBuildOnce(source, { ...options, scope: detectionScope() });
-    const scope = probe.snapshot && readScopeOf(probe.snapshot.manifest);
+    const manifest = probe.snapshot?.manifest ?? probe.manifest;
+    const scope = manifest && readScopeOf(manifest);
     return scope ? scoped(source, options, scope, whole) : whole;
   }
   return scoped(source, options, guess);
@@ -120,8 +121,8 @@ async function readAndBuild(source: PackSource, options: OpenOptions): Promise<O
 
 /**
  * A read and build with `scope`, checked: when the pack's manifest now asks for another
- * scope, read again with that one (or whole, when the build failed: `whole`, if that read
- * was made already).
+ * scope, read again with that one (or whole, when it has no manifest or selects every
+ * file: `whole`, if that read was made already).
  */
 async function scoped(
   source: PackSource,
@@ -130,8 +131,10 @@ async function scoped(
   whole?: OpenResult,
 ): Promise<OpenResult> {
   const result = await readAndBuildOnce(source, { ...options, scope });
-  const wanted = result.snapshot ? readScopeOf(result.snapshot.manifest) : undefined;
+  const manifest = result.snapshot?.manifest ?? result.manifest;
+  const wanted = manifest && readScopeOf(manifest);
   if (wanted?.key === scope.key) return result;
+  // No manifest (strata.yaml does not parse), or one without `files:`: every file.
   if (!wanted) return whole ?? readAndBuildOnce(source, options);
   return readAndBuildOnce(source, { ...options, scope: wanted });
 }

@@ -77,6 +77,20 @@ describe('read scope', () => {
     expect(codes(opened)).toEqual(['TOO_MANY_FILES']);
   });
 
+  it('a project root with its own strata.yaml loads over the limit even when a first build of its manifest alone fails', async () => {
+    const dir = copyOf(join(EXAMPLES, 'agents-md'));
+    addBuildOutput(dir, 60);
+    writeFiles(dir, {
+      'strata.yaml':
+        'extends: agents-md\nfiles: ["**/AGENTS.md", "prompts/*.txt"]\nlayers:\n  - id: house\n    file: prompts/house.txt\n    missing: error\n',
+      'prompts/house.txt': 'House rules.\n',
+    });
+    const opened = await openPack({ kind: 'dir', dir }, { env: {}, maxFiles: 40 });
+    expect(opened.diagnostics).toEqual([]);
+    expect(observe(opened)).toEqual(observe(await whole(copyWithout(dir, 'target'))));
+    expect(opened.snapshot!.files.has('prompts/house.txt')).toBe(true);
+  });
+
   it('a forced preset reads only what it selects', async () => {
     const dir = copyOf(join(EXAMPLES, 'agents-md'));
     addBuildOutput(dir, 60);
