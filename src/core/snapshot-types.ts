@@ -72,8 +72,8 @@ export interface LoadResult {
    */
   needs?: string[];
   /**
-   * The pack's manifest when it resolved but a later step failed (a snapshot has its
-   * own): what a reader needs to know which files the pack can select.
+   * The pack's manifest when it resolved without error but a later step failed (a
+   * snapshot has its own): what a reader needs to know which files the pack can select.
    */
   manifest?: Manifest;
 }

@@ -147,6 +147,8 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
     return { key: path, part, diagnostics: d };
   });
   diagnostics.push(...md);
+  // Said with a failed build only when the manifest itself is sound (every extends found).
+  const sound = hasErrors(md) ? {} : { manifest };
   const preset = manifest.chain.map((k) => k.replace(/^preset:/, '')).find(isPresetName);
 
   // 2. The pack's files (`files:`, `hidden:`), decoded; frontmatter split from prompt files.
@@ -277,9 +279,9 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
           file: path,
         }),
       );
-    return { ...finish(diagnostics), needs, manifest };
+    return { ...finish(diagnostics), needs, ...sound };
   }
-  if (hasErrors(diagnostics)) return { ...finish(diagnostics), manifest };
+  if (hasErrors(diagnostics)) return { ...finish(diagnostics), ...sound };
   yield;
   const snapshot: Snapshot = {
     version: packVersion(

@@ -77,18 +77,19 @@ describe('read scope', () => {
     expect(codes(opened)).toEqual(['TOO_MANY_FILES']);
   });
 
-  it('a project root with its own strata.yaml loads over the limit even when a first build of its manifest alone fails', async () => {
+  it('a project root with its own strata.yaml (registry, fleet) loads over the limit', async () => {
     const dir = copyOf(join(EXAMPLES, 'agents-md'));
     addBuildOutput(dir, 60);
     writeFiles(dir, {
       'strata.yaml':
-        'extends: agents-md\nfiles: ["**/AGENTS.md", "prompts/*.txt"]\nlayers:\n  - id: house\n    file: prompts/house.txt\n    missing: error\n',
-      'prompts/house.txt': 'House rules.\n',
+        'extends: agents-md\nfiles: ["**/AGENTS.md", "agents.yaml", "team/*.yaml"]\nregistry:\n  files: [team/roles.yaml]\n  key: roles\nfleet:\n  file: agents.yaml\n',
+      'agents.yaml': 'agents:\n  - id: ada\n    role: writer\n',
+      'team/roles.yaml': 'roles:\n  writer:\n    name: Writer\n',
     });
     const opened = await openPack({ kind: 'dir', dir }, { env: {}, maxFiles: 40 });
     expect(opened.diagnostics).toEqual([]);
     expect(observe(opened)).toEqual(observe(await whole(copyWithout(dir, 'target'))));
-    expect(opened.snapshot!.files.has('prompts/house.txt')).toBe(true);
+    expect(opened.snapshot!.roles.has('writer')).toBe(true);
   });
 
   it('a forced preset reads only what it selects', async () => {
@@ -199,11 +200,22 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       'extends: agents-md\nfiles: ["**/*.md"]\n',
       'extends: roboco\n',
       'extends: [\n',
+      'extends: team.yaml\n',
+      'extends: team.yaml\nfiles: ["**/AGENTS.md"]\n',
+    ),
+  }),
+  fc.record({
+    kind: fc.constant('write' as const),
+    path: fc.constant('team.yaml'),
+    text: fc.constantFrom(
+      'extends: agents-md\nfiles: ["**/AGENTS.md"]\n',
+      'extends: agents-md\nfiles: ["**/AGENTS.md", "data.csv"]\n',
+      'extends: agents-md\n',
     ),
   }),
   fc.record({
     kind: fc.constant('remove' as const),
-    path: fc.constantFrom('strata.yaml', 'AGENTS.md', 'base.md', 'agents.yaml', 'target/a.rs'),
+    path: fc.constantFrom('strata.yaml', 'AGENTS.md', 'base.md', 'agents.yaml', 'target/a.rs', 'team.yaml'),
   }),
 );
 
@@ -239,7 +251,7 @@ describe('read scope, property', () => {
           }
         },
       ),
-      { numRuns: 25 },
+      { numRuns: 40 },
     );
   });
 });
