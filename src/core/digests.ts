@@ -15,15 +15,17 @@ export interface DigestSpot {
 
 /**
  * The sha256 of `bytes`, written into the current block (a new one when it is full). A
- * block lives while any file whose digest it holds does.
+ * block lives while any file whose digest it holds does. The digest comes as hex and is
+ * written as bytes: a digest as a buffer would be a small native allocation per file,
+ * whose freed holes the process keeps.
  */
 export function keepDigest(bytes: Uint8Array): DigestSpot {
   if (used === BLOCK_BYTES) {
-    current = new Uint8Array(BLOCK_BYTES);
+    current = Buffer.alloc(BLOCK_BYTES);
     used = 0;
   }
   const at = used;
-  current.set(hash('sha256', bytes, 'buffer') as unknown as Uint8Array, at);
+  current.write(hash('sha256', bytes, 'hex'), at, DIGEST_BYTES, 'hex');
   used += DIGEST_BYTES;
   return { block: current, at };
 }
@@ -39,5 +41,5 @@ const DIGEST_BYTES = 32;
 /** 1,024 digests a block. */
 const BLOCK_BYTES = 1024 * DIGEST_BYTES;
 
-let current = new Uint8Array(BLOCK_BYTES);
+let current = Buffer.alloc(BLOCK_BYTES);
 let used = BLOCK_BYTES;

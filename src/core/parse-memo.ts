@@ -1,4 +1,4 @@
-// The results of pure steps on a file's raw bytes (a YAML file's text and its parse),
+// The results of pure steps on a file's raw bytes (whether it is UTF-8, a YAML file's parse),
 // remembered per bytes object. (A prompt file's decoding is not kept here: a build takes
 // it from the last build's file with the same bytes object, with nothing kept per file.) A reload that hands the build step the same bytes
 // object for an unchanged file (the folder reader does, by file identity) gets these for
@@ -6,6 +6,9 @@
 // the snapshots and reads that hold the bytes. A bytes object holds a few results, kept in
 // one small object, or a flat array (step, path, value, …) when more: a Map per file would
 // cost more than most files.
+
+import { decodeText } from './text.js';
+import { type ParsedYaml, parseYaml } from './yaml.js';
 
 const memo = new WeakMap<Uint8Array, Memo | unknown[]>();
 
@@ -36,6 +39,22 @@ export function memoByBytes<T>(bytes: Uint8Array, step: string, compute: () => T
         : held.concat([step, path, value]),
     );
   return value;
+}
+
+/**
+ * A YAML file's parse, once per bytes object; undefined when the bytes are not UTF-8.
+ * Its text is not kept (the parse keeps what it needs, see `ParseYamlOptions.bytes`).
+ */
+export function yamlOfBytes(path: string, bytes: Uint8Array): ParsedYaml | undefined {
+  return memoByBytes(
+    bytes,
+    'yaml',
+    () => {
+      const text = decodeText(bytes);
+      return text === undefined ? undefined : parseYaml(text, { file: path, bytes });
+    },
+    path,
+  );
 }
 
 // --- internal ---

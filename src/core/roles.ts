@@ -300,14 +300,21 @@ function pick(meta: Record<string, unknown>): Record<string, unknown> {
 }
 
 function toRecord(id: string, fields: Record<string, unknown>, source: string): RoleRecord {
-  const record: RoleRecord = {
-    id,
-    fields,
-    source,
-    roleFile: typeof fields.file === 'string' ? fields.file : id,
-  };
-  if (typeof fields.name === 'string') record.name = fields.name;
-  if (typeof fields.description === 'string') record.description = fields.description;
-  if (Array.isArray(fields.tags)) record.tags = fields.tags.map(String);
+  const roleFile = typeof fields.file === 'string' ? fields.file : id;
+  const { name, description } = fields;
+  const tags = Array.isArray(fields.tags) ? strings(fields.tags) : undefined;
+  // The usual record made whole at once: fields added one by one to an object made with
+  // fewer are held in a separate array.
+  if (typeof name === 'string' && typeof description === 'string' && tags)
+    return { id, fields, source, roleFile, name, description, tags };
+  const record: RoleRecord = { id, fields, source, roleFile };
+  if (typeof name === 'string') record.name = name;
+  if (typeof description === 'string') record.description = description;
+  if (tags) record.tags = tags;
   return record;
+}
+
+/** A list as strings: the list itself when it holds only strings (a registry's tags do). */
+function strings(list: unknown[]): string[] {
+  return list.every((item) => typeof item === 'string') ? (list as string[]) : list.map(String);
 }

@@ -2,7 +2,7 @@ import { deepEqual } from './deep-equal.js';
 import type { Diagnostic } from './diagnostics.js';
 import { LayeredMap } from './layered-map.js';
 import { DecodedFile, decodePackFile, NOT_UTF8, type PackFile, packVersion, probeKeys } from './pack-file.js';
-import { memoByBytes } from './parse-memo.js';
+import { memoByBytes, yamlOfBytes } from './parse-memo.js';
 import { pathSettingNames } from './path-settings.js';
 import { applyOverrides, type ResolvedSettings, resolveEnvSettings } from './settings.js';
 import type { BuildInput, LoadResult, Snapshot } from './snapshot-types.js';
@@ -193,7 +193,5 @@ function sameProbe(path: string, before: Uint8Array, after: Uint8Array): boolean
 
 /** A YAML file's parse, shared with the build through the per-bytes memo. */
 function yamlOf(path: string, bytes: Uint8Array): ParsedYaml | undefined {
-  const text = memoByBytes(bytes, 'text', () => decodeText(bytes));
-  if (text === undefined) return undefined;
-  return memoByBytes(bytes, 'yaml', () => parseYaml(text, { file: path }), path);
+  return yamlOfBytes(path, bytes);
 }

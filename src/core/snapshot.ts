@@ -21,14 +21,14 @@ import {
   splitOf,
 } from './pack-file.js';
 import { resolvePackPath } from './pack-path.js';
-import { memoByBytes } from './parse-memo.js';
+import { memoByBytes, yamlOfBytes } from './parse-memo.js';
 import { operatorPath, pathSettingNames } from './path-settings.js';
 import { isPresetName, PRESET_NAMES, presetText } from './presets.js';
 import { registrySteps } from './roles.js';
 import { selectPath } from './select.js';
 import { patchSnapshot, rememberBuild, resolveSettings } from './snapshot-patch.js';
 import type { BuildInput, LoadResult, Snapshot } from './snapshot-types.js';
-import { byteOrder, decodeText, firstInvalidUtf8 } from './text.js';
+import { byteOrder, firstInvalidUtf8, isValidUtf8 } from './text.js';
 import { type ParsedYaml, parseYaml } from './yaml.js';
 import { runSteps, runStepsSliced, type Yielder } from './yielder.js';
 
@@ -69,19 +69,19 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
 
   // 1. Manifest: forced preset, the pack's strata.yaml, or a preset detected from the layout.
   const paths = [...input.files.keys()].sort(byteOrder);
-  // Decoded once per bytes object (the memo); a file that is not UTF-8 is reported once.
+  // Checked once per bytes object (the memo); a file that is not UTF-8 is reported once.
   const notUtf8 = new Set<string>();
-  const strictText = (path: string): string | undefined => {
+  const strictUtf8 = (path: string): boolean => {
     const bytes = input.files.get(path);
-    const text = bytes === undefined ? undefined : memoByBytes(bytes, 'text', () => decodeText(bytes));
-    if (bytes !== undefined && text === undefined && !notUtf8.has(path)) {
+    const ok = bytes !== undefined && memoByBytes(bytes, 'utf8', () => isValidUtf8(bytes));
+    if (bytes !== undefined && !ok && !notUtf8.has(path)) {
       notUtf8.add(path);
       const offset = firstInvalidUtf8(bytes);
       diagnostics.push(
         error('INVALID_UTF8', `file is not valid UTF-8 (first bad byte at offset ${offset})`, { file: path }),
       );
     }
-    return text;
+    return ok;
   };
   const yamls = new Map<string, ParsedYaml>();
   const reported = new Set<string>();
@@ -90,15 +90,14 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
     let parsed = yamls.get(path);
     if (!parsed) {
       const bytes = input.files.get(path);
-      const text = bytes && memoByBytes(bytes, 'text', () => decodeText(bytes));
-      if (text === undefined) return undefined;
-      parsed = memoByBytes(bytes!, 'yaml', () => parseYaml(text, { file: path }), path);
+      parsed = bytes && yamlOfBytes(path, bytes);
+      if (parsed === undefined) return undefined;
       yamls.set(path, parsed);
     }
     return parsed;
   };
   const yamlOf = (path: string): ParsedYaml | undefined => {
-    if (strictText(path) === undefined) return undefined;
+    if (!strictUtf8(path)) return undefined;
     const parsed = parsedYaml(path)!;
     if (!reported.has(path)) {
       reported.add(path);
@@ -172,7 +171,7 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
     const isYaml = /\.ya?ml$/i.test(path);
     const isRaw = !isYaml && rawGlobs.some((g) => g(path));
     // A YAML file's text is also parsed (once, the memo): decoded through the same step.
-    if (isYaml && strictText(path) === undefined) continue;
+    if (isYaml && !strictUtf8(path)) continue;
     // An unchanged file of a reload (the same bytes object) is the last build's, as it
     // was: it costs nothing here. The text is not kept: the file derives it from its
     // bytes when asked.
@@ -183,7 +182,7 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
         ? before
         : decodePackFile(path, bytes, mode, isRaw);
     if (decoded === NOT_UTF8) {
-      strictText(path); // reports INVALID_UTF8
+      strictUtf8(path); // reports INVALID_UTF8
       continue;
     }
     const { file, split } = decoded instanceof DecodedFile ? { file: decoded, split: undefined } : decoded;

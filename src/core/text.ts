@@ -1,4 +1,4 @@
-import { isAscii } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { hash } from 'node:crypto';
 
 // Text helpers shared by the core: decoding, hashing, offsets to line:col.
@@ -13,6 +13,11 @@ const lossy = new TextDecoder('utf-8', { ignoreBOM: true });
  */
 export function isPlainAscii(bytes: Uint8Array): boolean {
   return isAscii(bytes) && indexOfByte.call(bytes, CR) === -1;
+}
+
+/** Whether the bytes are well-formed UTF-8 (what {@link decodeText} decodes), checked natively. */
+export function isValidUtf8(bytes: Uint8Array): boolean {
+  return isUtf8(bytes);
 }
 
 /** A byte search in native code (memchr), for any `Uint8Array`. */

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { MAX_YAML_NESTING } from './yaml-nesting.js';
 
 /**
@@ -14,12 +15,16 @@ import { MAX_YAML_NESTING } from './yaml-nesting.js';
  * is deep-equal to what `parseDocument(text, { strict: true }).toJS()` gives and the full
  * parser reports no error (property-tested against it in test/core/yaml-simple.test.ts).
  *
+ * `bytes`, when given, are the text itself (plain ASCII, one byte a character): string
+ * values of {@link SLICE_MIN} characters or more are copied out of them, so that no value
+ * is a slice keeping the whole text alive.
+ *
  * @example
  * parseSimpleYaml('name: Ada\ntags: [dev, ops]\n'); // { name: 'Ada', tags: ['dev', 'ops'] }
  * parseSimpleYaml('name: "Ada"\n') === NOT_SIMPLE; // quoted: the full parser decides
  */
-export function parseSimpleYaml(text: string): unknown {
-  const parser = new SimpleParser(text);
+export function parseSimpleYaml(text: string, bytes?: Uint8Array): unknown {
+  const parser = new SimpleParser(text, bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
   return parser.document();
 }
 
@@ -36,13 +41,19 @@ const INTERN_ENTRIES = 256;
 const MAX_KEY = 1000;
 /** Mappings with more keys than this are built as dictionaries at once (see {@link largeObject}). */
 const FAST_KEYS = 64;
+/** V8 makes a substring this long or longer a view of the whole string (a sliced string). */
+const SLICE_MIN = 13;
 
 class SimpleParser {
   /** Start of the current line. */
   private pos = 0;
   private readonly intern = new Map<string, string>();
 
-  constructor(private readonly text: string) {}
+  constructor(
+    private readonly text: string,
+    /** The text's bytes, when it is plain ASCII (see {@link parseSimpleYaml}). */
+    private readonly bytes?: Buffer,
+  ) {}
 
   document(): unknown {
     const indent = this.nextContentLine();
@@ -146,7 +157,7 @@ class SimpleParser {
       if (c === 58 && (j === end - 1 || text.charCodeAt(j + 1) === 32)) return NOT_SIMPLE;
       if (c === 35) return NOT_SIMPLE;
     }
-    const word = text.slice(start, end);
+    const word = this.copy(start, end);
     const special = SPECIAL_WORDS.get(word);
     if (special !== undefined) return special.value;
     return this.share(word);
@@ -174,7 +185,7 @@ class SimpleParser {
       while (i < close && flowChar(text.charCodeAt(i))) i++;
       let itemEnd = i;
       while (itemEnd > itemStart && text.charCodeAt(itemEnd - 1) === 32) itemEnd--;
-      const word = text.slice(itemStart, itemEnd);
+      const word = this.copy(itemStart, itemEnd);
       // A word of the core schema (null, true, …) or with `: `, ` #` inside: not simple.
       if (SPECIAL_WORDS.has(word) || word.includes(': ') || word.includes(' #')) return NOT_SIMPLE;
       if (word.endsWith(':')) return NOT_SIMPLE;
@@ -186,6 +197,13 @@ class SimpleParser {
       while (text.charCodeAt(i) === 32) i++;
       if (i === close) return NOT_SIMPLE;
     }
+  }
+
+  /** A value's characters, as a string of their own (not a view of the text) when long. */
+  private copy(start: number, end: number): string {
+    return this.bytes && end - start >= SLICE_MIN
+      ? this.bytes.toString('latin1', start, end)
+      : this.text.slice(start, end);
   }
 
   private share(word: string): string {

@@ -13,7 +13,7 @@ import {
   YAMLParseError,
 } from 'yaml';
 import { type Diagnostic, type DiagnosticCode, error, type Where } from './diagnostics.js';
-import { LineIndex } from './text.js';
+import { decodeText, isPlainAscii, LineIndex } from './text.js';
 import { TOO_DEEP_MESSAGE, tooDeepAt } from './yaml-nesting.js';
 import { NOT_SIMPLE, parseSimpleYaml } from './yaml-simple.js';
 
@@ -38,6 +38,13 @@ export interface ParseYamlOptions {
   lineOffset?: number;
   /** Code for syntax errors: YAML_SYNTAX, or BAD_FRONTMATTER inside frontmatter. */
   syntaxCode?: DiagnosticCode;
+  /**
+   * The bytes the text was decoded from. When the text is exactly them (plain ASCII), the
+   * parse keeps the bytes rather than the text (made again when a position is needed),
+   * and copies its longer string values out of them rather than slicing the text: a
+   * slice of 13 characters or more is a view that keeps the whole text alive.
+   */
+  bytes?: Uint8Array;
 }
 
 /**
@@ -49,13 +56,18 @@ export interface ParseYamlOptions {
  * `MAX_YAML_NESTING` (100) levels is a syntax error at the first collection past the limit.
  */
 export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
-  const simple = parseSimpleYaml(text);
-  if (simple !== NOT_SIMPLE) return new Parsed(text, options, simple, NO_PROBLEMS as Diagnostic[]);
+  const bytes =
+    options.bytes && options.bytes.length === text.length && isPlainAscii(options.bytes)
+      ? options.bytes
+      : undefined;
+  const source = bytes ?? text;
+  const simple = parseSimpleYaml(text, bytes);
+  if (simple !== NOT_SIMPLE) return new Parsed(source, options, simple, NO_PROBLEMS as Diagnostic[]);
   const { file, lineOffset = 0, syntaxCode = 'YAML_SYNTAX' } = options;
   const at = whereIn(text, file, lineOffset);
   const doc = parseChecked(text);
   if (typeof doc === 'number')
-    return new Parsed(text, options, undefined, [error(syntaxCode, TOO_DEEP_MESSAGE, at(doc))]);
+    return new Parsed(source, options, undefined, [error(syntaxCode, TOO_DEEP_MESSAGE, at(doc))]);
   const diagnostics: Diagnostic[] = doc.errors.map((e) =>
     error(syntaxCode, e.message.split('\n')[0] ?? e.message, at(e.pos[0])),
   );
@@ -82,7 +94,7 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
       else diagnostics.push(error('YAML_ALIASES', `refused: ${message}`, at(0)));
     }
   }
-  return new Parsed(text, options, value, diagnostics, doc);
+  return new Parsed(source, options, value, diagnostics, doc);
 }
 
 // --- internal ---
@@ -97,21 +109,24 @@ const DOCUMENT_OPTIONS = { prettyErrors: false, uniqueKeys: false, strict: true,
 /** The diagnostics of every text the fast path reads (none; shared, frozen). */
 const NO_PROBLEMS: readonly Diagnostic[] = Object.freeze([]);
 
-/** A parse result holding its text, not its syntax tree (kept only while memory allows). */
+/**
+ * A parse result holding its text (or the bytes the text is), not its syntax tree (kept
+ * only while memory allows).
+ */
 class Parsed implements ParsedYaml {
   #doc: WeakRef<Document.Parsed> | undefined;
-  readonly #text: string;
+  readonly #source: string | Uint8Array;
   readonly #file: string;
   readonly #lineOffset: number;
 
   constructor(
-    text: string,
+    source: string | Uint8Array,
     options: ParseYamlOptions,
     readonly value: unknown,
     readonly diagnostics: Diagnostic[],
     doc?: Document.Parsed,
   ) {
-    this.#text = text;
+    this.#source = source;
     this.#file = options.file;
     this.#lineOffset = options.lineOffset ?? 0;
     if (doc) this.#doc = new WeakRef(doc);
@@ -120,16 +135,17 @@ class Parsed implements ParsedYaml {
   locate(path: readonly PathSegment[], key = false): Where {
     const file = this.#file;
     const lineOffset = this.#lineOffset;
+    const text = typeof this.#source === 'string' ? this.#source : decodeText(this.#source)!;
     let doc = this.#doc?.deref();
     if (!doc) {
-      const parsed = parseChecked(this.#text);
-      if (typeof parsed === 'number') return whereIn(this.#text, file, lineOffset)(parsed);
+      const parsed = parseChecked(text);
+      if (typeof parsed === 'number') return whereIn(text, file, lineOffset)(parsed);
       doc = parsed;
       this.#doc = new WeakRef(doc);
     }
     const found = findNode(doc.contents, path, key);
     return found?.range
-      ? whereIn(this.#text, file, lineOffset)(found.range[0])
+      ? whereIn(text, file, lineOffset)(found.range[0])
       : { file, line: 1 + lineOffset, col: 1 };
   }
 }

@@ -16,7 +16,8 @@ export const SETTLED_MS = 1000;
  * A root's kept files as columns rather than an object and an identity string per file
  * (a large pack keeps tens of thousands): a map from path to row number, the bytes by row,
  * and the identity numbers (inode, size, modification and change times) four to a row in
- * one `Float64Array`. The few files whose identity those numbers do not pin — an inode past
+ * one array of doubles (on the engine's heap, unboxed: no native allocation to outlive it
+ * as it grows). The few files whose identity those numbers do not pin — an inode past
  * 2^53 (not exact as a number), a real path that is not where the path leads without
  * symlinks — also keep a string saying the rest (`odd`), compared too.
  *
@@ -27,7 +28,7 @@ export const SETTLED_MS = 1000;
 export class KeptFiles {
   readonly #rows = new Map<string, number>();
   #bytes: (Uint8Array | undefined)[] = [];
-  #numbers = new Float64Array(4 * 64);
+  #numbers: number[] = [];
   /** Rows used, some of them freed by {@link delete}. */
   #used = 0;
   #odd: Map<number, string> | undefined;
@@ -67,7 +68,6 @@ export class KeptFiles {
     let row = this.#rows.get(rel);
     if (row === undefined) {
       row = this.#used++;
-      if (4 * row >= this.#numbers.length) this.#grow();
       this.#rows.set(rel, row);
     }
     this.#bytes[row] = bytes;
@@ -100,7 +100,7 @@ export class KeptFiles {
 
   /** Gives back spare room left by growing (once the read that fills it is complete). */
   trim(): void {
-    if (this.#numbers.length > 4 * this.#used + 1024) this.#numbers = this.#numbers.slice(0, 4 * this.#used);
+    this.#numbers = this.#numbers.slice();
     this.#bytes = this.#bytes.slice();
   }
 
@@ -117,20 +117,14 @@ export class KeptFiles {
 
   // --- internal ---
 
-  #grow(): void {
-    const numbers = new Float64Array(Math.max(4 * 64, this.#numbers.length * 2));
-    numbers.set(this.#numbers);
-    this.#numbers = numbers;
-  }
-
   #compact(): void {
     const bytes: Uint8Array[] = [];
-    const numbers = new Float64Array(Math.max(4 * 64, 8 * this.#rows.size));
+    const numbers: number[] = [];
     const odd = new Map<number, string>();
     let next = 0;
     for (const [rel, row] of this.#rows) {
       bytes.push(this.#bytes[row]!);
-      numbers.set(this.#numbers.subarray(4 * row, 4 * row + 4), 4 * next);
+      for (let k = 4 * row; k < 4 * row + 4; k++) numbers.push(this.#numbers[k]!);
       const o = this.#odd?.get(row);
       if (o !== undefined) odd.set(next, o);
       this.#rows.set(rel, next++);

@@ -26,6 +26,10 @@ function agrees(text: string): void {
   expect(full.problem, JSON.stringify(text)).toBe(false);
   expect(simple, JSON.stringify(text)).toStrictEqual(full.value);
   expect(JSON.stringify(simple)).toBe(JSON.stringify(full.value));
+  // Given the text's bytes (plain ASCII text), values are copied out of them: the same values.
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length === text.length)
+    expect(parseSimpleYaml(text, bytes), JSON.stringify(text)).toStrictEqual(simple);
 }
 
 describe('parseSimpleYaml', () => {
