@@ -28,7 +28,10 @@ export function memoCompose<Q extends object, R extends object>(
   // entries.
   if ((request as { ambient?: unknown }).ambient !== undefined)
     return freeze(compute(snapshot, request), snapshot);
-  const key = memo.key(snapshot, requestKey(request));
+  const fields = requestKey(request);
+  // A value with no canonical form (a cycle, a Date, deep nesting) is composed every time.
+  if (fields === undefined) return freeze(compute(snapshot, request), snapshot);
+  const key = memo.key(snapshot, fields);
   const hit = memo.getKeyed(key) as R | undefined;
   if (hit !== undefined) return hit;
   const outcome = freeze(compute(snapshot, request), snapshot);
@@ -40,11 +43,24 @@ export function memoCompose<Q extends object, R extends object>(
  * A canonical key for a request: every field, object keys sorted, values JSON-quoted (so
  * parts cannot run into each other); undefined fields are left out, as absent ones. A
  * request of names only (the usual one) has a shorter key (see {@link namesKey}): the two
- * forms never meet, as one ends with `;` and the other never does.
+ * forms never meet, as one ends with `;` and the other never does. Undefined for a request
+ * holding a value with no canonical form: a function, a symbol, an object that is no plain
+ * object or array (a Date, a Map), or one nested deeper than {@link MAX_KEY_NESTING} (a
+ * cycle too).
  */
-export function requestKey(request: object): string {
-  return namesKey(request) ?? fieldsKey(request);
+export function requestKey(request: object): string | undefined {
+  const names = namesKey(request);
+  if (names !== undefined) return names;
+  try {
+    return fieldsKey(request);
+  } catch (e) {
+    if (e === NO_KEY) return undefined;
+    throw e;
+  }
 }
+
+/** How deep a request's values may nest and still be memoised. */
+export const MAX_KEY_NESTING = 128;
 
 // --- internal ---
 
@@ -91,7 +107,7 @@ function fieldsKey(request: object): string {
     const name = names[i]!;
     const value = (request as Record<string, unknown>)[name];
     if (value === undefined) continue;
-    key += `${name}=${canonical(value)};`;
+    key += `${name}=${canonical(value, 0)};`;
   }
   return key;
 }
@@ -118,16 +134,24 @@ function plainString(value: string): boolean {
   return true;
 }
 
-function canonical(value: unknown): string {
+/** Thrown by {@link canonical} for a value with no canonical form. */
+const NO_KEY = Symbol('no canonical key');
+
+function canonical(value: unknown, depth: number): string {
   // A string without quotes or backslashes is quoted as it is; any other is JSON-escaped
   // (so it holds a backslash): the two forms never meet.
   if (typeof value === 'string' && plainString(value)) return `"${value}"`;
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'function' || typeof value === 'symbol') throw NO_KEY;
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (depth >= MAX_KEY_NESTING) throw NO_KEY;
+  if (Array.isArray(value)) return `[${value.map((v) => canonical(v, depth + 1)).join(',')}]`;
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) throw NO_KEY;
   let out = '{';
   for (const name of sortedKeys(value)) {
     const v = (value as Record<string, unknown>)[name];
-    if (v !== undefined) out += `${JSON.stringify(name)}:${canonical(v)},`;
+    if (v !== undefined) out += `${JSON.stringify(name)}:${canonical(v, depth + 1)},`;
   }
   return `${out}}`;
 }

@@ -310,7 +310,7 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
   // 3. Every layer, in order.
   const inputText: Record<string, string> = plan.takesInputs ? {} : NO_INPUT_TEXT;
   if (plan.takesInputs) {
-    for (const k of Object.keys(inputs.values)) inputText[k] = String(inputs.values[k]);
+    for (const k of Object.keys(inputs.texts)) inputText[k] = inputs.texts[k]!;
   }
   const env: LayerEnv = {
     settings: settings.values,
@@ -458,7 +458,11 @@ function placeholderValue(env: LayerEnv, name: string): string | undefined {
   return env.inputs[name];
 }
 
-const NO_INPUTS: ResolvedInputs = Object.freeze({ values: Object.freeze({}), sources: Object.freeze({}) });
+const NO_INPUTS: ResolvedInputs = Object.freeze({
+  values: Object.freeze({}),
+  texts: Object.freeze({}),
+  sources: Object.freeze({}),
+});
 const NO_INPUT_TEXT: Record<string, string> = Object.freeze({});
 
 function badName(key: string, value: string): Diagnostic {

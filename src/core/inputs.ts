@@ -1,5 +1,7 @@
 import { type Diagnostic, error } from './diagnostics.js';
 import type { InputDef, Manifest } from './manifest.js';
+import type { InputFormat } from './manifest-parse.js';
+import { pythonStr } from './python-str.js';
 import { parseSettingValue, type SettingDef, type SettingValue } from './settings.js';
 import type { Snapshot } from './snapshot.js';
 import { inputPlaceholders, recordInputPlaceholders } from './template.js';
@@ -11,8 +13,13 @@ import { inputPlaceholders, recordInputPlaceholders } from './template.js';
 export type InputSource = 'default' | 'request';
 
 export interface ResolvedInputs {
-  /** Values given by the request, or defaults. */
+  /**
+   * Values given by the request, or defaults, parsed by type; a `format: python` input's
+   * value is the text it is written as (`True`, `['a', 1]`), as CrewAI makes every input a str.
+   */
   values: Record<string, SettingValue>;
+  /** Each value as templates write it (by the input's `format`). */
+  texts: Record<string, string>;
   sources: Record<string, InputSource>;
 }
 
@@ -31,17 +38,21 @@ export function resolveInputs(
   vars: Readonly<Record<string, unknown>> | undefined,
 ): { inputs: ResolvedInputs; diagnostics: Diagnostic[] } {
   const values: Record<string, SettingValue> = {};
+  const texts: Record<string, string> = {};
   const sources: Record<string, InputSource> = {};
   const diagnostics: Diagnostic[] = [];
   const { byName, open } = parseDefs(manifest);
   for (const def of manifest.inputs) {
     if (def.default === undefined) continue;
-    values[def.name] = def.default;
+    texts[def.name] = textOf(def.default, def.format);
+    values[def.name] = def.format === 'python' ? texts[def.name]! : def.default;
     sources[def.name] = 'default';
   }
-  if (vars === undefined) return { inputs: { values, sources }, diagnostics };
+  if (vars === undefined) return { inputs: { values, texts, sources }, diagnostics };
   for (const name of Object.keys(vars)) {
     const raw = vars[name];
+    // As everywhere in a request: an undefined value is an absent one.
+    if (raw === undefined) continue;
     const def = byName.get(name) ?? open;
     if (!def) {
       const known = manifest.inputs.map((i) => i.name).join(', ') || '(none)';
@@ -50,17 +61,31 @@ export function resolveInputs(
       );
       continue;
     }
-    const parsed = parseSettingValue(def, raw);
+    if (def.format === 'python') {
+      const written = pythonStr(raw);
+      if ('problem' in written) {
+        diagnostics.push(
+          error('INVALID_INPUT', `input ${name}: value ${shown(raw)} is invalid; ${written.problem}`),
+        );
+        continue;
+      }
+      values[name] = written.text;
+      texts[name] = written.text;
+      sources[name] = 'request';
+      continue;
+    }
+    const parsed = parseSettingValue(def.setting, raw);
     if ('problem' in parsed) {
       diagnostics.push(
-        error('INVALID_INPUT', `input ${name}: value ${JSON.stringify(raw)} is invalid; ${parsed.problem}`),
+        error('INVALID_INPUT', `input ${name}: value ${shown(raw)} is invalid; ${parsed.problem}`),
       );
       continue;
     }
     values[name] = parsed.value;
+    texts[name] = String(parsed.value);
     sources[name] = 'request';
   }
-  return { inputs: { values, sources }, diagnostics };
+  return { inputs: { values, texts, sources }, diagnostics };
 }
 
 /** The MISSING_INPUT error for an input a placeholder needs and the request does not give. */
@@ -112,11 +137,17 @@ export function listInputs(snapshot: Snapshot): ListedInput[] {
 
 // --- internal ---
 
-/** The inputs' definitions as `parseSettingValue` takes them, once per manifest. */
+/** An input's definition as `parseSettingValue` takes it, and how its value is written. */
+interface ParseDef {
+  setting: SettingDef;
+  format?: InputFormat;
+}
+
+/** The inputs' definitions, once per manifest. */
 interface ParseDefs {
-  byName: ReadonlyMap<string, SettingDef>;
+  byName: ReadonlyMap<string, ParseDef>;
   /** Any other name, when inputs are open. */
-  open?: SettingDef;
+  open?: ParseDef;
 }
 
 const parseDefsMemo = new WeakMap<object, ParseDefs>();
@@ -124,14 +155,36 @@ const parseDefsMemo = new WeakMap<object, ParseDefs>();
 function parseDefs(manifest: Pick<Manifest, 'inputs' | 'openInputs'>): ParseDefs {
   let defs = parseDefsMemo.get(manifest);
   if (!defs) {
-    const asSetting = (def: Omit<InputDef, 'name'>, name: string): SettingDef => ({
-      ...def,
-      name,
-      default: def.default ?? '',
-    });
+    const asSetting = ({ format, ...def }: Omit<InputDef, 'name'>, name: string): ParseDef => {
+      const out: ParseDef = { setting: { ...def, name, default: def.default ?? '' } };
+      if (format !== undefined) out.format = format;
+      return out;
+    };
     defs = { byName: new Map(manifest.inputs.map((i) => [i.name, asSetting(i, i.name)])) };
     if (manifest.openInputs) defs.open = asSetting(manifest.openInputs, '*');
     parseDefsMemo.set(manifest, defs);
   }
   return defs;
+}
+
+/** A default (a scalar) as templates write it. */
+function textOf(value: SettingValue, format: InputFormat | undefined): string {
+  if (format === 'python') {
+    const written = pythonStr(value);
+    if ('text' in written) return written.text;
+  }
+  return String(value);
+}
+
+/** A value as a message quotes it (JSON, or its kind when JSON has no form for it). */
+function shown(raw: unknown): string {
+  try {
+    const json = JSON.stringify(raw);
+    if (json !== undefined) return json.length > 200 ? `${json.slice(0, 200)}…` : json;
+  } catch {
+    // a bigint, a cycle: said below
+  }
+  return typeof raw === 'bigint'
+    ? `${raw}n`
+    : `(${typeof raw === 'object' ? 'an object JSON cannot write: a cycle or deep nesting' : `a ${typeof raw}`})`;
 }

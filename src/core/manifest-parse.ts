@@ -29,7 +29,16 @@ export interface InputDef {
   min?: number;
   max?: number;
   description?: string;
+  /**
+   * How a value that is not a string is written into text. Absent: a number or boolean as
+   * JSON writes it (`true`, `1.5`). `python`: as Python's `str()` writes it (`True`, `None`,
+   * `['a', 1]`), CrewAI's way; such a string input also takes null, lists and mappings.
+   */
+  format?: InputFormat;
 }
+
+export const INPUT_FORMATS = ['python'] as const;
+export type InputFormat = (typeof INPUT_FORMATS)[number];
 
 /** Roles discovered from prompt files, the id taken from a frontmatter field. */
 export interface DiscoverDef {
@@ -186,7 +195,7 @@ const LAYER_KEYS = [
 ];
 const VARIANT_KEYS = ['when', 'file', 'path_setting', 'input', 'role_field', 'text', 'chain', 'append'];
 const SOURCE_KINDS = ['file', 'input', 'role_field', 'text', 'chain'];
-const INPUT_KEYS = ['type', 'default', 'values', 'min', 'max', 'description'];
+const INPUT_KEYS = ['type', 'default', 'values', 'min', 'max', 'description', 'format'];
 const TRIM_MODES: TrimMode[] = ['both', 'end', 'none'];
 const SETTING_KEYS = ['type', 'default', 'env', 'values', 'min', 'max', 'description'];
 const SETTING_TYPES: SettingType[] = ['boolean', 'enum', 'string', 'integer'];
@@ -413,6 +422,12 @@ class Checker {
       if (s[k] === undefined) continue;
       if (typeof s[k] === 'number' && Number.isInteger(s[k])) def[k] = s[k] as number;
       else this.bad([...path, k], `${k} must be an integer`);
+    }
+    if (s.format !== undefined) {
+      if (!(INPUT_FORMATS as readonly unknown[]).includes(s.format))
+        this.bad([...path, 'format'], `format must be one of: ${INPUT_FORMATS.join(', ')}`);
+      else if (def.type !== 'string') this.bad([...path, 'format'], 'format applies to a string input');
+      else def.format = s.format as InputFormat;
     }
     return def;
   }

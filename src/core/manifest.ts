@@ -190,7 +190,8 @@ function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[]): Manifest 
     if (def) m.settings.push(def);
   }
   for (const input of inputs.values()) {
-    if (input.default === undefined) {
+    // A default (a scalar) of a `format: python` input is written as Python writes it.
+    if (input.default === undefined || input.format === 'python') {
       m.inputs.push(input);
       continue;
     }

@@ -97,6 +97,14 @@ describe('compose memo', () => {
     expect(requestKey({ team: 'b', role: 'a' })).toBe(requestKey({ role: 'a', team: 'b' }));
   });
 
+  it('a request holding a value with no canonical form has no key (it is composed every time)', () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    for (const x of [cycle, new Date(0), new Map(), () => 1, Symbol('s')])
+      expect(requestKey({ role: 'a', vars: { x } })).toBeUndefined();
+    expect(requestKey({ role: 'a', vars: { x: 1n } })).not.toBe(requestKey({ role: 'a', vars: { x: 1 } }));
+  });
+
   it('keys inherited request fields, as compose reads them', async () => {
     const snapshot = await loadPackStrict(ROBOCO, { env: {} });
     const [a, b] = snapshot.fleet;
