@@ -24,14 +24,19 @@ export const SETTLED_MS = 1000;
  * A file kept less than {@link SETTLED_MS} after its last change (file times advance in
  * coarse ticks: a write in the same tick as the read could keep the identity while
  * changing the content) keeps NaN for its inode: it is listed, but never reused.
+ *
+ * It is also the read's files (a read-only map from path to bytes, handed to the build):
+ * once a read is complete it is never changed again — a later read that keeps most of
+ * its files changes a {@link clone}.
  */
-export class KeptFiles {
+export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
   readonly #rows = new Map<string, number>();
   #bytes: (Uint8Array | undefined)[] = [];
   #numbers: number[] = [];
   /** Rows used, some of them freed by {@link delete}. */
   #used = 0;
   #odd: Map<number, string> | undefined;
+  #trimmed = false;
 
   /** The number of files kept. */
   get size(): number {
@@ -43,20 +48,53 @@ export class KeptFiles {
   }
 
   /** The bytes kept for a file. */
-  bytes(rel: string): Uint8Array | undefined {
+  get(rel: string): Uint8Array | undefined {
     const row = this.#rows.get(rel);
     return row === undefined ? undefined : this.#bytes[row];
   }
 
   /** The paths kept, in the order they were first kept. */
-  keys(): IterableIterator<string> {
+  keys(): MapIterator<string> {
     return this.#rows.keys();
   }
 
-  forEach(fn: (bytes: Uint8Array, rel: string) => void): void {
+  *entries(): MapIterator<[string, Uint8Array]> {
+    for (const [rel, row] of this.#rows) yield [rel, this.#bytes[row]!];
+  }
+
+  *values(): MapIterator<Uint8Array> {
+    for (const row of this.#rows.values()) yield this.#bytes[row]!;
+  }
+
+  [Symbol.iterator](): MapIterator<[string, Uint8Array]> {
+    return this.entries();
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'KeptFiles';
+  }
+
+  forEach(
+    fn: (bytes: Uint8Array, rel: string, map: ReadonlyMap<string, Uint8Array>) => void,
+    thisArg?: unknown,
+  ): void {
     this.#rows.forEach((row, rel) => {
-      fn(this.#bytes[row]!, rel);
+      fn.call(thisArg, this.#bytes[row]!, rel, this);
     });
+  }
+
+  /** A copy to change (the read this one is stays as it was). */
+  clone(): KeptFiles {
+    const copy = new KeptFiles();
+    this.#rows.forEach((row, rel) => {
+      copy.#rows.set(rel, row);
+    });
+    copy.#bytes = this.#bytes.slice();
+    copy.#numbers = this.#numbers.slice();
+    copy.#used = this.#used;
+    if (this.#odd) copy.#odd = new Map(this.#odd);
+    copy.#trimmed = true;
+    return copy;
   }
 
   /**
@@ -69,6 +107,7 @@ export class KeptFiles {
     if (row === undefined) {
       row = this.#used++;
       this.#rows.set(rel, row);
+      this.#trimmed = false;
     }
     this.#bytes[row] = bytes;
     const at = 4 * row;
@@ -100,8 +139,10 @@ export class KeptFiles {
 
   /** Gives back spare room left by growing (once the read that fills it is complete). */
   trim(): void {
+    if (this.#trimmed) return;
     this.#numbers = this.#numbers.slice();
     this.#bytes = this.#bytes.slice();
+    this.#trimmed = true;
   }
 
   delete(rel: string): boolean {

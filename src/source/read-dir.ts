@@ -272,7 +272,7 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
   out.newestChangeMs = listing.newestChangeMs;
   if (out.diagnostics.some((d) => d.code === 'TOO_MANY_FILES' || d.code === 'PACK_TOO_LARGE')) {
     // As when nothing is read after such a listing: no files, no reading problems.
-    out.files.clear();
+    out.files = new Map();
     return out;
   }
   // A simple read (no symlink, no ConfigMap, no problem) is a base for hinted reads.
@@ -284,9 +284,11 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
     });
     return { folders: listing.folders, key, files: out.files, bytes };
   };
+  // The files kept for the next read are the read's files.
   if (reading) {
     for (const rel of reading.refused) out.refused.add(rel);
     out.diagnostics.push(...reading.problems);
+    out.files = reading.kept;
     limits.reuse.keep(pack.root, reading.kept, simple(), ticket);
     return out;
   }
@@ -298,7 +300,6 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
     if (slices.due) await slices.pause();
     const reused = limits.reuse.get(pack.root, f.rel, f, f.odd);
     if (reused) {
-      out.files.set(f.rel, reused);
       kept.set(f.rel, reused, f, now, f.odd);
       continue;
     }
@@ -307,6 +308,7 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
     if (bytes) kept.set(f.rel, bytes, f, readAtMs, f.odd);
     if (limits.recheck) out.newestChangeMs = Math.max(out.newestChangeMs, changedSince(f.real));
   }
+  out.files = kept;
   limits.reuse.keep(pack.root, kept, simple(), ticket);
   return out;
 }
@@ -541,7 +543,6 @@ function readListed(
       filled += bytesRead;
     }
     const kept = filled === size ? bytes : bytes.subarray(0, filled);
-    out.files.set(rel, kept);
     reading.kept.set(rel, kept, st, reading.readAtMs, oddKey(direct, real, st, fd));
     if (limits.recheck) state.newest = Math.max(state.newest, changedSince(real));
     return true;
@@ -566,7 +567,6 @@ function readNow(
 ): void {
   const read = readRegularFileSync(real, rel, maxBytes);
   if ('bytes' in read) {
-    out.files.set(rel, read.bytes);
     reading.kept.set(rel, read.bytes, st, reading.readAtMs, odd);
   } else {
     reading.refused.push(rel);
@@ -600,10 +600,7 @@ const SLAB_MAX_FILE = 2 ** 16;
 
 function readOne(out: Building, rel: string, real: string, maxBytes: number): Uint8Array | undefined {
   const read = readRegularFileSync(real, rel, maxBytes);
-  if ('bytes' in read) {
-    out.files.set(rel, read.bytes);
-    return read.bytes;
-  }
+  if ('bytes' in read) return read.bytes;
   out.refused.add(rel);
   out.diagnostics.push(read.problem);
 }
@@ -636,8 +633,8 @@ function rootIdentity(pack: PackRoot): string {
   return `!${JSON.stringify(pack.diagnostics)}`;
 }
 
-/** A read being made: its files map is filled in place. */
-type Building = DiskPackFiles & { files: Map<string, Uint8Array> };
+/** A read being made (its files are set once it is complete). */
+type Building = DiskPackFiles;
 
 function empty(root: string): Building {
   return { root, files: new Map(), refused: new Set(), diagnostics: [], identity: '', newestChangeMs: 0 };

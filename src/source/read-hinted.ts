@@ -146,28 +146,46 @@ class Hinted {
   #reread = new Map<string, Uint8Array>();
   /** Whether a file was added or dropped (the files are then not the base's keys). */
   #reshaped = false;
+  /**
+   * The pack's files as kept: at first those of the last read, which are that read's
+   * files (never changed); copied before the first change.
+   */
+  #entries: KeptFiles;
+  #copied = false;
 
   constructor(
     readonly root: string,
-    readonly entries: KeptFiles,
+    entries: KeptFiles,
     readonly folders: Set<string>,
     /** The total size of the kept files, kept up to date as files are read and dropped. */
     public bytes: number,
     readonly limits: HintedLimits,
     readonly slices: Slices,
-  ) {}
+  ) {
+    this.#entries = entries;
+  }
+
+  /** Every file of the pack as this read leaves it. */
+  get entries(): KeptFiles {
+    return this.#entries;
+  }
 
   /**
    * The pack's files after this read: the base's with the files read again layered over
-   * them when no file was added or dropped; otherwise a new map of every kept file.
+   * them when no file was added or dropped; otherwise every kept file.
    */
   files(base: ReadonlyMap<string, Uint8Array>): ReadonlyMap<string, Uint8Array> {
     if (!this.#reshaped && base.size === this.entries.size) return LayeredMap.over(base, this.#reread);
-    const files = new Map<string, Uint8Array>();
-    this.entries.forEach((bytes, rel) => {
-      files.set(rel, bytes);
-    });
-    return files;
+    return this.entries;
+  }
+
+  /** The kept files, to change (a copy of the last read's, made once). */
+  #changing(): KeptFiles {
+    if (!this.#copied) {
+      this.#entries = this.#entries.clone();
+      this.#copied = true;
+    }
+    return this.#entries;
   }
 
   async look(rel: string): Promise<void> {
@@ -251,8 +269,8 @@ class Hinted {
         filled += bytesRead;
       }
       const kept = filled === size ? bytes : bytes.subarray(0, filled);
-      const before = this.entries.bytes(rel);
-      this.entries.set(rel, kept, st, readAtMs, oddKey(true, real, st, fd));
+      const before = this.entries.get(rel);
+      this.#changing().set(rel, kept, st, readAtMs, oddKey(true, real, st, fd));
       this.bytes += kept.length - (before?.length ?? 0);
       if (before) this.#reread.set(rel, kept);
       else this.#reshaped = true;
@@ -346,9 +364,9 @@ class Hinted {
   }
 
   #dropFile(rel: string): void {
-    const kept = this.entries.bytes(rel);
+    const kept = this.entries.get(rel);
     if (!kept) return;
-    this.entries.delete(rel);
+    this.#changing().delete(rel);
     this.bytes -= kept.length;
     this.#reread.delete(rel);
     this.#reshaped = true;

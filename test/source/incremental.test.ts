@@ -210,10 +210,18 @@ describe('KeptFiles', () => {
       }
     }
     kept.trim();
+    // A clone changes apart from the original.
+    const copy = kept.clone();
+    copy.set('new', new Uint8Array([9]), st(1), 1e12);
+    copy.delete('f1');
+    expect(kept.has('new')).toBe(false);
+    expect(kept.has('f1')).toBe(model.has('f1'));
+    expect(copy.get('new')).toEqual(new Uint8Array([9]));
     expect(kept.size).toBe(model.size);
+    expect(new Map(kept)).toEqual(model);
     expect([...kept.keys()].sort()).toEqual([...model.keys()].sort());
     for (const [rel, bytes] of model) {
-      expect(kept.bytes(rel)).toBe(bytes);
+      expect(kept.get(rel)).toBe(bytes);
       const i = Number(rel.slice(1));
       const last = i + 300 * Math.floor((499 - i) / 300);
       expect(kept.unchanged(rel, st(last))).toBe(bytes);
