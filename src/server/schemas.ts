@@ -3,6 +3,7 @@ import type { AgentConfig } from '../agent-config/agent-config.js';
 import { SKIP_REASONS } from '../core/compose.js';
 import { DIAGNOSTIC_CODES, type Diagnostic, SEVERITIES } from '../core/diagnostics.js';
 import type { WordedLayer } from '../core/explain.js';
+import { MAX_VALUE_NESTING } from '../core/python-str.js';
 import { SETTING_SOURCES, SETTING_TYPES } from '../core/settings.js';
 import { ENCODINGS, TOKENIZER_NAMES } from '../core/tokenizer-names.js';
 import { BUDGET_STATUSES } from '../tokens/config.js';
@@ -43,6 +44,58 @@ const Settings = z
     description: 'Setting overrides: strings are parsed by the setting type',
     example: { fable_mode_enabled: 'on' },
   });
+/**
+ * Request inputs: like settings, but a value may be any JSON value (an input written as
+ * Python's `str()` does takes null, lists and mappings, as CrewAI's inputs do). Checked
+ * without recursion, so a body nested thousands deep is refused, not a stack overflow;
+ * past {@link MAX_VALUE_NESTING} levels the core says INVALID_INPUT.
+ */
+const Vars = z
+  .preprocess(
+    (value, ctx) => {
+      if (typeof value === 'object' && value !== null) {
+        for (const key of RESERVED_KEYS) {
+          if (Object.hasOwn(value, key))
+            ctx.addIssue({
+              code: 'custom',
+              message: `${JSON.stringify(key)} is not an input name`,
+              input: value,
+            });
+        }
+      }
+      return value;
+    },
+    z.record(
+      z.string(),
+      z.unknown().refine(isJsonValue, {
+        message: `expected a JSON value nested at most ${MAX_VALUE_NESTING + 1} levels`,
+      }),
+    ),
+  )
+  .openapi({
+    description:
+      'Request inputs: strings are parsed by the input type; an input of format python takes any JSON value',
+    example: { topic: 'AI agents' },
+  });
+
+/** Whether a value is plain JSON (what a parsed body holds) nested at most MAX_VALUE_NESTING + 1 deep. */
+function isJsonValue(value: unknown): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v === 'string' || typeof v === 'boolean') continue;
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return false;
+      continue;
+    }
+    if (typeof v !== 'object' || depth > MAX_VALUE_NESTING) return false;
+    const children = Array.isArray(v) ? v : isPlainObject(v) ? Object.values(v) : undefined;
+    if (!children) return false;
+    for (const c of children) stack.push([c, depth + 1]);
+  }
+  return true;
+}
+
 const Version = z.string().max(64).openapi({
   description: '`current` (default), `previous` (the last good version before this one), or a version id',
 });
@@ -219,7 +272,7 @@ export const ComposeBodySchema = z
     agent: Name.optional(),
     ambient: z.string().optional(),
     settings: Settings.optional(),
-    vars: Settings.optional().openapi({
+    vars: Vars.optional().openapi({
       description: 'Request inputs the pack declares (its `inputs:`), parsed by type like settings',
     }),
     version: Version.optional(),
@@ -235,7 +288,7 @@ export const TeamMemberSchema = z
     team: Name.optional(),
     ambient: z.string().optional(),
     settings: Settings.optional(),
-    vars: Settings.optional(),
+    vars: Vars.optional(),
   })
   .openapi('TeamMember');
 
@@ -243,7 +296,7 @@ export const TeamBodySchema = z
   .strictObject({
     team: Name.optional().openapi({ description: 'Default team for members that give none' }),
     settings: Settings.optional().openapi({ description: 'Overrides for every member (a member’s own win)' }),
-    vars: Settings.optional().openapi({
+    vars: Vars.optional().openapi({
       description: 'Request inputs for every member (a member’s own win)',
     }),
     members: z.array(TeamMemberSchema).min(1).max(256),
@@ -492,3 +545,8 @@ const contract: {
   anthropic: true,
 };
 void contract;
+
+function isPlainObject(v: object): boolean {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}

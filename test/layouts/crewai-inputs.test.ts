@@ -88,6 +88,35 @@ describe('crewai inputs are written as CrewAI writes them', () => {
     expect((await big.json()).error.code).toBe('INVALID_INPUT');
   });
 
+  it('POST /api/compose: null, lists and mappings are written as Python writes them; nested too deep is 400, never a 500', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'agents.yaml': AGENTS });
+    const { app } = await appFor(dir);
+    const compose = (body: string) =>
+      app.request('/api/compose', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    for (const [topic, shown] of [
+      ['null', 'None'],
+      ['["a", 1, null]', "['a', 1, None]"],
+      ['{"k": [true, 1.5], "it\'s": "x"}', `{'k': [True, 1.5], "it's": 'x'}`],
+    ] as const) {
+      const res = await compose(`{"role":"writer","vars":{"topic":${topic}}}`);
+      expect(res.status).toBe(200);
+      expect((await res.json()).text).toBe(
+        `You are Writer on ${shown}. Words.\nYour personal goal is: Write`,
+      );
+    }
+    // 101 levels: the schema takes it (101 deep), the core refuses it as CrewAI's limit.
+    const deep = await compose(`{"role":"writer","vars":{"topic":${'['.repeat(101)}${']'.repeat(101)}}}`);
+    expect(deep.status).toBe(400);
+    expect((await deep.json()).error.code).toBe('INVALID_INPUT');
+    // 20,000 levels: refused by the request check, without recursion.
+    const deeper = await compose(
+      `{"role":"writer","vars":{"topic":${'['.repeat(20_000)}${']'.repeat(20_000)}}}`,
+    );
+    expect(deeper.status).toBe(400);
+    expect((await deeper.json()).error.code).toBe('BAD_REQUEST');
+  });
+
   it('--var gives a string, as CrewAI takes one: --var topic=true is true', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'agents.yaml': AGENTS });
