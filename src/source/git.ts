@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { error } from '../core/diagnostics.js';
 import { normalisePackPath } from '../core/pack-path.js';
+import type { ReadScope } from '../core/read-scope.js';
 import { hiddenAllowed } from '../core/select.js';
 import { presetHiddenFolders } from '../core/snapshot.js';
 import { fileTooLarge, type PackLimits, packTooLarge, resolveLimits, tooManyFiles } from './limits.js';
@@ -22,7 +23,7 @@ import type { PackFiles } from './read-dir.js';
 export async function readPackAtRevision(
   dir: string,
   rev: string,
-  options: PackLimits = {},
+  options: PackLimits & { scope?: ReadScope } = {},
 ): Promise<PackFiles> {
   const out: PackFiles & { files: Map<string, Uint8Array> } = {
     root: dir,
@@ -60,7 +61,11 @@ export async function readPackAtRevision(
   // 3. The limits on the whole pack, before any content is read.
   const limits = resolveLimits(options);
   const maxBytes = limits.maxFileBytes;
-  const visible = entries.filter((e) => !hidden(e.path));
+  // Only the files the pack can select (see `ReadPackOptions.scope`); a tree with a
+  // symlink is read whole (a link may lead to a file the scope leaves out).
+  const scope = entries.some((e) => e.mode === SYMLINK) ? undefined : options.scope;
+  const selected = (path: string) => scope === undefined || scope.has(path);
+  const visible = entries.filter((e) => !hidden(e.path) && selected(e.path));
   if (visible.length > limits.maxFiles) {
     out.diagnostics.push(tooManyFiles(limits.maxFiles));
     return out;
@@ -72,7 +77,9 @@ export async function readPackAtRevision(
   }
 
   // 4. Contents of every blob, then symlinks resolved inside the pack.
-  const wanted = entries.filter((e) => e.type === 'blob' && (e.mode === SYMLINK || e.size <= maxBytes));
+  const wanted = entries.filter(
+    (e) => e.type === 'blob' && (e.mode === SYMLINK || e.size <= maxBytes) && selected(e.path),
+  );
   const blobs = await catFiles(dir, [...new Set(wanted.map((e) => e.oid))]);
   if ('error' in blobs) return fail(blobs.error);
   const byPath = new Map(entries.filter((e) => e.type === 'blob').map((e) => [e.path, e]));
@@ -89,7 +96,7 @@ export async function readPackAtRevision(
     out.files.set(visible, blobs.map.get(entry.oid)!);
   };
   for (const e of byPath.values()) {
-    if (hidden(e.path)) continue;
+    if (hidden(e.path) || !selected(e.path)) continue;
     if (e.mode !== SYMLINK) {
       emit(e.path, e.path);
       continue;

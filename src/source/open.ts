@@ -95,7 +95,7 @@ export type PackSourceKind = PackSource['kind'];
 // --- internal ---
 
 /**
- * Reads and builds a pack; a folder is read for the files its pack can select (see
+ * Reads and builds a pack; a folder (or a git revision of one) is read for the files its pack can select (see
  * `readScopeOf`), so that a project root read for its AGENTS.md files does not read, or
  * count against the limits, everything else it holds. The scope is worked out from the
  * last build (`previous`) or a forced preset; when nothing is known the whole folder is
@@ -105,7 +105,7 @@ export type PackSourceKind = PackSource['kind'];
  * (or whole, when the build failed), so the result is always what a whole read gives.
  */
 async function readAndBuild(source: PackSource, options: OpenOptions): Promise<OpenResult> {
-  if (source.kind !== 'dir') return readAndBuildOnce(source, options);
+  if (source.kind !== 'dir' && source.kind !== 'git') return readAndBuildOnce(source, options);
   const preset = options.preset === undefined ? undefined : presetManifest(options.preset);
   const guess = options.previous ? readScopeOf(options.previous.manifest) : preset && readScopeOf(preset);
   if (guess === undefined) {
@@ -209,9 +209,12 @@ async function readBundle(
 
 async function readGit(
   source: { kind: 'git'; dir: string; rev: string; root?: string },
-  options: OpenOptions,
+  options: OpenOptions & { scope?: ReadScope },
 ): Promise<SourceRead> {
-  const read = await readPackAtRevision(source.dir, source.rev, limitsOf(options));
+  const read = await readPackAtRevision(source.dir, source.rev, {
+    ...limitsOf(options),
+    scope: options.scope,
+  });
   return source.root === undefined ? read : { ...read, root: source.root };
 }
 

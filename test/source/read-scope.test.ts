@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -65,6 +66,26 @@ describe('read scope', () => {
     const full = await whole(copyWithout(dir, 'target'));
     expect(observe(opened)).toEqual(observe(full));
     expect([...opened.snapshot!.files.keys()].some((p) => p.startsWith('target/'))).toBe(false);
+  });
+
+  it('a git revision of a project root over the file limit loads as its layout too', async () => {
+    const dir = copyOf(join(EXAMPLES, 'agents-md'));
+    addBuildOutput(dir, 60);
+    const git = (...args: string[]) =>
+      execFileSync(
+        'git',
+        ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args],
+        {
+          cwd: dir,
+        },
+      );
+    git('init', '-q', '-b', 'main');
+    git('add', '.');
+    git('commit', '-q', '-m', 'project');
+    const opened = await openPack({ kind: 'git', dir, rev: 'HEAD' }, { env: {}, maxFiles: 40 });
+    expect(opened.diagnostics).toEqual([]);
+    const onDisk = await openPack({ kind: 'dir', dir }, { env: {}, maxFiles: 40 });
+    expect(observe(opened)).toEqual(observe(onDisk));
   });
 
   it('the files a pack selects still count: over the limit, TOO_MANY_FILES as before', async () => {
