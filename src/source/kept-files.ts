@@ -16,8 +16,7 @@ export const SETTLED_MS = 1000;
  * A root's kept files as columns rather than an object and an identity string per file
  * (a large pack keeps tens of thousands): a map from path to row number, the bytes by row,
  * and the identity numbers (inode, size, modification and change times) four to a row in
- * one array of doubles (on the engine's heap, unboxed: no native allocation to outlive it
- * as it grows). The few files whose identity those numbers do not pin — an inode past
+ * blocks of doubles ({@link BLOCK_ROWS} rows a block: no copying as the read grows). The few files whose identity those numbers do not pin — an inode past
  * 2^53 (not exact as a number), a real path that is not where the path leads without
  * symlinks — also keep a string saying the rest (`odd`), compared too.
  *
@@ -30,9 +29,9 @@ export const SETTLED_MS = 1000;
  * its files changes a {@link clone}.
  */
 export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
-  readonly #rows = new Map<string, number>();
+  #rows = new Map<string, number>();
   #bytes: (Uint8Array | undefined)[] = [];
-  #numbers: number[] = [];
+  #blocks: Float64Array[] = [];
   /** Rows used, some of them freed by {@link delete}. */
   #used = 0;
   #odd: Map<number, string> | undefined;
@@ -90,7 +89,7 @@ export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
       copy.#rows.set(rel, row);
     });
     copy.#bytes = this.#bytes.slice();
-    copy.#numbers = this.#numbers.slice();
+    copy.#blocks = this.#blocks.map((block) => block.slice());
     copy.#used = this.#used;
     if (this.#odd) copy.#odd = new Map(this.#odd);
     copy.#trimmed = true;
@@ -103,23 +102,19 @@ export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
    * as {@link KeptFiles} says (undefined for most files).
    */
   set(rel: string, bytes: Uint8Array, st: FileStats, readAtMs: number, odd?: string): void {
-    let row = this.#rows.get(rel);
-    if (row === undefined) {
-      row = this.#used++;
-      this.#rows.set(rel, row);
-      this.#trimmed = false;
-    }
-    this.#bytes[row] = bytes;
-    const at = 4 * row;
-    const settled = Math.max(st.mtimeMs, st.ctimeMs) < readAtMs - SETTLED_MS;
-    this.#numbers[at] = settled ? st.ino : Number.NaN;
-    this.#numbers[at + 1] = st.size;
-    this.#numbers[at + 2] = st.mtimeMs;
-    this.#numbers[at + 3] = st.ctimeMs;
-    if (odd !== undefined) {
-      this.#odd ??= new Map();
-      this.#odd.set(row, odd);
-    } else this.#odd?.delete(row);
+    const row = this.#rows.get(rel);
+    if (row === undefined) this.add(rel, bytes, st, readAtMs, odd);
+    else this.#write(row, bytes, st, readAtMs, odd);
+  }
+
+  /** {@link set} for a path not kept yet (a read lists each path once): no look-up. */
+  add(rel: string, bytes: Uint8Array, st: FileStats, readAtMs: number, odd?: string): void {
+    const row = this.#used++;
+    this.#rows.set(rel, row);
+    this.#trimmed = false;
+    if (row % BLOCK_ROWS === 0 && this.#blocks.length === row / BLOCK_ROWS)
+      this.#blocks.push(new Float64Array(4 * BLOCK_ROWS));
+    this.#write(row, bytes, st, readAtMs, odd);
   }
 
   /**
@@ -129,8 +124,8 @@ export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
   unchanged(rel: string, st: FileStats, odd?: string): Uint8Array | undefined {
     const row = this.#rows.get(rel);
     if (row === undefined) return undefined;
-    const at = 4 * row;
-    const n = this.#numbers;
+    const n = this.#blocks[Math.floor(row / BLOCK_ROWS)]!;
+    const at = 4 * (row % BLOCK_ROWS);
     if (n[at] !== st.ino || n[at + 1] !== st.size || n[at + 2] !== st.mtimeMs || n[at + 3] !== st.ctimeMs)
       return undefined;
     if (this.#odd?.get(row) !== odd) return undefined;
@@ -140,7 +135,6 @@ export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
   /** Gives back spare room left by growing (once the read that fills it is complete). */
   trim(): void {
     if (this.#trimmed) return;
-    this.#numbers = this.#numbers.slice();
     this.#bytes = this.#bytes.slice();
     this.#trimmed = true;
   }
@@ -152,27 +146,44 @@ export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
     this.#bytes[row] = undefined;
     this.#odd?.delete(row);
     // Rows freed by deletes are taken back once they are most of the rows.
-    if (this.#used > 64 && this.#rows.size < this.#used / 2) this.#compact();
+    if (this.#used > BLOCK_ROWS && this.#rows.size < this.#used / 2) this.#compact();
     return true;
   }
 
   // --- internal ---
 
+  #write(row: number, bytes: Uint8Array, st: FileStats, readAtMs: number, odd: string | undefined): void {
+    this.#bytes[row] = bytes;
+    const n = this.#blocks[Math.floor(row / BLOCK_ROWS)]!;
+    const at = 4 * (row % BLOCK_ROWS);
+    const settled = Math.max(st.mtimeMs, st.ctimeMs) < readAtMs - SETTLED_MS;
+    n[at] = settled ? st.ino : Number.NaN;
+    n[at + 1] = st.size;
+    n[at + 2] = st.mtimeMs;
+    n[at + 3] = st.ctimeMs;
+    if (odd !== undefined) {
+      this.#odd ??= new Map();
+      this.#odd.set(row, odd);
+    } else this.#odd?.delete(row);
+  }
+
+  /** Rewrites the rows without the freed ones, in the order of the paths. */
   #compact(): void {
-    const bytes: Uint8Array[] = [];
-    const numbers: number[] = [];
-    const odd = new Map<number, string>();
-    let next = 0;
+    const live = new KeptFiles();
     for (const [rel, row] of this.#rows) {
-      bytes.push(this.#bytes[row]!);
-      for (let k = 4 * row; k < 4 * row + 4; k++) numbers.push(this.#numbers[k]!);
-      const o = this.#odd?.get(row);
-      if (o !== undefined) odd.set(next, o);
-      this.#rows.set(rel, next++);
+      const n = this.#blocks[Math.floor(row / BLOCK_ROWS)]!;
+      const at = 4 * (row % BLOCK_ROWS);
+      const st = { ino: n[at]!, size: n[at + 1]!, mtimeMs: n[at + 2]!, ctimeMs: n[at + 3]! };
+      // Read at no particular time: each row keeps its inode (NaN for one never to be reused).
+      live.add(rel, this.#bytes[row]!, st, Number.POSITIVE_INFINITY, this.#odd?.get(row));
     }
-    this.#bytes = bytes;
-    this.#numbers = numbers;
-    this.#odd = odd.size > 0 ? odd : undefined;
-    this.#used = next;
+    this.#rows = live.#rows;
+    this.#bytes = live.#bytes;
+    this.#blocks = live.#blocks;
+    this.#odd = live.#odd;
+    this.#used = live.#used;
   }
 }
+
+/** Rows a block of identity numbers holds (64 KiB a block). */
+const BLOCK_ROWS = 2048;

@@ -300,12 +300,12 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
     if (slices.due) await slices.pause();
     const reused = limits.reuse.get(pack.root, f.rel, f, f.odd);
     if (reused) {
-      kept.set(f.rel, reused, f, now, f.odd);
+      kept.add(f.rel, reused, f, now, f.odd);
       continue;
     }
     const readAtMs = Date.now();
     const bytes = readOne(out, f.rel, f.real, limits.maxFileBytes);
-    if (bytes) kept.set(f.rel, bytes, f, readAtMs, f.odd);
+    if (bytes) kept.add(f.rel, bytes, f, readAtMs, f.odd);
     if (limits.recheck) out.newestChangeMs = Math.max(out.newestChangeMs, changedSince(f.real));
   }
   out.files = kept;
@@ -543,7 +543,7 @@ function readListed(
       filled += bytesRead;
     }
     const kept = filled === size ? bytes : bytes.subarray(0, filled);
-    reading.kept.set(rel, kept, st, reading.readAtMs, oddKey(direct, real, st, fd));
+    reading.kept.add(rel, kept, st, reading.readAtMs, oddKey(direct, real, st, fd));
     if (limits.recheck) state.newest = Math.max(state.newest, changedSince(real));
     return true;
   } catch (e) {
@@ -567,7 +567,7 @@ function readNow(
 ): void {
   const read = readRegularFileSync(real, rel, maxBytes);
   if ('bytes' in read) {
-    reading.kept.set(rel, read.bytes, st, reading.readAtMs, odd);
+    reading.kept.add(rel, read.bytes, st, reading.readAtMs, odd);
   } else {
     reading.refused.push(rel);
     reading.problems.push(read.problem);

@@ -227,4 +227,18 @@ describe('KeptFiles', () => {
       expect(kept.unchanged(rel, st(last))).toBe(bytes);
     }
   });
+
+  it('takes back the rows of dropped files, keeping what each kept file matches', () => {
+    const kept = new KeptFiles();
+    const st = (i: number) => ({ ino: i, size: i, mtimeMs: 1000 + i, ctimeMs: 1000 + i });
+    for (let i = 0; i < 6000; i++)
+      kept.add(`f${i}`, new Uint8Array([i & 255]), st(i), i % 7 === 0 ? 0 : 1e12);
+    for (let i = 0; i < 6000; i++) if (i % 5 !== 0) kept.delete(`f${i}`);
+    expect(kept.size).toBe(1200);
+    for (let i = 0; i < 6000; i += 5) {
+      expect(kept.get(`f${i}`)).toEqual(new Uint8Array([i & 255]));
+      // A file kept before it had settled is still never reused.
+      expect(kept.unchanged(`f${i}`, st(i)) !== undefined).toBe(i % 7 !== 0);
+    }
+  });
 });
