@@ -258,6 +258,7 @@ export const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
 const RAW = 1;
 const RETRIED = 2;
 const PROBLEMS = 4;
+const FLAG_BITS = 7;
 
 /**
  * A {@link PackFile} that keeps only its bytes until it is first read as text: its text is
@@ -269,10 +270,13 @@ const PROBLEMS = 4;
  */
 export class DecodedFile implements PackFile {
   readonly #bytes: Uint8Array;
-  readonly #flags: number;
-  /** The block holding the bytes' sha256, and where in it. */
+  /** The block holding the bytes' sha256. */
   readonly #digests: Uint8Array;
-  readonly #at: number;
+  /**
+   * Where in that block (a multiple of 32), with the flags ({@link RAW}, …) in its low
+   * bits: one field for both.
+   */
+  readonly #spot: number;
   /** Text, prompt and prompt hash once made (none until the file is first read as text). */
   #made: Made | undefined;
 
@@ -285,19 +289,18 @@ export class DecodedFile implements PackFile {
     flags: number,
   ) {
     this.#bytes = bytes;
-    this.#flags = flags;
     const digest = keepDigest(bytes);
     this.#digests = digest.block;
-    this.#at = digest.at;
+    this.#spot = digest.at | flags;
   }
 
   /** sha256 of the raw bytes. */
   get sha256(): string {
-    return digestHex(this.#digests, this.#at);
+    return digestHex(this.#digests, this.#spot & ~FLAG_BITS);
   }
 
   get text(): string {
-    this.#made ??= { text: this.#flags & RAW ? decodeLossy(this.#bytes) : decodeText(this.#bytes)! };
+    this.#made ??= { text: this.#spot & RAW ? decodeLossy(this.#bytes) : decodeText(this.#bytes)! };
     return this.#made.text;
   }
 
@@ -321,15 +324,15 @@ export class DecodedFile implements PackFile {
    * diagnostic when decoded (the build would report it again).
    */
   sameDecoding(bytes: Uint8Array): boolean {
-    return this.#bytes === bytes && (this.#flags & PROBLEMS) === 0;
+    return this.#bytes === bytes && (this.#spot & PROBLEMS) === 0;
   }
 
   get raw(): Uint8Array | undefined {
-    return this.#flags & RAW ? this.#bytes : undefined;
+    return this.#spot & RAW ? this.#bytes : undefined;
   }
 
   get frontmatterRetried(): true | undefined {
-    return this.#flags & RETRIED ? true : undefined;
+    return this.#spot & RETRIED ? true : undefined;
   }
 }
 
