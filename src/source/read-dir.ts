@@ -80,8 +80,8 @@ export interface DiskPackFiles extends PackFiles {
    * Every entry the read saw, by identity (path, real path, kind, inode, size, change
    * times), as listed before the contents were read: equal identities before and after a
    * read mean no file of the pack was replaced, resized or written in between. A sha256
-   * of the entries' identity lines ('' for a pack with no entries), so a read of a large
-   * pack does not keep a line per file.
+   * over the entries (see `EntryHash`; '' for a pack with no entries), so a read of a large
+   * pack keeps nothing per file for it.
    */
   identity: string;
   /**

@@ -65,8 +65,8 @@ export interface HintedRead {
  * problem and says it, with its diagnostic.
  *
  * Identity: the read's `identity` covers the hint list itself, every hinted entry (its
- * identity line as looked at, or `gone`), each entry of a folder listed again that was
- * not kept, and each hinted path's parent folder and each folder listed (identity line
+ * identity as looked at, or `gone`), each entry of a folder listed again that was
+ * not kept, and each hinted path's parent folder and each folder listed (identity
  * taken after the entries were looked at). `newestChangeMs` is the latest change time
  * among those files (also taken again just after reading with `recheck`) and folders. Two
  * hinted reads with the same hints agree only when none of those changed in between.
@@ -413,7 +413,7 @@ class Hinted {
     this.#plain.add(rel);
   }
 
-  /** A folder's identity line and change time, taken after its entries were looked at. */
+  /** A folder's identity and change time, taken after its entries were looked at. */
   #folderLine(rel: string): void {
     const st = this.#lstat(rel);
     if (st === undefined || !st.isDirectory()) throw FULL;
