@@ -1,3 +1,5 @@
+import { PathIndex } from './path-index.js';
+
 // The files of one read of a pack root, kept so that the next read can tell which are
 // unchanged: per file its bytes and the numbers of its identity, in columns.
 
@@ -14,26 +16,27 @@ export const SETTLED_MS = 1000;
 
 /**
  * A root's kept files as columns rather than an object and an identity string per file
- * (a large pack keeps tens of thousands): a map from path to row number, the bytes by row,
+ * (a large pack keeps tens of thousands): paths numbered as rows, the bytes by row,
  * and the identity numbers (inode, size, modification and change times) four to a row in
- * blocks of doubles ({@link BLOCK_ROWS} rows a block: no copying as the read grows). The few files whose identity those numbers do not pin — an inode past
- * 2^53 (not exact as a number), a real path that is not where the path leads without
- * symlinks — also keep a string saying the rest (`odd`), compared too.
+ * blocks of doubles ({@link BLOCK_ROWS} rows a block: no copying as the read grows). The
+ * few files whose identity those numbers do not pin — an inode past 2^53 (not exact as a
+ * number), a real path that is not where the path leads without symlinks — also keep a
+ * string saying the rest (`odd`), compared too.
  *
  * A file kept less than {@link SETTLED_MS} after its last change (file times advance in
  * coarse ticks: a write in the same tick as the read could keep the identity while
- * changing the content) keeps NaN for its inode: it is listed, but never reused.
+ * changing the content) keeps NaN for its inode: it is listed, but never reused. Paths
+ * are numbered by a {@link PathIndex} (a map of their own would cost more than the rest).
  *
  * It is also the read's files (a read-only map from path to bytes, handed to the build):
  * once a read is complete it is never changed again — a later read that keeps most of
  * its files changes a {@link clone}.
  */
 export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
-  #rows = new Map<string, number>();
+  /** Paths to row numbers. */
+  #rows = new PathIndex();
   #bytes: (Uint8Array | undefined)[] = [];
   #blocks: Float64Array[] = [];
-  /** Rows used, some of them freed by {@link delete}. */
-  #used = 0;
   #odd: Map<number, string> | undefined;
   #trimmed = false;
 
@@ -43,26 +46,29 @@ export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
   }
 
   has(rel: string): boolean {
-    return this.#rows.has(rel);
+    return this.#rows.find(rel) !== -1;
   }
 
   /** The bytes kept for a file. */
   get(rel: string): Uint8Array | undefined {
-    const row = this.#rows.get(rel);
-    return row === undefined ? undefined : this.#bytes[row];
+    const row = this.#rows.find(rel);
+    return row === -1 ? undefined : this.#bytes[row];
   }
 
   /** The paths kept, in the order they were first kept. */
   keys(): MapIterator<string> {
-    return this.#rows.keys();
+    return this.#rows.paths();
   }
 
   *entries(): MapIterator<[string, Uint8Array]> {
-    for (const [rel, row] of this.#rows) yield [rel, this.#bytes[row]!];
+    for (let row = 0; row < this.#rows.count; row++) {
+      const rel = this.#rows.pathOf(row);
+      if (rel !== undefined) yield [rel, this.#bytes[row]!];
+    }
   }
 
   *values(): MapIterator<Uint8Array> {
-    for (const row of this.#rows.values()) yield this.#bytes[row]!;
+    for (const [, bytes] of this.entries()) yield bytes;
   }
 
   [Symbol.iterator](): MapIterator<[string, Uint8Array]> {
@@ -85,12 +91,9 @@ export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
   /** A copy to change (the read this one is stays as it was). */
   clone(): KeptFiles {
     const copy = new KeptFiles();
-    this.#rows.forEach((row, rel) => {
-      copy.#rows.set(rel, row);
-    });
+    copy.#rows = this.#rows.clone();
     copy.#bytes = this.#bytes.slice();
     copy.#blocks = this.#blocks.map((block) => block.slice());
-    copy.#used = this.#used;
     if (this.#odd) copy.#odd = new Map(this.#odd);
     copy.#trimmed = true;
     return copy;
@@ -102,15 +105,14 @@ export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
    * as {@link KeptFiles} says (undefined for most files).
    */
   set(rel: string, bytes: Uint8Array, st: FileStats, readAtMs: number, odd?: string): void {
-    const row = this.#rows.get(rel);
-    if (row === undefined) this.add(rel, bytes, st, readAtMs, odd);
+    const row = this.#rows.find(rel);
+    if (row === -1) this.add(rel, bytes, st, readAtMs, odd);
     else this.#write(row, bytes, st, readAtMs, odd);
   }
 
-  /** {@link set} for a path not kept yet (a read lists each path once): no look-up. */
+  /** {@link set} for a path not kept yet (a read lists each path once). */
   add(rel: string, bytes: Uint8Array, st: FileStats, readAtMs: number, odd?: string): void {
-    const row = this.#used++;
-    this.#rows.set(rel, row);
+    const row = this.#rows.add(rel);
     this.#trimmed = false;
     if (row % BLOCK_ROWS === 0 && this.#blocks.length === row / BLOCK_ROWS)
       this.#blocks.push(new Float64Array(4 * BLOCK_ROWS));
@@ -122,8 +124,8 @@ export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
    * they were read from, and it had settled then; undefined otherwise.
    */
   unchanged(rel: string, st: FileStats, odd?: string): Uint8Array | undefined {
-    const row = this.#rows.get(rel);
-    if (row === undefined) return undefined;
+    const row = this.#rows.find(rel);
+    if (row === -1) return undefined;
     const n = this.#blocks[Math.floor(row / BLOCK_ROWS)]!;
     const at = 4 * (row % BLOCK_ROWS);
     if (n[at] !== st.ino || n[at + 1] !== st.size || n[at + 2] !== st.mtimeMs || n[at + 3] !== st.ctimeMs)
@@ -136,17 +138,17 @@ export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
   trim(): void {
     if (this.#trimmed) return;
     this.#bytes = this.#bytes.slice();
+    this.#rows.trim();
     this.#trimmed = true;
   }
 
   delete(rel: string): boolean {
-    const row = this.#rows.get(rel);
-    if (row === undefined) return false;
-    this.#rows.delete(rel);
+    const row = this.#rows.delete(rel);
+    if (row === -1) return false;
     this.#bytes[row] = undefined;
     this.#odd?.delete(row);
     // Rows freed by deletes are taken back once they are most of the rows.
-    if (this.#used > BLOCK_ROWS && this.#rows.size < this.#used / 2) this.#compact();
+    if (this.#rows.count > BLOCK_ROWS && this.#rows.size < this.#rows.count / 2) this.#compact();
     return true;
   }
 
@@ -170,18 +172,17 @@ export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
   /** Rewrites the rows without the freed ones, in the order of the paths. */
   #compact(): void {
     const live = new KeptFiles();
-    for (const [rel, row] of this.#rows) {
+    this.#rows.forEach((row, rel) => {
       const n = this.#blocks[Math.floor(row / BLOCK_ROWS)]!;
       const at = 4 * (row % BLOCK_ROWS);
       const st = { ino: n[at]!, size: n[at + 1]!, mtimeMs: n[at + 2]!, ctimeMs: n[at + 3]! };
       // Read at no particular time: each row keeps its inode (NaN for one never to be reused).
       live.add(rel, this.#bytes[row]!, st, Number.POSITIVE_INFINITY, this.#odd?.get(row));
-    }
+    });
     this.#rows = live.#rows;
     this.#bytes = live.#bytes;
     this.#blocks = live.#blocks;
     this.#odd = live.#odd;
-    this.#used = live.#used;
   }
 }
 
