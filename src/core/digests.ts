@@ -20,7 +20,7 @@ export interface DigestSpot {
  * whose freed holes the process keeps.
  */
 export function keepDigest(bytes: Uint8Array): DigestSpot {
-  if (used === BLOCK_BYTES) {
+  if (used === current.length) {
     current = Buffer.alloc(BLOCK_BYTES);
     used = 0;
   }
@@ -35,11 +35,33 @@ export function digestHex(block: Uint8Array, at: number): string {
   return Buffer.from(block.buffer, block.byteOffset + at, DIGEST_BYTES).toString('hex');
 }
 
+/**
+ * Digests as hex for a pass over many files (a pack's version reads every file's): a
+ * block's digests made hex in one call, and each file's hex a slice of that. The slices
+ * keep the block's hex alive: use them at once, never keep them.
+ */
+export class BlockHex {
+  #block: Uint8Array | undefined;
+  /** How much of the block was filled when its hex was made (digests are only appended). */
+  #filled = 0;
+  #hex = '';
+
+  of(block: Uint8Array, at: number): string {
+    if (block !== this.#block || at + DIGEST_BYTES > this.#filled) {
+      const filled = block === current ? used : block.length;
+      this.#hex = Buffer.from(block.buffer, block.byteOffset, filled).toString('hex');
+      this.#block = block;
+      this.#filled = filled;
+    }
+    return this.#hex.slice(2 * at, 2 * (at + DIGEST_BYTES));
+  }
+}
+
 // --- internal ---
 
 const DIGEST_BYTES = 32;
 /** 1,024 digests a block. */
 const BLOCK_BYTES = 1024 * DIGEST_BYTES;
 
-let current = Buffer.alloc(BLOCK_BYTES);
-let used = BLOCK_BYTES;
+let current = Buffer.alloc(0);
+let used = 0;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Diagnostic, error } from './diagnostics.js';
-import { digestHex, keepDigest } from './digests.js';
+import { BlockHex, digestHex, keepDigest } from './digests.js';
 import { type SplitFile, splitFrontmatter, splitFrontmatterLenient } from './frontmatter.js';
 import { LayeredMap } from './layered-map.js';
 import type { Manifest } from './manifest.js';
@@ -47,10 +47,16 @@ export function packVersion(
 ): string {
   // The sha256 of these lines joined by newlines, hashed a few hundred lines at a time.
   const hash = new ChunkedHash(`preset ${preset}`);
-  forEachInOrder(files, (file, path) => hash.add(`\n${file.sha256} ${path}`));
+  const hex = new BlockHex();
+  forEachInOrder(files, (file, path) => hash.add(`\n${hexOf(file, hex)} ${path}`));
   for (const path of [...refused].sort(byteOrder)) hash.add(`\nrefused ${path}`);
-  forEachInOrder(external, (file, path) => hash.add(`\nexternal ${file.sha256} ${path}`));
+  forEachInOrder(external, (file, path) => hash.add(`\nexternal ${hexOf(file, hex)} ${path}`));
   return hash.digest().slice(0, 16);
+}
+
+/** A file's sha256 for a pass over many files (a slice, used at once: see {@link BlockHex}). */
+function hexOf(file: PackFile, hex: BlockHex): string {
+  return file instanceof DecodedFile ? file.sha256Via(hex) : file.sha256;
 }
 
 /** sha256 of text added in pieces, handed to the hash in chunks (one native call per chunk). */
@@ -297,6 +303,11 @@ export class DecodedFile implements PackFile {
   /** sha256 of the raw bytes. */
   get sha256(): string {
     return digestHex(this.#digests, this.#spot & ~FLAG_BITS);
+  }
+
+  /** {@link sha256} read through `hex` (a pass over many files: see {@link BlockHex}). */
+  sha256Via(hex: BlockHex): string {
+    return hex.of(this.#digests, this.#spot & ~FLAG_BITS);
   }
 
   get text(): string {
