@@ -8,8 +8,9 @@ import { readAllSync } from './read-all.js';
 /**
  * Child process of the load benchmark, so each measurement has its own peak RSS:
  * `node --expose-gc --import tsx load-child.ts load|read|walk|none DIR` prints
- * `{ ms, maxRssKiB, heldRssKiB, youngKiB }`: the time, the peak RSS, the RSS once the heap
- * is collected with what was loaded still held, and the engine's young generation then.
+ * `{ ms, maxRssKiB, heldRssKiB, youngKiB, heapExternalKiB }`: the time, the peak RSS, the
+ * RSS once the heap is collected with what was loaded still held, the engine's young
+ * generation then, and the heap in use plus the memory outside it then.
  */
 const [mode, dir] = process.argv.slice(2);
 const start = performance.now();
@@ -37,6 +38,9 @@ gc();
 await new Promise((r) => setTimeout(r, 50));
 gc();
 const heldRssKiB = kib(status(), 'VmRSS');
+// The same held memory as the engine counts it (no allocator slack, no pages of other
+// processes' making): the JS heap in use and the memory outside it (file bytes).
+const { heapUsed, external } = process.memoryUsage();
 const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')!;
 process.stdout.write(
   JSON.stringify({
@@ -44,6 +48,7 @@ process.stdout.write(
     maxRssKiB,
     heldRssKiB,
     youngKiB: young.physical_space_size / 1024,
+    heapExternalKiB: (heapUsed + external) / 1024,
     held: held !== undefined,
   }),
 );

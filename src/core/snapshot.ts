@@ -68,7 +68,8 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
   if (diagnostics.some((d) => WHOLE_PACK_CODES.has(d.code))) return finish(diagnostics);
 
   // 1. Manifest: forced preset, the pack's strata.yaml, or a preset detected from the layout.
-  const paths = [...input.files.keys()].sort(byteOrder);
+  const paths = [...input.files.keys()];
+  if (!inByteOrder(paths)) paths.sort(byteOrder); // a folder read gives them in order
   // Checked once per bytes object (the memo); a file that is not UTF-8 is reported once.
   const notUtf8 = new Set<string>();
   const strictUtf8 = (path: string): boolean => {
@@ -291,7 +292,7 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
     ),
     manifest,
     files,
-    roles: new Map([...roles].sort(([a], [b]) => byteOrder(a, b))),
+    roles: inByteOrder([...roles.keys()]) ? roles : new Map([...roles].sort(([a], [b]) => byteOrder(a, b))),
     fleet: agents,
     settings,
     warnings: sortDiagnostics(diagnostics),
@@ -419,6 +420,12 @@ function noLayers(root: ManifestPart, rootKey: string, paths: readonly string[])
     `${MANIFEST_FILE} composes nothing: it has no layers and no extends, and a ${MANIFEST_FILE} turns off layout detection (without it this pack loads as the ${preset} preset); add "extends: ${preset}" or a layers list`,
     where,
   );
+}
+
+/** Whether names are in byte order (checked in one pass; sorting them costs a comparison per step). */
+function inByteOrder(names: readonly string[]): boolean {
+  for (let i = 1; i < names.length; i++) if (byteOrder(names[i - 1]!, names[i]!) > 0) return false;
+  return true;
 }
 
 function finish(diagnostics: Diagnostic[]): LoadResult {
