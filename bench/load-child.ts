@@ -8,11 +8,27 @@ import { readAllSync } from './read-all.js';
 /**
  * Child process of the load benchmark, so each measurement has its own peak RSS:
  * `node --expose-gc --import tsx load-child.ts load|read|walk|none DIR` prints
- * `{ ms, maxRssKiB, heldRssKiB, youngKiB, heapExternalKiB }`: the time, the peak RSS, the
- * RSS once the heap is collected with what was loaded still held, the engine's young
- * generation then, and the heap in use plus the memory outside it then.
+ * `{ ms, maxRssKiB, heldRssKiB, youngKiB, addedRssKiB, addedYoungKiB, heapExternalKiB }`:
+ * the time, the peak RSS, the RSS once the heap is collected with what was loaded still
+ * held, the engine's young generation then, what both grew by over the same process
+ * collected before the load, and the heap in use plus the memory outside it.
  */
 const [mode, dir] = process.argv.slice(2);
+const status = () => readFileSync('/proc/self/status', 'utf8');
+const kib = (text: string, name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(text)![1]);
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error('run with --expose-gc');
+/** RSS and the young generation once the heap is collected (twice: a second pass frees what the first one's finalisers released). */
+async function collected(): Promise<{ rssKiB: number; youngKiB: number }> {
+  gc!();
+  await new Promise((r) => setTimeout(r, 50));
+  gc!();
+  const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')!;
+  return { rssKiB: kib(status(), 'VmRSS'), youngKiB: young.physical_space_size / 1024 };
+}
+// This process before the load: what it adds is measured against the same process, so a
+// fresh process's own RSS (which varies by several MiB from one to the next) cancels out.
+const before = await collected();
 const start = performance.now();
 let held: unknown;
 if (mode === 'load') {
@@ -27,27 +43,21 @@ if (mode === 'load') {
 const ms = performance.now() - start;
 // The peak RSS of this process image (VmHWM): `resourceUsage().maxRSS` would also count
 // the parent's memory copied at fork, before this program was exec'd.
-const status = () => readFileSync('/proc/self/status', 'utf8');
-const kib = (text: string, name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(text)![1]);
 const maxRssKiB = kib(status(), 'VmHWM');
-// What the loaded pack holds: RSS once its garbage is collected (twice: a second pass
-// frees what the first one's finalisers released).
-const gc = (globalThis as { gc?: () => void }).gc;
-if (!gc) throw new Error('run with --expose-gc');
-gc();
-await new Promise((r) => setTimeout(r, 50));
-gc();
-const heldRssKiB = kib(status(), 'VmRSS');
+// What the loaded pack holds: RSS once its garbage is collected.
+const after = await collected();
+const heldRssKiB = after.rssKiB;
 // The same held memory as the engine counts it (no allocator slack, no pages of other
 // processes' making): the JS heap in use and the memory outside it (file bytes).
 const { heapUsed, external } = process.memoryUsage();
-const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')!;
 process.stdout.write(
   JSON.stringify({
     ms,
     maxRssKiB,
     heldRssKiB,
-    youngKiB: young.physical_space_size / 1024,
+    youngKiB: after.youngKiB,
+    addedRssKiB: after.rssKiB - before.rssKiB,
+    addedYoungKiB: after.youngKiB - before.youngKiB,
     heapExternalKiB: (heapUsed + external) / 1024,
     held: held !== undefined,
   }),
