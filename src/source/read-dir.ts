@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import {
   closeSync,
   constants,
@@ -575,18 +576,24 @@ function readNow(
 }
 
 /**
- * Allocates small files' bytes as views of shared 1 MiB blocks: one typed array per file
+ * Allocates small files' bytes as views of shared blocks: one typed array per file
  * instead of a typed array, an array buffer and a native allocation each. A block lives
  * while any file in it does (at most one pack's worth: only a first read uses blocks).
+ * Blocks grow with the read, from 64 KiB to 1 MiB (each as large as all before it), so a
+ * small pack does not pay for, and hold, a whole 1 MiB block. Block memory is not zeroed:
+ * a view covers only bytes a read filled.
  */
 class Slab {
   #block = new Uint8Array(0);
   #used = 0;
+  #total = 0;
 
   take(size: number): Uint8Array {
     if (size > SLAB_MAX_FILE) return new Uint8Array(size);
     if (this.#used + size > this.#block.length) {
-      this.#block = new Uint8Array(SLAB_BYTES);
+      const bytes = Math.min(SLAB_BYTES, Math.max(SLAB_FIRST_BYTES, this.#total));
+      this.#block = new Uint8Array(Buffer.allocUnsafeSlow(bytes).buffer, 0, bytes);
+      this.#total += bytes;
       this.#used = 0;
     }
     const view = new Uint8Array(this.#block.buffer, this.#used, size);
@@ -595,6 +602,7 @@ class Slab {
   }
 }
 
+const SLAB_FIRST_BYTES = 2 ** 16;
 const SLAB_BYTES = 2 ** 20;
 const SLAB_MAX_FILE = 2 ** 16;
 
