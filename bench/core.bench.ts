@@ -176,8 +176,8 @@ async function loadRows(): Promise<void> {
   const medianAdded = (runs: ReturnType<typeof child>[]) =>
     [...runs.map((x) => (x.addedRssKiB - x.addedYoungKiB) * 1024)].sort((a, b) => a - b)[1]!;
   // The constant: what loading a 10-role pack (35 KB) holds over node alone, as the engine
-  // counts it (heap in use + memory outside it): the code a load compiles, the first 1 MiB
-  // block reads allocate from. Least of three fresh processes each.
+  // counts it (heap in use + memory outside it): the code a load compiles, the first block
+  // reads allocate from. Least of three fresh processes each.
   const constantDir = mkdtempSync(join(tmpdir(), 'strata-bench-constant-'));
   generatePack(constantDir, 10);
   const constantBytes = readAllSync(constantDir);
@@ -248,7 +248,7 @@ async function loadRows(): Promise<void> {
   }
   log('');
   log(
-    `The constant: a 10-role pack (${(constantBytes / 1024).toFixed(0)} KiB) loaded holds ${(constant / 2 ** 20).toFixed(2)} MiB over node alone (heap in use + memory outside it; the code a load compiles, and the first 1 MiB block file bytes are read into), and adds ${(constantRss / 2 ** 20).toFixed(2)} MiB of RSS in its own process (less the young generation's growth; median of 3).`,
+    `The constant: a 10-role pack (${(constantBytes / 1024).toFixed(0)} KiB) loaded holds ${(constant / 2 ** 20).toFixed(2)} MiB over node alone (heap in use + memory outside it: the code a load compiles, and the first 64 KiB block file bytes are read into), and adds ${(constantRss / 2 ** 20).toFixed(2)} MiB of RSS in its own process (less the young generation's growth; median of 3).`,
   );
 }
 
