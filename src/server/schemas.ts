@@ -23,60 +23,48 @@ const Name = z
 const SettingValue = z.union([z.string(), z.number(), z.boolean()]);
 /** Names a JSON object may hold but a plain object cannot (they would change its prototype). */
 const RESERVED_KEYS = ['__proto__'];
-const Settings = z
-  .preprocess(
-    (value, ctx) => {
-      if (typeof value === 'object' && value !== null) {
+/**
+ * A JSON object of names to values, refusing the names a plain object cannot hold
+ * ({@link RESERVED_KEYS}) with a 400 saying each is not `what` ("a setting name").
+ */
+function namedValues<T extends z.ZodType>(what: string, value: T) {
+  return z.preprocess(
+    (input, ctx) => {
+      if (typeof input === 'object' && input !== null) {
         for (const key of RESERVED_KEYS) {
-          if (Object.hasOwn(value, key))
+          if (Object.hasOwn(input, key))
             ctx.addIssue({
               code: 'custom',
-              message: `${JSON.stringify(key)} is not a setting name`,
-              input: value,
+              message: `${JSON.stringify(key)} is not ${what}`,
+              input,
             });
         }
       }
-      return value;
+      return input;
     },
-    z.record(z.string(), SettingValue),
-  )
-  .openapi({
-    description: 'Setting overrides: strings are parsed by the setting type',
-    example: { fable_mode_enabled: 'on' },
-  });
+    z.record(z.string(), value),
+  );
+}
+const Settings = namedValues('a setting name', SettingValue).openapi({
+  description: 'Setting overrides: strings are parsed by the setting type',
+  example: { fable_mode_enabled: 'on' },
+});
 /**
  * Request inputs: like settings, but a value may be any JSON value (an input written as
  * Python's `str()` does takes null, lists and mappings, as CrewAI's inputs do). Checked
  * without recursion, so a body nested thousands deep is refused, not a stack overflow;
  * past {@link MAX_VALUE_NESTING} levels the core says INVALID_INPUT.
  */
-const Vars = z
-  .preprocess(
-    (value, ctx) => {
-      if (typeof value === 'object' && value !== null) {
-        for (const key of RESERVED_KEYS) {
-          if (Object.hasOwn(value, key))
-            ctx.addIssue({
-              code: 'custom',
-              message: `${JSON.stringify(key)} is not an input name`,
-              input: value,
-            });
-        }
-      }
-      return value;
-    },
-    z.record(
-      z.string(),
-      z.unknown().refine(isJsonValue, {
-        message: `expected a JSON value nested at most ${MAX_VALUE_NESTING + 1} levels`,
-      }),
-    ),
-  )
-  .openapi({
-    description:
-      'Request inputs: strings are parsed by the input type; an input of format python takes any JSON value',
-    example: { topic: 'AI agents' },
-  });
+const Vars = namedValues(
+  'an input name',
+  z.unknown().refine(isJsonValue, {
+    message: `expected a JSON value nested at most ${MAX_VALUE_NESTING + 1} levels`,
+  }),
+).openapi({
+  description:
+    'Request inputs: strings are parsed by the input type; an input of format python takes any JSON value',
+  example: { topic: 'AI agents' },
+});
 
 /** Whether a value is plain JSON (what a parsed body holds) nested at most MAX_VALUE_NESTING + 1 deep. */
 function isJsonValue(value: unknown): boolean {
