@@ -87,6 +87,7 @@ export function addPackRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
         values: i.values ?? null,
         description: i.description ?? null,
         required: i.required,
+        format: i.format ?? null,
       }));
       return c.json({ version: snapshot.version, settings, inputs });
     },

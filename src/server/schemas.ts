@@ -3,6 +3,7 @@ import type { AgentConfig } from '../agent-config/agent-config.js';
 import { SKIP_REASONS } from '../core/compose.js';
 import { DIAGNOSTIC_CODES, type Diagnostic, SEVERITIES } from '../core/diagnostics.js';
 import type { WordedLayer } from '../core/explain.js';
+import { INPUT_FORMATS } from '../core/manifest-parse.js';
 import { MAX_VALUE_NESTING } from '../core/python-str.js';
 import { SETTING_SOURCES, SETTING_TYPES } from '../core/settings.js';
 import { ENCODINGS, TOKENIZER_NAMES } from '../core/tokenizer-names.js';
@@ -344,6 +345,10 @@ export const SettingsListSchema = z
           values: z.array(z.string()).nullable(),
           description: z.string().nullable(),
           required: z.boolean().openapi({ description: 'A compose that uses it fails without a value' }),
+          format: z.enum(INPUT_FORMATS).nullable().openapi({
+            description:
+              '`python`: a value that is no string is written as Python str() writes it (True, None, lists, mappings), and `vars` may hold any JSON value for it; null: as JSON writes it',
+          }),
         }),
       )
       .openapi({ description: 'Request inputs (query var.KEY, body vars): declared, or used by the pack' }),

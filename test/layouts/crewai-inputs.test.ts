@@ -117,6 +117,16 @@ describe('crewai inputs are written as CrewAI writes them', () => {
     expect((await deeper.json()).error.code).toBe('BAD_REQUEST');
   });
 
+  it('GET /api/settings lists an open crewai input with its format', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'agents.yaml': AGENTS });
+    const { app } = await appFor(dir);
+    const body = await (await app.request('/api/settings')).json();
+    expect(body.inputs).toEqual([
+      expect.objectContaining({ name: 'topic', type: 'string', required: true, format: 'python' }),
+    ]);
+  });
+
   it('--var gives a string, as CrewAI takes one: --var topic=true is true', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'agents.yaml': AGENTS });
