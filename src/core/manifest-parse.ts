@@ -109,6 +109,12 @@ export interface RegistryDef {
   discover?: string;
   /** Roles from prompt files anywhere under globs, the id from a frontmatter field. */
   discoverFiles?: DiscoverDef;
+  /**
+   * A key written twice in one mapping of a role file: an error (`error`, the default), or
+   * the later value replaces the earlier one with a YAML_SYNTAX warning (`last`, as PyYAML
+   * reads a CrewAI agents.yaml).
+   */
+  duplicateKeys?: 'error' | 'last';
 }
 
 export interface FleetDef {
@@ -225,7 +231,11 @@ export function parseManifestPart(
     for (const [name, raw] of Object.entries(settings ?? {})) part.settings.push(c.setting(name, raw));
   }
   if (top.registry !== undefined) {
-    const reg = c.mapping(top.registry, ['registry'], ['files', 'key', 'require', 'discover']);
+    const reg = c.mapping(
+      top.registry,
+      ['registry'],
+      ['files', 'key', 'require', 'discover', 'duplicate_keys'],
+    );
     if (reg) {
       part.registry = {};
       if (reg.files !== undefined) part.registry.files = c.stringList(reg.files, ['registry', 'files']);
@@ -234,6 +244,10 @@ export function parseManifestPart(
         part.registry.require = c.stringList(reg.require, ['registry', 'require']);
       if (typeof reg.discover === 'string') part.registry.discover = reg.discover;
       else if (reg.discover !== undefined) part.registry.discoverFiles = c.discover(reg.discover);
+      if (reg.duplicate_keys === 'error' || reg.duplicate_keys === 'last')
+        part.registry.duplicateKeys = reg.duplicate_keys;
+      else if (reg.duplicate_keys !== undefined)
+        c.bad(['registry', 'duplicate_keys'], 'duplicate_keys must be "error" or "last"');
     }
   }
   if (top.fleet !== undefined) {

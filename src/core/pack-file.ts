@@ -374,7 +374,10 @@ export function probeKeys(
         )
       : new Set<string>();
   if (/\.ya?ml$/i.test(path)) {
-    const value = yamlOf(path)?.value;
+    // A file whose only problem is a repeated key still shows its shape (a CrewAI
+    // agents.yaml is read last-key-wins).
+    const parsed = yamlOf(path);
+    const value = parsed?.lastKeyWins ? parsed.lastKeyWins.value : parsed?.value;
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
     return Object.values(value).map(stringKeys);
   }

@@ -5,6 +5,7 @@ import {
   hasErrors,
   sortDiagnostics,
   type Where,
+  warning,
 } from './diagnostics.js';
 import { buildFleet } from './fleet.js';
 import { compileGlob, globMatch } from './glob.js';
@@ -105,6 +106,27 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
       diagnostics.push(...parsed.diagnostics);
     }
     return parsed;
+  };
+
+  // A role file read as PyYAML reads it (`registry.duplicate_keys: last`): a repeated key's
+  // later value wins, and each repeat is a warning instead of an error.
+  const lastKeyWinsYamlOf = (path: string): ParsedYaml | undefined => {
+    if (!strictUtf8(path)) return undefined;
+    const parsed = parsedYaml(path)!;
+    const lenient = parsed.lastKeyWins;
+    if (!lenient) return yamlOf(path);
+    if (!reported.has(path)) {
+      reported.add(path);
+      for (const { key, at } of lenient.repeats)
+        diagnostics.push(
+          warning(
+            'YAML_SYNTAX',
+            `key ${JSON.stringify(key)} is written again in the same mapping; the later value replaces the earlier one, as PyYAML reads the file`,
+            at,
+          ),
+        );
+    }
+    return { value: lenient.value, diagnostics: [], locate: (p, key) => parsed.locate(p, key) };
   };
 
   let rootPart: ManifestPart;
@@ -237,7 +259,7 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
   for (const path of files.keys()) {
     if (!/\.ya?ml$/i.test(path) || path === MANIFEST_FILE || path === manifest.fleet.file) continue;
     if (!matchesAny(manifest.registry.files, path)) continue;
-    const yaml = yamlOf(path);
+    const yaml = manifest.registry.duplicateKeys === 'last' ? lastKeyWinsYamlOf(path) : yamlOf(path);
     if (yaml) roleFiles.push({ path, yaml });
   }
   yield;

@@ -162,10 +162,11 @@ export function recordInputPlaceholders(value: string, syntax: '{name}' | '{{nam
 }
 
 /**
- * Fills the input placeholders of a record value (CrewAI fills `{topic}` in role, goal and
- * backstory from the run's inputs, in one pass; in the `{name}` syntax a `{{topic}}` is
- * filled inside its outer braces, as CrewAI does). Text that is not an input placeholder is
- * kept as is.
+ * Fills the input placeholders of a record value as CrewAI's `interpolate_only` does:
+ * `{topic}` in role, goal and backstory from the run's inputs; in the `{name}` syntax a
+ * `{{topic}}` is filled inside its outer braces, and a value that holds the `{name}` of a
+ * later placeholder of the same value is filled too (each name is replaced in turn). Text
+ * that is not an input placeholder is kept as is.
  */
 export function fillInputs(
   value: string,
@@ -173,14 +174,7 @@ export function fillInputs(
   values: Pick<TemplateValues, 'input' | 'isInput'>,
 ): FillOutcome {
   if (!value.includes('{')) return { text: value };
-  let missing: { missing: 'input'; name: string } | undefined;
-  const text = value.replace(syntax === '{name}' ? RECORD_SINGLE_RE : TEXT_RE, (all, name: string) => {
-    if (missing || !values.isInput(name)) return all;
-    const v = values.input(name);
-    if (v === undefined) missing = { missing: 'input', name };
-    return v ?? all;
-  });
-  return missing ?? { text };
+  return fillCompiledInputs(compileInputs(value, syntax), values);
 }
 
 /** Splits a record value into literals and its input placeholders (see {@link fillCompiledInputs}). */
@@ -202,6 +196,7 @@ export function fillCompiledInputs(
 ): FillOutcome {
   const parts = compiled.parts;
   let text = parts[0] as string;
+  let braces = false;
   for (let i = 1; i < parts.length; i += 2) {
     const p = parts[i] as TemplatePlaceholder;
     const name = p.single!;
@@ -210,13 +205,34 @@ export function fillCompiledInputs(
       const v = values.input(name);
       if (v === undefined) return { missing: 'input', name };
       value = v;
+      if (v.includes('{') || v.includes('}')) braces = true;
     }
     text += value + (parts[i + 1] as string);
   }
-  return { text };
+  // A value holding braces may make or hold another `{name}`: filled as CrewAI fills.
+  return braces && compiled.syntax === '{name}' ? { text: fillInTurn(compiled, values) } : { text };
 }
 
 // --- internal ---
+
+/**
+ * CrewAI's `interpolate_only`: for each placeholder of the value in order, every
+ * `{name}` of the text so far is replaced (Python's `str.replace`), so a value that holds
+ * the `{name}` of a later placeholder is filled too (inputs topic = "{year}" and
+ * year = "2024" make "{topic} in {year}" "2024 in 2024"). Every input is known to be set.
+ */
+function fillInTurn(compiled: CompiledTemplate, values: Pick<TemplateValues, 'input' | 'isInput'>): string {
+  const parts = compiled.parts;
+  let text = '';
+  for (const part of parts) text += typeof part === 'string' ? part : part.all;
+  for (let i = 1; i < parts.length; i += 2) {
+    const name = (parts[i] as TemplatePlaceholder).single!;
+    if (!values.isInput(name)) continue;
+    // split/join: a replacement string's `$&` and `$1` are text here, as in Python.
+    text = text.split(`{${name}}`).join(values.input(name)!);
+  }
+  return text;
+}
 
 /** Split templates, across every manifest the process has seen: bounded by bytes. */
 const compiledPaths = new ByteCache<string[]>(1024 * 1024);

@@ -21,11 +21,24 @@ import { NOT_SIMPLE, parseSimpleYaml } from './yaml-simple.js';
 export interface ParsedYaml {
   value: unknown;
   diagnostics: Diagnostic[];
+  /**
+   * When the text's only problems are repeated mapping keys (each an error in
+   * `diagnostics`, and `value` undefined): the value as PyYAML reads it, a later key
+   * replacing the earlier one's value in the earlier one's place. A reader of files that
+   * Python tools load (CrewAI's agents.yaml) may take it, with the repeats as warnings.
+   */
+  lastKeyWins?: { value: unknown; repeats: RepeatedKey[] };
   /** Where the value (or, with `key`, the mapping key) at `path` is written. */
   locate(path: readonly PathSegment[], key?: boolean): Where;
 }
 
 export type PathSegment = string | number;
+
+/** A mapping key written again in the same mapping: its name and where the repeat is. */
+export interface RepeatedKey {
+  key: string;
+  at: Where;
+}
 
 /** True for a mapping: a plain object (not null, not an array), as YAML and JSON parse one. */
 export function isObject(value: unknown): value is Record<string, unknown> {
@@ -71,13 +84,15 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
   const diagnostics: Diagnostic[] = doc.errors.map((e) =>
     error(syntaxCode, e.message.split('\n')[0] ?? e.message, at(e.pos[0])),
   );
+  const repeats: RepeatedKey[] = [];
   if (diagnostics.length === 0) {
-    for (const offset of duplicateKeys(doc.contents)) {
+    for (const { key, offset } of duplicateKeys(doc.contents)) {
       diagnostics.push(error(syntaxCode, 'Map keys must be unique', at(offset)));
+      repeats.push({ key, at: at(offset) });
     }
   }
   let value: unknown;
-  if (diagnostics.length === 0) {
+  if (diagnostics.length === repeats.length) {
     try {
       value = doc.toJS({ maxAliasCount: 100 });
     } catch (e) {
@@ -93,6 +108,12 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
         );
       else diagnostics.push(error('YAML_ALIASES', `refused: ${message}`, at(0)));
     }
+  }
+  if (repeats.length > 0) {
+    const parsed = new Parsed(source, options, undefined, diagnostics, doc);
+    // Only repeated keys: the value as a last-key-wins reader (PyYAML) builds it.
+    if (diagnostics.length === repeats.length) parsed.lastKeyWins = { value, repeats };
+    return parsed;
   }
   return new Parsed(source, options, value, diagnostics, doc);
 }
@@ -114,6 +135,7 @@ const NO_PROBLEMS: readonly Diagnostic[] = Object.freeze([]);
  * only while memory allows).
  */
 class Parsed implements ParsedYaml {
+  lastKeyWins?: { value: unknown; repeats: RepeatedKey[] };
   #doc: WeakRef<Document.Parsed> | undefined;
   readonly #source: string | Uint8Array;
   readonly #file: string;
@@ -182,16 +204,16 @@ function whereIn(text: string, file: string, lineOffset: number): (offset: numbe
   };
 }
 
-/** Offsets of mapping keys that repeat an earlier key of the same mapping. */
-function duplicateKeys(root: unknown): number[] {
-  const found: number[] = [];
+/** Mapping keys that repeat an earlier key of the same mapping, with their offsets. */
+function duplicateKeys(root: unknown): Array<{ key: string; offset: number }> {
+  const found: Array<{ key: string; offset: number }> = [];
   visit(root as Node, {
     Map(_, map) {
       const seen = new Set<unknown>();
       for (const pair of map.items) {
         if (!isScalar(pair.key)) continue;
         const key = pair.key.value;
-        if (seen.has(key)) found.push(pair.key.range?.[0] ?? 0);
+        if (seen.has(key)) found.push({ key: String(key), offset: pair.key.range?.[0] ?? 0 });
         seen.add(key);
       }
     },
@@ -223,7 +245,8 @@ function findNode(root: unknown, path: readonly PathSegment[], key: boolean): No
     const seg = path[i];
     const isLast = i === path.length - 1;
     if (isMap(node)) {
-      const pair = node.items.find(
+      // The last pair with the key: the one a last-key-wins reader keeps.
+      const pair = node.items.findLast(
         (p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg),
       );
       if (!pair) return last;
