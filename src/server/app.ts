@@ -15,6 +15,7 @@ import { hostPolicy, isUnsafeMethod } from './host-check.js';
 import { logRequest, requestId } from './logging.js';
 import { createMetrics, type ServiceMetrics } from './metrics.js';
 import { addOpenApiDocument } from './openapi.js';
+import { badQueryMessage, parseQuery } from './query.js';
 import { addRoute, errors, json, routeTable } from './route.js';
 import type { DirectAnswer } from './route-table.js';
 import { addAdminRoutes } from './routes-admin.js';
@@ -185,7 +186,16 @@ export function createApp(options: AppOptions): StrataApp {
     if (c.req.method === 'HEAD') await setContentLength(c);
   });
 
-  // 4. Every POST body read once, within the size limit, and parsed once.
+  // 4. A query that is not percent-encoded UTF-8 is refused, never decoded two ways
+  //    (see parseQuery); every POST body read once, within the size limit, and parsed once.
+  app.use('*', async (c, next) => {
+    const url = c.req.url;
+    if (url.includes('?')) {
+      const parsed = parseQuery(new URL(url).search.slice(1));
+      if ('bad' in parsed) return errorResponse(c, 400, 'BAD_REQUEST', badQueryMessage(parsed.bad));
+    }
+    return next();
+  });
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
   app.use('/api/*', readBodies(limit));
 

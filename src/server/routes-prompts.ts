@@ -9,6 +9,7 @@ import { type AppEnv, pickSnapshot, type Service } from './context.js';
 import { diagnosticsResponse, errorResponse } from './errors.js';
 import { header } from './fast-path.js';
 import { bodyAnswer, promptAnswer, rawHeaders, warningCodes } from './prompt-response.js';
+import { badQueryMessage, parseQuery } from './query.js';
 import {
   addRoute,
   errors,
@@ -198,7 +199,10 @@ function directPrompt(kind: 'role' | 'agent', plain: readonly ('role' | 'team' |
     if (query !== '') {
       const settings: Record<string, string> = Object.create(null);
       const vars: Record<string, string> = Object.create(null);
-      for (const [key, value] of new URLSearchParams(query)) {
+      // A query that does not decode (or holds a fragment) is the app's to refuse.
+      const params = query.includes('#') ? undefined : parseQuery(query);
+      if (params === undefined || 'bad' in params) return undefined;
+      for (const [key, value] of params) {
         const target = key.startsWith('set.') ? settings : key.startsWith('var.') ? vars : undefined;
         if (target && key.length > 4) {
           if (Object.hasOwn(target, key.slice(4))) return undefined;
@@ -376,7 +380,8 @@ function checkQuery(
 ): { settings?: Record<string, string>; vars?: Record<string, string> } | Response {
   const settings: Record<string, string> = Object.create(null);
   const vars: Record<string, string> = Object.create(null);
-  const params = new URL(c.req.url).searchParams;
+  const params = parseQuery(new URL(c.req.url).search.slice(1));
+  if ('bad' in params) return errorResponse(c, 400, 'BAD_REQUEST', badQueryMessage(params.bad));
   for (const [key, value] of params) {
     const target = key.startsWith('set.') ? settings : key.startsWith('var.') ? vars : undefined;
     if (target && key.length > 4) {
