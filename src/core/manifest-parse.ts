@@ -143,6 +143,8 @@ export interface ManifestPart {
   /** Any input name a placeholder uses is an input of this shape (CrewAI's open inputs). */
   openInputs?: Omit<InputDef, 'name'>;
   frontmatter?: 'strict' | 'lenient' | 'none';
+  /** `unreadable:`, checked. */
+  unreadable?: 'error' | 'skip';
   files?: string[];
   hidden?: string[];
   raw?: string[];
@@ -170,6 +172,7 @@ const TOP_KEYS = [
   'inputs',
   'input_syntax',
   'frontmatter',
+  'unreadable',
   'files',
   'hidden',
   'raw',
@@ -283,6 +286,10 @@ export function parseManifestPart(
   if (top.input_syntax !== undefined) {
     if (top.input_syntax === '{name}' || top.input_syntax === '{{name}}') part.inputSyntax = top.input_syntax;
     else c.bad(['input_syntax'], 'input_syntax must be "{name}" or "{{name}}"');
+  }
+  if (top.unreadable !== undefined) {
+    if (top.unreadable === 'error' || top.unreadable === 'skip') part.unreadable = top.unreadable;
+    else c.bad(['unreadable'], 'unreadable must be error or skip');
   }
   if (top.frontmatter !== undefined) {
     if (top.frontmatter === 'strict' || top.frontmatter === 'lenient' || top.frontmatter === 'none')

@@ -72,6 +72,12 @@ export interface Manifest {
   inputSyntax: InputSyntax;
   /** `lenient`: frontmatter that does not parse is parsed again with values quoted. */
   frontmatter: 'strict' | 'lenient' | 'none';
+  /**
+   * What a file the pack selects but the reader could not read (a broken symlink, one
+   * leaving the pack, one over the size limit, a special file) means: `error` (the pack
+   * does not load) or `skip` (the file is left out, as if absent, with a warning).
+   */
+  unreadable: 'error' | 'skip';
   /** Globs of the pack files that are read (default: every file). */
   files?: string[];
   /** Hidden folders (names starting with `.`) that are part of the pack. */
@@ -156,6 +162,7 @@ function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[]): Manifest 
     inputs: [],
     inputSyntax: '{{name}}',
     frontmatter: 'strict',
+    unreadable: 'error',
     hidden: [],
     raw: [],
     configFields: {},
@@ -176,6 +183,7 @@ function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[]): Manifest 
     if (part.openInputs) m.openInputs = part.openInputs;
     if (part.inputSyntax) m.inputSyntax = part.inputSyntax;
     if (part.frontmatter) m.frontmatter = part.frontmatter;
+    if (part.unreadable) m.unreadable = part.unreadable;
     if (part.files) m.files = part.files;
     if (part.hidden) m.hidden = part.hidden;
     if (part.raw) m.raw = part.raw;

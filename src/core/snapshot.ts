@@ -144,7 +144,10 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
     input.preset ??
     (input.files.has(MANIFEST_FILE)
       ? undefined
-      : detectPreset(paths, (p) => probeKeys(p, input.files, parsedYaml)));
+      : // A refused file still exists: an AGENTS.md over the size limit makes the layout agents-md.
+        detectPreset(input.refused?.size ? [...paths, ...input.refused] : paths, (p) =>
+          probeKeys(p, input.files, parsedYaml),
+        ));
   if (presetName) {
     rootKey = `preset:${presetName}`;
     rootPart = presetPart(presetName, diagnostics);
@@ -181,6 +184,22 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
     const kept = diagnostics.filter((d) => d.file === undefined || !dropped.has(d.file));
     diagnostics.length = 0;
     diagnostics.push(...kept);
+  }
+  // `unreadable: skip` (agents-md): a selected file the reader refused (a broken symlink,
+  // one leaving the pack, one over the size limit) is left out, as if absent, and said.
+  if (manifest.unreadable === 'skip' && input.refused && input.refused.size > 0) {
+    const refused = input.refused;
+    for (let i = 0; i < diagnostics.length; i++) {
+      const d = diagnostics[i]!;
+      if (d.severity !== 'error' || d.file === undefined || !refused.has(d.file)) continue;
+      if (!SKIPPABLE.has(d.code)) continue;
+      const raise = d.code === 'FILE_TOO_LARGE' ? ' (--max-file-bytes raises the limit)' : '';
+      diagnostics[i] = warning(
+        d.code,
+        `${d.message}; the file is left out, as if it were not there${raise}`,
+        d,
+      );
+    }
   }
   const rawGlobs = manifest.raw.map(compileGlob);
   const decodedBefore = earlierDecodings(input.previous, manifest);
@@ -408,6 +427,14 @@ let detectFiles: string[] | undefined;
 let hiddenFolders: string[] | undefined;
 
 // --- internal ---
+
+/** Read problems of one file that `unreadable: skip` turns into warnings. */
+const SKIPPABLE: ReadonlySet<string> = new Set([
+  'READ_ERROR',
+  'PATH_OUTSIDE_PACK',
+  'FILE_TOO_LARGE',
+  'SPECIAL_FILE',
+]);
 
 /** Reader errors after which the files read are not the pack (none, or a part of it). */
 const WHOLE_PACK_CODES: ReadonlySet<DiagnosticCode> = new Set([

@@ -1,0 +1,161 @@
+import { rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tryCompose } from '../../src/core/compose.js';
+import { loadPack } from '../../src/source/load.js';
+import { cli, memPack, tempDir, writeFiles } from '../helpers.js';
+import { appFor } from '../server/helpers.js';
+
+/**
+ * AGENTS.md projects as repositories hold them: `AGENTS.md` a symlink to `CLAUDE.md`, an
+ * override left dangling, a link to a file outside the project, a file over the size limit,
+ * and Codex's `project_doc_fallback_filenames` (CLAUDE.md where there is no AGENTS.md).
+ * Codex reads each folder's first candidate that is a file (following symlinks: a dangling
+ * one is no file, so the next candidate is used).
+ */
+
+const roots: string[] = [];
+afterEach(() => {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+});
+
+function project(files: Record<string, string | Uint8Array>): string {
+  const root = tempDir('strata-agents-md-rw-');
+  roots.push(root);
+  writeFiles(root, files);
+  return root;
+}
+
+async function composeAt(root: string, cwd: string) {
+  const { snapshot, diagnostics } = await loadPack(root, { env: {} });
+  if (!snapshot) throw new Error(JSON.stringify(diagnostics));
+  const outcome = tryCompose(snapshot, { vars: { cwd } });
+  if (!outcome.ok) throw new Error(JSON.stringify(outcome.diagnostics));
+  return {
+    text: outcome.result.text,
+    parts: outcome.result.layers[0]!.parts!.map((p) => [p.source, p.included]),
+    diagnostics: diagnostics.map((d) => [d.severity, d.code, d.file, d.message]),
+  };
+}
+
+describe('agents-md: files that cannot be read are left out, as Codex leaves them', () => {
+  it('AGENTS.md a symlink to CLAUDE.md beside it is read through the link', async () => {
+    const root = project({ 'CLAUDE.md': '\uFEFF# Rules\n', 'web/AGENTS.md': '# Web\n' });
+    symlinkSync('CLAUDE.md', join(root, 'AGENTS.md'));
+    const out = await composeAt(root, 'web');
+    // The byte order mark is kept, as Codex keeps it (String::from_utf8_lossy).
+    expect(out.text).toBe('\uFEFF# Rules\n\n\n# Web\n');
+    expect(out.diagnostics).toEqual([]);
+  });
+
+  it('a dangling AGENTS.override.md: the AGENTS.md of the same folder is used, with a warning', async () => {
+    const root = project({ 'AGENTS.md': '# Root\n', 'web/AGENTS.md': '# Web\n' });
+    symlinkSync('../gone.md', join(root, 'web', 'AGENTS.override.md'));
+    const out = await composeAt(root, 'web');
+    expect(out.text).toBe('# Root\n\n\n# Web\n');
+    expect(out.parts).toEqual([
+      ['AGENTS.md', true],
+      ['web/AGENTS.md', true],
+    ]);
+    expect(out.diagnostics).toEqual([
+      [
+        'warning',
+        'READ_ERROR',
+        'web/AGENTS.override.md',
+        'broken symlink: ENOENT; the file is left out, as if it were not there',
+      ],
+    ]);
+  });
+
+  it('a symlink leaving the project is not followed: left out, with a warning (Codex would read it)', async () => {
+    const outside = project({ 'shared.md': '# Shared\n' });
+    const root = project({ 'AGENTS.md': '# Root\n' });
+    symlinkSync(join(outside, 'shared.md'), join(root, 'api.md'));
+    writeFiles(root, { 'api/x.txt': 'x' });
+    symlinkSync(join(outside, 'shared.md'), join(root, 'api', 'AGENTS.md'));
+    const out = await composeAt(root, 'api');
+    expect(out.text).toBe('# Root\n');
+    expect(out.diagnostics.map((d) => d.slice(0, 3))).toEqual([
+      ['warning', 'PATH_OUTSIDE_PACK', 'api/AGENTS.md'],
+    ]);
+    expect(out.diagnostics[0]![3]).toMatch(
+      /^symlink points outside the pack \(to .*\); the file is left out/,
+    );
+  });
+
+  it('an AGENTS.md over --max-file-bytes still makes the layout agents-md, and is left out with a warning', async () => {
+    const root = project({ 'AGENTS.md': `# Big\n${'x'.repeat(300)}\n`, 'app/AGENTS.md': '# App\n' });
+    const run = await cli(['compose', '--dir', root, '--var', 'cwd=app', '--max-file-bytes', '200']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('# App\n');
+    expect(run.stderr).toBe(
+      'warning FILE_TOO_LARGE: AGENTS.md: file is 307 bytes; the limit is 200; the file is left out, as if it were not there (--max-file-bytes raises the limit)\n',
+    );
+    const { app } = await appFor(root, {});
+    const res = await app.request('/api/compose', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ vars: { cwd: 'app' } }),
+    });
+    expect(res.status).toBe(200);
+  });
+
+  it('other layouts still fail on a broken symlink they select (unreadable: error)', async () => {
+    const root = project({ 'base.md': 'Base.\n', 'roles/dev.md': 'Dev.\n' });
+    symlinkSync('gone.md', join(root, 'roles', 'qa.md'));
+    const { snapshot, diagnostics } = await loadPack(root, { env: {} });
+    expect(snapshot).toBeUndefined();
+    expect(diagnostics.map((d) => [d.severity, d.code, d.file])).toEqual([
+      ['error', 'READ_ERROR', 'roles/qa.md'],
+    ]);
+  });
+
+  it('unreadable: takes error or skip', () => {
+    const bad = memPack({ 'strata.yaml': 'extends: agents-md\nunreadable: ignore\n', 'AGENTS.md': '# A\n' });
+    expect(bad.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      ['BAD_MANIFEST', 'unreadable must be error or skip'],
+    ]);
+  });
+});
+
+describe("agents-md: Codex's project_doc_fallback_filenames, written in strata.yaml", () => {
+  const files = {
+    'AGENTS.md': '# Root\n',
+    'api/CLAUDE.md': '# API (Claude)\n',
+    'web/AGENTS.md': '# Web\n',
+    'web/CLAUDE.md': '# Web (Claude)\n',
+    // project_doc_fallback_filenames = ["CLAUDE.md"]
+    'strata.yaml': [
+      'extends: agents-md',
+      'files: ["**/AGENTS.md", "**/AGENTS.override.md", "**/CLAUDE.md"]',
+      'raw: ["**/AGENTS.md", "**/AGENTS.override.md", "**/CLAUDE.md"]',
+      'layers:',
+      '  - id: agents',
+      '    chain:',
+      '      path: "{cwd}"',
+      '      files: [AGENTS.override.md, AGENTS.md, CLAUDE.md]',
+      '      join: "\\n\\n"',
+      '',
+    ].join('\n'),
+  };
+
+  it('a folder without AGENTS.md gives its CLAUDE.md; one with both gives AGENTS.md', () => {
+    const { snapshot } = memPack(files);
+    const at = (cwd: string) => {
+      const out = tryCompose(snapshot!, { vars: { cwd } });
+      return out.ok ? out.result.text : out.diagnostics.map((d) => d.code).join();
+    };
+    expect(at('api')).toBe('# Root\n\n\n# API (Claude)\n');
+    expect(at('web')).toBe('# Root\n\n\n# Web\n');
+  });
+
+  it('the budget and the raw bytes of the preset layer are kept', () => {
+    const { snapshot } = memPack(files);
+    const out = tryCompose(snapshot!, { vars: { cwd: 'api' }, settings: { project_doc_max_bytes: 10 } });
+    // 7 bytes of the root's file, then the 3 left of api/CLAUDE.md, as Codex cuts.
+    expect(out.ok && [out.result.text, out.result.diagnostics.map((d) => d.code)]).toEqual([
+      '# Root\n\n\n# A',
+      ['TRUNCATED'],
+    ]);
+  });
+});
