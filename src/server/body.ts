@@ -34,13 +34,33 @@ export function readBodies(limit: number): MiddlewareHandler<AppEnv> {
       c.header('Connection', 'close');
       return errorResponse(c, 400, 'BAD_REQUEST', 'the request body ended before its end');
     }
-    const mediaType = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    const contentType = c.req.header('content-type') ?? '';
+    const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
     if (mediaType === '' && chunks.length > 0) {
       return errorResponse(c, 415, 'UNSUPPORTED_MEDIA_TYPE', 'the body must be application/json');
     }
+    // The body is read in the charset it declares (UTF-8 when it declares none), strictly:
+    // bytes that are not that charset are refused, never decoded to U+FFFD and composed.
+    const decoder = decoderFor(contentType);
+    if (typeof decoder === 'string') {
+      return errorResponse(
+        c,
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+        `the body's charset ${JSON.stringify(decoder)} is not one strata can read; send UTF-8`,
+      );
+    }
     // The text is decoded here, once, and the bytes let go: the request holds one copy of
     // its body, as text (`c.req.arrayBuffer()` gives that text's UTF-8 bytes).
-    const text = decode(chunks);
+    const text = decode(chunks, decoder);
+    if (text === undefined) {
+      return errorResponse(
+        c,
+        400,
+        'BAD_REQUEST',
+        `the request body is not valid ${decoder.encoding === 'utf-8' ? 'UTF-8' : decoder.encoding}`,
+      );
+    }
     (c.req.bodyCache as Record<string, Promise<unknown>>).text = Promise.resolve(text);
     // `c.req.json()` (what the validators read) parses that text as JSON.parse does, with
     // its strings taken as slices of it rather than second copies. One shared function,
@@ -124,19 +144,42 @@ function jsonOfText(this: HonoRequest): Promise<unknown> {
   return this.text().then(parseJson);
 }
 
-/** UTF-8 as `Request.text()` decodes it: a BOM is skipped, bad bytes become U+FFFD. */
-const DECODER = new TextDecoder();
+/** UTF-8 as `Request.text()` decodes it (a BOM is skipped), except that bad bytes are refused. */
+const DECODER = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The decoder of a body's `charset` parameter (none: UTF-8), fatal on bytes that are not
+ * that charset; the label itself when no decoder knows it.
+ */
+function decoderFor(contentType: string): TextDecoder | string {
+  const charset = /;\s*charset\s*=\s*(?:"([^"]*)"|([^\s;]*))/i.exec(contentType);
+  const label = (charset?.[1] ?? charset?.[2] ?? '').trim().toLowerCase();
+  if (label === '' || label === 'utf-8' || label === 'utf8') return DECODER;
+  try {
+    return new TextDecoder(label, { fatal: true });
+  } catch {
+    return label;
+  }
+}
 /** Bodies in several chunks up to this size are joined in one reused buffer, not a new one each. */
 const SCRATCH_BYTES = 256 * 1024;
 let scratch: Buffer | undefined;
 
-/** The chunks' text, decoded at once (a character split between chunks is whole). */
-function decode(chunks: Uint8Array[]): string {
+/** The chunks' text, decoded at once (a character split between chunks is whole); undefined when it does not decode. */
+function decode(chunks: Uint8Array[], decoder: TextDecoder): string | undefined {
+  try {
+    return decodeOrThrow(chunks, decoder);
+  } catch {
+    return undefined;
+  }
+}
+
+function decodeOrThrow(chunks: Uint8Array[], decoder: TextDecoder): string {
   if (chunks.length === 0) return '';
-  if (chunks.length === 1) return DECODER.decode(chunks[0]);
+  if (chunks.length === 1) return decoder.decode(chunks[0]);
   let size = 0;
   for (const chunk of chunks) size += chunk.byteLength;
-  if (size > SCRATCH_BYTES) return DECODER.decode(Buffer.concat(chunks, size));
+  if (size > SCRATCH_BYTES) return decoder.decode(Buffer.concat(chunks, size));
   // Joined and decoded before anything else runs: the buffer is free again after.
   scratch ??= Buffer.allocUnsafeSlow(SCRATCH_BYTES);
   let at = 0;
@@ -144,5 +187,5 @@ function decode(chunks: Uint8Array[]): string {
     scratch.set(chunk, at);
     at += chunk.byteLength;
   }
-  return DECODER.decode(scratch.subarray(0, size));
+  return decoder.decode(scratch.subarray(0, size));
 }

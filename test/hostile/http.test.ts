@@ -49,4 +49,49 @@ describe('hostile HTTP requests', () => {
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('café bar');
   });
+
+  it('a body whose bytes are not UTF-8 (Latin-1 sent as UTF-8) is 400, not composed with U+FFFD', async () => {
+    const body = new Uint8Array([
+      ...new TextEncoder().encode(`{"role":"${ROLE}","vars":{"sector":"caf`),
+      0xe9,
+      ...new TextEncoder().encode('","quarter":"Q1"}}'),
+    ]);
+    for (const type of ['application/json', 'application/json; charset=utf-8']) {
+      const res = await service.app.request('/api/compose', {
+        method: 'POST',
+        headers: { 'content-type': type, accept: 'text/plain' },
+        body,
+      });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: { code: string; message: string } }).error).toEqual({
+        code: 'BAD_REQUEST',
+        message: 'the request body is not valid UTF-8',
+      });
+    }
+  });
+
+  it('a body is read in the charset it declares; a charset nothing can read is 415', async () => {
+    const json = `{"role":"${ROLE}","vars":{"sector":"café","quarter":"Q1"}}`;
+    const latin1 = new Uint8Array([...json].map((ch) => ch.charCodeAt(0)));
+    const utf16 = new Uint8Array(Buffer.from(`\ufeff${json}`, 'utf16le'));
+    for (const [type, body] of [
+      ['application/json; charset=ISO-8859-1', latin1],
+      ['application/json; charset="utf-16"', utf16],
+    ] as const) {
+      const res = await service.app.request('/api/compose', {
+        method: 'POST',
+        headers: { 'content-type': type, accept: 'text/plain' },
+        body,
+      });
+      expect(res.status, type).toBe(200);
+      expect(await res.text()).toContain('café');
+    }
+    const res = await service.app.request('/api/compose', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=klingon' },
+      body: json,
+    });
+    expect(res.status).toBe(415);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
 });
