@@ -73,7 +73,12 @@ export function agentConfig(
 ): AgentConfigOutcome {
   // 1. Names, then the agent's fleet entry and the role record.
   const bad = (['role', 'agent'] as const)
-    .filter((k) => request[k] !== undefined && !isValidName(request[k]!))
+    .filter(
+      (k) =>
+        request[k] !== undefined &&
+        !isValidName(request[k]!) &&
+        !(k === 'role' && snapshot.roles.has(request[k]!)),
+    )
     .map((k) =>
       error(
         'BAD_NAME',

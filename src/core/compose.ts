@@ -260,7 +260,12 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
 
   // 1. Names, then what the fleet knows about the agent.
   let early: Diagnostic[] | undefined;
-  if (request.role !== undefined && !validName(plan, snapshot, request.role))
+  // A role id from frontmatter may be a name as people write one ("Frontend Developer").
+  if (
+    request.role !== undefined &&
+    !validName(plan, snapshot, request.role) &&
+    !snapshot.roles.has(request.role)
+  )
     early = withDiagnostic(early, badName('role', request.role));
   if (request.team !== undefined && !validName(plan, snapshot, request.team))
     early = withDiagnostic(early, badName('team', request.team));

@@ -1,7 +1,7 @@
 import { type Diagnostic, error, type Where, warning } from './diagnostics.js';
 import { compileGlob, templateMatcher } from './glob.js';
 import type { RegistryDef } from './manifest.js';
-import { isValidName } from './names.js';
+import { isLabelName, isValidName } from './names.js';
 import { byteOrder } from './text.js';
 import type { ParsedYaml } from './yaml.js';
 import { isObject } from './yaml.js';
@@ -254,11 +254,11 @@ function discoverByField(
       );
       continue;
     }
-    if (!isValidName(id as string)) {
+    if (!isLabelName(id as string)) {
       diagnostics.push(
         warning(
           'BAD_ROLE',
-          `not a role: ${def.id} ${JSON.stringify(id)} is not a valid name`,
+          `not a role: ${def.id} ${JSON.stringify(id)} is not a valid name (at most 128 characters, none of / \\ : or a control character, no "..", not starting with "." or a space, not ending with a space)`,
           frontmatterAt(path, def.id),
         ),
       );

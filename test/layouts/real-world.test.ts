@@ -258,7 +258,7 @@ describe('claude-agents: a .claude/agents folder from a Windows checkout', () =>
     const result = memPack(
       {
         'num.md': '---\nname: 123\ndescription: A numeric name\n---\nN.\n',
-        'spaces.md': '---\ndescription: Spaces\nname: Code Reviewer\n---\nS.\n',
+        'spaces.md': '---\ndescription: Slash\nname: Code/Reviewer\n---\nS.\n',
         'ok.md': '---\nname: ok\ndescription: Fine\n---\nOK.\n',
         'quiet.md': '---\nname: quiet\ndescription: ""\n---\nQ.\n',
       },

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { agentConfig } from '../../src/agent-config/agent-config.js';
+import { tryCompose } from '../../src/core/compose.js';
+import { cli, memPack, tempDir, writeFiles } from '../helpers.js';
+import { appFor } from '../server/helpers.js';
+
+/**
+ * Subagent collections as they are published: agent files in category folders whose
+ * frontmatter `name` is written as people write names ("Frontend Developer", which Claude
+ * Code takes as the agent's name as it is), with extra fields (`emoji`, `vibe`) and a
+ * README beside them; and a repository of plugins whose descriptions hold `\n` escapes and
+ * dialogue lines with colons, one of them continued on lines that are not indented (YAML
+ * that does not parse, also with values quoted: Claude Code does not load such a project
+ * agent either).
+ */
+
+const COLLECTION = {
+  'README.md': '# The Agency\n\nA collection of agents.\n',
+  'engineering/engineering-frontend-developer.md': [
+    '---',
+    'name: Frontend Developer',
+    'description: Expert frontend developer specializing in React/Vue/Angular, UI implementation, and performance',
+    'color: cyan',
+    'emoji: 🖥️',
+    'vibe: Builds responsive, accessible web apps.',
+    '---',
+    '',
+    '# Frontend Developer Agent Personality',
+    '',
+    'You are **Frontend Developer**, an expert frontend developer.',
+    '',
+  ].join('\n'),
+  'design/design-ui-designer.md':
+    '---\nname: UI Designer\ndescription: Expert UI designer\ntools: Read, Write\n---\n\nYou are **UI Designer**.\n',
+  'specialized/bad-names.md':
+    '---\nname: "plugin:scoped"\ndescription: A colon is reserved for plugin namespaces\n---\nX.\n',
+};
+
+describe('claude-agents: names written as people write them', () => {
+  it('"Frontend Developer" is the role id, as Claude Code takes it; a name with ":" is refused, as Claude Code refuses it', () => {
+    const result = memPack(COLLECTION);
+    expect(result.snapshot!.preset).toBe('claude-agents');
+    expect([...result.snapshot!.roles.keys()]).toEqual(['Frontend Developer', 'UI Designer']);
+    expect(result.diagnostics.map((d) => [d.severity, d.code, d.file, d.line])).toEqual([
+      ['warning', 'BAD_ROLE', 'specialized/bad-names.md', 2],
+    ]);
+    const out = tryCompose(result.snapshot!, { role: 'Frontend Developer' });
+    expect(out.ok && out.result.text).toBe(
+      '# Frontend Developer Agent Personality\n\nYou are **Frontend Developer**, an expert frontend developer.',
+    );
+    const config = agentConfig(result.snapshot!, { role: 'UI Designer' });
+    expect(config.ok && config.result.config).toEqual({ tools: ['Read', 'Write'] });
+  });
+
+  it('a name that is no role of the pack is still checked as a name (no path characters)', () => {
+    const { snapshot } = memPack(COLLECTION);
+    const unknown = tryCompose(snapshot!, { role: 'Backend Developer' });
+    expect(unknown.ok ? [] : unknown.diagnostics.map((d) => d.code)).toEqual(['BAD_NAME']);
+    const traversal = tryCompose(snapshot!, { role: '../x' });
+    expect(traversal.ok ? [] : traversal.diagnostics.map((d) => d.code)).toEqual(['BAD_NAME']);
+  });
+
+  it.each([
+    ['a leading dot', '.hidden'],
+    ['a slash', 'UI/UX Designer'],
+    ['a trailing space', '"Designer "'],
+    ['a tab', '"A\\tB"'],
+  ])('a frontmatter name with %s is no role', (_, name) => {
+    const result = memPack(
+      { 'a.md': `---\nname: ${name}\ndescription: D\n---\nA.\n` },
+      { preset: 'claude-agents' },
+    );
+    expect(result.snapshot!.roles.size).toBe(0);
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['BAD_ROLE']);
+  });
+
+  it('the CLI and the HTTP API take the name too (a path segment encoded)', async () => {
+    const dir = tempDir('strata-claude-rw-');
+    writeFiles(dir, COLLECTION);
+    const run = await cli(['compose', '--dir', dir, '--role', 'UI Designer']);
+    expect([run.code, run.stdout]).toEqual([0, 'You are **UI Designer**.']);
+    const { app } = await appFor(dir);
+    const res = await app.request('/api/prompts/UI%20Designer');
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { text: string };
+    expect(body.text).toBe('You are **UI Designer**.');
+    const post = await app.request('/api/compose', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ role: 'Frontend Developer' }),
+    });
+    expect(post.status).toBe(200);
+    const roles = (await (await app.request('/api/roles')).json()) as { roles: Array<{ id: string }> };
+    expect(roles.roles.map((r) => r.id)).toEqual(['Frontend Developer', 'UI Designer']);
+  });
+});
+
+describe('claude-agents: a repository of plugins with the descriptions plugins ship', () => {
+  const PLUGINS = {
+    'plugins/pr-kit/agents/hunter.md': [
+      '---',
+      'name: silent-failure-hunter',
+      'description: Use this agent when reviewing error handling. Examples:\\n\\n<example>\\nContext: Daisy finished a feature.\\nDaisy: "Can you review it?"\\nAssistant: "I\'ll use the silent-failure-hunter agent."\\n</example>',
+      'model: inherit',
+      'color: yellow',
+      '---',
+      '',
+      'You are an error handling auditor.',
+      '',
+    ].join('\n'),
+    'plugins/pr-kit/agents/simplifier.md': [
+      '---',
+      'name: code-simplifier',
+      'description: Use this agent after code was written.\\n\\nExamples:\\n\\n<example>',
+      'Context: The assistant has just implemented a feature.',
+      'user: "Please add auth"',
+      '</example>',
+      'model: opus',
+      '---',
+      '',
+      'You simplify code.',
+      '',
+    ].join('\n'),
+    'plugins/pr-kit/commands/review-pr.md':
+      '---\ndescription: Review a pull request\n---\nReview $ARGUMENTS\n',
+    'plugins/pr-kit/README.md': '# PR kit\n',
+  };
+
+  it('the escaped description parses on the retry; the unindented one is no agent, with a warning at its line', () => {
+    const result = memPack(PLUGINS);
+    expect(result.snapshot!.preset).toBe('claude-agents');
+    expect([...result.snapshot!.roles.keys()]).toEqual(['silent-failure-hunter']);
+    expect(result.snapshot!.roles.get('silent-failure-hunter')!.description).toBe(
+      'Use this agent when reviewing error handling. Examples:\n\n<example>\nContext: Daisy finished a feature.\nDaisy: "Can you review it?"\nAssistant: "I\'ll use the silent-failure-hunter agent."\n</example>',
+    );
+    expect(result.diagnostics.map((d) => [d.severity, d.code, d.file, d.line])).toEqual([
+      ['warning', 'BAD_FRONTMATTER', 'plugins/pr-kit/agents/simplifier.md', 6],
+    ]);
+    const out = tryCompose(result.snapshot!, { role: 'silent-failure-hunter' });
+    expect(out.ok && out.result.text).toBe('You are an error handling auditor.');
+    const config = agentConfig(result.snapshot!, { role: 'silent-failure-hunter' });
+    expect(config.ok && config.result.config).toEqual({ model: 'inherit' });
+  });
+});
