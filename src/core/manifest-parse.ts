@@ -265,9 +265,23 @@ export function parseManifestPart(
   if (top.layers !== undefined) {
     part.layersAt = c.at(['layers'], true);
     const layers = c.list(top.layers, ['layers']);
+    // One file names each layer once: a second entry with the same id would be applied as
+    // a change to the first (as a child manifest changes its parent's layer), so a copied
+    // entry would silently replace the layer above it.
+    const first = new Map<string, number>();
     layers?.forEach((raw, i) => {
       const layer = c.layer(raw, ['layers', i]);
-      if (layer) part.layers.push(layer);
+      if (!layer) return;
+      const earlier = first.get(layer.id);
+      if (earlier !== undefined) {
+        c.bad(
+          ['layers', i, 'id'],
+          `layer id ${layer.id} is given twice in this file (first as layers[${earlier}]); give each layer its own id`,
+        );
+        return;
+      }
+      first.set(layer.id, i);
+      part.layers.push(layer);
     });
   }
   if (top.agent_defaults !== undefined)

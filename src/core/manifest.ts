@@ -15,6 +15,7 @@ import type {
   VariantDef,
 } from './manifest-parse.js';
 import type { BudgetsSection } from './manifest-tokens.js';
+import { PRESET_NAMES } from './presets.js';
 import { parseSettingValue, type SettingDef } from './settings.js';
 import { inputPlaceholders, PATH_PLACEHOLDERS, pathPlaceholders, textPlaceholders } from './template.js';
 import type { TokenizerName } from './tokenizer-names.js';
@@ -126,7 +127,7 @@ export function resolveManifest(
       diagnostics.push(
         error(
           'UNKNOWN_PRESET',
-          `extends ${JSON.stringify(target)}: no such preset or manifest file (presets: roboco, chorus)`,
+          `extends ${JSON.stringify(target)}: no such preset or manifest file (presets: ${PRESET_NAMES.join(', ')})`,
           at,
         ),
       );

@@ -77,6 +77,16 @@ export function* registrySteps(
         diagnostics.push(
           error('BAD_ROLE', 'the role file must be a mapping of role id to record', yaml.locate([])),
         );
+      // A `roles:` that is there but is no mapping (a list of ids, a scalar, a !!set) holds
+      // no record strata can read: said, never read as a file without roles.
+      else if (!top && records !== null && records !== undefined)
+        diagnostics.push(
+          error(
+            'BAD_ROLE',
+            `${registry.key} must be a mapping of role id to record, not ${kindOf(records)}`,
+            yaml.locate([registry.key]),
+          ),
+        );
       continue;
     }
     for (const [id, record] of Object.entries(records)) {
@@ -312,6 +322,13 @@ function toRecord(id: string, fields: Record<string, unknown>, source: string): 
   if (typeof description === 'string') record.description = description;
   if (tags) record.tags = tags;
   return record;
+}
+
+/** What a YAML value is, for a message: `a list`, `a string`, … */
+function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return `a ${value?.constructor?.name ?? 'value'}`;
+  return `a ${typeof value}`;
 }
 
 /** A list as strings: the list itself when it holds only strings (a registry's tags do). */

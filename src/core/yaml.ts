@@ -86,6 +86,10 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
   );
   const repeats: RepeatedKey[] = [];
   if (diagnostics.length === 0) {
+    for (const { tag, offset } of unreadTags(doc.contents))
+      diagnostics.push(error(syntaxCode, unreadTagMessage(tag), at(offset)));
+  }
+  if (diagnostics.length === 0) {
     for (const { key, offset } of duplicateKeys(doc.contents)) {
       diagnostics.push(error(syntaxCode, 'Map keys must be unique', at(offset)));
       repeats.push({ key, at: at(offset) });
@@ -202,6 +206,37 @@ function whereIn(text: string, file: string, lineOffset: number): (offset: numbe
     const { line, col } = index.lineCol(offset);
     return { file, line: line + lineOffset, col };
   };
+}
+
+/**
+ * The tags of the YAML core schema: what a pack's data is (strings, numbers, booleans,
+ * null, lists and mappings), as JSON and the Python tools that share the files read it.
+ */
+const CORE_TAGS = new Set(
+  ['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`),
+);
+
+/**
+ * Nodes tagged with anything else (`!!binary`, `!!timestamp`, `!!set`, `!!omap`,
+ * `!!pairs`, a custom `!tag`), with their offsets. The `yaml` package makes such a value a
+ * byte array, a Date, a Set or a Map (or keeps a custom one as its text), which no reader
+ * of a pack expects: a `system_prompt: !!binary …` read as "no system_prompt", a
+ * `roles: !!set` as a file without roles. They are refused where they are written.
+ */
+function unreadTags(root: unknown): Array<{ tag: string; offset: number }> {
+  const found: Array<{ tag: string; offset: number }> = [];
+  visit(root as Node, {
+    Node(_, node) {
+      const tag = (node as { tag?: string }).tag;
+      if (tag !== undefined && !CORE_TAGS.has(tag)) found.push({ tag, offset: node.range?.[0] ?? 0 });
+    },
+  });
+  return found;
+}
+
+function unreadTagMessage(tag: string): string {
+  const short = tag.startsWith('tag:yaml.org,2002:') ? `!!${tag.slice(18)}` : tag;
+  return `the tag ${short} is not read: a pack holds strings, numbers, booleans, null, lists and mappings (quote the text to keep it as a string)`;
 }
 
 /** Mapping keys that repeat an earlier key of the same mapping, with their offsets. */

@@ -142,6 +142,74 @@ describe('hostile packs', () => {
     ]);
   });
 
+  it.each([
+    [
+      'a list of ids',
+      'roles: [writer, critic]\n',
+      'roles.yaml:1:8',
+      'roles must be a mapping of role id to record, not a list',
+    ],
+    [
+      'a scalar',
+      'roles: writer\n',
+      'roles.yaml:1:8',
+      'roles must be a mapping of role id to record, not a string',
+    ],
+  ])(
+    'a registry whose roles: is %s is BAD_ROLE where it is written, not a file without roles',
+    (_, yaml, where, message) => {
+      for (const preset of ['roboco', 'chorus']) {
+        const result = memPack({ 'roles.yaml': yaml }, { preset });
+        expect(result.snapshot, preset).toBeUndefined();
+        expect(
+          result.diagnostics.map((d) => `${d.code} ${d.file}:${d.line}:${d.col} ${d.message}`),
+        ).toContain(`BAD_ROLE ${where} ${message}`);
+      }
+    },
+  );
+
+  it.each([
+    ['!!binary', 'roles:\n  a:\n    system_prompt: !!binary aGVsbG8=\n'],
+    ['!!timestamp', 'roles:\n  a:\n    system_prompt: !!timestamp 2001-12-14\n'],
+    ['!!set', 'roles: !!set\n  ? a\n'],
+    ['!!omap', 'roles: !!omap\n  - a: {system_prompt: A}\n'],
+    ['!prompt', 'roles:\n  a:\n    system_prompt: !prompt Be brief.\n'],
+  ])(
+    'a YAML %s tag is YAML_SYNTAX where it is written, never a prompt left out or a file read as empty',
+    (tag, yaml) => {
+      const result = memPack({ 'roles.yaml': yaml }, { preset: 'chorus' });
+      expect(result.snapshot).toBeUndefined();
+      expect(result.diagnostics).toEqual([
+        expect.objectContaining({
+          code: 'YAML_SYNTAX',
+          file: 'roles.yaml',
+          line: expect.any(Number),
+          col: expect.any(Number),
+          message: expect.stringContaining(`the tag ${tag} is not read`),
+        }),
+      ]);
+    },
+  );
+
+  it('a layer id given twice in one manifest is BAD_MANIFEST, not the second entry silently replacing the first', () => {
+    const result = memPack({
+      'strata.yaml': 'layers:\n  - id: rules\n    file: house.md\n  - id: rules\n    file: team.md\n',
+      'house.md': 'House rules.\n',
+      'team.md': 'Team rules.\n',
+    });
+    expect(result.snapshot).toBeUndefined();
+    expect(result.diagnostics.map((d) => `${d.code} ${d.file}:${d.line}:${d.col} ${d.message}`)).toEqual([
+      'BAD_MANIFEST strata.yaml:4:9 layer id rules is given twice in this file (first as layers[0]); give each layer its own id',
+    ]);
+  });
+
+  it('extends naming no preset lists every preset', () => {
+    const result = memPack({ 'strata.yaml': 'extends: crew-ai\n' });
+    expect(result.diagnostics.map((d) => d.message)).toEqual([
+      'extends "crew-ai": no such preset or manifest file (presets: roboco, crewai, agents-md, claude-agents, chorus)',
+    ]);
+  });
+
   it('the example packs still load', async () => {
     for (const name of ['roboco', 'chorus'])
       expect((await loadPack(join(EXAMPLES, name))).snapshot).toBeDefined();
