@@ -22,6 +22,7 @@ import { createFastPath } from './fast-path.js';
 import { createLogger, logReloads } from './logging.js';
 import { createMetrics } from './metrics.js';
 import { routeTable } from './route.js';
+import { answerClientError, refuseMissingHost, unreadableRequest } from './unreadable.js';
 
 export interface ServiceOptions extends ReloadSource {
   /** Address to bind (default 127.0.0.1: loopback unless told otherwise). */
@@ -122,14 +123,25 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
 
   // 1. Listen first: liveness answers while the pack loads. Routes with a direct handler
   //    (liveness, cached prompts) are answered without going through the app when they can.
-  const appListener = getRequestListener(app.fetch);
+  // A request the adapter cannot build (no Host on HTTP/1.0 gets the bound address, as
+  // the app then judges it; a bad Host port, a backslash in the path) and one Node's parser
+  // refuses are answered as coded JSON errors, like every other (src/server/unreadable.ts).
+  const appListener = getRequestListener(app.fetch, {
+    hostname: `${bindHost.includes(':') ? `[${bindHost}]` : bindHost}:${options.port ?? DEFAULT_PORT}`,
+    errorHandler: unreadableRequest,
+  });
   const fast = createFastPath(app.service, routeTable(app.app));
   let guard: ConnectionGuard | undefined;
-  const server = createServer(serverOptions(options.connections), (req, res) => {
-    guard!.onRequest(req, res);
-    if (!fast(req, res)) void appListener(req, res);
-  });
+  const server = createServer(
+    { ...serverOptions(options.connections), requireHostHeader: false },
+    (req, res) => {
+      guard!.onRequest(req, res);
+      if (refuseMissingHost(req, res)) return;
+      if (!fast(req, res)) void appListener(req, res);
+    },
+  );
   guard = guardConnections(server, options.connections);
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? DEFAULT_PORT, bindHost, () => resolve());

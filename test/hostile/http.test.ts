@@ -1,8 +1,10 @@
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningService, startService } from '../../src/server/node.js';
 import { parseQuery } from '../../src/server/query.js';
 import { EXAMPLES } from '../helpers.js';
-import { appFor } from '../server/helpers.js';
+import { appFor, MINI } from '../server/helpers.js';
 
 const CREWAI = join(EXAMPLES, 'crewai');
 const ROLE = 'market_analyst';
@@ -95,3 +97,117 @@ describe('hostile HTTP requests', () => {
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
   });
 });
+
+/**
+ * Requests the app never sees — what Node's parser refuses, what the adapter cannot turn
+ * into a Request — used to get a bare status line (or, for an HTTP/1.0 health check
+ * without Host, a 400 on every route). Each is now served, or refused with a coded JSON
+ * error carrying the security headers.
+ */
+describe('requests the app cannot read, on a real socket', () => {
+  let service: RunningService;
+  beforeAll(async () => {
+    const started = await startService({
+      dir: MINI,
+      env: {},
+      port: 0,
+      watch: false,
+      connections: { headersTimeoutMs: 300, requestTimeoutMs: 300 },
+    });
+    if (!started.ok) throw new Error('service did not start');
+    service = started.service;
+  });
+  afterAll(() => service?.close());
+
+  it.each([
+    ['/healthz', '{"ok":true}'],
+    ['/api/roles', '"writer"'],
+  ])('an HTTP/1.0 request without Host (an old health checker) is served: GET %s', async (path, part) => {
+    const reply = await raw(service.url, `GET ${path} HTTP/1.0\r\n\r\n`);
+    expect(reply.status).toBe(200);
+    expect(reply.body).toContain(part);
+  });
+
+  it.each([
+    [
+      'an HTTP/1.1 request without Host',
+      'GET /api/roles HTTP/1.1\r\n\r\n',
+      400,
+      'BAD_REQUEST',
+      'Host header',
+    ],
+    [
+      'a backslash in the path',
+      'GET /api\\roles HTTP/1.1\r\nHost: localhost\r\n\r\n',
+      400,
+      'BAD_REQUEST',
+      'Backslash',
+    ],
+    [
+      'a Host with a port that is no number',
+      'GET /api/roles HTTP/1.1\r\nHost: localhost:abc\r\n\r\n',
+      400,
+      'BAD_REQUEST',
+      'cannot be read',
+    ],
+    [
+      'a target that is not a path',
+      'GET * HTTP/1.1\r\nHost: localhost\r\n\r\n',
+      400,
+      'BAD_REQUEST',
+      'cannot be read',
+    ],
+    ['a request line that is not HTTP', 'GARBAGE\r\n\r\n', 400, 'BAD_REQUEST', 'not valid HTTP/1.1'],
+    [
+      'headers over the size Node accepts',
+      `GET /api/roles HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      431,
+      'HEADERS_TOO_LARGE',
+      'headers',
+    ],
+    [
+      'headers that never end',
+      'GET /api/roles HTTP/1.1\r\nHost: localhost\r\n',
+      408,
+      'REQUEST_TIMEOUT',
+      'timeout',
+    ],
+  ])('%s is a coded JSON error with the security headers', async (_, request, status, code, words) => {
+    const reply = await raw(service.url, request);
+    expect(reply.status).toBe(status);
+    expect(reply.headers['content-type']).toBe('application/json');
+    expect(reply.headers['x-content-type-options']).toBe('nosniff');
+    const body = JSON.parse(reply.body) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe(code);
+    expect(body.error.message).toContain(words);
+  });
+});
+
+/** Sends bytes as they are on a new connection; resolves with the reply once the server closes it. */
+function raw(
+  url: string,
+  request: string,
+): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let text = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (d) => {
+      text += d;
+    });
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head = '', ...rest] = text.split('\r\n\r\n');
+      const [line = '', ...fields] = head.split('\r\n');
+      const headers = Object.fromEntries(
+        fields.map((f) => [f.slice(0, f.indexOf(':')).toLowerCase(), f.slice(f.indexOf(':') + 1).trim()]),
+      );
+      resolve({ status: Number(line.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
+    });
+    socket.write(request);
+    // HTTP/1.1 requests without Connection: close keep the socket: end our side once written.
+    if (!request.endsWith('\r\n\r\n') || request.includes('HTTP/1.0')) return;
+    socket.end();
+  });
+}

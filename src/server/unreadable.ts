@@ -1,0 +1,91 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { RequestError } from '@hono/node-server';
+import type { ErrorBody, HttpErrorCode } from './errors.js';
+import { SECURITY_HEADERS } from './security-headers.js';
+
+/**
+ * Answers for requests the app never sees, as coded JSON errors with the security headers
+ * instead of a bare status line: what Node's HTTP parser refuses (a malformed request
+ * line or header, headers over Node's limit, a request that took too long) and what the
+ * adapter cannot turn into a `Request` (an HTTP/1.1 request without `Host`, a `Host` with
+ * a bad port, a backslash in the path, a target that is not a path).
+ *
+ * @example
+ * server.on('clientError', answerClientError);
+ * getRequestListener(app.fetch, { errorHandler: unreadableRequest });
+ */
+export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  // As Node's own handler: nothing to answer on a socket that is gone or has begun an answer.
+  const busy = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+  if (err.code === 'ECONNRESET' || !socket.writable || busy) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, message] = clientErrorAnswer(err.code);
+  const body = JSON.stringify({ error: { code, message } } satisfies ErrorBody);
+  const headers = [
+    `HTTP/1.1 ${status} ${REASONS[status]}`,
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    ...SECURITY_HEADERS.map(([name, value]) => `${name}: ${value}`),
+  ];
+  socket.end(`${headers.join('\r\n')}\r\n\r\n${body}`);
+}
+
+/**
+ * The answer to a request the adapter could not build (`RequestError`: 400
+ * `BAD_REQUEST` saying why), or to a handler that threw (500 `INTERNAL`).
+ */
+export function unreadableRequest(err: unknown): Response {
+  const [status, code, message]: [number, HttpErrorCode, string] =
+    err instanceof RequestError
+      ? [400, 'BAD_REQUEST', `the request cannot be read: ${err.message}`]
+      : [500, 'INTERNAL', 'the request failed inside the service'];
+  const headers = new Headers({ 'Content-Type': 'application/json', Connection: 'close' });
+  for (const [name, value] of SECURITY_HEADERS) headers.set(name, value);
+  return new Response(JSON.stringify({ error: { code, message } } satisfies ErrorBody), { status, headers });
+}
+
+/**
+ * HTTP/1.1 requires a `Host` header (RFC 9112 §3.2): a request without one is answered
+ * 400 `BAD_REQUEST` here (the server is created with `requireHostHeader: false`, so that
+ * Node does not answer it with a bare status line). HTTP/1.0 requests may leave it out
+ * (old health checkers do): the app then judges the address the service is bound to.
+ * Returns true when it answered.
+ */
+export function refuseMissingHost(req: IncomingMessage, res: ServerResponse): boolean {
+  if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor === 0)
+    return false;
+  const body = JSON.stringify({
+    error: { code: 'BAD_REQUEST', message: 'an HTTP/1.1 request must have a Host header' },
+  } satisfies ErrorBody);
+  res.writeHead(400, [
+    'Content-Type',
+    'application/json',
+    'Content-Length',
+    String(Buffer.byteLength(body)),
+    'Connection',
+    'close',
+    ...SECURITY_HEADERS.flat(),
+  ]);
+  res.end(body);
+  return true;
+}
+
+// --- internal ---
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
+
+function clientErrorAnswer(code: string | undefined): [number, HttpErrorCode, string] {
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return [431, 'HEADERS_TOO_LARGE', 'the request headers are over the size Node accepts (16 KiB)'];
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return [408, 'REQUEST_TIMEOUT', 'the request was not received within the request timeout'];
+  return [400, 'BAD_REQUEST', `the request is not valid HTTP/1.1 (${code ?? 'parse error'})`];
+}
