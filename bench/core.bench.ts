@@ -37,7 +37,9 @@ log(`machine: ${machine()}; ${new Date().toISOString().slice(0, 10)}`);
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg === -1 ? undefined : new Set(process.argv[onlyArg + 1]!.split(','));
 const section = (name: 'compose' | 'load' | 'layouts' | 'reload') => !only || only.has(name);
-let gcNow: (() => void) | undefined;
+let gcNow: ((options?: { type: 'minor' | 'major' }) => void) | undefined;
+/** The load rows' pair measured after a full collection. */
+const [FULL_FLOOR, FULL_LOAD] = ['readFileSync after a full collection', 'load after a full collection'];
 
 // (1) Compose throughput over every fleet member of examples/roboco.
 if (section('compose')) await composeRows();
@@ -146,10 +148,10 @@ async function loadRows(): Promise<void> {
   log(`## Pack load (generated roboco-style packs: roles.yaml + 3 files per role; load ${loadAverage()})`);
   log('');
   log(
-    `| roles | files | pack bytes | ${Object.keys(RAW_READS).join(' ms | ')} ms | floor | cold load ms | **load / floor** (target <= 2.0) | node alone RSS | raw read RSS | load RSS | **(load RSS - node) / pack bytes** (target <= 3) | **growth: added RSS / added bytes over the previous row** | fresh process: read ms | fresh process: cold load ms | **fresh load / fresh read** | node alone held RSS | load held RSS | young generation: node alone → load | **(held RSS − node) / pack bytes** | **the same without the young generation's growth** (target <= 3) | **held growth** | heap + external held over node alone | **the same less the constant, per pack byte** (target <= 3) | RSS the load adds in its own process, less the young generation's growth (median of 3) | **the same less the constant, per pack byte** (target <= 3) |`,
+    `| roles | files | pack bytes | ${Object.keys(RAW_READS).join(' ms | ')} ms | floor | cold load ms | **load / floor** (target <= 2.0) | after a full collection: readFileSync ms | cold load ms | **load / readFileSync** | node alone RSS | raw read RSS | load RSS | **(load RSS - node) / pack bytes** (target <= 3) | **growth: added RSS / added bytes over the previous row** | fresh process: read ms | fresh process: cold load ms | **fresh load / fresh read** | node alone held RSS | load held RSS | young generation: node alone → load | **(held RSS − node) / pack bytes** | **the same without the young generation's growth** (target <= 3) | **held growth** | heap + external held over node alone | **the same less the constant, per pack byte** (target <= 3) | RSS the load adds in its own process, less the young generation's growth (median of 3) | **the same less the constant, per pack byte** (target <= 3) |`,
   );
   log(
-    `| ${Array(24 + Object.keys(RAW_READS).length)
+    `| ${Array(27 + Object.keys(RAW_READS).length)
       .fill('---')
       .join(' | ')} |`,
   );
@@ -195,7 +197,9 @@ async function loadRows(): Promise<void> {
     const packBytes = readAllSync(dir);
     const rounds = roles >= 10000 ? 3 : 5;
     // Interleaved rounds: every method once per round, so machine noise hits all alike.
-    const samples = new Map<string, number[]>([...Object.keys(RAW_READS), 'load'].map((k) => [k, []]));
+    const samples = new Map<string, number[]>(
+      [...Object.keys(RAW_READS), 'load', FULL_FLOOR, FULL_LOAD].map((k) => [k, []]),
+    );
     // A cold load: nothing kept from an earlier read of the pack (a reload reuses the
     // bytes and parses of unchanged files; bench:reload measures that).
     const load = async () => {
@@ -203,9 +207,19 @@ async function loadRows(): Promise<void> {
       const { snapshot: s } = await loadPack(dir, { env: {}, ...BENCH_LIMITS });
       if (!s) throw new Error('load failed');
     };
+    // Each method starts from an emptied young generation (not the last one's garbage). The
+    // pair after a full collection shows what a mark-compact just before costs: V8 then drops
+    // optimized code built on the shapes of objects no longer alive (the loader's per-read
+    // objects, node's Stats and Dirent), and the first run after it runs partly unoptimized.
+    const methods = [
+      ...Object.entries(RAW_READS).map(([name, read]) => [name, read, 'young'] as const),
+      ['load', load, 'young'] as const,
+      [FULL_FLOOR, readAllSync, 'full'] as const,
+      [FULL_LOAD, load, 'full'] as const,
+    ];
     for (let r = 0; r <= rounds; r++) {
-      for (const [name, read] of [...Object.entries(RAW_READS), ['load', load] as const]) {
-        collectGarbage(); // each method starts from a collected heap, not the last one's garbage
+      for (const [name, read, collect] of methods) {
+        collectGarbage(collect);
         const t0 = performance.now();
         await read(dir);
         if (r > 0) samples.get(name)!.push(performance.now() - t0); // round 0 warms the page cache
@@ -213,6 +227,7 @@ async function loadRows(): Promise<void> {
     }
     const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
     const raw = Object.keys(RAW_READS).map((k) => med(samples.get(k)!));
+    const [fullFloor, fullLoad] = [med(samples.get(FULL_FLOOR)!), med(samples.get(FULL_LOAD)!)];
     const floor = Math.min(...raw);
     const loadMs = med(samples.get('load')!);
     // Three fresh processes per mode: the least peak RSS, and the median time of each.
@@ -242,7 +257,7 @@ async function loadRows(): Promise<void> {
     const rssRatio = (addedRss - constantRss) / (packBytes - constantBytes);
     previous = { bytes: packBytes, rss: loaded, held };
     log(
-      `| ${roles.toLocaleString('en-US')} | ${files.toLocaleString('en-US')} | ${mib(packBytes)} | ${raw.map((m) => m.toFixed(0)).join(' | ')} | ${Object.keys(RAW_READS)[raw.indexOf(floor)]} | ${loadMs.toFixed(0)} | **${(loadMs / floor).toFixed(2)}** | ${mib(none)} | ${mib(read)} | ${mib(loaded)} | **${((loaded - none) / packBytes).toFixed(2)}** | **${growth}** | ${freshRead.toFixed(0)} | ${freshLoad.toFixed(0)} | **${(freshLoad / freshRead).toFixed(2)}** | ${mib(noneHeld.heldRssKiB * 1024)} | ${mib(held)} | ${mib(noneHeld.youngKiB * 1024)} → ${mib(loadHeld.youngKiB * 1024)} | **${(heldOver / packBytes).toFixed(2)}** | **${((heldOver - youngGrowth) / packBytes).toFixed(2)}** | **${heldGrowth}** | ${mib(heapOver)} | **${heapRatio.toFixed(2)}** | ${mib(addedRss)} | **${rssRatio.toFixed(2)}** |`,
+      `| ${roles.toLocaleString('en-US')} | ${files.toLocaleString('en-US')} | ${mib(packBytes)} | ${raw.map((m) => m.toFixed(0)).join(' | ')} | ${Object.keys(RAW_READS)[raw.indexOf(floor)]} | ${loadMs.toFixed(0)} | **${(loadMs / floor).toFixed(2)}** | ${fullFloor.toFixed(0)} | ${fullLoad.toFixed(0)} | **${(fullLoad / fullFloor).toFixed(2)}** | ${mib(none)} | ${mib(read)} | ${mib(loaded)} | **${((loaded - none) / packBytes).toFixed(2)}** | **${growth}** | ${freshRead.toFixed(0)} | ${freshLoad.toFixed(0)} | **${(freshLoad / freshRead).toFixed(2)}** | ${mib(noneHeld.heldRssKiB * 1024)} | ${mib(held)} | ${mib(noneHeld.youngKiB * 1024)} → ${mib(loadHeld.youngKiB * 1024)} | **${(heldOver / packBytes).toFixed(2)}** | **${((heldOver - youngGrowth) / packBytes).toFixed(2)}** | **${heldGrowth}** | ${mib(heapOver)} | **${heapRatio.toFixed(2)}** | ${mib(addedRss)} | **${rssRatio.toFixed(2)}** |`,
     );
     rmSync(dir, { recursive: true, force: true });
   }
@@ -360,11 +375,11 @@ function loadAverage(): string {
     .join(' / ')}`;
 }
 
-/** A full garbage collection (V8's `gc`, made reachable for this process). */
-function collectGarbage(): void {
+/** A garbage collection (V8's `gc`, made reachable for this process): of the young generation, or full. */
+function collectGarbage(kind: 'young' | 'full'): void {
   gcNow ??= (() => {
     setFlagsFromString('--expose-gc');
-    return runInNewContext('gc') as () => void;
+    return runInNewContext('gc') as (options?: { type: 'minor' | 'major' }) => void;
   })();
-  gcNow();
+  gcNow({ type: kind === 'young' ? 'minor' : 'major' });
 }
