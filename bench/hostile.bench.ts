@@ -1,8 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
-import { setPriority, tmpdir } from 'node:os';
+import { availableParallelism, setPriority, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_CACHE_BYTES } from '../src/core/snapshot-cache.js';
 import { DEFAULT_MAX_RENDERS } from '../src/server/compose-cache.js';
@@ -25,6 +25,16 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 600);
 const CLIENTS = 8;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const ATTACKER_NICE = Number(process.env.BENCH_ATTACKER_NICE ?? 19);
+/**
+ * Where each side runs: a service has its own machine's cores, its clients theirs. With two
+ * cores or more (and `taskset`), the clients (the prober, the attacker) run on all cores but
+ * the first, and the service (BENCH_PIN=split, the default) on the first alone, or
+ * (BENCH_PIN=clients) on every core; BENCH_PIN=0 runs every process on every core.
+ */
+const PIN_MODE = process.env.BENCH_PIN ?? 'split';
+const PIN = PIN_MODE !== '0' && availableParallelism() >= 2 && canPin();
+const SERVICE_CORES = PIN_MODE === 'split' ? '0' : `0-${availableParallelism() - 1}`;
+const CLIENT_CORES = availableParallelism() === 2 ? '1' : `1-${availableParallelism() - 1}`;
 const MiB = 2 ** 20;
 const ATTACKS: AttackKind[] = ['repeated', 'distinct'];
 const ATTACK_TEXT: Record<AttackKind, string> = {
@@ -63,6 +73,9 @@ while (attacking) {
 process.send({ requests, statuses }, () => process.exit(0));
 `;
 const base = mkdtempSync(join(tmpdir(), 'strata-hostile-'));
+
+// This process (the prober) and the attacker it starts run on the clients' cores.
+if (PIN) execFileSync('taskset', ['-a', '-p', '-c', CLIENT_CORES, String(process.pid)], { stdio: 'ignore' });
 
 try {
   if (!process.env.BENCH_MEMORY_ONLY) await probes();
@@ -110,7 +123,7 @@ async function probes(): Promise<void> {
     }
     console.log('## /healthz under worst-case compose requests\n');
     console.log(
-      `${SECONDS} s per phase, ${ROUNDS} rounds of quiet and attacked phases alternating; probes every 20 ms on a new connection with a 1 s timeout. Attack bodies: \`{"role":"developer","ambient":…}\` with 64 KB of \`x\` and ~64 KB of \`中\` alternately, sent back to back by one client in its own process at nice ${ATTACKER_NICE}.\n`,
+      `${SECONDS} s per phase, ${ROUNDS} rounds of quiet and attacked phases alternating; probes every 20 ms on a new connection with a 1 s timeout. Attack bodies: \`{"role":"developer","ambient":…}\` with 64 KB of \`x\` and ~64 KB of \`中\` alternately, sent back to back by one client in its own process at nice ${ATTACKER_NICE}. ${PIN ? `The service runs on cores ${SERVICE_CORES}, the prober and the attacker on cores ${CLIENT_CORES} (BENCH_PIN=${PIN_MODE})` : 'Every process runs on every core'}.\n`,
     );
     console.log(
       '| phase | attack requests | probes | failed (>1 s or error) | p50 ms | p99 ms | max ms | p99 / quiet p99 |',
@@ -331,10 +344,13 @@ function ms(n: number): string {
 
 async function start(args: string[]): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const port = await freePort();
+  const node = [process.execPath, ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
+  // `taskset` runs node in its own place (the same process, its threads on the service's cores).
+  const [command, ...prefix] = PIN ? ['taskset', '-c', SERVICE_CORES, ...node] : node;
   const child: ChildProcess = spawn(
-    process.execPath,
+    command!,
     [
-      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      ...prefix,
       join(ROOT, 'dist/bin/strata.js'),
       'serve',
       ...args,
@@ -371,6 +387,16 @@ async function start(args: string[]): Promise<{ url: string; pid: number; stop: 
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** Whether `taskset` can set this process's cores. */
+function canPin(): boolean {
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function freePort(): Promise<number> {
