@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Context, HonoRequest, MiddlewareHandler } from 'hono';
 import type { AppEnv } from './context.js';
 import { errorResponse } from './errors.js';
+import { jsonBodyProblem } from './json-check.js';
 import { parseJson } from './json-parse.js';
 
 /**
@@ -61,6 +62,10 @@ export function readBodies(limit: number): MiddlewareHandler<AppEnv> {
         `the request body is not valid ${decoder.encoding === 'utf-8' ? 'UTF-8' : decoder.encoding}`,
       );
     }
+    // What JSON.parse would take but cannot mean what was sent: a repeated key, a lone
+    // surrogate escape (see jsonBodyProblem).
+    const problem = mediaType.includes('json') ? jsonBodyProblem(text) : undefined;
+    if (problem !== undefined) return errorResponse(c, 400, 'BAD_REQUEST', problem);
     (c.req.bodyCache as Record<string, Promise<unknown>>).text = Promise.resolve(text);
     // `c.req.json()` (what the validators read) parses that text as JSON.parse does, with
     // its strings taken as slices of it rather than second copies. One shared function,

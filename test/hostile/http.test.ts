@@ -211,3 +211,52 @@ function raw(
     socket.end();
   });
 }
+
+describe('JSON bodies that JSON.parse takes but cannot mean what was sent', () => {
+  let service: Awaited<ReturnType<typeof appFor>>;
+  beforeAll(async () => {
+    service = await appFor(MINI);
+  });
+  afterAll(() => service.close());
+
+  it.each([
+    ['a repeated role', '{"role":"writer","role":"critic"}', 'key "role" twice'],
+    [
+      'a repeated setting',
+      '{"role":"writer","settings":{"fable_mode_enabled":"on","fable_mode_enabled":"off"}}',
+      'key "fable_mode_enabled" twice',
+    ],
+    ['a repeated key written with an escape', '{"role":"writer","r\\u006fle":"critic"}', 'key "role" twice'],
+    ['a lone surrogate escape', '{"role":"writer","ambient":"x\\ud800y"}', 'lone surrogate'],
+    ['a lone low surrogate', '{"role":"writer","ambient":"\\udc00"}', 'lone surrogate'],
+  ])('%s is 400 BAD_REQUEST, not composed', async (_, body, words) => {
+    const res = await service.app.request('/api/compose', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    expect(res.status).toBe(400);
+    const error = ((await res.json()) as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe('BAD_REQUEST');
+    expect(error.message).toContain(words);
+  });
+
+  it('the same key in different objects, a surrogate pair and nesting past 64 levels are fine', async () => {
+    const nested = `${'{"a":'.repeat(80)}1${'}'.repeat(80)}`;
+    const ok = [
+      '{"role":"writer","settings":{"role":"x"}}',
+      '{"role":"writer","ambient":"\\ud83d\\ude00"}',
+      `{"role":"writer","vars":{"x":${nested},"y":${nested}}}`,
+    ];
+    for (const body of ok) {
+      const res = await service.app.request('/api/compose', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      const error =
+        res.status === 200 ? undefined : ((await res.json()) as { error: { message: string } }).error;
+      expect(error?.message ?? '').not.toMatch(/twice|lone surrogate/);
+    }
+  });
+});
