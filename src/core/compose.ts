@@ -808,8 +808,9 @@ function resolveChain(
   let remaining = budget ?? Number.POSITIVE_INFINITY;
   let offset = 0;
   const joinBytes = utf8Length(source.join);
-  // Folders from the root down: '', 'a', 'a/b', … (`at`: the length of the folder's path).
-  for (let at = 0; ; ) {
+  // Folders from the root down: '', 'a', 'a/b', … (`at`: the length of the folder's path);
+  // with `start: git_root`, from the deepest folder on the path that holds `.git`.
+  for (let at = source.start === 'git_root' ? gitRootOf(env.snapshot, dir) : 0; ; ) {
     const file = chainFile(env, source, at === 0 ? '' : dir.slice(0, at));
     if (file) {
       const part: LayerPart = { source: file.path, included: false };
@@ -883,6 +884,18 @@ function truncatedWarning(l: LayerResult): Diagnostic {
     `layer ${l.id}: ${source === undefined ? 'text ' : ''}cut from ${from} to ${cut?.bytes ?? l.bytes} bytes by its byte budget${kept}${after}`,
     source === undefined ? {} : { file: source },
   );
+}
+
+/**
+ * Where a walk down to the folder `dir` starts (the length of the start folder's path):
+ * the deepest folder on the way that holds a `.git` entry (a nested repository, a
+ * submodule: Codex's project root), else the pack root (0).
+ */
+function gitRootOf(snapshot: Snapshot, dir: string): number {
+  let at = 0;
+  for (const folder of snapshot.gitFolders ?? [])
+    if (folder.length > at && (dir === folder || dir.startsWith(`${folder}/`))) at = folder.length;
+  return at;
 }
 
 /** A path starting at a root: `/…`, `\…`, or a drive letter (`C:\`, `C:/`). */

@@ -14,7 +14,14 @@ export type LayerSource =
   | { kind: 'input'; name: 'ambient' }
   | { kind: 'role_field'; field: string }
   | { kind: 'text'; text: string }
-  | { kind: 'chain'; path: string; files: string[]; join: string };
+  | {
+      kind: 'chain';
+      path: string;
+      files: string[];
+      join: string;
+      /** `git_root`: the walk starts at the deepest folder on the path holding `.git`. */
+      start?: 'git_root';
+    };
 
 /** How a layer's text is trimmed before it is joined: both ends, the end only, or not at all. */
 export type TrimMode = 'both' | 'end' | 'none';
@@ -583,7 +590,7 @@ class Checker {
     }
     if (kind === 'chain') {
       const cp = [...path, 'chain'];
-      const m = this.mapping(l.chain, cp, ['path', 'files', 'join']);
+      const m = this.mapping(l.chain, cp, ['path', 'files', 'join', 'start']);
       if (!m) return undefined;
       const p = this.string(m.path, [...cp, 'path']);
       const files = this.stringList(m.files, [...cp, 'files']);
@@ -592,7 +599,11 @@ class Checker {
       for (const f of files)
         if (f.includes('/') || f === '' || f === '.' || f === '..')
           this.bad([...cp, 'files'], `chain files are file names, not paths: ${JSON.stringify(f)}`);
-      return { kind: 'chain', path: p, files, join };
+      const chain: LayerSource = { kind: 'chain', path: p, files, join };
+      if (m.start === 'git_root') chain.start = 'git_root';
+      else if (m.start !== undefined && m.start !== 'pack_root')
+        this.bad([...cp, 'start'], 'chain start must be pack_root or git_root');
+      return chain;
     }
     const text = this.string(l.text, [...path, 'text']);
     return text === undefined ? undefined : { kind: 'text', text };

@@ -44,6 +44,7 @@ export function packVersion(
   refused: readonly string[],
   preset: string,
   external: ReadonlyMap<string, PackFile>,
+  gitFolders: readonly string[] = [],
 ): string {
   // The sha256 of these lines joined by newlines, hashed a few hundred lines at a time.
   const hash = new ChunkedHash(`preset ${preset}`);
@@ -51,6 +52,7 @@ export function packVersion(
   forEachInOrder(files, (file, path) => hash.add(`\n${hexOf(file, hex)} ${path}`));
   for (const path of [...refused].sort(byteOrder)) hash.add(`\nrefused ${path}`);
   forEachInOrder(external, (file, path) => hash.add(`\nexternal ${hexOf(file, hex)} ${path}`));
+  for (const folder of gitFolders) hash.add(`\ngit ${folder}`);
   return hash.digest().slice(0, 16);
 }
 

@@ -6,7 +6,7 @@ import { memoByBytes, yamlOfBytes } from './parse-memo.js';
 import { pathSettingNames } from './path-settings.js';
 import { applyOverrides, type ResolvedSettings, resolveEnvSettings } from './settings.js';
 import type { BuildInput, LoadResult, Snapshot } from './snapshot-types.js';
-import { decodeText } from './text.js';
+import { byteOrder, decodeText } from './text.js';
 import { type ParsedYaml, parseYaml } from './yaml.js';
 
 /**
@@ -71,6 +71,8 @@ export function* patchSnapshot(
   if (input.preset !== record.preset || input.root !== record.root) return undefined;
   if ((input.readDiagnostics?.length ?? 0) > 0 || (input.external?.size ?? 0) > 0) return undefined;
   if (!sameMembers(input.refused ?? EMPTY, record.refused)) return undefined;
+  if ([...(input.gitFolders ?? [])].sort(byteOrder).join('\0') !== (previous.gitFolders ?? []).join('\0'))
+    return undefined;
   if (input.files.size !== record.inputFiles.size) return undefined;
 
   const { manifest } = previous;
@@ -120,7 +122,13 @@ export function* patchSnapshot(
   const next: Snapshot = { ...previous, warnings: [...previous.warnings] };
   if (files) {
     next.files = LayeredMap.over(previous.files, files);
-    next.version = packVersion(next.files, record.refusedKept, previous.preset ?? 'manifest', new Map());
+    next.version = packVersion(
+      next.files,
+      record.refusedKept,
+      previous.preset ?? 'manifest',
+      new Map(),
+      previous.gitFolders,
+    );
   }
   rememberBuild(next, { ...record, inputFiles: input.files });
   patches.set(next, { base: new WeakRef(previous), changed });

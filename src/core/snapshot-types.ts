@@ -23,6 +23,8 @@ export interface Snapshot {
   /** Settings resolved from defaults and env at load. */
   settings: ResolvedSettings;
   /** Absolute pack directory, when loaded from disk. */
+  /** Folders below the root that hold a `.git` entry, from the reader (see BuildInput). */
+  gitFolders?: readonly string[];
   root?: string;
   /**
    * Files outside the pack that operator-set path settings name (CHORUS's defaults
@@ -40,6 +42,11 @@ export interface BuildInput {
   readDiagnostics?: Diagnostic[];
   /** Paths the reader refused (too large, unreadable): known to exist, never read. */
   refused?: ReadonlySet<string>;
+  /**
+   * Folders below the pack root that hold a `.git` entry (nested repositories,
+   * submodules): where a `chain` with `start: git_root` begins. Part of the version.
+   */
+  gitFolders?: readonly string[];
   env?: Readonly<Record<string, string | undefined>>;
   /** Force a preset instead of the pack's manifest or its layout. */
   preset?: string;

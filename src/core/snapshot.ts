@@ -324,12 +324,14 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
   }
   if (hasErrors(diagnostics)) return { ...finish(diagnostics), ...sound };
   yield;
+  const gitFolders = input.gitFolders?.length ? [...input.gitFolders].sort(byteOrder) : undefined;
   const snapshot: Snapshot = {
     version: packVersion(
       files,
       [...(input.refused ?? [])].filter((p) => !dropped.has(p)),
       preset ?? 'manifest',
       external,
+      gitFolders,
     ),
     manifest,
     files,
@@ -340,6 +342,7 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
   };
   if (preset) snapshot.preset = preset;
   if (input.root) snapshot.root = input.root;
+  if (gitFolders) snapshot.gitFolders = gitFolders;
   if (external.size > 0) snapshot.external = external;
   else
     rememberBuild(snapshot, {

@@ -163,6 +163,7 @@ async function readAndBuildOnce(
     preset: options.preset,
   };
   if (read.root !== undefined) input.root = read.root;
+  if (read.gitFolders !== undefined) input.gitFolders = read.gitFolders;
   if (options.settings !== undefined) input.operatorSettings = options.settings;
   if (options.previous !== undefined) input.previous = options.previous;
   // Files outside the pack that path settings name are read here too (one more build).
@@ -174,6 +175,8 @@ async function readAndBuildOnce(
 /** What a reader hands to the pure build step. */
 interface SourceRead extends Omit<PackFiles, 'root'> {
   root?: string;
+  /** Folders below the root holding a `.git` entry (a folder's read). */
+  gitFolders?: string[];
   /** A folder's read: whole, or only hinted paths. */
   read?: 'hinted' | 'full';
 }

@@ -93,6 +93,11 @@ export interface DiskPackFiles extends PackFiles {
   newestChangeMs: number;
   /** True when only hinted paths were looked at, on top of the last complete read. */
   hinted?: boolean;
+  /**
+   * Folders below the pack root that hold a `.git` entry (a folder or a file: a nested
+   * repository, a submodule), in walk order: where Codex's AGENTS.md discovery starts.
+   */
+  gitFolders?: string[];
 }
 
 /**
@@ -258,6 +263,7 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
         identity: hinted.identity,
         newestChangeMs: hinted.newestChangeMs,
         hinted: true,
+        ...(base.base.gitFolders ? { gitFolders: base.base.gitFolders } : {}),
       };
     }
   }
@@ -283,7 +289,9 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
     out.files.forEach((b) => {
       bytes += b.length;
     });
-    return { folders: listing.folders, key, files: out.files, bytes };
+    const made: ReadBase = { folders: listing.folders, key, files: out.files, bytes };
+    if (out.gitFolders) made.gitFolders = out.gitFolders;
+    return made;
   };
   // The files kept for the next read are the read's files.
   if (reading) {
@@ -405,7 +413,14 @@ async function walk(
     inDir === (pack.root.endsWith(sep) ? pack.root : pack.root + sep) + (relDir ? relDir + sep : '');
   for (const entry of entries) {
     if (state.stop) return;
-    if (leftOut(entry.name) && !limits.hidden.has(entry.name)) continue;
+    if (leftOut(entry.name) && !limits.hidden.has(entry.name)) {
+      // A nested repository's root (seen, never read).
+      if (entry.name === '.git' && relDir !== '') {
+        (out.gitFolders ??= []).push(relDir);
+        state.ids.line(`${relDir}/.git\0marker`);
+      }
+      continue;
+    }
     const rel = relDir ? [relDir, entry.name].join('/') : entry.name; // flat: kept as a key
     // A file the pack cannot select is not the pack's (a symlink's target is known below).
     if (entry.isFile() && limits.scope && !limits.scope.has(rel)) continue;

@@ -99,7 +99,13 @@ export async function readHinted(
     identity: read.ids.digest(),
     newestChangeMs: read.newest,
     entries: read.entries,
-    base: { folders: read.folders, key: taken.base.key, files, bytes: read.bytes },
+    base: {
+      folders: read.folders,
+      key: taken.base.key,
+      files,
+      bytes: read.bytes,
+      ...(taken.base.gitFolders ? { gitFolders: taken.base.gitFolders } : {}),
+    },
   };
 }
 

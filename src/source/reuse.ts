@@ -117,6 +117,8 @@ export interface ReadBase {
   files: ReadonlyMap<string, Uint8Array>;
   /** The total size of those files, in bytes (the pack size limit's running count). */
   bytes: number;
+  /** Folders holding a `.git` entry, as that read saw them (a hinted read keeps them). */
+  gitFolders?: string[];
 }
 
 /** Pack roots remembered at once. */

@@ -1,4 +1,4 @@
-import { rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tryCompose } from '../../src/core/compose.js';
@@ -156,6 +156,84 @@ describe("agents-md: Codex's project_doc_fallback_filenames, written in strata.y
     expect(out.ok && [out.result.text, out.result.diagnostics.map((d) => d.code)]).toEqual([
       '# Root\n\n\n# A',
       ['TRUNCATED'],
+    ]);
+  });
+});
+
+describe('agents-md: a nested repository starts a walk of its own, as Codex starts at the nearest .git', () => {
+  function monorepo(): string {
+    const root = project({
+      'AGENTS.md': '# Root\n',
+      'app/AGENTS.md': '# App\n',
+      // A submodule: its .git is a file.
+      'vendor/lib/.git': 'gitdir: ../../.git/modules/lib\n',
+      'vendor/lib/AGENTS.md': '# Lib\n',
+      'vendor/lib/src/AGENTS.md': '# Lib src\n',
+      'tools/AGENTS.md': '# Tools\n',
+    });
+    // A nested repository without AGENTS.md of its own: its .git is a folder.
+    mkdirSync(join(root, 'tools', 'scratch', '.git', 'objects'), { recursive: true });
+    writeFiles(root, { '.git/HEAD': 'ref: refs/heads/main\n' });
+    return root;
+  }
+
+  it.each([
+    ['vendor/lib/src', '# Lib\n\n\n# Lib src\n'],
+    ['vendor/lib', '# Lib\n'],
+    ['vendor', '# Root\n'],
+    ['app', '# Root\n\n\n# App\n'],
+  ])('cwd %s', async (cwd, text) => {
+    const out = await composeAt(monorepo(), cwd);
+    expect(out.text).toBe(text);
+    expect(out.diagnostics).toEqual([]);
+  });
+
+  it('a nested repository without AGENTS.md gives no text (the files above it are not its own)', async () => {
+    const { snapshot } = await loadPack(monorepo(), { env: {} });
+    expect(snapshot!.gitFolders).toEqual(['tools/scratch', 'vendor/lib']);
+    const out = tryCompose(snapshot!, { vars: { cwd: 'tools/scratch/bin' } });
+    expect(out.ok && [out.result.text, out.result.diagnostics.map((d) => d.code)]).toEqual([
+      '',
+      ['FALLBACK_USED'],
+    ]);
+  });
+
+  it('the CLI, the API and a reload agree', async () => {
+    const root = monorepo();
+    const run = await cli(['compose', '--dir', root, '--var', 'cwd=vendor/lib/src']);
+    expect([run.code, run.stdout]).toEqual([0, '# Lib\n\n\n# Lib src\n']);
+    const { app, store } = await appFor(root);
+    const ask = async () => {
+      const res = await app.request('/api/compose', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ vars: { cwd: 'vendor/lib/src' } }),
+      });
+      return ((await res.json()) as { text: string }).text;
+    };
+    expect(await ask()).toBe('# Lib\n\n\n# Lib src\n');
+    writeFiles(root, { 'vendor/lib/src/AGENTS.md': '# Lib src, changed\n' });
+    await store.reload('manual');
+    expect(await ask()).toBe('# Lib\n\n\n# Lib src, changed\n');
+  });
+
+  it('the version counts the nested repositories; a pack without any keeps its version', async () => {
+    const root = monorepo();
+    const before = (await loadPack(root, { env: {} })).snapshot!.version;
+    rmSync(join(root, 'tools', 'scratch', '.git'), { recursive: true });
+    const after = (await loadPack(root, { env: {} })).snapshot!;
+    expect(after.gitFolders).toEqual(['vendor/lib']);
+    expect(after.version).not.toBe(before);
+  });
+
+  it('chain start: takes pack_root or git_root', () => {
+    const bad = memPack({
+      'AGENTS.md': '# A\n',
+      'strata.yaml':
+        'extends: agents-md\nlayers:\n  - id: agents\n    chain: { path: "{cwd}", files: [AGENTS.md], start: git }\n',
+    });
+    expect(bad.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      ['BAD_MANIFEST', 'chain start must be pack_root or git_root'],
     ]);
   });
 });
