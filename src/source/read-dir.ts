@@ -416,7 +416,8 @@ async function walk(
     if (leftOut(entry.name) && !limits.hidden.has(entry.name)) {
       // A nested repository's root (seen, never read).
       if (entry.name === '.git' && relDir !== '') {
-        (out.gitFolders ??= []).push(relDir);
+        if (out.gitFolders) out.gitFolders.push(relDir);
+        else out.gitFolders = [relDir];
         state.ids.line(`${relDir}/.git\0marker`);
       }
       continue;
