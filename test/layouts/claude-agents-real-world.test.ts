@@ -1,6 +1,9 @@
+import { symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentConfig } from '../../src/agent-config/agent-config.js';
 import { tryCompose } from '../../src/core/compose.js';
+import { loadPack } from '../../src/source/load.js';
 import { cli, memPack, tempDir, writeFiles } from '../helpers.js';
 import { appFor } from '../server/helpers.js';
 
@@ -140,5 +143,21 @@ describe('claude-agents: a repository of plugins with the descriptions plugins s
     expect(out.ok && out.result.text).toBe('You are an error handling auditor.');
     const config = agentConfig(result.snapshot!, { role: 'silent-failure-hunter' });
     expect(config.ok && config.result.config).toEqual({ model: 'inherit' });
+  });
+});
+
+describe('claude-agents: a repository with stray links loads', () => {
+  it('a dangling link and a link leaving the pack are left out with warnings; the agents compose', async () => {
+    const dir = tempDir('strata-claude-links-');
+    writeFiles(dir, { '.claude/agents/a.md': '---\nname: a\ndescription: A\n---\nA body.\n' });
+    symlinkSync('../nowhere.md', join(dir, 'guide.md'));
+    symlinkSync('/etc/hostname', join(dir, '.claude', 'agents', 'outside.md'));
+    const { snapshot, diagnostics } = await loadPack(dir, { env: {} });
+    expect(diagnostics.map((d) => [d.severity, d.code, d.file])).toEqual([
+      ['warning', 'PATH_OUTSIDE_PACK', '.claude/agents/outside.md'],
+      ['warning', 'READ_ERROR', 'guide.md'],
+    ]);
+    const out = tryCompose(snapshot!, { role: 'a' });
+    expect(out.ok && out.result.text).toBe('A body.');
   });
 });
