@@ -86,6 +86,19 @@ describe('crewai: a key written twice in agents.yaml is read as PyYAML reads it'
   });
 });
 
+describe('crewai: where projects keep agents.yaml', () => {
+  it.each([
+    'src/marketing/evaluator_crew/config/agents.yaml',
+    'src/marketing/evaluator_crew/config/agents.yml',
+  ])('a crew folder straight in the package: %s', (path) => {
+    const result = memPack({ [path]: 'judge:\n  role: Judge\n  goal: Score\n  backstory: Fair.\n' });
+    expect(result.snapshot!.preset).toBe('crewai');
+    expect(text(tryCompose(result.snapshot!, { role: 'judge' }))).toBe(
+      'You are Judge. Fair.\nYour personal goal is: Score',
+    );
+  });
+});
+
 describe('crewai: the flow project composes as CrewAI does', () => {
   it('a folded role keeps its line break; a literal backstory keeps its lines', async () => {
     const { snapshot } = await loadPack(FLOW, { env: {} });
