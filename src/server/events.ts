@@ -64,7 +64,7 @@ export class EventHub {
     const every = options.heartbeatMs ?? 15_000;
     if (every > 0) {
       this.#heartbeat = setInterval(
-        () => this.#each((client) => enqueue(client, () => client.stream.write(': ping\n\n'))),
+        () => this.#each((client) => enqueue(client, 8, () => client.stream.write(': ping\n\n'))),
         every,
       );
       this.#heartbeat.unref?.();
@@ -91,7 +91,15 @@ export class EventHub {
       const finished = new Promise<void>((resolve) => {
         done = resolve;
       });
-      const client: Client = { stream, queue: Promise.resolve(), done };
+      // A client too far behind is cut off (see enqueue): its socket is destroyed, since
+      // an answer that cannot be written would never end on its own.
+      const outgoing = (c.env as { outgoing?: { destroy(): void } } | undefined)?.outgoing;
+      const drop = () => {
+        outgoing?.destroy();
+        stream.abort();
+        done();
+      };
+      const client: Client = { stream, queue: Promise.resolve(), done, drop, pending: 0, pendingBytes: 0 };
       stream.onAbort(() => done());
       this.#clients.add(client);
       this.#onCount(this.#clients.size);
@@ -189,7 +197,23 @@ interface Client {
   /** Writes to one stream run in order. */
   queue: Promise<unknown>;
   done: () => void;
+  /** Ends the stream now and destroys its socket (a client that stopped reading). */
+  drop: () => void;
+  /** Writes queued and not yet taken by the socket, and their bytes of data. */
+  pending: number;
+  pendingBytes: number;
 }
+
+/**
+ * A client with more than this many events (or bytes of event data) queued and not yet
+ * written — it stopped reading, so its socket takes nothing — is cut off, rather than its
+ * queue (and every event in it, long after the replay ring let it go) growing for as long
+ * as it stays connected. Twice the replay ring: a reconnecting client's `hello` and
+ * replay fit, and a client cut off this way that reconnects with `Last-Event-ID` is sent
+ * what the ring still holds.
+ */
+export const MAX_PENDING_EVENTS = 2 * REPLAY_EVENTS;
+export const MAX_PENDING_BYTES = 2 * REPLAY_BYTES;
 
 interface Past {
   seq?: number;
@@ -200,11 +224,26 @@ interface Past {
 }
 
 function send(client: Client, message: Past): void {
-  enqueue(client, () => client.stream.writeSSE(message));
+  enqueue(client, message.data.length, () => client.stream.writeSSE(message));
 }
 
-function enqueue(client: Client, write: () => Promise<unknown>): void {
-  client.queue = client.queue.then(write).catch(() => client.done());
+function enqueue(client: Client, bytes: number, write: () => Promise<unknown>): void {
+  if (
+    client.pending > 0 &&
+    (client.pending >= MAX_PENDING_EVENTS || client.pendingBytes + bytes > MAX_PENDING_BYTES)
+  ) {
+    client.drop();
+    return;
+  }
+  client.pending += 1;
+  client.pendingBytes += bytes;
+  client.queue = client.queue.then(write).then(
+    () => {
+      client.pending -= 1;
+      client.pendingBytes -= bytes;
+    },
+    () => client.done(),
+  );
 }
 
 /** A short id for this process, so ids from another process (or a restart) are not resumed. */

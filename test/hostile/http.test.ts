@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningService, startService } from '../../src/server/node.js';
 import { parseQuery } from '../../src/server/query.js';
 import { EXAMPLES } from '../helpers.js';
-import { appFor, MINI } from '../server/helpers.js';
+import { appFor, MINI, waitFor } from '../server/helpers.js';
 
 const CREWAI = join(EXAMPLES, 'crewai');
 const ROLE = 'market_analyst';
@@ -259,4 +259,46 @@ describe('JSON bodies that JSON.parse takes but cannot mean what was sent', () =
       expect(error?.message ?? '').not.toMatch(/twice|lone surrogate/);
     }
   });
+});
+
+describe('an event-stream client that stops reading', () => {
+  it('is cut off once too far behind, while a client that reads keeps its stream', async () => {
+    const started = await startService({ dir: MINI, env: {}, port: 0, watch: false });
+    if (!started.ok) throw new Error('service did not start');
+    const service = started.service;
+    const hub = service.app.service.events;
+    try {
+      const { hostname, port } = new URL(service.url);
+      const request = `GET /api/events HTTP/1.1\r\nHost: ${hostname}\r\nAccept: text/event-stream\r\n\r\n`;
+      const stalled = connect(Number(port), hostname);
+      stalled.write(request);
+      stalled.pause(); // never reads: the kernel's buffers fill, then the service's queue would grow
+      const stalledClosed = new Promise<void>((r) => stalled.once('close', () => r()));
+      stalled.on('error', () => {});
+      const reading = connect(Number(port), hostname);
+      reading.write(request);
+      let received = 0;
+      reading.on('data', (d: Buffer) => {
+        received += d.length;
+      });
+      await waitFor(() => (hub.size === 2 ? true : undefined), 30_000, 'two streams');
+      const pad = 'x'.repeat(64 * 1024);
+      // Far more than the socket buffers hold: the stalled client falls behind for good,
+      // while the reading one is given time to take each batch before the next.
+      for (let i = 1; i <= 600; i++) {
+        hub.publish('recovered', { version: `v${i}`, pad });
+        if (i % 8 === 0)
+          await waitFor(() => (received > i * pad.length ? true : undefined), 30_000, `batch ${i} read`);
+      }
+      await waitFor(() => (hub.size === 1 ? true : undefined), 30_000, 'the stalled stream to be dropped');
+      // Its socket was closed by the service: reading what was buffered, the client sees the end.
+      stalled.resume();
+      await stalledClosed;
+      await waitFor(() => (received > 600 * 64 * 1024 ? true : undefined), 60_000, 'every event read');
+      expect(hub.size).toBe(1);
+      reading.destroy();
+    } finally {
+      await service.close();
+    }
+  }, 120_000);
 });
