@@ -57,6 +57,13 @@ export interface DiscoverDef {
   require: string[];
   /** Frontmatter fields in which the two characters `\n` are a line break (Claude Code's `description`). */
   newlineEscapes?: string[];
+  /**
+   * Claude Code plugins: a file straight in the `agents/` folder of a plugin (a folder
+   * holding `.claude-plugin/plugin.json`) whose frontmatter is missing, does not parse or
+   * lacks the id or a required field is still a role: the id falls back to the file's name,
+   * a missing `description` to `Agent from <plugin> plugin`.
+   */
+  plugins?: boolean;
 }
 
 /** Where a config field of `strata config` comes from in a role record. */
@@ -476,7 +483,7 @@ class Checker {
 
   discover(raw: unknown): DiscoverDef | undefined {
     const path = ['registry', 'discover'];
-    const m = this.mapping(raw, path, ['files', 'id', 'require', 'newline_escapes']);
+    const m = this.mapping(raw, path, ['files', 'id', 'require', 'newline_escapes', 'plugins']);
     if (!m) return undefined;
     const files = this.stringList(m.files, [...path, 'files']);
     const id = m.id === undefined ? 'name' : this.string(m.id, [...path, 'id']);
@@ -486,6 +493,9 @@ class Checker {
     if (!files || !id || !require || !escapes) return undefined;
     const def: DiscoverDef = { files, id, require };
     if (escapes.length > 0) def.newlineEscapes = escapes;
+    if (m.plugins === true) def.plugins = true;
+    else if (m.plugins !== undefined && m.plugins !== false)
+      this.bad([...path, 'plugins'], 'plugins must be true or false');
     return def;
   }
 

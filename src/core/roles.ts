@@ -42,8 +42,9 @@ export function buildRegistry(
   allPaths: readonly string[],
   frontmatterOf: (path: string) => Record<string, unknown>,
   frontmatterAt?: FrontmatterAt,
+  textOf?: (path: string) => string | undefined,
 ): { roles: Map<string, RoleRecord>; diagnostics: Diagnostic[] } {
-  return runSteps(registrySteps(registry, yamlFiles, allPaths, frontmatterOf, frontmatterAt));
+  return runSteps(registrySteps(registry, yamlFiles, allPaths, frontmatterOf, frontmatterAt, textOf));
 }
 
 /** Where a key of a prompt file's frontmatter is written (its line), to point a diagnostic at. */
@@ -56,6 +57,8 @@ export function* registrySteps(
   allPaths: readonly string[],
   frontmatterOf: (path: string) => Record<string, unknown>,
   frontmatterAt: FrontmatterAt = (file) => ({ file }),
+  /** A file's text (a plugin's `plugin.json`, for its name). */
+  textOf: (path: string) => string | undefined = () => undefined,
 ): Generator<void, { roles: Map<string, RoleRecord>; diagnostics: Diagnostic[] }> {
   let step = 0;
   const diagnostics: Diagnostic[] = [];
@@ -144,7 +147,7 @@ export function* registrySteps(
     }
   }
   if (registry.discoverFiles)
-    discoverByField(registry.discoverFiles, allPaths, frontmatterOf, frontmatterAt, raw, diagnostics);
+    discoverByField(registry.discoverFiles, allPaths, frontmatterOf, frontmatterAt, raw, diagnostics, textOf);
 
   // 3. Role extends: field inheritance, cycles refused; records of role files without a
   // required field are not roles.
@@ -243,13 +246,17 @@ function discoverByField(
   frontmatterAt: FrontmatterAt,
   raw: RawRoles,
   diagnostics: Diagnostic[],
+  textOf: (path: string) => string | undefined,
 ): void {
   const globs = def.files.map(compileGlob);
   const glob = globs.find((g) => allPaths.some((p) => g(p)));
   if (!glob) return;
+  const plugins = def.plugins ? pluginFolders(allPaths) : undefined;
   for (const path of allPaths) {
     if (!glob(path)) continue;
-    const meta = frontmatterOf(path);
+    let meta = frontmatterOf(path);
+    const plugin = plugins && pluginOf(path, plugins);
+    if (plugin !== undefined) meta = pluginFallbacks(meta, path, plugin, def, textOf);
     const id = meta[def.id];
     if (id === undefined && Object.keys(meta).length === 0) continue;
     // As Claude Code checks them: an empty string is no value.
@@ -289,6 +296,59 @@ function discoverByField(
       if (typeof fields[key] === 'string') fields[key] = fields[key].replaceAll('\\n', '\n');
     raw.set(id as string, { fields, source: path });
   }
+}
+
+/** Folders holding `.claude-plugin/plugin.json` (a Claude Code plugin's root; '' for the pack root). */
+function pluginFolders(allPaths: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (const path of allPaths) {
+    if (path === PLUGIN_JSON) out.add('');
+    else if (path.endsWith(`/${PLUGIN_JSON}`)) out.add(path.slice(0, -PLUGIN_JSON.length - 1));
+  }
+  return out;
+}
+
+const PLUGIN_JSON = '.claude-plugin/plugin.json';
+
+/** The plugin folder of a file straight in its `agents/` folder (`<plugin>/agents/x.md`), if any. */
+function pluginOf(path: string, plugins: ReadonlySet<string>): string | undefined {
+  const slash = path.lastIndexOf('/');
+  const folder = slash === -1 ? '' : path.slice(0, slash);
+  if (folder !== 'agents' && !folder.endsWith('/agents')) return undefined;
+  const root = folder === 'agents' ? '' : folder.slice(0, -'/agents'.length);
+  return plugins.has(root) ? root : undefined;
+}
+
+/**
+ * A plugin agent's frontmatter with Claude Code's fallbacks: the file's name for a
+ * missing id, `Agent from <plugin> plugin` for a missing description (the plugin's name
+ * from its plugin.json, else its folder's).
+ */
+function pluginFallbacks(
+  meta: Record<string, unknown>,
+  path: string,
+  plugin: string,
+  def: NonNullable<RegistryDef['discoverFiles']>,
+  textOf: (path: string) => string | undefined,
+): Record<string, unknown> {
+  const missing = (k: string) => typeof meta[k] !== 'string' || meta[k] === '';
+  if (!missing(def.id) && !def.require.some(missing)) return meta;
+  const out = { ...meta };
+  if (missing(def.id)) out[def.id] = path.slice(path.lastIndexOf('/') + 1).replace(/\.md$/i, '');
+  if (def.require.includes('description') && missing('description'))
+    out.description = `Agent from ${pluginName(plugin, textOf)} plugin`;
+  return out;
+}
+
+function pluginName(plugin: string, textOf: (path: string) => string | undefined): string {
+  const text = textOf(plugin === '' ? PLUGIN_JSON : `${plugin}/${PLUGIN_JSON}`);
+  try {
+    const parsed: unknown = text === undefined ? undefined : JSON.parse(text);
+    if (isObject(parsed) && typeof parsed.name === 'string' && parsed.name !== '') return parsed.name;
+  } catch {
+    // A plugin.json that does not parse: the folder's name.
+  }
+  return plugin.slice(plugin.lastIndexOf('/') + 1) || 'unnamed';
 }
 
 /**

@@ -288,6 +288,7 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
     [...files.keys()].filter((p) => !/\.ya?ml$/i.test(p)),
     (p) => ({ ...files.get(p)?.meta }),
     locateMeta,
+    (p) => files.get(p)?.text,
   );
   diagnostics.push(...rd);
 

@@ -42,6 +42,9 @@ export function orphanDiagnostics(snapshot: Snapshot): Diagnostic[] {
   for (const [path, file] of [...snapshot.files].sort(([a], [b]) => byteOrder(a, b))) {
     if (path === MANIFEST_FILE || path === manifest.fleet.file || manifest.chain.includes(path)) continue;
     if (DOC_FILE_RE.test(path) || named.has(path) || roleSources.has(path)) continue;
+    // A Claude Code plugin's plugin.json: read for its name by `discover.plugins`.
+    if (manifest.registry.discoverFiles?.plugins && /(?:^|\/)\.claude-plugin\/plugin\.json$/.test(path))
+      continue;
     if (chained.has(path.slice(path.lastIndexOf('/') + 1)) || discovered.some((match) => match(path)))
       continue;
     if (templates.some((re) => re.test(path)) || declaring.some((re) => re.test(path))) continue;

@@ -146,6 +146,73 @@ describe('claude-agents: a repository of plugins with the descriptions plugins s
   });
 });
 
+describe('claude-agents: a plugin registers its agent files even without usable frontmatter', () => {
+  const plugin = {
+    'plugins/pr-kit/.claude-plugin/plugin.json': '{ "name": "pr-review-kit", "version": "1.0.0" }\n',
+    'plugins/pr-kit/agents/hunter.md': '---\nname: silent-failure-hunter\ndescription: Hunts\n---\nHunt.\n',
+    // Frontmatter that does not parse (continuation lines not indented).
+    'plugins/pr-kit/agents/code-simplifier.md':
+      '---\nname: code-simplifier\ndescription: Use after code was written.\\n\\n<example>\nuser: "Add auth"\n</example>\nmodel: opus\n---\n\nYou simplify code.\n',
+    // No frontmatter at all.
+    'plugins/pr-kit/agents/mentor.md': '# Mentor\n\nYou mentor.\n',
+    // A name but no description.
+    'plugins/pr-kit/agents/quiet.md': '---\nname: quiet-one\n---\nQuiet.\n',
+    // Nested: Claude Code would name it `sub:deep`, which is no name here.
+    'plugins/pr-kit/agents/sub/deep.md': 'Deep.\n',
+    'plugins/pr-kit/commands/review.md': '---\ndescription: Review\n---\nReview $ARGUMENTS\n',
+  };
+
+  it('named by its file, described as `Agent from <plugin> plugin`, as Claude Code registers it', () => {
+    const result = memPack(plugin);
+    const roles = result.snapshot!.roles;
+    expect([...roles.keys()]).toEqual(['code-simplifier', 'mentor', 'quiet-one', 'silent-failure-hunter']);
+    expect(roles.get('mentor')!.description).toBe('Agent from pr-review-kit plugin');
+    expect(roles.get('quiet-one')!.description).toBe('Agent from pr-review-kit plugin');
+    expect(roles.get('code-simplifier')!.description).toBe('Agent from pr-review-kit plugin');
+    // The frontmatter that does not parse is still said.
+    expect(result.diagnostics.map((d) => [d.severity, d.code, d.file])).toEqual([
+      ['warning', 'BAD_FRONTMATTER', 'plugins/pr-kit/agents/code-simplifier.md'],
+    ]);
+    const compose = (role: string) => {
+      const out = tryCompose(result.snapshot!, { role });
+      return out.ok ? out.result.text : out.diagnostics.map((d) => d.code).join();
+    };
+    expect(compose('mentor')).toBe('# Mentor\n\nYou mentor.');
+    expect(compose('code-simplifier')).toBe('You simplify code.');
+    // Its model is lost with its frontmatter, as in Claude Code (all tools, the parent's model).
+    const config = agentConfig(result.snapshot!, { role: 'code-simplifier' });
+    expect(config.ok && config.result.config).toEqual({});
+  });
+
+  it('without plugin.json the folder is no plugin: such files are no agents', () => {
+    const { 'plugins/pr-kit/.claude-plugin/plugin.json': _, ...rest } = plugin;
+    expect([...memPack(rest).snapshot!.roles.keys()]).toEqual(['silent-failure-hunter']);
+  });
+
+  it('a plugin at the pack root; a plugin.json without a name gives the folder name', () => {
+    const root = memPack({
+      '.claude-plugin/plugin.json': '{ "name": "solo" }',
+      'agents/helper.md': 'Help.\n',
+      'agents/x.md': '---\nname: x\ndescription: X\n---\nX.\n',
+    });
+    expect(root.snapshot!.roles.get('helper')!.description).toBe('Agent from solo plugin');
+    const unnamed = memPack({
+      'tools/.claude-plugin/plugin.json': '{}',
+      'tools/agents/helper.md': 'Help.\n',
+      'tools/agents/x.md': '---\nname: x\ndescription: X\n---\nX.\n',
+    });
+    expect(unnamed.snapshot!.roles.get('helper')!.description).toBe('Agent from tools plugin');
+  });
+
+  it('validate does not call plugin.json an orphan', async () => {
+    const dir = tempDir('strata-claude-plugin-');
+    writeFiles(dir, plugin);
+    const run = await cli(['validate', '--dir', dir]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain('ORPHAN_FILE');
+  });
+});
+
 describe('claude-agents: a repository with stray links loads', () => {
   it('a dangling link and a link leaving the pack are left out with warnings; the agents compose', async () => {
     const dir = tempDir('strata-claude-links-');
