@@ -213,6 +213,43 @@ export function* registrySteps(
   return { roles, diagnostics };
 }
 
+/**
+ * The role fields layers take whole as prompt text (`role_field:`) must be text where a
+ * record gives them: a number, list or mapping there (`system_prompt: 12`,
+ * `system_prompt: [a, b]`) is BAD_ROLE where it is written. Read at compose time, such a
+ * value would count as no value: the layer left out — silently under `missing: skip` —
+ * and the agent given less than its record says.
+ */
+export function checkRoleFieldTypes(
+  roles: ReadonlyMap<string, RoleRecord>,
+  fields: readonly string[],
+  registry: RegistryDef,
+  yamlFiles: readonly RoleFileInput[],
+  frontmatterAt: FrontmatterAt,
+): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  if (fields.length === 0) return diagnostics;
+  const yamlOf = new Map(yamlFiles.map((f) => [f.path, f.yaml]));
+  for (const [id, record] of roles) {
+    for (const field of fields) {
+      const value = record.fields[field];
+      if (value === undefined || value === null || typeof value === 'string') continue;
+      const yaml = yamlOf.get(record.source);
+      const at = yaml
+        ? yaml.locate(registry.key === '' ? [id, field] : [registry.key, id, field])
+        : frontmatterAt(record.source, field);
+      diagnostics.push(
+        error(
+          'BAD_ROLE',
+          `role ${id}: ${field} is ${kindOf(value)}, not text; a layer takes it as prompt text (role_field: ${field}): quote it, or write it as a string`,
+          at,
+        ),
+      );
+    }
+  }
+  return diagnostics;
+}
+
 // --- internal ---
 
 /**
@@ -387,7 +424,10 @@ function toRecord(id: string, fields: Record<string, unknown>, source: string): 
 /** What a YAML value is, for a message: `a list`, `a string`, … */
 function kindOf(value: unknown): string {
   if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'object') return `a ${value?.constructor?.name ?? 'value'}`;
+  if (typeof value === 'object') {
+    const made = value === null ? undefined : Object.getPrototypeOf(value)?.constructor;
+    return made === undefined || made === Object ? 'a mapping' : `a ${made.name}`;
+  }
   return `a ${typeof value}`;
 }
 

@@ -25,7 +25,7 @@ import { resolvePackPath } from './pack-path.js';
 import { memoByBytes, yamlOfBytes } from './parse-memo.js';
 import { operatorPath, pathSettingNames } from './path-settings.js';
 import { isPresetName, PRESET_NAMES, presetText } from './presets.js';
-import { registrySteps } from './roles.js';
+import { checkRoleFieldTypes, registrySteps } from './roles.js';
 import { selectPath } from './select.js';
 import { patchSnapshot, rememberBuild, resolveSettings } from './snapshot-patch.js';
 import type { BuildInput, LoadResult, Snapshot } from './snapshot-types.js';
@@ -291,6 +291,9 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
     (p) => files.get(p)?.text,
   );
   diagnostics.push(...rd);
+  diagnostics.push(
+    ...checkRoleFieldTypes(roles, roleFieldsOf(manifest), manifest.registry, roleFiles, locateMeta),
+  );
 
   // 5. Fleet: fleet.yaml and identity frontmatter.
   yield;
@@ -503,4 +506,13 @@ function presetPart(name: string, diagnostics: Diagnostic[]): ManifestPart {
 
 function matchesAny(globs: readonly string[], path: string): boolean {
   return globs.some((g) => globMatch(g, path));
+}
+
+/** The role fields that layers (and their variants) take whole as text (`role_field:`). */
+function roleFieldsOf(manifest: Manifest): string[] {
+  const fields = new Set<string>();
+  for (const layer of manifest.layers)
+    for (const source of [layer.source, ...(layer.variants ?? []).map((v) => v.source)])
+      if (source?.kind === 'role_field') fields.add(source.field);
+  return [...fields];
 }

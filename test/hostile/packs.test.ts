@@ -215,3 +215,25 @@ describe('hostile packs', () => {
       expect((await loadPack(join(EXAMPLES, name))).snapshot).toBeDefined();
   });
 });
+
+describe('role fields a layer takes as prompt text', () => {
+  it.each([
+    ['a number', '12', 'a number'],
+    ['a list', '[Be brief., Be kind.]', 'a list'],
+    ['a mapping', '{text: Be brief.}', 'a mapping'],
+    ['a boolean', 'true', 'a boolean'],
+  ])(
+    'a system_prompt that is %s is BAD_ROLE where it is written, not a layer silently left out',
+    (_, value, kind) => {
+      const result = memPack({
+        'strata.yaml':
+          'registry:\n  files: [roles.yaml]\nlayers:\n  - id: rules\n    text: House rules.\n  - id: persona\n    role_field: system_prompt\n',
+        'roles.yaml': `roles:\n  writer:\n    system_prompt: ${value}\n  critic:\n    system_prompt: Critic.\n`,
+      });
+      expect(result.snapshot).toBeUndefined();
+      expect(result.diagnostics.map((d) => `${d.code} ${d.file}:${d.line}:${d.col} ${d.message}`)).toEqual([
+        `BAD_ROLE roles.yaml:3:20 role writer: system_prompt is ${kind}, not text; a layer takes it as prompt text (role_field: system_prompt): quote it, or write it as a string`,
+      ]);
+    },
+  );
+});
