@@ -14,7 +14,8 @@ import type { PackFiles } from './read-dir.js';
  * the shape of {@link readPackDir}'s, for the pure `buildSnapshot`: hidden entries are
  * skipped, symlinks are followed inside the pack (PATH_OUTSIDE_PACK when they leave it),
  * files over the limit are refused (FILE_TOO_LARGE). Git failures, an unknown revision or
- * a pack folder missing at that revision are GIT_ERROR diagnostics.
+ * a pack folder missing at that revision are GIT_ERROR diagnostics. Submodules (gitlinks)
+ * are listed in `gitFolders`, as a folder read lists the folders holding `.git`.
  *
  * @example
  * const read = await readPackAtRevision('examples/roboco', 'HEAD~1');
@@ -24,8 +25,8 @@ export async function readPackAtRevision(
   dir: string,
   rev: string,
   options: PackLimits & { scope?: ReadScope } = {},
-): Promise<PackFiles> {
-  const out: PackFiles & { files: Map<string, Uint8Array> } = {
+): Promise<PackFiles & { gitFolders?: string[] }> {
+  const out: PackFiles & { files: Map<string, Uint8Array>; gitFolders?: string[] } = {
     root: dir,
     files: new Map(),
     refused: new Set(),
@@ -75,6 +76,10 @@ export async function readPackAtRevision(
     out.diagnostics.push(packTooLarge(total, limits.maxPackBytes));
     return out;
   }
+
+  // A submodule (a gitlink) is a nested repository's root, as its `.git` file says on disk.
+  const submodules = entries.filter((e) => e.type === 'commit' && !hidden(e.path)).map((e) => e.path);
+  if (submodules.length > 0) out.gitFolders = submodules;
 
   // 4. Contents of every blob, then symlinks resolved inside the pack.
   const wanted = entries.filter(

@@ -1,7 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tryCompose } from '../../src/core/compose.js';
+import { readPackAtRevision } from '../../src/source/git.js';
 import { loadPack } from '../../src/source/load.js';
 import { cli, memPack, tempDir, writeFiles } from '../helpers.js';
 import { appFor } from '../server/helpers.js';
@@ -224,6 +226,29 @@ describe('agents-md: a nested repository starts a walk of its own, as Codex star
     const after = (await loadPack(root, { env: {} })).snapshot!;
     expect(after.gitFolders).toEqual(['vendor/lib']);
     expect(after.version).not.toBe(before);
+  });
+
+  it('at a git revision, a submodule (a gitlink) is a nested repository too', async () => {
+    const root = project({ 'AGENTS.md': '# Root\n', 'app/AGENTS.md': '# App\n' });
+    const git = (...args: string[]) =>
+      execFileSync(
+        'git',
+        ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args],
+        {
+          cwd: root,
+          encoding: 'utf8',
+        },
+      );
+    git('init', '-q', '-b', 'main');
+    git('add', '.');
+    git('commit', '-q', '-m', 'pack');
+    const head = git('rev-parse', 'HEAD').trim();
+    git('update-index', '--add', '--cacheinfo', `160000,${head},vendor/lib`);
+    git('commit', '-q', '-m', 'submodule');
+    const read = await readPackAtRevision(root, 'HEAD');
+    expect(read.gitFolders).toEqual(['vendor/lib']);
+    const { snapshot } = await loadPack(root, { env: {} });
+    expect(snapshot!.gitFolders).toBeUndefined();
   });
 
   it('chain start: takes pack_root or git_root', () => {
