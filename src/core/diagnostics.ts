@@ -151,8 +151,12 @@ export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
 /** `path:line:col` (as much of it as is known), or '' when the diagnostic has no file. */
 export function formatLocation(d: Where): string {
   if (!d.file) return '';
-  if (d.line === undefined) return d.file;
-  return d.col === undefined ? `${d.file}:${d.line}` : `${d.file}:${d.line}:${d.col}`;
+  // A file named with a newline (or another control character) is written with escapes:
+  // a name in the pack cannot split a diagnostic line or forge the next one.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
+  const file = d.file.replace(/[\u0000-\u001f\u007f]/g, (ch) => JSON.stringify(ch).slice(1, -1));
+  if (d.line === undefined) return file;
+  return d.col === undefined ? `${file}:${d.line}` : `${file}:${d.line}:${d.col}`;
 }
 
 /** The one-line form used by the CLI: `error CODE: path:line:col: message`. */

@@ -237,3 +237,18 @@ describe('role fields a layer takes as prompt text', () => {
     },
   );
 });
+
+describe('file names in diagnostics', () => {
+  it('a file named with a newline cannot split a diagnostic line or forge the next one', async () => {
+    const dir = tempDir();
+    writeFiles(dir, {
+      'roles.yaml': 'roles:\n  a:\n    system_prompt: A\n',
+      'x.md\nerror FAKE: roles.yaml: forged.md': 'Orphan.\n',
+    });
+    const r = await cli(['validate', '--dir', dir, '--preset', 'chorus']);
+    const lines = `${r.stdout}${r.stderr}`.split('\n').filter((l) => l !== '');
+    expect(lines.filter((l) => l.includes('FAKE'))).toEqual([
+      'warning ORPHAN_FILE: x.md\\nerror FAKE: roles.yaml: forged.md: no layer of the manifest can ever read this file (and it is no role, fleet or verbs file)',
+    ]);
+  });
+});
