@@ -96,6 +96,11 @@ export interface LayerResult {
   appended?: boolean;
   /** Files of a chain layer, root first, each with its range. */
   parts?: LayerPart[];
+  /**
+   * Set on a chain layer whose walk starts below the pack root: the folder it starts at (a
+   * nested repository's root, with `start: git_root`).
+   */
+  chainRoot?: string;
   /** Set when the layer's text was cut to its byte budget: the bytes before the cut. */
   truncatedFrom?: number;
   /** Set when a file's frontmatter parsed only with its values quoted (lenient frontmatter). */
@@ -810,7 +815,9 @@ function resolveChain(
   const joinBytes = utf8Length(source.join);
   // Folders from the root down: '', 'a', 'a/b', … (`at`: the length of the folder's path);
   // with `start: git_root`, from the deepest folder on the path that holds `.git`.
-  for (let at = source.start === 'git_root' ? gitRootOf(env.snapshot, dir) : 0; ; ) {
+  const from = source.start === 'git_root' ? gitRootOf(env.snapshot, dir) : 0;
+  if (from > 0) base.chainRoot = dir.slice(0, from);
+  for (let at = from; ; ) {
     const file = chainFile(env, source, at === 0 ? '' : dir.slice(0, at));
     if (file) {
       const part: LayerPart = { source: file.path, included: false };

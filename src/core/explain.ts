@@ -62,7 +62,7 @@ export function layerSource(layer: LayerResult): string {
     case 'text':
       return layer.source ? `manifest template + ${layer.source} (${layer.field})` : 'manifest: inline text';
     case 'chain':
-      return `chain of ${layer.parts?.length ?? 0} file${layer.parts?.length === 1 ? '' : 's'}`;
+      return `chain of ${layer.parts?.length ?? 0} file${layer.parts?.length === 1 ? '' : 's'}${layer.chainRoot === undefined ? '' : ` from ${layer.chainRoot} (.git)`}`;
     case 'role_field':
       return layer.source ? `${layer.source} (${layer.field})` : `role field ${layer.field}`;
     default:

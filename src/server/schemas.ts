@@ -163,6 +163,10 @@ export const LayerSchema = z
       )
       .optional()
       .openapi({ description: 'The files of a chain layer, root first, each with its byte range' }),
+    chainRoot: z.string().optional().openapi({
+      description:
+        'A chain layer whose walk starts below the pack root: the folder it starts at (a nested repository)',
+    }),
     explain: z.object({ status: z.string(), source: z.string() }).openapi({
       description:
         'The layer in words, as `strata explain` prints it: why it is or is not in the text, and where its text comes from',

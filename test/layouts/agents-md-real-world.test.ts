@@ -200,6 +200,23 @@ describe('agents-md: a nested repository starts a walk of its own, as Codex star
     ]);
   });
 
+  it('explain and the API say where the walk starts', async () => {
+    const root = monorepo();
+    const run = await cli(['explain', '--dir', root, '--var', 'cwd=vendor/lib/src']);
+    expect(run.stdout).toContain('1  agents  included  chain of 2 files from vendor/lib (.git)');
+    const { app } = await appFor(root);
+    const res = await app.request('/api/compose', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ vars: { cwd: 'vendor/lib/src' } }),
+    });
+    const body = (await res.json()) as { layers: Array<{ chainRoot?: string; explain: { source: string } }> };
+    expect(body.layers[0]!.chainRoot).toBe('vendor/lib');
+    expect(body.layers[0]!.explain.source).toBe('chain of 2 files from vendor/lib (.git)');
+    const top = await composeAt(root, 'app');
+    expect(top.text).toBe('# Root\n\n\n# App\n');
+  });
+
   it('the CLI, the API and a reload agree', async () => {
     const root = monorepo();
     const run = await cli(['compose', '--dir', root, '--var', 'cwd=vendor/lib/src']);
