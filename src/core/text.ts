@@ -29,6 +29,13 @@ export function decodeLossy(bytes: Uint8Array): string {
   return lossy.decode(bytes);
 }
 
+/** Whether text holds no lone surrogate (a UTF-16 half without its pair): it is Unicode text. */
+export function isWellFormedText(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /** Whether text is empty or only Unicode White_Space. */
 export function isBlank(text: string): boolean {
   return BLANK.test(text);

@@ -13,7 +13,7 @@ import {
   YAMLParseError,
 } from 'yaml';
 import { type Diagnostic, type DiagnosticCode, error, type Where } from './diagnostics.js';
-import { decodeText, isPlainAscii, LineIndex } from './text.js';
+import { decodeText, isPlainAscii, isWellFormedText, LineIndex } from './text.js';
 import { TOO_DEEP_MESSAGE, tooDeepAt } from './yaml-nesting.js';
 import { NOT_SIMPLE, parseSimpleYaml } from './yaml-simple.js';
 
@@ -87,7 +87,13 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
   const repeats: RepeatedKey[] = [];
   if (diagnostics.length === 0) {
     for (const { tag, offset } of unreadTags(doc.contents))
-      diagnostics.push(error(syntaxCode, unreadTagMessage(tag), at(offset)));
+      diagnostics.push(
+        error(
+          syntaxCode,
+          tag === LONE_SURROGATE ? LONE_SURROGATE_MESSAGE : unreadTagMessage(tag),
+          at(offset),
+        ),
+      );
   }
   if (diagnostics.length === 0) {
     for (const { key, offset } of duplicateKeys(doc.contents)) {
@@ -229,10 +235,24 @@ function unreadTags(root: unknown): Array<{ tag: string; offset: number }> {
     Node(_, node) {
       const tag = (node as { tag?: string }).tag;
       if (tag !== undefined && !CORE_TAGS.has(tag)) found.push({ tag, offset: node.range?.[0] ?? 0 });
+      // A double-quoted `\ud800` escape is a lone surrogate: no Unicode text (its UTF-8
+      // form would be U+FFFD, not what was written).
+      if (
+        isScalar(node) &&
+        node.type === 'QUOTE_DOUBLE' &&
+        typeof node.value === 'string' &&
+        !isWellFormedText(node.value)
+      )
+        found.push({ tag: LONE_SURROGATE, offset: node.range?.[0] ?? 0 });
     },
   });
   return found;
 }
+
+/** The stand-in tag of a string holding a lone surrogate (see {@link unreadTags}). */
+const LONE_SURROGATE = 'lone surrogate';
+const LONE_SURROGATE_MESSAGE =
+  'a \\u escape of a lone surrogate (D800-DFFF without its pair) is not Unicode text: write the character itself, or both halves of its pair';
 
 function unreadTagMessage(tag: string): string {
   const short = tag.startsWith('tag:yaml.org,2002:') ? `!!${tag.slice(18)}` : tag;

@@ -1,3 +1,5 @@
+import { isWellFormedText } from '../core/text.js';
+
 /**
  * What JSON.parse accepts but a request body must not hold, found in one pass over the
  * text without recursion (any nesting): a key given twice in one object (JSON.parse keeps
@@ -30,7 +32,7 @@ export function jsonBodyProblem(text: string): string | undefined {
         } catch {
           return undefined;
         }
-        if (raw.includes('\\u') && !isWellFormed(value))
+        if (raw.includes('\\u') && !isWellFormedText(value))
           return `a string of the body (at character ${i - raw.length}) holds a \\u escape of a lone surrogate (D800-DFFF without its pair): it is not Unicode text`;
       }
       const keys = open[open.length - 1];
@@ -63,10 +65,3 @@ const CLOSE_LIST = 0x5d;
 /** A JSON string from its opening quote (the unrolled form: no backtracking). */
 const STRING = /"[^"\\]*(?:\\.[^"\\]*)*"/y;
 const SPACE = /[ \t\n\r]*/y;
-
-/** `String.prototype.isWellFormed` (Node 20+), with a fallback for older runtimes. */
-function isWellFormed(text: string): boolean {
-  const native = (text as { isWellFormed?: () => boolean }).isWellFormed;
-  if (native) return native.call(text);
-  return !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
-}

@@ -238,6 +238,45 @@ describe('role fields a layer takes as prompt text', () => {
   );
 });
 
+describe('YAML escapes that are no Unicode text', () => {
+  it.each([
+    [
+      'a registry value',
+      { 'roles.yaml': 'roles:\n  a:\n    system_prompt: "Be \\ud800 brief."\n' },
+      'YAML_SYNTAX',
+      'roles.yaml:3:20',
+    ],
+    [
+      'frontmatter',
+      {
+        'roles.yaml': 'roles:\n  a:\n    system_prompt: A\n',
+        'defaults.md': '---\nnote: "\\udc00"\n---\nBody.\n',
+      },
+      'BAD_FRONTMATTER',
+      'defaults.md:2:7',
+    ],
+  ])(
+    'a lone surrogate escape in %s is a coded error where it is written, not U+FFFD in the prompt',
+    (_, files, code, where) => {
+      const result = memPack(files, { preset: 'chorus' });
+      expect(result.snapshot).toBeUndefined();
+      expect(result.diagnostics.map((d) => `${d.code} ${d.file}:${d.line}:${d.col}`)).toEqual([
+        `${code} ${where}`,
+      ]);
+      expect(result.diagnostics[0]!.message).toContain('lone surrogate');
+    },
+  );
+
+  it('a surrogate pair written as two escapes is the character', () => {
+    const result = memPack(
+      { 'roles.yaml': 'roles:\n  a:\n    system_prompt: "Smile \\ud83d\\ude00"\n' },
+      { preset: 'chorus' },
+    );
+    expect(result.diagnostics).toEqual([]);
+    expect(result.snapshot!.roles.get('a')!.fields.system_prompt).toBe('Smile 😀');
+  });
+});
+
 describe('file names in diagnostics', () => {
   it('a file named with a newline cannot split a diagnostic line or forge the next one', async () => {
     const dir = tempDir();
