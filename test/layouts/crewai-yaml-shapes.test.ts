@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { tryCompose } from '../../src/core/compose.js';
+import { memPack } from '../helpers.js';
+
+/**
+ * agents.yaml written in the YAML shapes CrewAI projects use. Each expected prompt per agent
+ * was made by PyYAML's safe_load, CrewAI's interpolate_only (input topic = "AI") and its
+ * role_playing template, right-stripped; strata must give the same bytes.
+ */
+const CASES: Array<[string, string, Record<string, string>]> = [
+  [
+    'escapes in double and single quotes',
+    'a:\n  role: Writer\n  goal: "Say \\"hi\\" \\u00e9 \\x41 \\/ \\t tab"\n  backstory: \'It\'\'s fine\'\n',
+    { a: 'You are Writer. It\'s fine\nYour personal goal is: Say "hi" é A / \t tab' },
+  ],
+  [
+    'folded strip, literal keep, folded with a more-indented line',
+    'a:\n  role: >-\n    Senior\n    Writer\n  goal: |+\n    keep\n\n  backstory: >\n    line one\n\n    line two\n      indented more\n    back\n',
+    { a: 'You are Senior Writer. line one\nline two\n  indented more\nback\n\nYour personal goal is: keep' },
+  ],
+  [
+    'a comment, trailing spaces, a plain scalar over three lines',
+    'a:\n  role: Writer # comment\n  goal: Plain with trailing spaces   \n  backstory: Multi\n    line\n     plain\n',
+    { a: 'You are Writer. Multi line plain\nYour personal goal is: Plain with trailing spaces' },
+  ],
+  [
+    'multi-line quoted scalars and an escaped line break',
+    'a:\n  role: \'single\n    quoted multi\'\n  goal: "double\n    quoted \\\n    escaped"\n  backstory: "a\\\n    b"\n',
+    { a: 'You are single quoted multi. ab\nYour personal goal is: double quoted escaped' },
+  ],
+  [
+    'JSON braces and YAML 1.1 look-alikes in text',
+    'a:\n  role: Writer\n  goal: \'Use {"json": true} and {topic}\'\n  backstory: "Value: 12:30, 0x1F, 1_000 text"\n',
+    { a: 'You are Writer. Value: 12:30, 0x1F, 1_000 text\nYour personal goal is: Use {"json": true} and AI' },
+  ],
+  [
+    'merge keys: one alias, a list of aliases',
+    'defaults: &d\n  role: Base\n  goal: G\na:\n  <<: *d\n  backstory: B\nb:\n  <<: [*d]\n  role: Other\n  backstory: B2\n',
+    { a: 'You are Base. B\nYour personal goal is: G', b: 'You are Other. B2\nYour personal goal is: G' },
+  ],
+  [
+    'a literal block with a tab and trailing spaces',
+    'a:\n  role: Writer\n  goal: G\n  backstory: |-\n    Tab\tinside\n    Trailing   \n',
+    { a: 'You are Writer. Tab\tinside\nTrailing   \nYour personal goal is: G' },
+  ],
+  [
+    'a flow mapping',
+    'a: {role: Flow, goal: "G, with comma", backstory: B}\n',
+    { a: 'You are Flow. B\nYour personal goal is: G, with comma' },
+  ],
+  [
+    'quoted keys',
+    '"a":\n  "role": Quoted key\n  goal: G\n  backstory: B\n',
+    { a: 'You are Quoted key. B\nYour personal goal is: G' },
+  ],
+  [
+    'an explicit indentation indicator',
+    'a:\n  role: Writer\n  goal: G\n  backstory: >2\n     leading space kept\n    normal\n',
+    { a: 'You are Writer.  leading space kept\nnormal\n\nYour personal goal is: G' },
+  ],
+];
+
+describe('crewai: YAML shapes read as PyYAML reads them', () => {
+  it.each(CASES)('%s', (_, yaml, prompts) => {
+    const result = memPack({ 'agents.yaml': yaml }, { preset: 'crewai' });
+    expect(result.snapshot).toBeDefined();
+    const got: Record<string, string> = {};
+    for (const id of result.snapshot!.roles.keys()) {
+      const out = tryCompose(result.snapshot!, { role: id, vars: { topic: 'AI' } });
+      got[id] = out.ok ? out.result.text : out.diagnostics.map((d) => d.code).join();
+    }
+    expect(got).toEqual(prompts);
+  });
+});
