@@ -83,11 +83,16 @@ export function checkRequestNames(
       knownNames(snapshot).roles.length === 0
         ? ''
         : ` (roles from files: ${knownList(knownNames(snapshot).roles)})`;
+    // A root AGENTS.md chose agents-md; the folder's .claude/agents are read with --preset.
+    const also =
+      snapshot.alsoLayout === undefined
+        ? ''
+        : `; the folder is also a ${snapshot.alsoLayout} layout, whose roles --preset ${snapshot.alsoLayout} reads (${snapshot.preset} was detected first)`;
     diagnostics.push(
       withSuggestions(
         warning(
           'UNKNOWN_ROLE',
-          `role ${JSON.stringify(role)} is unknown: ${why}${didYouMean(suggestions)}${list}`,
+          `role ${JSON.stringify(role)} is unknown: ${why}${didYouMean(suggestions)}${list}${also}`,
         ),
         suggestions,
       ),

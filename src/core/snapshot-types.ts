@@ -22,9 +22,14 @@ export interface Snapshot {
   fleet: readonly Agent[];
   /** Settings resolved from defaults and env at load. */
   settings: ResolvedSettings;
-  /** Absolute pack directory, when loaded from disk. */
   /** Folders below the root that hold a `.git` entry, from the reader (see BuildInput). */
   gitFolders?: readonly string[];
+  /**
+   * A pack detected as a layout without roles (agents-md) that also holds one with roles
+   * (a `.claude/agents` folder): that preset, for the hint of a request naming a role.
+   */
+  alsoLayout?: string;
+  /** Absolute pack directory, when loaded from disk. */
   root?: string;
   /**
    * Files outside the pack that operator-set path settings name (CHORUS's defaults

@@ -347,6 +347,11 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
   if (preset) snapshot.preset = preset;
   if (input.root) snapshot.root = input.root;
   if (gitFolders) snapshot.gitFolders = gitFolders;
+  // A detected layout without roles: another layout with roles in the same folder is a hint.
+  if (presetName === 'agents-md' && input.preset === undefined) {
+    const also = alsoDetected(presetName, paths, (p) => probeKeys(p, input.files, parsedYaml));
+    if (also) snapshot.alsoLayout = also;
+  }
   if (external.size > 0) snapshot.external = external;
   else
     rememberBuild(snapshot, {
@@ -383,19 +388,22 @@ export function detectPreset(
   paths: readonly string[],
   probe: (path: string) => ReadonlySet<string>[] = () => [],
 ): string {
-  for (const name of PRESET_NAMES) {
-    const detect = presetPart(name, []).detect;
-    if (!detect) continue;
-    const globs = detect.files.map(compileGlob);
-    const keys = detect.keys ?? [];
-    const holds = paths.some(
-      (p) =>
-        globs.some((g) => g(p)) &&
-        (keys.length === 0 || probe(p).some((k) => keys.every((key) => k.has(key)))),
-    );
-    if (holds) return name;
-  }
+  for (const name of PRESET_NAMES) if (detectHolds(name, paths, probe)) return name;
   return 'chorus';
+}
+
+/**
+ * The first preset after `chosen` in detection order (chorus aside) whose `detect:` also
+ * holds: a repository's root AGENTS.md chose agents-md, and its `.claude/agents` folder
+ * is a claude-agents layout too.
+ */
+export function alsoDetected(
+  chosen: string,
+  paths: readonly string[],
+  probe: (path: string) => ReadonlySet<string>[],
+): string | undefined {
+  const after = PRESET_NAMES.slice(PRESET_NAMES.indexOf(chosen as (typeof PRESET_NAMES)[number]) + 1);
+  return after.find((name) => name !== 'chorus' && detectHolds(name, paths, probe));
 }
 
 /**
@@ -434,6 +442,22 @@ let detectFiles: string[] | undefined;
 let hiddenFolders: string[] | undefined;
 
 // --- internal ---
+
+/** Whether a preset's `detect:` holds for these paths. */
+function detectHolds(
+  name: string,
+  paths: readonly string[],
+  probe: (path: string) => ReadonlySet<string>[],
+): boolean {
+  const detect = presetPart(name, []).detect;
+  if (!detect) return false;
+  const globs = detect.files.map(compileGlob);
+  const keys = detect.keys ?? [];
+  return paths.some(
+    (p) =>
+      globs.some((g) => g(p)) && (keys.length === 0 || probe(p).some((k) => keys.every((key) => k.has(key)))),
+  );
+}
 
 /** Read problems of one file that `unreadable: skip` turns into warnings. */
 const SKIPPABLE: ReadonlySet<string> = new Set([

@@ -228,3 +228,32 @@ describe('claude-agents: a repository with stray links loads', () => {
     expect(out.ok && out.result.text).toBe('A body.');
   });
 });
+
+describe('a repository with a root AGENTS.md and a .claude/agents folder', () => {
+  const files = {
+    'AGENTS.md': '# Repository rules\n',
+    '.claude/agents/reviewer.md': '---\nname: reviewer\ndescription: Reviews\n---\nReview.\n',
+  };
+
+  it('is agents-md (detected first); a role named there says which preset reads it', () => {
+    const { snapshot } = memPack(files);
+    expect([snapshot!.preset, snapshot!.alsoLayout]).toEqual(['agents-md', 'claude-agents']);
+    const out = tryCompose(snapshot!, { role: 'reviewer' });
+    expect(out.ok && out.result.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      [
+        'UNKNOWN_ROLE',
+        'role "reviewer" is unknown: the pack declares no roles (its registry is empty and no role file names it); the folder is also a claude-agents layout, whose roles --preset claude-agents reads (agents-md was detected first)',
+      ],
+    ]);
+    const forced = memPack(files, { preset: 'claude-agents' });
+    const agent = tryCompose(forced.snapshot!, { role: 'reviewer' });
+    expect(agent.ok && agent.result.text).toBe('Review.');
+    expect(forced.snapshot!.alsoLayout).toBeUndefined();
+  });
+
+  it('a plain AGENTS.md project has no other layout', () => {
+    expect(
+      memPack({ 'AGENTS.md': '# Rules\n', 'docs/guide.md': '# Guide\n' }).snapshot!.alsoLayout,
+    ).toBeUndefined();
+  });
+});
