@@ -58,10 +58,29 @@ export function unreadableRequest(err: unknown): Response {
 export function refuseMissingHost(req: IncomingMessage, res: ServerResponse): boolean {
   if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor === 0)
     return false;
-  const body = JSON.stringify({
-    error: { code: 'BAD_REQUEST', message: 'an HTTP/1.1 request must have a Host header' },
-  } satisfies ErrorBody);
-  res.writeHead(400, [
+  writeError(res, 400, 'BAD_REQUEST', 'an HTTP/1.1 request must have a Host header');
+  return true;
+}
+
+/**
+ * The answer to an `Expect` header other than `100-continue` (the server's
+ * `checkExpectation` event): 417 `EXPECTATION_FAILED`, as a coded JSON error.
+ */
+export function refuseExpectation(req: IncomingMessage, res: ServerResponse): void {
+  const expect = String(req.headers.expect ?? '');
+  writeError(
+    res,
+    417,
+    'EXPECTATION_FAILED',
+    `Expect: ${JSON.stringify(expect).slice(1, -1)} is not supported (only 100-continue)`,
+  );
+}
+
+// --- internal ---
+
+function writeError(res: ServerResponse, status: number, code: HttpErrorCode, message: string): void {
+  const body = JSON.stringify({ error: { code, message } } satisfies ErrorBody);
+  res.writeHead(status, [
     'Content-Type',
     'application/json',
     'Content-Length',
@@ -71,10 +90,7 @@ export function refuseMissingHost(req: IncomingMessage, res: ServerResponse): bo
     ...SECURITY_HEADERS.flat(),
   ]);
   res.end(body);
-  return true;
 }
-
-// --- internal ---
 
 const REASONS: Record<number, string> = {
   400: 'Bad Request',

@@ -166,6 +166,13 @@ describe('requests the app cannot read, on a real socket', () => {
       'headers',
     ],
     [
+      'an Expect other than 100-continue',
+      'POST /api/compose HTTP/1.1\r\nHost: localhost\r\nExpect: foo\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+      417,
+      'EXPECTATION_FAILED',
+      'Expect: foo',
+    ],
+    [
       'headers that never end',
       'GET /api/roles HTTP/1.1\r\nHost: localhost\r\n',
       408,
