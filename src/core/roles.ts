@@ -222,27 +222,40 @@ export function* registrySteps(
  */
 export function checkRoleFieldTypes(
   roles: ReadonlyMap<string, RoleRecord>,
-  fields: readonly string[],
+  fields: { whole: readonly string[]; templated: readonly string[] },
   registry: RegistryDef,
   yamlFiles: readonly RoleFileInput[],
   frontmatterAt: FrontmatterAt,
 ): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
-  if (fields.length === 0) return diagnostics;
+  if (fields.whole.length === 0 && fields.templated.length === 0) return diagnostics;
   const yamlOf = new Map(yamlFiles.map((f) => [f.path, f.yaml]));
+  const where = (id: string, record: RoleRecord, field: string): Where => {
+    const yaml = yamlOf.get(record.source);
+    return yaml
+      ? yaml.locate(registry.key === '' ? [id, field] : [registry.key, id, field])
+      : frontmatterAt(record.source, field);
+  };
   for (const [id, record] of roles) {
-    for (const field of fields) {
+    for (const field of fields.whole) {
       const value = record.fields[field];
       if (value === undefined || value === null || typeof value === 'string') continue;
-      const yaml = yamlOf.get(record.source);
-      const at = yaml
-        ? yaml.locate(registry.key === '' ? [id, field] : [registry.key, id, field])
-        : frontmatterAt(record.source, field);
       diagnostics.push(
         error(
           'BAD_ROLE',
           `role ${id}: ${field} is ${kindOf(value)}, not text; a layer takes it as prompt text (role_field: ${field}): quote it, or write it as a string`,
-          at,
+          where(id, record, field),
+        ),
+      );
+    }
+    for (const field of fields.templated) {
+      const value = record.fields[field];
+      if (value === null || typeof value !== 'object') continue;
+      diagnostics.push(
+        error(
+          'BAD_ROLE',
+          `role ${id}: ${field} is ${kindOf(value)}, which a template cannot write as text ({{role.${field}}}): give it as a string`,
+          where(id, record, field),
         ),
       );
     }

@@ -29,6 +29,7 @@ import { checkRoleFieldTypes, registrySteps } from './roles.js';
 import { selectPath } from './select.js';
 import { patchSnapshot, rememberBuild, resolveSettings } from './snapshot-patch.js';
 import type { BuildInput, LoadResult, Snapshot } from './snapshot-types.js';
+import { textPlaceholders } from './template.js';
 import { byteOrder, firstInvalidUtf8, isValidUtf8 } from './text.js';
 import { type ParsedYaml, parseYaml } from './yaml.js';
 import { runSteps, runStepsSliced, type Yielder } from './yielder.js';
@@ -532,11 +533,25 @@ function matchesAny(globs: readonly string[], path: string): boolean {
   return globs.some((g) => globMatch(g, path));
 }
 
-/** The role fields that layers (and their variants) take whole as text (`role_field:`). */
-function roleFieldsOf(manifest: Manifest): string[] {
-  const fields = new Set<string>();
-  for (const layer of manifest.layers)
-    for (const source of [layer.source, ...(layer.variants ?? []).map((v) => v.source)])
-      if (source?.kind === 'role_field') fields.add(source.field);
-  return [...fields];
+/**
+ * The role fields layers read as text: those taken whole (`role_field:`, only a string
+ * will do) and those a text template names (`{{role.FIELD}}` in `text:` or `append:`,
+ * where a number or boolean is written as text, but a list or mapping cannot be).
+ */
+function roleFieldsOf(manifest: Manifest): { whole: string[]; templated: string[] } {
+  const whole = new Set<string>();
+  const templated = new Set<string>();
+  const template = (text: string | undefined) => {
+    for (const name of textPlaceholders(text ?? ''))
+      if (name.startsWith('role.')) templated.add(name.slice(5));
+  };
+  for (const layer of manifest.layers) {
+    template(layer.append);
+    for (const source of [layer.source, ...(layer.variants ?? []).map((v) => v.source)]) {
+      if (source?.kind === 'role_field') whole.add(source.field);
+      if (source?.kind === 'text') template(source.text);
+    }
+    for (const variant of layer.variants ?? []) template(variant.append);
+  }
+  return { whole: [...whole], templated: [...templated] };
 }

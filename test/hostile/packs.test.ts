@@ -2,10 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tryCompose } from '../../src/core/compose.js';
 import { stablePackLoader } from '../../src/reload/read.js';
 import { loadPack } from '../../src/source/load.js';
 import { readRegularFile } from '../../src/source/read-dir.js';
-import { cli, codes, EXAMPLES, memPack, tempDir, writeFiles } from '../helpers.js';
+import { cli, codes, EXAMPLES, memPack, okPack, tempDir, writeFiles } from '../helpers.js';
 
 const ROBOCO = join(EXAMPLES, 'roboco');
 
@@ -289,5 +290,26 @@ describe('file names in diagnostics', () => {
     expect(lines.filter((l) => l.includes('FAKE'))).toEqual([
       'warning ORPHAN_FILE: x.md\\nerror FAKE: roles.yaml: forged.md: no layer of the manifest can ever read this file (and it is no role, fleet or verbs file)',
     ]);
+  });
+});
+
+describe('role fields a template writes as text', () => {
+  it('a list named by {{role.FIELD}} is BAD_ROLE where it is written, not the layer silently left out; a number is written as text', () => {
+    const manifest =
+      'registry:\n  files: [roles.yaml]\nlayers:\n  - id: rules\n    text: House rules.\n  - id: limits\n    text: "At most {{role.max_tasks}} tasks for {{role.focus}}."\n';
+    const bad = memPack({
+      'strata.yaml': manifest,
+      'roles.yaml': 'roles:\n  writer:\n    max_tasks: 3\n    focus: [prose, poems]\n',
+    });
+    expect(bad.snapshot).toBeUndefined();
+    expect(bad.diagnostics.map((d) => `${d.code} ${d.file}:${d.line}:${d.col} ${d.message}`)).toEqual([
+      'BAD_ROLE roles.yaml:4:12 role writer: focus is a list, which a template cannot write as text ({{role.focus}}): give it as a string',
+    ]);
+    const good = okPack({
+      'strata.yaml': manifest,
+      'roles.yaml': 'roles:\n  writer:\n    max_tasks: 3\n    focus: prose\n',
+    });
+    const composed = tryCompose(good, { role: 'writer' });
+    expect(composed.ok && composed.result.text).toBe('House rules.\n\n---\n\nAt most 3 tasks for prose.');
   });
 });
