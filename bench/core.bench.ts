@@ -207,19 +207,25 @@ async function loadRows(): Promise<void> {
       const { snapshot: s } = await loadPack(dir, { env: {}, ...BENCH_LIMITS });
       if (!s) throw new Error('load failed');
     };
-    // Each method starts from an emptied young generation (not the last one's garbage). The
-    // pair after a full collection shows what a mark-compact just before costs: V8 then drops
-    // optimized code built on the shapes of objects no longer alive (the loader's per-read
-    // objects, node's Stats and Dirent), and the first run after it runs partly unoptimized.
+    // Every method is measured as it runs in a process that has run it before: after a full
+    // collection (which clears every earlier method's garbage), one run that is not timed,
+    // then an emptied young generation and the timed run. The untimed run matters: V8 drops
+    // optimized code built on the shapes of objects no longer alive at a full collection
+    // (the loader's per-read objects, node's Stats and Dirent), so the first run after one
+    // runs partly unoptimized. The pair "after a full collection" times that first run.
     const methods = [
-      ...Object.entries(RAW_READS).map(([name, read]) => [name, read, 'young'] as const),
-      ['load', load, 'young'] as const,
-      [FULL_FLOOR, readAllSync, 'full'] as const,
-      [FULL_LOAD, load, 'full'] as const,
+      ...Object.entries(RAW_READS).map(([name, read]) => [name, read, true] as const),
+      ['load', load, true] as const,
+      [FULL_FLOOR, readAllSync, false] as const,
+      [FULL_LOAD, load, false] as const,
     ];
     for (let r = 0; r <= rounds; r++) {
-      for (const [name, read, collect] of methods) {
-        collectGarbage(collect);
+      for (const [name, read, warm] of methods) {
+        collectGarbage('full');
+        if (warm) {
+          await read(dir);
+          collectGarbage('young');
+        }
         const t0 = performance.now();
         await read(dir);
         if (r > 0) samples.get(name)!.push(performance.now() - t0); // round 0 warms the page cache
