@@ -22,7 +22,13 @@ import { createFastPath } from './fast-path.js';
 import { createLogger, logReloads } from './logging.js';
 import { createMetrics } from './metrics.js';
 import { routeTable } from './route.js';
-import { answerClientError, refuseExpectation, refuseMissingHost, unreadableRequest } from './unreadable.js';
+import {
+  answerClientError,
+  refuseConnect,
+  refuseExpectation,
+  refuseMissingHost,
+  unreadableRequest,
+} from './unreadable.js';
 
 export interface ServiceOptions extends ReloadSource {
   /** Address to bind (default 127.0.0.1: loopback unless told otherwise). */
@@ -143,6 +149,7 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
   guard = guardConnections(server, options.connections);
   server.on('clientError', answerClientError);
   server.on('checkExpectation', refuseExpectation);
+  server.on('connect', refuseConnect);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? DEFAULT_PORT, bindHost, () => resolve());

@@ -23,15 +23,19 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
     return;
   }
   const [status, code, message] = clientErrorAnswer(err.code);
-  const body = JSON.stringify({ error: { code, message } } satisfies ErrorBody);
-  const headers = [
-    `HTTP/1.1 ${status} ${REASONS[status]}`,
-    'Content-Type: application/json',
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    'Connection: close',
-    ...SECURITY_HEADERS.map(([name, value]) => `${name}: ${value}`),
-  ];
-  socket.end(`${headers.join('\r\n')}\r\n\r\n${body}`);
+  socket.end(rawAnswer(status, code, message));
+}
+
+/**
+ * The answer to a `CONNECT` request (the server's `connect` event, which Node otherwise
+ * answers by closing the socket without a word): 405 `METHOD_NOT_ALLOWED`, as every
+ * other method no route takes.
+ */
+export function refuseConnect(req: IncomingMessage, socket: Duplex): void {
+  socket.on('error', () => {});
+  socket.end(
+    rawAnswer(405, 'METHOD_NOT_ALLOWED', `CONNECT is not allowed on ${req.url ?? ''}: strata is no proxy`),
+  );
 }
 
 /**
@@ -78,6 +82,19 @@ export function refuseExpectation(req: IncomingMessage, res: ServerResponse): vo
 
 // --- internal ---
 
+/** A whole HTTP/1.1 answer, for a socket no response object owns. */
+function rawAnswer(status: number, code: HttpErrorCode, message: string): string {
+  const body = JSON.stringify({ error: { code, message } } satisfies ErrorBody);
+  const headers = [
+    `HTTP/1.1 ${status} ${REASONS[status]}`,
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    ...SECURITY_HEADERS.map(([name, value]) => `${name}: ${value}`),
+  ];
+  return `${headers.join('\r\n')}\r\n\r\n${body}`;
+}
+
 function writeError(res: ServerResponse, status: number, code: HttpErrorCode, message: string): void {
   const body = JSON.stringify({ error: { code, message } } satisfies ErrorBody);
   res.writeHead(status, [
@@ -94,6 +111,7 @@ function writeError(res: ServerResponse, status: number, code: HttpErrorCode, me
 
 const REASONS: Record<number, string> = {
   400: 'Bad Request',
+  405: 'Method Not Allowed',
   408: 'Request Timeout',
   431: 'Request Header Fields Too Large',
 };

@@ -166,6 +166,13 @@ describe('requests the app cannot read, on a real socket', () => {
       'headers',
     ],
     [
+      'a CONNECT (as to a proxy)',
+      'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+      405,
+      'METHOD_NOT_ALLOWED',
+      'CONNECT',
+    ],
+    [
       'an Expect other than 100-continue',
       'POST /api/compose HTTP/1.1\r\nHost: localhost\r\nExpect: foo\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
       417,
