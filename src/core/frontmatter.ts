@@ -21,7 +21,19 @@ export interface SplitFile {
  */
 export function splitFrontmatter(text: string, file: string): SplitFile {
   if (!text.startsWith('---\n') && text !== '---') {
-    return { meta: {}, body: text, bodyOffset: 0, diagnostics: [] };
+    // `--- ` (an editor's trailing white space) opens no frontmatter: the YAML under it
+    // would reach the agent as prompt text, so it is said.
+    const spaced = /^---[ \t]+(?:\n|$)/.exec(text);
+    const diagnostics = spaced
+      ? [
+          warning(
+            'BAD_FRONTMATTER',
+            'frontmatter is not read: the opening line is `---` followed by white space; it must be exactly `---`, so the lines under it are prompt text',
+            { file, line: 1, col: 4 },
+          ),
+        ]
+      : [];
+    return { meta: {}, body: text, bodyOffset: 0, diagnostics };
   }
   const close = findClosingLine(text);
   if (close === undefined) {

@@ -313,3 +313,18 @@ describe('role fields a template writes as text', () => {
     expect(composed.ok && composed.result.text).toBe('House rules.\n\n---\n\nAt most 3 tasks for prose.');
   });
 });
+
+describe('frontmatter fences', () => {
+  it('an opening `--- ` with trailing white space is a BAD_FRONTMATTER warning, not YAML silently served as prompt text', () => {
+    const result = memPack(
+      {
+        'roles.yaml': 'roles:\n  a:\n    system_prompt: A\n',
+        'defaults.md': '--- \nowner: ops\n---\nBody.\n',
+      },
+      { preset: 'chorus' },
+    );
+    expect(result.diagnostics.map((d) => `${d.severity} ${d.code} ${d.file}:${d.line}:${d.col}`)).toEqual([
+      'warning BAD_FRONTMATTER defaults.md:1:4',
+    ]);
+  });
+});
