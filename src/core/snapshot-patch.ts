@@ -2,12 +2,12 @@ import { deepEqual } from './deep-equal.js';
 import type { Diagnostic } from './diagnostics.js';
 import { LayeredMap } from './layered-map.js';
 import { DecodedFile, decodePackFile, NOT_UTF8, type PackFile, packVersion, probeKeys } from './pack-file.js';
-import { memoByBytes, yamlOfBytes } from './parse-memo.js';
+import { yamlOfBytes } from './parse-memo.js';
 import { pathSettingNames } from './path-settings.js';
 import { applyOverrides, type ResolvedSettings, resolveEnvSettings } from './settings.js';
 import type { BuildInput, LoadResult, Snapshot } from './snapshot-types.js';
-import { byteOrder, decodeText } from './text.js';
-import { type ParsedYaml, parseYaml } from './yaml.js';
+import { byteOrder } from './text.js';
+import type { ParsedYaml } from './yaml.js';
 
 /**
  * What a build kept about its snapshot so that the next build of the same pack can start
