@@ -12,6 +12,7 @@ import * as serveCommands from './commands/serve.js';
 import * as snapshotCommand from './commands/snapshot.js';
 import * as validateCommand from './commands/validate.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, EXIT_USAGE, type Exit, UsageError } from './io.js';
+import { refuseRepeatedOptions } from './option-repeats.js';
 
 export type { Exit } from './io.js';
 
@@ -57,6 +58,7 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
   for (const command of COMMANDS) command.register(program, io, exit);
   for (const cmd of program.commands)
     cmd.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  refuseRepeatedOptions(program);
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return code;
