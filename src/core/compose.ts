@@ -19,6 +19,7 @@ import {
   textBytes,
   validName,
 } from './compose-plan.js';
+import { requestShapeProblems } from './compose-request.js';
 import { type Diagnostic, error, PromptError, warning } from './diagnostics.js';
 import { evaluateGate, type GateContext } from './gates.js';
 import { type InputSource, missingInput, type ResolvedInputs, resolveInputs } from './inputs.js';
@@ -138,12 +139,15 @@ export type ComposeOutcome = { ok: true; result: ComposeResult } | { ok: false; 
 /**
  * Composes a prompt (docs/pack-format.md, the manifest's `layers:`). Pure: reads only the
  * snapshot and the request, and gives the same bytes for the same inputs. Never throws;
- * bad requests come back as diagnostics. Outcomes are memoised per snapshot and request
+ * bad requests come back as diagnostics (a request of the wrong shape from untyped code,
+ * such as a number for `agent` or a string for `settings`, is BAD_REQUEST). Outcomes are memoised per snapshot and request
  * in the shared byte-bounded cache and are frozen: read-only, shared between callers.
  * The `sha256` of each layer (and chain part) is computed when it is first read: a
  * caller that wants only the text never pays for it.
  */
 export function tryCompose(snapshot: Snapshot, request: ComposeRequest): ComposeOutcome {
+  const shape = requestShapeProblems(snapshot, request);
+  if (shape.length > 0) return { ok: false, diagnostics: shape };
   return memoCompose(snapshot, request, composeFresh, sizeOf, freezeComposed);
 }
 
@@ -159,6 +163,8 @@ export function composeReading(
   request: ComposeRequest,
   onRead: (path: string) => void,
 ): ComposeOutcome {
+  const shape = requestShapeProblems(snapshot, request);
+  if (shape.length > 0) return { ok: false, diagnostics: shape };
   const outer = reading;
   reading = onRead;
   try {

@@ -5,6 +5,7 @@ import { pythonStr } from './python-str.js';
 import { parseSettingValue, type SettingDef, type SettingValue } from './settings.js';
 import type { Snapshot } from './snapshot.js';
 import { inputPlaceholders, recordInputPlaceholders } from './template.js';
+import { shownValue } from './value-shown.js';
 
 // Request inputs (`--var KEY=VALUE`, API `vars`, query `var.KEY`): declared in the manifest
 // under `inputs:`, typed and checked like settings, never read from the environment. An
@@ -65,7 +66,7 @@ export function resolveInputs(
       const written = pythonStr(raw);
       if ('problem' in written) {
         diagnostics.push(
-          error('INVALID_INPUT', `input ${name}: value ${shown(raw)} is invalid; ${written.problem}`),
+          error('INVALID_INPUT', `input ${name}: value ${shownValue(raw)} is invalid; ${written.problem}`),
         );
         continue;
       }
@@ -77,7 +78,7 @@ export function resolveInputs(
     const parsed = parseSettingValue(def.setting, raw);
     if ('problem' in parsed) {
       diagnostics.push(
-        error('INVALID_INPUT', `input ${name}: value ${shown(raw)} is invalid; ${parsed.problem}`),
+        error('INVALID_INPUT', `input ${name}: value ${shownValue(raw)} is invalid; ${parsed.problem}`),
       );
       continue;
     }
@@ -174,17 +175,4 @@ function textOf(value: SettingValue, format: InputFormat | undefined): string {
     if ('text' in written) return written.text;
   }
   return String(value);
-}
-
-/** A value as a message quotes it (JSON, or its kind when JSON has no form for it). */
-function shown(raw: unknown): string {
-  try {
-    const json = JSON.stringify(raw);
-    if (json !== undefined) return json.length > 200 ? `${json.slice(0, 200)}…` : json;
-  } catch {
-    // a bigint, a cycle: said below
-  }
-  return typeof raw === 'bigint'
-    ? `${raw}n`
-    : `(${typeof raw === 'object' ? 'an object JSON cannot write: a cycle or deep nesting' : `a ${typeof raw}`})`;
 }

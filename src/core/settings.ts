@@ -1,5 +1,6 @@
 import { type Diagnostic, error } from './diagnostics.js';
 import { closestNames, didYouMean } from './suggest.js';
+import { shownValue } from './value-shown.js';
 
 // Typed knobs of a pack (docs/pack-format.md, "The manifest"): request over env var over
 // manifest default.
@@ -145,10 +146,7 @@ export function applyOverrides(
     const parsed = parseSettingValue(def, raw);
     if ('problem' in parsed) {
       diagnostics.push(
-        error(
-          'INVALID_SETTING',
-          `setting ${key}: value ${JSON.stringify(raw)} is invalid; ${parsed.problem}`,
-        ),
+        error('INVALID_SETTING', `setting ${key}: value ${shownValue(raw)} is invalid; ${parsed.problem}`),
       );
       continue;
     }

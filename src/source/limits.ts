@@ -21,13 +21,18 @@ export const DEFAULT_MAX_PACK_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_MAX_FILES = 10_000;
 export const DEFAULT_READ_TIMEOUT_MS = 10_000;
 
-/** Every limit, with defaults filled in. */
+/**
+ * Every limit, with defaults filled in. A limit given as anything but a positive safe
+ * integer (a string, NaN, 0, a negative number, Infinity: what untyped code may pass) is
+ * a RangeError, as the CLI's flags refuse it: compared as it is, it would turn the limit
+ * off without a word.
+ */
 export function resolveLimits(limits: PackLimits = {}): Required<PackLimits> {
   return {
-    maxFileBytes: limits.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
-    maxPackBytes: limits.maxPackBytes ?? DEFAULT_MAX_PACK_BYTES,
-    maxFiles: limits.maxFiles ?? DEFAULT_MAX_FILES,
-    readTimeoutMs: limits.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
+    maxFileBytes: checked(limits, 'maxFileBytes', DEFAULT_MAX_FILE_BYTES),
+    maxPackBytes: checked(limits, 'maxPackBytes', DEFAULT_MAX_PACK_BYTES),
+    maxFiles: checked(limits, 'maxFiles', DEFAULT_MAX_FILES),
+    readTimeoutMs: checked(limits, 'readTimeoutMs', DEFAULT_READ_TIMEOUT_MS),
   };
 }
 
@@ -63,4 +68,14 @@ export function readTimeout(limit: number): Diagnostic {
     'READ_TIMEOUT',
     `reading the pack took longer than ${limit} ms (--read-timeout); a file may be on a stalled disk`,
   );
+}
+
+// --- internal ---
+
+function checked(limits: PackLimits, name: keyof PackLimits, fallback: number): number {
+  const value: unknown = limits[name];
+  if (value === undefined) return fallback;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return value;
+  const shown = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  throw new RangeError(`pack limit ${name} must be a positive integer, got ${shown}`);
 }

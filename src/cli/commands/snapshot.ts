@@ -132,10 +132,13 @@ function pairs(values: Scalars): string[] {
 /** `key=now (lock: then)` for every key set on either side whose values differ. */
 function differing(now: Scalars, lock: Scalars): string[] {
   const keys = [...new Set([...Object.keys(now), ...Object.keys(lock)])].sort();
+  // Own keys only: a lock edited by hand may name `constructor` or `toString`, which every
+  // object inherits.
+  const at = (values: Scalars, k: string) => (Object.hasOwn(values, k) ? values[k] : undefined);
   return keys
-    .filter((k) => now[k] !== lock[k])
+    .filter((k) => at(now, k) !== at(lock, k))
     .map(
       (k) =>
-        `${k}=${now[k] === undefined ? 'unset' : String(now[k])} (lock: ${lock[k] === undefined ? 'unset' : String(lock[k])})`,
+        `${k}=${at(now, k) === undefined ? 'unset' : String(at(now, k))} (lock: ${at(lock, k) === undefined ? 'unset' : String(at(lock, k))})`,
     );
 }

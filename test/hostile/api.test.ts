@@ -1,0 +1,81 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { compose, tryCompose } from '../../src/core/compose.js';
+import { PromptError } from '../../src/core/diagnostics.js';
+import { loadPack, loadPackStrict } from '../../src/source/load.js';
+import { cli, EXAMPLES, tempDir } from '../helpers.js';
+
+const ROBOCO = join(EXAMPLES, 'roboco');
+
+/**
+ * The library called from untyped code (plain JavaScript, parsed JSON): a request of the
+ * wrong shape is a coded diagnostic, never a TypeError from deep inside, and a limit
+ * that is not a number never turns the limit off.
+ */
+describe('hostile library calls', () => {
+  it('a compose request of the wrong shape is BAD_REQUEST, and tryCompose does not throw', async () => {
+    const snapshot = await loadPackStrict(ROBOCO);
+    const bad: unknown[] = [
+      null,
+      undefined,
+      'ada',
+      [],
+      { agent: 42 },
+      { agent: ['ada'] },
+      { role: { toString: () => 'qa' } },
+      { agent: 'ada', ambient: 7 },
+      { agent: 'ada', settings: 'fable_mode_enabled=on' },
+      { agent: 'ada', settings: [1, 2] },
+      { agent: 'ada', vars: 'x' },
+      { agent: 'ada', vars: null },
+    ];
+    for (const request of bad) {
+      const outcome = tryCompose(snapshot, request as never);
+      expect(outcome.ok, JSON.stringify(request)).toBe(false);
+      if (!outcome.ok) expect(outcome.diagnostics.map((d) => d.code)).toContain('BAD_REQUEST');
+      expect(() => compose(snapshot, request as never)).toThrow(PromptError);
+    }
+    for (const notSnapshot of [null, {}, 'pack']) {
+      const outcome = tryCompose(notSnapshot as never, { agent: 'ada' });
+      expect(outcome.ok).toBe(false);
+      if (!outcome.ok) expect(outcome.diagnostics[0]!.code).toBe('BAD_REQUEST');
+    }
+    // The right shape still composes.
+    expect(tryCompose(snapshot, { agent: 'ada' }).ok).toBe(true);
+  });
+
+  it('a setting value JSON cannot write (a bigint, a symbol) is INVALID_SETTING, not a TypeError', async () => {
+    const snapshot = await loadPackStrict(ROBOCO);
+    for (const value of [10n, Symbol('x'), () => 1]) {
+      const outcome = tryCompose(snapshot, { agent: 'ada', settings: { ponytail_intensity: value } });
+      expect(outcome.ok).toBe(false);
+      if (!outcome.ok) expect(outcome.diagnostics.map((d) => d.code)).toEqual(['INVALID_SETTING']);
+    }
+  });
+
+  it('a pack limit that is not a positive integer is refused, not read as "no limit"', async () => {
+    for (const bad of ['abc', Number.NaN, 0, -1, Number.POSITIVE_INFINITY, 1.5]) {
+      await expect(loadPack(ROBOCO, { maxFiles: bad as never })).rejects.toThrow(
+        /maxFiles must be a positive integer/,
+      );
+    }
+    await expect(loadPack(ROBOCO, { maxFileBytes: '10' as never })).rejects.toThrow(RangeError);
+    const { diagnostics } = await loadPack(ROBOCO, { maxFiles: 3 });
+    expect(diagnostics.map((d) => d.code)).toContain('TOO_MANY_FILES');
+  });
+
+  it('a lock edited to name constructor/toString settings is compared on its own keys', async () => {
+    const dir = tempDir();
+    const lockPath = join(dir, 'lock.json');
+    expect((await cli(['snapshot', '--dir', ROBOCO, '--out', lockPath])).code).toBe(0);
+    const { readFileSync } = await import('node:fs');
+    const lock = JSON.parse(readFileSync(lockPath, 'utf8'));
+    lock.settings = { ...lock.settings, constructor: 'x', toString: 3 };
+    writeFileSync(lockPath, JSON.stringify(lock));
+    const run = await cli(['snapshot', '--dir', ROBOCO, '--check', lockPath]);
+    expect(run.stderr).toContain('constructor=unset (lock: x)');
+    expect(run.stderr).toContain('toString=unset (lock: 3)');
+    expect(run.stderr).not.toContain('native code');
+  });
+});
