@@ -220,6 +220,9 @@ const VARIANT_KEYS = ['when', 'file', 'path_setting', 'input', 'role_field', 'te
 const SOURCE_KINDS = ['file', 'input', 'role_field', 'text', 'chain'];
 const INPUT_KEYS = ['type', 'default', 'values', 'min', 'max', 'description', 'format'];
 const TRIM_MODES: TrimMode[] = ['both', 'end', 'none'];
+/** A portable environment variable name (POSIX): what a shell can set and a process can read. */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 const SETTING_KEYS = ['type', 'default', 'env', 'values', 'min', 'max', 'description'];
 const SETTING_TYPES: SettingType[] = ['boolean', 'enum', 'string', 'integer'];
 const GATE_KEYS = ['setting', 'equals', 'role', 'team', 'agent', 'all', 'any', 'not'];
@@ -383,6 +386,14 @@ class Checker {
     return undefined;
   }
 
+  /** `min` above `max` admits no value: said at the declaration's key, and both bounds dropped. */
+  bounds(def: { min?: number; max?: number }, path: PathSegment[], what: string): void {
+    if (def.min === undefined || def.max === undefined || def.min <= def.max) return;
+    this.bad(path, `${what}: min ${def.min} is greater than max ${def.max}, so no value is accepted`, true);
+    delete def.min;
+    delete def.max;
+  }
+
   mapping(value: unknown, path: PathSegment[], allowed?: string[]): Obj | undefined {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       return this.bad(path, `${label(path)} must be a mapping`);
@@ -439,7 +450,15 @@ class Checker {
         out.default = s.default as SettingDef['default'];
       else this.bad([...path, 'default'], 'a setting default must be a scalar');
     }
-    if (s.env !== undefined) out.env = this.string(s.env, [...path, 'env']);
+    if (s.env !== undefined) {
+      const env = this.string(s.env, [...path, 'env']);
+      if (env !== undefined && !ENV_NAME.test(env))
+        this.bad(
+          [...path, 'env'],
+          `setting ${name}: env ${JSON.stringify(env)} is no environment variable name (letters, digits and _, not starting with a digit)`,
+        );
+      else if (env !== undefined) out.env = env;
+    }
     if (s.values !== undefined) out.values = this.stringList(s.values, [...path, 'values']);
     if (s.description !== undefined) out.description = this.string(s.description, [...path, 'description']);
     for (const k of ['min', 'max'] as const) {
@@ -447,6 +466,7 @@ class Checker {
       if (typeof s[k] === 'number' && Number.isInteger(s[k])) out[k] = s[k] as number;
       else this.bad([...path, k], `${k} must be an integer`);
     }
+    this.bounds(out, path, `setting ${name}`);
     return out;
   }
 
@@ -472,6 +492,7 @@ class Checker {
       if (typeof s[k] === 'number' && Number.isInteger(s[k])) def[k] = s[k] as number;
       else this.bad([...path, k], `${k} must be an integer`);
     }
+    this.bounds(def, path, `input ${name}`);
     if (s.format !== undefined) {
       if (!(INPUT_FORMATS as readonly unknown[]).includes(s.format))
         this.bad([...path, 'format'], `format must be one of: ${INPUT_FORMATS.join(', ')}`);
