@@ -96,6 +96,10 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
       );
   }
   if (diagnostics.length === 0) {
+    for (const { message, offset } of keysWithoutName(doc))
+      diagnostics.push(error(syntaxCode, message, at(offset)));
+  }
+  if (diagnostics.length === 0) {
     for (const { key, offset } of duplicateKeys(doc.contents)) {
       diagnostics.push(error(syntaxCode, 'Map keys must be unique', at(offset)));
       repeats.push({ key, at: at(offset) });
@@ -257,6 +261,34 @@ const LONE_SURROGATE_MESSAGE =
 function unreadTagMessage(tag: string): string {
   const short = tag.startsWith('tag:yaml.org,2002:') ? `!!${tag.slice(18)}` : tag;
   return `the tag ${short} is not read: a pack holds strings, numbers, booleans, null, lists and mappings (quote the text to keep it as a string)`;
+}
+
+const NULL_KEY_MESSAGE =
+  'a mapping key that is null (`null`, `~` or left empty) is no name (a JavaScript reader makes it "", a Python one None); quote it ("null") to mean the word';
+
+/**
+ * Mapping keys that name nothing, with their offsets: a null key (`null:`, `~:`, `? ` with
+ * no key), which a JavaScript reader turns into the key `""` and a Python one into `None`,
+ * so that a role or setting would be named by an empty string no one wrote.
+ */
+function keysWithoutName(doc: Document.Parsed): Array<{ message: string; offset: number }> {
+  const found: Array<{ message: string; offset: number }> = [];
+  visit(doc.contents as Node, {
+    Map(_, map) {
+      for (const pair of map.items) {
+        const key = pair.key as unknown;
+        const offset = (isNode(key) ? key.range?.[0] : undefined) ?? keyOffset(pair, map);
+        if (key === null || (isScalar(key) && key.value === null))
+          found.push({ message: NULL_KEY_MESSAGE, offset });
+      }
+    },
+  });
+  return found;
+}
+
+/** Where a pair without a key node is: its value, else its mapping. */
+function keyOffset(pair: { value: unknown }, map: Node): number {
+  return (isNode(pair.value) ? pair.value.range?.[0] : undefined) ?? map.range?.[0] ?? 0;
 }
 
 /** Mapping keys that repeat an earlier key of the same mapping, with their offsets. */
