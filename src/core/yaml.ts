@@ -266,10 +266,15 @@ function unreadTagMessage(tag: string): string {
 const NULL_KEY_MESSAGE =
   'a mapping key that is null (`null`, `~` or left empty) is no name (a JavaScript reader makes it "", a Python one None); quote it ("null") to mean the word';
 
+const COLLECTION_KEY_MESSAGE =
+  'a list or mapping used as a mapping key is no name (a JavaScript reader makes it a text no one wrote); a key is a string, number or boolean';
+
 /**
  * Mapping keys that name nothing, with their offsets: a null key (`null:`, `~:`, `? ` with
  * no key), which a JavaScript reader turns into the key `""` and a Python one into `None`,
- * so that a role or setting would be named by an empty string no one wrote.
+ * so that a role or setting would be named by an empty string no one wrote; and a list or
+ * mapping as a key (`? [a, b]`, `{[a]: 1}`), which the `yaml` package would turn into its
+ * YAML text, with a process warning on stderr.
  */
 function keysWithoutName(doc: Document.Parsed): Array<{ message: string; offset: number }> {
   const found: Array<{ message: string; offset: number }> = [];
@@ -280,10 +285,16 @@ function keysWithoutName(doc: Document.Parsed): Array<{ message: string; offset:
         const offset = (isNode(key) ? key.range?.[0] : undefined) ?? keyOffset(pair, map);
         if (key === null || (isScalar(key) && key.value === null))
           found.push({ message: NULL_KEY_MESSAGE, offset });
+        else if (isMap(key) || isSeq(key) || (isAlias(key) && isCollection(key.resolve(doc))))
+          found.push({ message: COLLECTION_KEY_MESSAGE, offset });
       }
     },
   });
   return found;
+}
+
+function isCollection(node: unknown): boolean {
+  return isMap(node) || isSeq(node);
 }
 
 /** Where a pair without a key node is: its value, else its mapping. */

@@ -1,10 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { formatDiagnostic } from '../../src/core/diagnostics.js';
 import { parseYaml } from '../../src/core/yaml.js';
 import { memPack } from '../helpers.js';
 
 const NULL_KEY =
   'a mapping key that is null (`null`, `~` or left empty) is no name (a JavaScript reader makes it "", a Python one None); quote it ("null") to mean the word';
+
+const COLLECTION_KEY =
+  'a list or mapping used as a mapping key is no name (a JavaScript reader makes it a text no one wrote); a key is a string, number or boolean';
 
 const problems = (text: string) => parseYaml(text, { file: 'x.yaml' }).diagnostics.map(formatDiagnostic);
 
@@ -28,5 +31,44 @@ describe('a YAML mapping key that is no name', () => {
 
   it('a null value is still read', () => {
     expect(problems('a: null\nb: ~\n')).toEqual([]);
+  });
+});
+
+describe('a YAML list or mapping used as a mapping key', () => {
+  it.each([
+    ['roles:\n  dev:\n    name: D\n  ? [a, b]\n  : {name: X}\n', '4:5'],
+    ['roles: {dev: {name: D}, [a]: 1}\n', '1:25'],
+    ['roles: {dev: {name: D}, {a: 1}: 1}\n', '1:25'],
+    ['x: &a [1]\nroles:\n  ? *a\n  : 1\n', '3:5'],
+  ])('is a YAML_SYNTAX error at the key, with no process warning (%j)', (text, at) => {
+    const warn = vi.spyOn(process, 'emitWarning');
+    const log = vi.spyOn(console, 'warn');
+    try {
+      const r = memPack({ 'base.md': 'B', 'roles.yaml': text }, { preset: 'roboco' });
+      expect(r.diagnostics.filter((d) => d.severity === 'error').map(formatDiagnostic)).toEqual([
+        `error YAML_SYNTAX: roles.yaml:${at}: ${COLLECTION_KEY}`,
+      ]);
+      expect(warn).not.toHaveBeenCalled();
+      expect(log).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+      log.mockRestore();
+    }
+  });
+
+  it("in frontmatter it is BAD_FRONTMATTER at the file's own line", () => {
+    const warn = vi.spyOn(process, 'emitWarning');
+    try {
+      const r = memPack(
+        { 'base.md': 'B', 'identities/ada.md': '---\nrole: dev\n? [a]\n: 1\n---\nAda.\n' },
+        { preset: 'roboco' },
+      );
+      expect(r.diagnostics.map(formatDiagnostic)).toContain(
+        `error BAD_FRONTMATTER: identities/ada.md:3:3: ${COLLECTION_KEY}`,
+      );
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
   });
 });
