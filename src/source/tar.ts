@@ -7,8 +7,9 @@ import { fileTooLarge, specialFile, tooManyFiles } from './limits.js';
 // reader for pack bundles. The writer is deterministic: entries sorted by path, regular
 // files only, mode 0644, owner 0:0, mtime 0. The reader accepts ustar, pax and GNU
 // long-name archives (so `tar -czf pack.tgz -C pack .` works too) and refuses what a
-// pack directory could not hold: absolute or `..` paths, links, devices, FIFOs,
-// duplicate paths, entries over the size limit, and archives cut short.
+// pack directory could not hold: absolute or `..` paths, names that are not UTF-8 (the
+// folder reader refuses those too), links, devices, FIFOs, duplicate paths, a path that is
+// both a file and a folder, entries over the size limit, and archives cut short.
 
 /** One regular file of an archive. */
 export interface TarFile {
@@ -62,6 +63,8 @@ export function writeTar(files: readonly TarFile[]): Uint8Array {
 export function readTar(bytes: Uint8Array, limits: TarLimits): TarRead {
   const out: TarRead = { files: new Map(), refused: new Set(), diagnostics: [] };
   const seen = new Set<string>();
+  /** Every folder the regular files so far sit in: a file may not have one's path. */
+  const folders = new Set<string>();
   let offset = 0;
   let longName: string | undefined;
   let entries = 0;
@@ -109,12 +112,21 @@ export function readTar(bytes: Uint8Array, limits: TarLimits): TarRead {
         return out;
       }
       const data = bytes.subarray(dataStart, dataEnd);
-      longName = type === 'L' ? cString(data) : paxPath(data);
+      longName = type === 'L' ? cString(data, strict) : paxPath(data);
       continue;
     }
     if (type === 'g') continue;
     const path = longName ?? ustarName(block);
     longName = undefined;
+    if (path === NOT_UTF8) {
+      out.diagnostics.push(
+        error(
+          'BUNDLE_BAD_PATH',
+          `entry at byte ${at} has a name that is not valid UTF-8 (strata reads file names as UTF-8): rename it`,
+        ),
+      );
+      continue;
+    }
 
     const checked = checkPath(path);
     if (typeof checked !== 'string') {
@@ -155,7 +167,17 @@ export function readTar(bytes: Uint8Array, limits: TarLimits): TarRead {
       out.diagnostics.push(error('BUNDLE_BAD_ENTRY', 'the archive holds this path twice', { file: checked }));
       continue;
     }
+    const clash = folderClash(checked, seen, folders);
+    if (clash !== undefined) {
+      out.diagnostics.push(
+        error('BUNDLE_BAD_ENTRY', `${JSON.stringify(clash)} is both a file and a folder in the archive`, {
+          file: checked,
+        }),
+      );
+      continue;
+    }
     seen.add(checked);
+    for (const folder of ancestors(checked)) folders.add(folder);
     if (hidden(checked, limits.hidden)) continue;
     if (size > limits.maxFileBytes) {
       out.refused.add(checked);
@@ -171,6 +193,9 @@ export function readTar(bytes: Uint8Array, limits: TarLimits): TarRead {
 const BLOCK = 512;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: false });
+const strict = new TextDecoder('utf-8', { fatal: true });
+/** Stands for an entry name that is not UTF-8 (never a real name: it holds a NUL). */
+const NOT_UTF8 = '\0not-utf-8';
 
 function header(h: { name: Uint8Array; prefix?: Uint8Array; size: number; type: string }): Uint8Array {
   const block = new Uint8Array(BLOCK);
@@ -223,9 +248,9 @@ function paxPath(data: Uint8Array): string | undefined {
     if (space === -1) break;
     const length = Number(decoder.decode(data.subarray(i, space)));
     if (!Number.isSafeInteger(length) || length <= 0 || i + length > data.length) break;
-    const record = decoder.decode(data.subarray(space + 1, i + length - 1));
-    const eq = record.indexOf('=');
-    if (eq !== -1 && record.slice(0, eq) === 'path') path = record.slice(eq + 1);
+    const record = data.subarray(space + 1, i + length - 1);
+    const eq = record.indexOf(0x3d);
+    if (eq !== -1 && decoder.decode(record.subarray(0, eq)) === 'path') path = utf8(record.subarray(eq + 1));
     i += length;
   }
   return path;
@@ -268,16 +293,44 @@ function octal(block: Uint8Array, at: number, width: number): number | undefined
   return Number.isSafeInteger(n) ? n : undefined;
 }
 
-function cString(bytes: Uint8Array): string {
+function cString(bytes: Uint8Array, using: TextDecoder = decoder): string {
   const end = bytes.indexOf(0);
-  return decoder.decode(end === -1 ? bytes : bytes.subarray(0, end));
+  const text = end === -1 ? bytes : bytes.subarray(0, end);
+  return using === strict ? utf8(text) : decoder.decode(text);
+}
+
+/** The UTF-8 text of a name's bytes, or NOT_UTF8. */
+function utf8(bytes: Uint8Array): string {
+  try {
+    return strict.decode(bytes);
+  } catch {
+    return NOT_UTF8;
+  }
 }
 
 function ustarName(block: Uint8Array): string {
-  const name = cString(block.subarray(0, 100));
+  const name = cString(block.subarray(0, 100), strict);
   const magic = cString(block.subarray(257, 263));
-  const prefix = magic === 'ustar' ? cString(block.subarray(345, 500)) : '';
+  const prefix = magic === 'ustar' ? cString(block.subarray(345, 500), strict) : '';
+  if (name === NOT_UTF8 || prefix === NOT_UTF8) return NOT_UTF8;
   return prefix ? `${prefix}/${name}` : name;
+}
+
+/** The folders a path sits in, nearest last: `a/b/c` → `a`, `a/b`. */
+function ancestors(path: string): string[] {
+  const out: string[] = [];
+  for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1)) out.push(path.slice(0, i));
+  return out;
+}
+
+/** The path that would be both a file and a folder if `path` were added, if any. */
+function folderClash(
+  path: string,
+  files: ReadonlySet<string>,
+  folders: ReadonlySet<string>,
+): string | undefined {
+  if (folders.has(path)) return path;
+  return ancestors(path).find((folder) => files.has(folder));
 }
 
 /** The pack-relative path of an entry, or why it cannot be one. */
