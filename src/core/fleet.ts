@@ -1,7 +1,7 @@
 import { type Diagnostic, error, type Where, warning } from './diagnostics.js';
 import { templateMatcher } from './glob.js';
 import type { FleetDef } from './manifest.js';
-import { isValidName } from './names.js';
+import { isLabelName, isValidName } from './names.js';
 import { byteOrder } from './text.js';
 import type { ParsedYaml } from './yaml.js';
 import { isObject } from './yaml.js';
@@ -118,7 +118,10 @@ function readAgent(
   for (const key of ['id', 'role', 'team'] as const) {
     const value = entry[key];
     if (value === undefined || value === null) continue;
-    if (typeof value !== 'string' || !isValidName(value)) {
+    // A role is named as the registry names it: a role id from frontmatter may be written
+    // as people write names ("Frontend Developer"), so the fleet takes it as written too.
+    const valid = key === 'role' ? isLabelName : isValidName;
+    if (typeof value !== 'string' || !valid(value)) {
       diagnostics.push(error('BAD_NAME', `agent ${key} ${JSON.stringify(value)} is not a valid name`, at));
       return undefined;
     }
