@@ -78,6 +78,8 @@ export const DIAGNOSTIC_CODES = [
   'NEAR_BUDGET',
   'CACHE_ORDER',
   'TOKEN_BUDGET_EXCEEDED',
+  // the service
+  'EVENTS_CLIENT_TOO_SLOW',
   // tooling
   'BAD_REGISTRY',
   'GIT_ERROR',

@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { matchedRoutes } from 'hono/route';
 import pino, { type Logger } from 'pino';
+import type { DiagnosticCode } from '../core/diagnostics.js';
 import { packProblems } from '../core/usable.js';
 import { type InspectorAsset, inspectorAssets } from '../inspector/assets.js';
 import type { SnapshotStore } from '../reload/store.js';
@@ -21,7 +22,7 @@ import type { DirectAnswer } from './route-table.js';
 import { addAdminRoutes } from './routes-admin.js';
 import { addPackRoutes } from './routes-pack.js';
 import { addPromptRoutes } from './routes-prompts.js';
-import { HealthSchema, ReadySchema } from './schemas.js';
+import { HealthSchema, MAX_QUERY_AMBIENT, MAX_TEAM_MEMBERS, ReadySchema } from './schemas.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 
 export interface AppOptions {
@@ -47,6 +48,16 @@ export interface AppOptions {
   strict?: boolean;
   /** Request bodies over this many bytes are answered 413 (default 64 KiB). */
   maxBodyBytes?: number;
+  /** A longer `?ambient=` (in characters) is answered 400 `BAD_REQUEST` (default `MAX_QUERY_AMBIENT`, 32 KiB). */
+  maxQueryAmbient?: number;
+  /** A team compose with more members is answered 400 `BAD_REQUEST` (default `MAX_TEAM_MEMBERS`, 256). */
+  maxTeamMembers?: number;
+  /**
+   * Events queued for one `/api/events` client that is not reading, at most (default
+   * `MAX_PENDING_EVENTS`, 512; bytes of event data at most scale with it, 4 KiB per event);
+   * past it the client is cut off and an `EVENTS_CLIENT_TOO_SLOW` warning logged.
+   */
+  maxEventBacklog?: number;
   /** SSE heartbeat period (default 15 s). */
   heartbeatMs?: number;
   /** Past SSE events kept for `Last-Event-ID` replay (default 256). */
@@ -100,7 +111,15 @@ export function createApp(options: AppOptions): StrataApp {
   const events = new EventHub(store, {
     heartbeatMs: options.heartbeatMs,
     replayEvents: options.replayEvents,
+    maxBacklog: options.maxEventBacklog,
     onCount: (n) => metrics.sseClients(n),
+    onDrop: (backlog) => {
+      metrics.sseDropped();
+      logger.warn(
+        { code: 'EVENTS_CLIENT_TOO_SLOW' satisfies DiagnosticCode, ...backlog },
+        'an /api/events client that stopped reading was cut off (serve --max-event-backlog)',
+      );
+    },
   });
   const service: Service = {
     store,
@@ -115,6 +134,8 @@ export function createApp(options: AppOptions): StrataApp {
     strict: options.strict ?? false,
     startedAt: new Date(),
     tokenBudgetMs: options.tokenBudgetMs,
+    maxQueryAmbient: options.maxQueryAmbient ?? MAX_QUERY_AMBIENT,
+    maxTeamMembers: options.maxTeamMembers ?? MAX_TEAM_MEMBERS,
   };
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {

@@ -37,6 +37,10 @@ export interface Service {
   startedAt: Date;
   /** Time budget for one request's token counts (they run off the event loop). */
   tokenBudgetMs?: number;
+  /** A longer `?ambient=` (characters) is 400 BAD_REQUEST (`serve --max-query-ambient`). */
+  maxQueryAmbient: number;
+  /** A team compose with more members is 400 BAD_REQUEST (`serve --max-team-members`). */
+  maxTeamMembers: number;
   /** True while start-up still loads the token counter (`/readyz` answers 503 until then). */
   warming?: boolean;
 }

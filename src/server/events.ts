@@ -20,6 +20,14 @@ export interface EventHubOptions {
   replayEvents?: number;
   /** Byte bound of the kept events' data (default {@link REPLAY_BYTES}). */
   replayBytes?: number;
+  /**
+   * Events queued for one client that is not reading, at most (default
+   * {@link MAX_PENDING_EVENTS}); the byte bound scales with it ({@link MAX_PENDING_BYTES}
+   * per {@link MAX_PENDING_EVENTS} events). Past either, the client is cut off.
+   */
+  maxBacklog?: number;
+  /** Called when a client is cut off, with what it had queued. */
+  onDrop?: (backlog: { events: number; bytes: number }) => void;
 }
 
 /**
@@ -54,17 +62,25 @@ export class EventHub {
   #ringBytes = 0;
   #maxEvents: number;
   #maxBytes: number;
+  #backlog: Backlog;
 
   constructor(store: SnapshotStore, options: EventHubOptions = {}) {
     this.#store = store;
     this.#onCount = options.onCount ?? (() => {});
     this.#maxEvents = options.replayEvents ?? REPLAY_EVENTS;
     this.#maxBytes = options.replayBytes ?? REPLAY_BYTES;
+    const events = options.maxBacklog ?? MAX_PENDING_EVENTS;
+    this.#backlog = {
+      events,
+      bytes: Math.ceil((events * MAX_PENDING_BYTES) / MAX_PENDING_EVENTS),
+      onDrop: options.onDrop ?? (() => {}),
+    };
     this.#unsubscribe = store.subscribe((event) => this.#onStoreEvent(event));
     const every = options.heartbeatMs ?? 15_000;
     if (every > 0) {
       this.#heartbeat = setInterval(
-        () => this.#each((client) => enqueue(client, 8, () => client.stream.write(': ping\n\n'))),
+        () =>
+          this.#each((client) => enqueue(client, this.#backlog, 8, () => client.stream.write(': ping\n\n'))),
         every,
       );
       this.#heartbeat.unref?.();
@@ -94,7 +110,10 @@ export class EventHub {
       // A client too far behind is cut off (see enqueue): its socket is destroyed, since
       // an answer that cannot be written would never end on its own.
       const outgoing = (c.env as { outgoing?: { destroy(): void } } | undefined)?.outgoing;
+      let dropped = false;
       const drop = () => {
+        if (!dropped) this.#backlog.onDrop({ events: client.pending, bytes: client.pendingBytes });
+        dropped = true;
         outgoing?.destroy();
         stream.abort();
         done();
@@ -104,8 +123,8 @@ export class EventHub {
       this.#clients.add(client);
       this.#onCount(this.#clients.size);
       const hello = JSON.stringify({ version: this.#store.state?.snapshot.version ?? null });
-      send(client, { id: this.lastId, event: 'hello', data: hello, retry: 2000 });
-      for (const past of missed) send(client, past);
+      send(client, this.#backlog, { id: this.lastId, event: 'hello', data: hello, retry: 2000 });
+      for (const past of missed) send(client, this.#backlog, past);
       await finished;
       this.#clients.delete(client);
       this.#onCount(this.#clients.size);
@@ -124,7 +143,7 @@ export class EventHub {
     ) {
       this.#ringBytes -= this.#ring.shift()!.data.length;
     }
-    this.#each((client) => send(client, past));
+    this.#each((client) => send(client, this.#backlog, past));
   }
 
   /** Ends every open stream and stops listening to the store (for shutdown). */
@@ -223,14 +242,21 @@ interface Past {
   retry?: number;
 }
 
-function send(client: Client, message: Past): void {
-  enqueue(client, message.data.length, () => client.stream.writeSSE(message));
+/** How far one client may fall behind, and what to call when it is cut off. */
+interface Backlog {
+  events: number;
+  bytes: number;
+  onDrop: (backlog: { events: number; bytes: number }) => void;
 }
 
-function enqueue(client: Client, bytes: number, write: () => Promise<unknown>): void {
+function send(client: Client, backlog: Backlog, message: Past): void {
+  enqueue(client, backlog, message.data.length, () => client.stream.writeSSE(message));
+}
+
+function enqueue(client: Client, backlog: Backlog, bytes: number, write: () => Promise<unknown>): void {
   if (
     client.pending > 0 &&
-    (client.pending >= MAX_PENDING_EVENTS || client.pendingBytes + bytes > MAX_PENDING_BYTES)
+    (client.pending >= backlog.events || client.pendingBytes + bytes > backlog.bytes)
   ) {
     client.drop();
     return;

@@ -15,6 +15,8 @@ export interface ServiceMetrics {
   warnings(route: string, diagnostics: readonly Diagnostic[]): void;
   /** Sets the number of open event streams. */
   sseClients(n: number): void;
+  /** Counts one `/api/events` client cut off because it stopped reading. */
+  sseDropped(): void;
 }
 
 export interface MetricsOptions {
@@ -32,7 +34,8 @@ export interface MetricsOptions {
  * `strata_last_reload_timestamp_seconds`, `strata_reload_error` (1 while the last
  * reload failed and an older version is served), `strata_reload_holds_total` (new
  * versions held back because they would degrade members), `strata_reload_held` (1 while
- * a version is held), `strata_sse_clients`.
+ * a version is held), `strata_sse_clients`, `strata_sse_clients_dropped_total` (event
+ * streams cut off because their client stopped reading).
  *
  * @example
  * const metrics = createMetrics(store);
@@ -190,6 +193,11 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
     },
   });
   const sse = new Gauge({ name: 'strata_sse_clients', help: 'Open /api/events streams', registers });
+  const sseDropped = new Counter({
+    name: 'strata_sse_clients_dropped_total',
+    help: '/api/events streams cut off because their client stopped reading (serve --max-event-backlog)',
+    registers,
+  });
 
   store.subscribe((event) => {
     if (event.type === 'held') holds.inc({ trigger: event.held.trigger });
@@ -221,6 +229,9 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
     },
     sseClients(n) {
       sse.set(n);
+    },
+    sseDropped() {
+      sseDropped.inc();
     },
   };
 }

@@ -51,8 +51,19 @@ export interface ServiceOptions extends ReloadSource {
    */
   allowLayerLoss?: boolean;
   logger?: Logger;
-  /** How long shutdown waits for in-flight requests before cutting connections (default 10 s). */
+  /** How long shutdown waits for in-flight requests before cutting connections (default {@link DEFAULT_SHUTDOWN_TIMEOUT_MS}, 10 s). */
   shutdownTimeoutMs?: number;
+  /** Request bodies over this many bytes are answered 413 `BODY_TOO_LARGE` (default `MAX_BODY_BYTES`, 64 KiB). */
+  maxBodyBytes?: number;
+  /** A longer `?ambient=` (in characters) is answered 400 `BAD_REQUEST` (default `MAX_QUERY_AMBIENT`, 32 KiB). */
+  maxQueryAmbient?: number;
+  /** A team compose with more members is answered 400 `BAD_REQUEST` (default `MAX_TEAM_MEMBERS`, 256). */
+  maxTeamMembers?: number;
+  /**
+   * Events queued for one `/api/events` client that is not reading, at most (default
+   * `MAX_PENDING_EVENTS`, 512; the byte bound scales with it); past it the client is cut off.
+   */
+  maxEventBacklog?: number;
   /** Stops the service gracefully (as `close()`) when it aborts. */
   signal?: AbortSignal;
   /**
@@ -90,6 +101,8 @@ export type StartOutcome = { ok: true; service: RunningService } | { ok: false; 
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 7411;
+/** How long shutdown waits for in-flight requests before cutting their connections, by default. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
 /**
  * Starts the prompt service on a real socket: listens (so `/healthz` answers and
@@ -115,6 +128,10 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
   const app = createApp({
     allowedHosts: options.allowedHosts ?? (isLoopback(bindHost) ? [] : ['*']),
     tokenBudgetMs: options.tokenBudgetMs,
+    maxBodyBytes: options.maxBodyBytes,
+    maxQueryAmbient: options.maxQueryAmbient,
+    maxTeamMembers: options.maxTeamMembers,
+    maxEventBacklog: options.maxEventBacklog,
     store,
     adminToken: options.adminToken,
     defaultRole: options.defaultRole,
@@ -165,7 +182,7 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
     closing ??= (async () => {
       await watcher?.close();
       app.close();
-      await closeServer(server, guard, options.shutdownTimeoutMs ?? 10_000);
+      await closeServer(server, guard, options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
       await stopCountWorker();
       fast.flush();
     })();

@@ -57,6 +57,8 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
     }),
     (c) => {
       const { version, format, strict, ...query } = valid(c, 'query', PromptQuerySchema);
+      const long = ambientTooLong(c, service, query.ambient);
+      if (long) return long;
       const extra = checkQuery(c, ['team', 'agent', 'ambient', 'version', 'format', 'strict']);
       if (extra instanceof Response) return extra;
       const request: ComposeRequest = { role: c.req.param('role'), ...defined(query), ...extra };
@@ -85,6 +87,8 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
     }),
     (c) => {
       const { version, format, strict, ...query } = valid(c, 'query', AgentPromptQuerySchema);
+      const long = ambientTooLong(c, service, query.ambient);
+      if (long) return long;
       const extra = checkQuery(c, ['role', 'team', 'ambient', 'version', 'format', 'strict']);
       if (extra instanceof Response) return extra;
       const request: ComposeRequest = { agent: c.req.param('agent'), ...defined(query), ...extra };
@@ -141,6 +145,13 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
     }),
     async (c) => {
       const body = valid(c, 'json', TeamBodySchema);
+      if (body.members.length > service.maxTeamMembers)
+        return errorResponse(
+          c,
+          400,
+          'BAD_REQUEST',
+          `body members: ${body.members.length} members, over the limit of ${service.maxTeamMembers} (serve --max-team-members)`,
+        );
       const snapshot = pickSnapshot(c, service);
       if (snapshot instanceof Response) return snapshot;
       const started = performance.now();
@@ -405,6 +416,17 @@ function checkQuery(
 }
 
 /** Drops keys whose value is undefined (requests compare by their keys). */
+/** A 400 when `?ambient=` is longer than the service allows (`serve --max-query-ambient`). */
+function ambientTooLong(c: Context, service: Service, ambient: string | undefined): Response | undefined {
+  if (ambient === undefined || ambient.length <= service.maxQueryAmbient) return undefined;
+  return errorResponse(
+    c,
+    400,
+    'BAD_REQUEST',
+    `query ambient: ${ambient.length} characters, over the limit of ${service.maxQueryAmbient} (serve --max-query-ambient)`,
+  );
+}
+
 function defined<T extends object>(o: T): { [K in keyof T]: Exclude<T[K], undefined> } {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as never;
 }

@@ -242,13 +242,20 @@ export const AnthropicBodySchema = z
       '`format=anthropic`: the prompt as system blocks of a Messages request, with cache breakpoints',
   });
 
+/** The longest `?ambient=` of a GET prompt, in characters, by default (`serve --max-query-ambient`). */
+export const MAX_QUERY_AMBIENT = 32 * 1024;
+/** The most members of one team compose, by default (`serve --max-team-members`). */
+export const MAX_TEAM_MEMBERS = 256;
+
 export const PromptQuerySchema = z.object({
   team: Name.optional(),
   agent: Name.optional(),
   ambient: z
     .string()
-    .max(32 * 1024)
-    .optional(),
+    .optional()
+    .openapi({
+      description: `Ambient text; at most ${MAX_QUERY_AMBIENT} characters by default (\`serve --max-query-ambient\`), else 400 BAD_REQUEST`,
+    }),
   version: Version.optional(),
   format: ProviderFormat.optional(),
   strict: StrictQuery.optional(),
@@ -292,7 +299,12 @@ export const TeamBodySchema = z
     vars: Vars.optional().openapi({
       description: 'Request inputs for every member (a member’s own win)',
     }),
-    members: z.array(TeamMemberSchema).min(1).max(256),
+    members: z
+      .array(TeamMemberSchema)
+      .min(1)
+      .openapi({
+        description: `At most ${MAX_TEAM_MEMBERS} by default (\`serve --max-team-members\`), else 400 BAD_REQUEST`,
+      }),
     strict: Strict.optional(),
   })
   .openapi('TeamComposeRequest');

@@ -1,10 +1,19 @@
 import type { Command } from 'commander';
 import { DEFAULT_CACHE_BYTES } from '../../core/snapshot-cache.js';
+import { MAX_BODY_BYTES } from '../../server/app.js';
 import { DEFAULT_MAX_RENDERS } from '../../server/compose-cache.js';
 import { DEFAULT_CONNECTION_LIMITS } from '../../server/connections.js';
 import { createCors } from '../../server/cors.js';
+import { MAX_PENDING_BYTES, MAX_PENDING_EVENTS } from '../../server/events.js';
 import { bufferedWriter, createLogger, LOG_LEVELS, type LogLevel } from '../../server/logging.js';
-import { DEFAULT_HOST, DEFAULT_PORT, type ServiceOptions, startService } from '../../server/node.js';
+import {
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  type ServiceOptions,
+  startService,
+} from '../../server/node.js';
+import { MAX_QUERY_AMBIENT, MAX_TEAM_MEMBERS } from '../../server/schemas.js';
 import { environmentRole } from '../../source/environment.js';
 import { DEFAULT_TOKEN_BUDGET_MS } from '../../tokens/count-off-thread.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
@@ -35,6 +44,11 @@ export interface ServeFlags extends PackFlags {
   cacheBytes?: string;
   maxRenders?: string;
   tokenBudget?: string;
+  maxBodyBytes?: string;
+  maxQueryAmbient?: string;
+  maxTeamMembers?: string;
+  maxEventBacklog?: string;
+  shutdownTimeout?: string;
   strict?: boolean;
 }
 
@@ -95,6 +109,26 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .option(
       '--token-budget <ms>',
       `time one request's token counts may take (default ${DEFAULT_TOKEN_BUDGET_MS}; past it the prompt is answered without counts, with a TOKEN_BUDGET_EXCEEDED warning)`,
+    )
+    .option(
+      '--max-body-bytes <bytes>',
+      `request bodies larger are answered 413 BODY_TOO_LARGE (default ${MAX_BODY_BYTES})`,
+    )
+    .option(
+      '--max-query-ambient <chars>',
+      `a longer ?ambient= is answered 400 BAD_REQUEST (default ${MAX_QUERY_AMBIENT})`,
+    )
+    .option(
+      '--max-team-members <n>',
+      `a POST /api/teams/compose with more members is answered 400 BAD_REQUEST (default ${MAX_TEAM_MEMBERS})`,
+    )
+    .option(
+      '--max-event-backlog <n>',
+      `events queued for an /api/events client that is not reading, at most, and ${MAX_PENDING_BYTES / MAX_PENDING_EVENTS} bytes of event data per event; past it the client is cut off with an EVENTS_CLIENT_TOO_SLOW warning (default ${MAX_PENDING_EVENTS})`,
+    )
+    .option(
+      '--shutdown-timeout <ms>',
+      `on shutdown, how long in-flight requests may take before their connections are cut (default ${DEFAULT_SHUTDOWN_TIMEOUT_MS})`,
     )
     .option('--log-level <level>', `${LOG_LEVELS.join(' | ')} (default: $STRATA_LOG_LEVEL, else info)`)
     .option(
@@ -191,6 +225,15 @@ export function serviceOptions(flags: Omit<ServeFlags, 'logLevel'>, io: CliIO): 
   if (renders !== undefined) options.maxRenders = renders;
   const budget = positive(flags.tokenBudget, '--token-budget');
   if (budget !== undefined) options.tokenBudgetMs = budget;
+  const limits = {
+    maxBodyBytes: positive(flags.maxBodyBytes, '--max-body-bytes'),
+    maxQueryAmbient: positive(flags.maxQueryAmbient, '--max-query-ambient'),
+    maxTeamMembers: positive(flags.maxTeamMembers, '--max-team-members'),
+    maxEventBacklog: positive(flags.maxEventBacklog, '--max-event-backlog'),
+    shutdownTimeoutMs: positive(flags.shutdownTimeout, '--shutdown-timeout'),
+  };
+  for (const [key, value] of Object.entries(limits))
+    if (value !== undefined) options[key as keyof typeof limits] = value;
   return options;
 }
 

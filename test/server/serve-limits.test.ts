@@ -1,0 +1,203 @@
+import { connect } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { serviceOptions } from '../../src/cli/commands/serve.js';
+import { run } from '../../src/cli/run.js';
+import { createLogger } from '../../src/server/logging.js';
+import { startService } from '../../src/server/node.js';
+import { MINI, ROOT, serveInProcess, waitFor } from './helpers.js';
+
+// The request limits that `strata serve` takes as flags: parsed, refused when invalid,
+// and applied over real HTTP at a small value.
+
+const io = { env: {}, cwd: ROOT, stdout: () => {}, stderr: () => {} };
+const FLAGS = {
+  '--max-body-bytes': 'maxBodyBytes',
+  '--max-query-ambient': 'maxQueryAmbient',
+  '--max-team-members': 'maxTeamMembers',
+  '--max-event-backlog': 'maxEventBacklog',
+  '--shutdown-timeout': 'shutdownTimeoutMs',
+} as const;
+
+describe('strata serve request limits', () => {
+  it('passes each flag to the service, and leaves the defaults alone without it', () => {
+    const options = serviceOptions(
+      {
+        dir: MINI,
+        watch: false,
+        maxBodyBytes: '100',
+        maxQueryAmbient: '10',
+        maxTeamMembers: '2',
+        maxEventBacklog: '3',
+        shutdownTimeout: '50',
+      },
+      io,
+    );
+    expect(options).toMatchObject({
+      maxBodyBytes: 100,
+      maxQueryAmbient: 10,
+      maxTeamMembers: 2,
+      maxEventBacklog: 3,
+      shutdownTimeoutMs: 50,
+    });
+    const plain = serviceOptions({ dir: MINI, watch: false }, io);
+    for (const key of Object.values(FLAGS)) expect(plain).not.toHaveProperty(key);
+  });
+
+  it.each(
+    Object.keys(FLAGS).flatMap((flag) => [
+      [flag, '0'],
+      [flag, '-1'],
+      [flag, 'abc'],
+      [flag, '1.5'],
+    ]),
+  )('exits 2 with USAGE on %s %s', async (flag, value) => {
+    let stderr = '';
+    const code = await run(['serve', '--dir', MINI, '--port', '0', flag, value], {
+      ...io,
+      stderr: (s) => (stderr += s),
+    });
+    expect(code).toBe(2);
+    expect(stderr).toMatch(new RegExp(`^error USAGE: ${flag} `));
+  });
+
+  it('answers over HTTP with the limits given, naming each and its flag', async () => {
+    const service = await serveInProcess([
+      '--dir',
+      MINI,
+      '--port',
+      '0',
+      '--no-watch',
+      '--max-team-members',
+      '2',
+      '--max-query-ambient',
+      '10',
+      '--max-body-bytes',
+      '200',
+    ]);
+    try {
+      const team = (n: number) =>
+        fetch(`${service.url}/api/teams/compose`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ members: Array.from({ length: n }, () => ({ agent: 'w1' })) }),
+        });
+      expect((await team(2)).status).toBe(200);
+      const over = await team(3);
+      expect(over.status).toBe(400);
+      const teamError = ((await over.json()) as { error: { code: string; message: string } }).error;
+      expect(teamError.code).toBe('BAD_REQUEST');
+      expect(teamError.message).toMatch(/over the limit of 2 \(serve --max-team-members\)/);
+
+      const prompt = (ambient: string) =>
+        fetch(`${service.url}/api/prompts/writer?ambient=${ambient}`, { headers: { accept: 'text/plain' } });
+      expect((await prompt('x'.repeat(10))).status).toBe(200);
+      const agentOk = await fetch(`${service.url}/api/agents/w1/prompt?ambient=${'x'.repeat(10)}`);
+      expect(agentOk.status).toBe(200);
+      for (const res of [
+        await prompt('x'.repeat(11)),
+        await fetch(`${service.url}/api/agents/w1/prompt?ambient=${'x'.repeat(11)}`),
+      ]) {
+        expect(res.status).toBe(400);
+        const error = ((await res.json()) as { error: { code: string; message: string } }).error;
+        expect(error.code).toBe('BAD_REQUEST');
+        expect(error.message).toMatch(/11 characters, over the limit of 10 \(serve --max-query-ambient\)/);
+      }
+
+      const compose = (ambient: string) =>
+        fetch(`${service.url}/api/compose`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ role: 'writer', ambient }),
+        });
+      expect((await compose('x'.repeat(100))).status).toBe(200);
+      const large = await compose('x'.repeat(200));
+      expect(large.status).toBe(413);
+      expect(((await large.json()) as { error: { code: string } }).error.code).toBe('BODY_TOO_LARGE');
+    } finally {
+      expect(await service.stop()).toBe(0);
+    }
+  });
+
+  it('--shutdown-timeout: shutdown waits that long for a request in flight, then cuts it', async () => {
+    for (const [timeout, finish] of [
+      ['1', false],
+      ['600000', true],
+    ] as const) {
+      const service = await serveInProcess([
+        '--dir',
+        MINI,
+        '--port',
+        '0',
+        '--no-watch',
+        '--shutdown-timeout',
+        timeout,
+      ]);
+      const { hostname, port } = new URL(service.url);
+      // A body sent in part: the request stays in flight until it is finished or cut.
+      const socket = connect(Number(port), hostname);
+      let received = '';
+      socket.on('data', (d: Buffer) => (received += d.toString()));
+      socket.on('error', () => {});
+      const closed = new Promise<void>((r) => socket.once('close', () => r()));
+      const body = '{"role":"writer"}';
+      socket.write(
+        `POST /api/compose HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+      );
+      // A round trip on another connection: the service has read the first one's headers.
+      expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
+      const stopped = service.stop();
+      if (finish) {
+        // Still draining: the request in flight is answered once its body is whole.
+        socket.write(body.slice(5));
+        await closed;
+        expect(received).toMatch(/^HTTP\/1\.1 200 /);
+        expect(received).toMatch(/\r\nconnection: close\r\n/i);
+      } else {
+        await closed;
+        expect(received).toBe('');
+      }
+      expect(await stopped).toBe(0);
+    }
+  });
+});
+
+describe('an event-stream client that stops reading, under --max-event-backlog', () => {
+  it('is cut off with an EVENTS_CLIENT_TOO_SLOW warning, counted in the metrics', async () => {
+    const lines: string[] = [];
+    const started = await startService({
+      dir: MINI,
+      env: {},
+      port: 0,
+      watch: false,
+      maxEventBacklog: 2,
+      logger: createLogger({ write: (line) => lines.push(line) }),
+    });
+    if (!started.ok) throw new Error('service did not start');
+    const service = started.service;
+    const hub = service.app.service.events;
+    try {
+      const { hostname, port } = new URL(service.url);
+      const stalled = connect(Number(port), hostname);
+      stalled.write(`GET /api/events HTTP/1.1\r\nHost: ${hostname}\r\nAccept: text/event-stream\r\n\r\n`);
+      stalled.pause();
+      stalled.on('error', () => {});
+      await waitFor(() => (hub.size === 1 ? true : undefined), 30_000, 'the stream');
+      const pad = 'x'.repeat(64 * 1024);
+      for (let i = 1; hub.size === 1 && i <= 2000; i++) {
+        hub.publish('recovered', { version: `v${i}`, pad });
+        if (i % 4 === 0) await new Promise((r) => setImmediate(r));
+      }
+      await waitFor(() => (hub.size === 0 ? true : undefined), 30_000, 'the stalled stream to be dropped');
+      const warning = await waitFor(() => {
+        const line = lines.find((l) => l.includes('EVENTS_CLIENT_TOO_SLOW'));
+        return line === undefined ? undefined : JSON.parse(line);
+      });
+      expect(warning).toMatchObject({ level: 40, code: 'EVENTS_CLIENT_TOO_SLOW' });
+      const metrics = await (await fetch(`${service.url}/metrics`)).text();
+      expect(metrics).toMatch(/^strata_sse_clients_dropped_total 1$/m);
+      stalled.destroy();
+    } finally {
+      await service.close();
+    }
+  }, 60_000);
+});
