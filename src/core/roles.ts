@@ -299,8 +299,13 @@ function discoverByField(
   textOf: (path: string) => string | undefined,
 ): void {
   const globs = def.files.map(compileGlob);
-  const glob = globs.find((g) => allPaths.some((p) => g(p)));
+  const index = globs.findIndex((g) => allPaths.some((p) => g(p)));
+  const glob = globs[index];
   if (!glob) return;
+  // A glob that names a folder (`.claude/agents/**/*.md`) reads a folder of role files: a
+  // Markdown file there without frontmatter is said. A catch-all (`**/*.md`) also reads
+  // documentation, which is no role and not said.
+  const roleFolder = /[^*]\//.test(def.files[index]!);
   const plugins = def.plugins ? pluginFolders(allPaths) : undefined;
   for (const path of allPaths) {
     if (!glob(path)) continue;
@@ -308,7 +313,17 @@ function discoverByField(
     const plugin = plugins && pluginOf(path, plugins);
     if (plugin !== undefined) meta = pluginFallbacks(meta, path, plugin, def, textOf);
     const id = meta[def.id];
-    if (id === undefined && Object.keys(meta).length === 0) continue;
+    if (id === undefined && Object.keys(meta).length === 0) {
+      if (roleFolder && !isReadmeLike(path) && opensNoFrontmatter(textOf(path)))
+        diagnostics.push(
+          warning(
+            'BAD_FRONTMATTER',
+            `not a role: the file has no frontmatter (a first line \`---\`, then ${[def.id, ...def.require].join(', ')}, then \`---\`)`,
+            { file: path, line: 1, col: 1 },
+          ),
+        );
+      continue;
+    }
     // As Claude Code checks them: an empty string is no value.
     const lacking = [def.id, ...def.require].filter((k) => typeof meta[k] !== 'string' || meta[k] === '');
     if (lacking.length > 0) {
@@ -388,6 +403,38 @@ function pluginFallbacks(
   if (def.require.includes('description') && missing('description'))
     out.description = `Agent from ${pluginName(plugin, textOf)} plugin`;
   return out;
+}
+
+/**
+ * True for a file that documents a folder rather than being part of it (`README.md`,
+ * `CHANGELOG.md`, `LICENSE.md`, …, any case): no role, and not said to be none.
+ */
+function isReadmeLike(path: string): boolean {
+  const base = path.slice(path.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
+  return README_LIKE.has(base.toUpperCase());
+}
+
+const README_LIKE = new Set([
+  'README',
+  'CHANGELOG',
+  'CHANGES',
+  'HISTORY',
+  'CONTRIBUTING',
+  'LICENSE',
+  'LICENCE',
+  'NOTICE',
+  'AUTHORS',
+  'CODE_OF_CONDUCT',
+  'SECURITY',
+]);
+
+/**
+ * True for a text (frontmatter included) that does not even try to open frontmatter: one
+ * whose first line, after any blank lines, is not `---…` (such a file, and one with `---`
+ * after blank lines or a byte order mark, has a BAD_FRONTMATTER warning of its own).
+ */
+function opensNoFrontmatter(text: string | undefined): boolean {
+  return text !== undefined && !/^\s*---/.test(text);
 }
 
 function pluginName(plugin: string, textOf: (path: string) => string | undefined): string {

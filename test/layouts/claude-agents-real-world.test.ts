@@ -169,9 +169,11 @@ describe('claude-agents: a plugin registers its agent files even without usable 
     expect(roles.get('mentor')!.description).toBe('Agent from pr-review-kit plugin');
     expect(roles.get('quiet-one')!.description).toBe('Agent from pr-review-kit plugin');
     expect(roles.get('code-simplifier')!.description).toBe('Agent from pr-review-kit plugin');
-    // The frontmatter that does not parse is still said.
+    // The frontmatter that does not parse is still said, and so is the nested file that is
+    // no agent here (Claude Code would register it as `sub:deep`).
     expect(result.diagnostics.map((d) => [d.severity, d.code, d.file])).toEqual([
       ['warning', 'BAD_FRONTMATTER', 'plugins/pr-kit/agents/code-simplifier.md'],
+      ['warning', 'BAD_FRONTMATTER', 'plugins/pr-kit/agents/sub/deep.md'],
     ]);
     const compose = (role: string) => {
       const out = tryCompose(result.snapshot!, { role });
