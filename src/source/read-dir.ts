@@ -497,7 +497,7 @@ async function walk(
       }
       const odd = oddKey(isDirect(pack.root, rel, real), real, st, real);
       if (state.reading) {
-        readNow(out, rel, real, st, odd, limits.maxFileBytes, state.reading);
+        readNow(rel, real, st, odd, limits.maxFileBytes, state.reading);
         if (limits.recheck) state.newest = Math.max(state.newest, changedSince(real));
       } else {
         const { ino, mtimeMs, ctimeMs } = st;
@@ -574,7 +574,6 @@ function readListed(
 
 /** Reads a listed file at once (a symlink to a file, or an entry that changed under the listing). */
 function readNow(
-  out: Building,
   rel: string,
   real: string,
   st: Stats,
