@@ -22,6 +22,7 @@ export {
   type DiffReport,
   type DiffSide,
   diffPacks,
+  MAX_DIFF_EDITS,
   type MemberChange,
   type MemberPrompt,
   type MemberSame,

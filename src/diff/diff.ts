@@ -121,16 +121,30 @@ export function comparePrompts(
   return { changed, unchanged };
 }
 
-/** A unified diff of two prompts, labelled `a/<name>` and `b/<name>`, with added and removed line counts. */
+/**
+ * The most line edits (removed plus added) a diff looks for. Finding a shortest diff costs
+ * about (lines × edits): two long prompts that share nothing would take minutes. Past this
+ * many, a member's diff is one hunk that removes every old line and adds every new one:
+ * still exact, not the shortest.
+ */
+export const MAX_DIFF_EDITS = 2000;
+
+/**
+ * A unified diff of two prompts, labelled `a/<name>` and `b/<name>`, with added and removed
+ * line counts. Two prompts more than {@link MAX_DIFF_EDITS} line edits apart get a diff
+ * that replaces every line.
+ */
 export function promptDiff(
   name: string,
   before: string,
   after: string,
 ): { diff: string; added: number; removed: number } {
   // Prompts end without a newline; add one to both so the diff has no "No newline" markers.
-  const patch = createTwoFilesPatch(`a/${name}`, `b/${name}`, nl(before), nl(after), undefined, undefined, {
-    context: 3,
-  });
+  const patch =
+    createTwoFilesPatch(`a/${name}`, `b/${name}`, nl(before), nl(after), undefined, undefined, {
+      context: 3,
+      maxEditLength: MAX_DIFF_EDITS,
+    }) ?? wholeReplacement(name, nl(before), nl(after));
   const lines = patch.split('\n').slice(3);
   const body = patch.replace(/^=+\n/, '');
   return {
@@ -141,6 +155,22 @@ export function promptDiff(
 }
 
 // --- internal ---
+
+/** A unified diff replacing every line of `before` by every line of `after` (both end with a newline, or are empty). */
+function wholeReplacement(name: string, before: string, after: string): string {
+  const removed = before === '' ? [] : before.slice(0, -1).split('\n');
+  const added = after === '' ? [] : after.slice(0, -1).split('\n');
+  const range = (n: number) => `${n === 0 ? 0 : 1},${n}`;
+  return [
+    '='.repeat(67),
+    `--- a/${name}`,
+    `+++ b/${name}`,
+    `@@ -${range(removed.length)} +${range(added.length)} @@`,
+    ...removed.map((l) => `-${l}`),
+    ...added.map((l) => `+${l}`),
+    '',
+  ].join('\n');
+}
 
 function who(
   m: Pick<Member, 'key' | 'agent' | 'role' | 'team'>,

@@ -1,0 +1,61 @@
+import { applyPatch, createTwoFilesPatch } from 'diff';
+import { describe, expect, it } from 'vitest';
+import { MAX_DIFF_EDITS, promptDiff } from '../../src/diff/diff.js';
+
+const lines = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag} line ${i}`).join('\n');
+
+/**
+ * Diffs of prompts that share nothing: the cost of a shortest diff grows with lines ×
+ * edits, so two rewritten 25,000-line prompts took minutes (`strata diff` hung). Past
+ * MAX_DIFF_EDITS the diff replaces every line: exact, bounded.
+ */
+describe('hostile diffs', () => {
+  it('two prompts more than MAX_DIFF_EDITS lines apart get an exact whole-replacement diff', () => {
+    const n = MAX_DIFF_EDITS; // n removed + n added: twice the bound
+    const before = lines('old', n);
+    const after = lines('new', n + 1);
+    const d = promptDiff('ada', before, after);
+    expect(d.removed).toBe(n);
+    expect(d.added).toBe(n + 1);
+    expect(d.diff.startsWith(`--- a/ada\n+++ b/ada\n@@ -1,${n} +1,${n + 1} @@\n-old line 0\n`)).toBe(true);
+    expect(applyPatch(`${before}\n`, d.diff)).toBe(`${after}\n`);
+  });
+
+  it('two rewritten 20,000-line prompts are diffed (this hung for minutes)', { timeout: 120_000 }, () => {
+    const before = lines('old', 20_000);
+    const after = lines('new', 20_000);
+    const d = promptDiff('ada', before, after);
+    expect([d.removed, d.added]).toEqual([20_000, 20_000]);
+    expect(applyPatch(`${before}\n`, d.diff)).toBe(`${after}\n`);
+  });
+
+  it('the replacement diff has the shape the diff library gives for small texts, empty sides too', () => {
+    const big = lines('x', MAX_DIFF_EDITS + 1);
+    for (const [a, b] of [
+      ['', big],
+      [big, ''],
+    ] as const) {
+      const d = promptDiff('m', a, b);
+      const expected = createTwoFilesPatch(
+        'a/m',
+        'b/m',
+        a === '' ? '' : `${a}\n`,
+        b === '' ? '' : `${b}\n`,
+        '',
+        '',
+        {
+          context: 3,
+        },
+      ).replace(/^=+\n/, '');
+      expect(d.diff.replace(/\t/g, '')).toBe(expected.replace(/\t/g, ''));
+    }
+  });
+
+  it('prompts a few edits apart still get the shortest diff', () => {
+    const before = lines('same', 5000);
+    const after = before.replace('same line 2500', 'changed line');
+    const d = promptDiff('ada', before, after);
+    expect([d.added, d.removed]).toEqual([1, 1]);
+    expect(applyPatch(`${before}\n`, d.diff)).toBe(`${after}\n`);
+  });
+});
