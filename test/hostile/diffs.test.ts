@@ -1,6 +1,13 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as Diff from 'diff';
 import { applyPatch, createTwoFilesPatch } from 'diff';
 import { describe, expect, it } from 'vitest';
 import { MAX_DIFF_EDITS, promptDiff } from '../../src/diff/diff.js';
+import { ROOT } from '../helpers.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: an untyped browser module
+const diffModel: any = await import(pathToFileURL(join(ROOT, 'src/inspector/static/diff-model.js')).href);
 
 const lines = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag} line ${i}`).join('\n');
 
@@ -57,5 +64,27 @@ describe('hostile diffs', () => {
     const d = promptDiff('ada', before, after);
     expect([d.added, d.removed]).toEqual([1, 1]);
     expect(applyPatch(`${before}\n`, d.diff)).toBe(`${after}\n`);
+  });
+
+  it('the inspector compare view diffs two rewritten 20,000-line prompts as one replacing hunk', {
+    timeout: 120_000,
+  }, () => {
+    const diff = diffModel.diffHunks(Diff, lines('old', 20_000), lines('new', 20_000));
+    expect([diff.removed, diff.added]).toEqual([20_000, 20_000]);
+    expect(diff.hunks).toHaveLength(1);
+    expect(diff.hunks[0].header).toBe('@@ -1,20000 +1,20000 @@');
+    expect(diff.hunks[0].rows[0]).toMatchObject({ kind: 'del', old: 1, text: 'old line 0' });
+    expect(diff.hunks[0].rows[20_000]).toMatchObject({ kind: 'add', new: 1, text: 'new line 0' });
+  });
+
+  it('the inspector shows an edited line of thousands of different words replaced whole, not word by word', () => {
+    const words = (tag: string) => Array.from({ length: 3000 }, (_, i) => `${tag}${i}`).join(' ');
+    const diff = diffModel.diffHunks(Diff, `same\n${words('a')}`, `same\n${words('b')}`);
+    const rows = diff.hunks[0].rows;
+    expect(rows.map((r: { kind: string }) => r.kind)).toEqual(['ctx', 'del', 'add']);
+    expect(rows[1].parts).toBeUndefined();
+    // A line edited in one word is still marked word by word.
+    const small = diffModel.diffHunks(Diff, 'one two three', 'one two four');
+    expect(small.hunks[0].rows[0].parts).toBeDefined();
   });
 });

@@ -7,8 +7,14 @@
  * words of a line that was edited (`[{ text, changed }]`).
  */
 export function diffHunks(Diff, oldText, newText, context = 3) {
-  // Both texts get a final newline so the last line is not reported as changed.
-  const patch = Diff.structuredPatch('a', 'b', `${oldText}\n`, `${newText}\n`, '', '', { context });
+  // Both texts get a final newline so the last line is not reported as changed. The search
+  // for a shortest diff is bounded (it costs lines × edits: two rewritten long prompts
+  // would hold the page for minutes); past the bound, every old line is replaced.
+  const patch =
+    Diff.structuredPatch('a', 'b', `${oldText}\n`, `${newText}\n`, '', '', {
+      context,
+      maxEditLength: MAX_LINE_EDITS,
+    }) ?? wholeReplacement(oldText, newText);
   let added = 0;
   let removed = 0;
   const hunks = patch.hunks.map((hunk) => {
@@ -68,6 +74,30 @@ export function unifiedText(diff, oldName, newName) {
 
 // --- internal ---
 
+/** Line edits (removed plus added) a diff looks for, as `strata diff` (MAX_DIFF_EDITS). */
+const MAX_LINE_EDITS = 2000;
+/** Word edits the marking of one edited line looks for; past it the line is shown replaced whole. */
+const MAX_WORD_EDITS = 200;
+
+/** A patch of one hunk replacing every line of `oldText` by every line of `newText`. */
+function wholeReplacement(oldText, newText) {
+  const removed = oldText === '' ? [] : oldText.split('\n');
+  const added = newText === '' ? [] : newText.split('\n');
+  const lines = [...removed.map((l) => `-${l}`), ...added.map((l) => `+${l}`)];
+  const start = (n) => (n === 0 ? 0 : 1);
+  return {
+    hunks: [
+      {
+        oldStart: start(removed.length),
+        oldLines: removed.length,
+        newStart: start(added.length),
+        newLines: added.length,
+        lines,
+      },
+    ],
+  };
+}
+
 /** Pairs each run of removed lines with the added lines after it and marks changed words. */
 function markWords(Diff, rows) {
   let i = 0;
@@ -81,7 +111,8 @@ function markWords(Diff, rows) {
     while (i < rows.length && rows[i].kind === 'del') dels.push(rows[i++]);
     while (i < rows.length && rows[i].kind === 'add') adds.push(rows[i++]);
     for (let k = 0; k < Math.min(dels.length, adds.length); k++) {
-      const changes = Diff.diffWordsWithSpace(dels[k].text, adds[k].text);
+      const changes = Diff.diffWordsWithSpace(dels[k].text, adds[k].text, { maxEditLength: MAX_WORD_EDITS });
+      if (changes === undefined) continue;
       // Lines that share little are shown as replaced whole, not as a confetti of words.
       const kept = changes.filter((c) => !c.added && !c.removed).reduce((n, c) => n + c.value.length, 0);
       if (kept < 0.4 * Math.max(dels[k].text.length, adds[k].text.length)) continue;
