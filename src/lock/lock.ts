@@ -66,7 +66,11 @@ export function formatLock(lock: Lock): string {
   return `${JSON.stringify(orderLock(lock), null, 2)}\n`;
 }
 
-/** Reads a lock file's text (BAD_LOCK errors for anything that is not one). */
+/**
+ * Reads a lock file's text (BAD_LOCK errors for anything that is not one, including a
+ * member listed twice, or a `__proto__` key in `settings` or `vars`, which no setting or
+ * input can be named and which a parse would otherwise drop without a word).
+ */
 export function parseLock(text: string, file: string): { lock?: Lock; diagnostics: Diagnostic[] } {
   let raw: unknown;
   try {
@@ -80,6 +84,9 @@ export function parseLock(text: string, file: string): { lock?: Lock; diagnostic
     const where = issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
     return { diagnostics: [error('BAD_LOCK', `not a strata lock file${where}: ${issue.message}`, { file })] };
   }
+  const problem = lockProblem(raw as Record<string, unknown>, parsed.data);
+  if (problem !== undefined)
+    return { diagnostics: [error('BAD_LOCK', `not a strata lock file at ${problem}`, { file })] };
   return { lock: parsed.data, diagnostics: [] };
 }
 
@@ -89,6 +96,21 @@ export function checkLock(lock: Lock, current: Lock): MemberChange[] {
 }
 
 // --- internal ---
+
+/** Where a lock that has the schema's shape is still not one a write could give, and why. */
+function lockProblem(raw: Record<string, unknown>, lock: Lock): string | undefined {
+  for (const part of ['settings', 'vars'] as const) {
+    const values = raw[part];
+    if (typeof values === 'object' && values !== null && Object.hasOwn(values, '__proto__'))
+      return `${part}.__proto__: not a name a setting or input can have`;
+  }
+  const seen = new Set<string>();
+  for (const [i, member] of lock.members.entries()) {
+    if (seen.has(member.key)) return `members.${i}.key: member ${JSON.stringify(member.key)} is listed twice`;
+    seen.add(member.key);
+  }
+  return undefined;
+}
 
 function effectiveSettings(
   snapshot: Snapshot,

@@ -79,3 +79,31 @@ describe('hostile library calls', () => {
     expect(run.stderr).not.toContain('native code');
   });
 });
+
+describe('hand-edited lock files', () => {
+  it('a member listed twice, or a __proto__ setting or input, is BAD_LOCK, not silently merged or dropped', async () => {
+    const { parseLock } = await import('../../src/lock/lock.js');
+    const sha = 'a'.repeat(64);
+    const member = { key: 'ada', sha256: sha, bytes: 1 };
+    const twice = JSON.stringify({
+      strata_lock: 1,
+      settings: {},
+      members: [member, { ...member, sha256: 'b'.repeat(64) }],
+    });
+    expect(parseLock(twice, 'l.json').diagnostics.map((d) => d.message)).toEqual([
+      'not a strata lock file at members.1.key: member "ada" is listed twice',
+    ]);
+    for (const part of ['settings', 'vars']) {
+      const text = `{"strata_lock":1,"settings":{},"members":[],"${part}":{"__proto__":"x"}}`.replace(
+        '"settings":{},',
+        part === 'settings' ? '' : '"settings":{},',
+      );
+      const { lock, diagnostics } = parseLock(text, 'l.json');
+      expect(lock).toBeUndefined();
+      expect(diagnostics.map((d) => d.code)).toEqual(['BAD_LOCK']);
+      expect(diagnostics[0]!.message).toContain(`${part}.__proto__`);
+    }
+    const ok = JSON.stringify({ strata_lock: 1, settings: { a: 1 }, members: [member] });
+    expect(parseLock(ok, 'l.json').diagnostics).toEqual([]);
+  });
+});
