@@ -7,7 +7,9 @@ import { type Diagnostic, error } from './diagnostics.js';
  * inside `settings` and `vars` are checked by their definitions (INVALID_SETTING,
  * INVALID_INPUT). Empty when the request has the right shape.
  */
-export function requestShapeProblems(snapshot: unknown, request: unknown): Diagnostic[] {
+export function requestShapeProblems(snapshot: unknown, request: unknown): readonly Diagnostic[] {
+  // Every compose asks, most of them memo hits: the right shape is told without allocating.
+  if (rightShape(snapshot, request)) return NONE;
   if (!isRecord(snapshot) || !isRecord((snapshot as { manifest?: unknown }).manifest))
     return [error('BAD_REQUEST', `the snapshot is ${kindOf(snapshot)}, not a loaded pack snapshot`)];
   if (!isRecord(request) || Array.isArray(request))
@@ -29,6 +31,22 @@ export function requestShapeProblems(snapshot: unknown, request: unknown): Diagn
 }
 
 // --- internal ---
+
+const NONE: readonly Diagnostic[] = Object.freeze([]);
+
+function rightShape(snapshot: unknown, request: unknown): boolean {
+  if (!isRecord(snapshot) || !isRecord((snapshot as { manifest?: unknown }).manifest)) return false;
+  if (!isRecord(request) || Array.isArray(request)) return false;
+  const { role, team, agent, ambient, settings, vars } = request as Record<string, unknown>;
+  return (
+    (role === undefined || typeof role === 'string') &&
+    (team === undefined || typeof team === 'string') &&
+    (agent === undefined || typeof agent === 'string') &&
+    (ambient === undefined || typeof ambient === 'string') &&
+    (settings === undefined || (isRecord(settings) && !Array.isArray(settings))) &&
+    (vars === undefined || (isRecord(vars) && !Array.isArray(vars)))
+  );
+}
 
 const STRING_FIELDS = ['role', 'team', 'agent', 'ambient'] as const;
 const RECORD_FIELDS = ['settings', 'vars'] as const;

@@ -147,7 +147,7 @@ export type ComposeOutcome = { ok: true; result: ComposeResult } | { ok: false; 
  */
 export function tryCompose(snapshot: Snapshot, request: ComposeRequest): ComposeOutcome {
   const shape = requestShapeProblems(snapshot, request);
-  if (shape.length > 0) return { ok: false, diagnostics: shape };
+  if (shape.length > 0) return { ok: false, diagnostics: [...shape] };
   return memoCompose(snapshot, request, composeFresh, sizeOf, freezeComposed);
 }
 
@@ -164,7 +164,7 @@ export function composeReading(
   onRead: (path: string) => void,
 ): ComposeOutcome {
   const shape = requestShapeProblems(snapshot, request);
-  if (shape.length > 0) return { ok: false, diagnostics: shape };
+  if (shape.length > 0) return { ok: false, diagnostics: [...shape] };
   const outer = reading;
   reading = onRead;
   try {
