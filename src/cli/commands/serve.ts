@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
 import { DEFAULT_CACHE_BYTES } from '../../core/snapshot-cache.js';
 import { MAX_BODY_BYTES } from '../../server/app.js';
@@ -155,6 +156,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
         throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
       const out = bufferedWriter(io.stdout);
       const logger = createLogger({ level, write: out.write });
+      steadyHeap();
       const started = await startService({ ...options, logger });
       if (!started.ok) {
         out.flush();
@@ -261,3 +263,18 @@ function untilAborted(signal: AbortSignal | undefined): Promise<string> {
     else signal.addEventListener('abort', done, { once: true });
   });
 }
+
+/**
+ * The service process's heap may grow to twice what survived the last full collection
+ * before the next one (V8's `--heap-growing-percent=100`), unless node was started with
+ * its own setting. V8 otherwise adapts that factor, and under a steady stream of large
+ * requests it can settle near its floor: a full collection every few hundred milliseconds,
+ * which is what a health probe then waits behind (docs/BENCHMARKS.md, "Hostile clients").
+ * The memory bound in docs/operations.md already allows the collector twice the live heap.
+ */
+function steadyHeap(): void {
+  if (process.execArgv.some((a) => a.startsWith('--heap-growing-percent'))) return;
+  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+}
+
+const HEAP_GROWING_PERCENT = 100;
