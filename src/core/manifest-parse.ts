@@ -137,6 +137,11 @@ export interface FleetDef {
   identities?: string;
 }
 
+/** The keys of a manifest part that name files (see `named-files.ts`). */
+export type NamedKey = 'fleet.file' | 'fleet.identities' | 'registry.files' | 'registry.discover';
+/** Where a manifest part writes the keys that name files (for the diagnostics). */
+export type NamedAt = Partial<Record<NamedKey, Where>>;
+
 export interface ManifestPart {
   file: string;
   /** Where the `layers:` key is (for NO_LAYERS), when the part has one. */
@@ -149,6 +154,8 @@ export interface ManifestPart {
   settings: Array<Partial<SettingDef> & { name: string; at: Where }>;
   registry?: Partial<RegistryDef>;
   fleet?: Partial<FleetDef>;
+  /** Where the part writes the keys that name files (`fleet.file`, `registry.files`, …). */
+  namedAt?: NamedAt;
   layers: LayerPatch[];
   agentDefaults?: Record<string, unknown>;
   inputs: InputDef[];
@@ -250,6 +257,7 @@ export function parseManifestPart(
     const settings = c.mapping(top.settings, ['settings']);
     for (const [name, raw] of Object.entries(settings ?? {})) part.settings.push(c.setting(name, raw));
   }
+  const namedAt: NamedAt = {};
   if (top.registry !== undefined) {
     const reg = c.mapping(
       top.registry,
@@ -258,10 +266,14 @@ export function parseManifestPart(
     );
     if (reg) {
       part.registry = {};
-      if (reg.files !== undefined) part.registry.files = c.stringList(reg.files, ['registry', 'files']);
+      if (reg.files !== undefined) {
+        part.registry.files = c.stringList(reg.files, ['registry', 'files']);
+        namedAt['registry.files'] = c.at(['registry', 'files']);
+      }
       if (reg.key !== undefined) part.registry.key = c.string(reg.key, ['registry', 'key']);
       if (reg.require !== undefined)
         part.registry.require = c.stringList(reg.require, ['registry', 'require']);
+      if (reg.discover !== undefined) namedAt['registry.discover'] = c.at(['registry', 'discover']);
       if (typeof reg.discover === 'string') part.registry.discover = reg.discover;
       else if (reg.discover !== undefined) part.registry.discoverFiles = c.discover(reg.discover);
       if (reg.duplicate_keys === 'error' || reg.duplicate_keys === 'last')
@@ -274,11 +286,17 @@ export function parseManifestPart(
     const fleet = c.mapping(top.fleet, ['fleet'], ['file', 'identities']);
     if (fleet) {
       part.fleet = {};
-      if (fleet.file !== undefined) part.fleet.file = c.string(fleet.file, ['fleet', 'file']);
-      if (fleet.identities !== undefined)
+      if (fleet.file !== undefined) {
+        part.fleet.file = c.string(fleet.file, ['fleet', 'file']);
+        namedAt['fleet.file'] = c.at(['fleet', 'file']);
+      }
+      if (fleet.identities !== undefined) {
         part.fleet.identities = c.string(fleet.identities, ['fleet', 'identities']);
+        namedAt['fleet.identities'] = c.at(['fleet', 'identities']);
+      }
     }
   }
+  if (Object.keys(namedAt).length > 0) part.namedAt = namedAt;
   if (top.layers !== undefined) {
     part.layersAt = c.at(['layers'], true);
     const layers = c.list(top.layers, ['layers']);

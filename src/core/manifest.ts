@@ -15,6 +15,7 @@ import type {
   VariantDef,
 } from './manifest-parse.js';
 import type { BudgetsSection } from './manifest-tokens.js';
+import { type NamedFile, NamedFiles } from './named-files.js';
 import { PRESET_NAMES } from './presets.js';
 import { parseSettingValue, type SettingDef } from './settings.js';
 import { inputPlaceholders, PATH_PLACEHOLDERS, pathPlaceholders, textPlaceholders } from './template.js';
@@ -95,6 +96,11 @@ export interface Manifest {
   budgets?: BudgetsSection;
   /** The files of the extends chain, the pack's own manifest first. */
   chain: string[];
+  /**
+   * Files the pack's own manifests name (its fleet file, role files, layer files): part of
+   * the pack whatever `files:` selects (see `named-files.ts`).
+   */
+  named: NamedFile[];
 }
 
 export const DEFAULT_SEPARATOR = '\n\n---\n\n';
@@ -168,10 +174,14 @@ function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[]): Manifest 
     raw: [],
     configFields: {},
     chain: [],
+    named: [],
   };
+  const named = new NamedFiles();
   const settings = new Map<string, Partial<SettingDef> & { at?: Where }>();
   const inputs = new Map<string, InputDef>();
   for (const part of parts) {
+    named.part(part);
+    const own = !part.file.startsWith('preset:');
     if (part.name !== undefined) m.name = part.name;
     if (part.description !== undefined) m.description = part.description;
     if (part.separator !== undefined) m.separator = part.separator;
@@ -192,8 +202,12 @@ function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[]): Manifest 
     if (part.detect) m.detect = part.detect;
     if (part.tokenizer !== undefined) m.tokenizer = part.tokenizer;
     if (part.budgets !== undefined) m.budgets = part.budgets;
-    for (const patch of part.layers) applyLayerPatch(m.layers, patch, diagnostics);
+    for (const patch of part.layers) {
+      applyLayerPatch(m.layers, patch, diagnostics);
+      named.layer(patch, own);
+    }
   }
+  m.named = named.list();
   for (const [name, s] of settings) {
     const def = completeSetting(name, s, diagnostics);
     if (def) m.settings.push(def);

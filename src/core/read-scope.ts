@@ -17,26 +17,29 @@ export interface ReadScope {
 
 /**
  * The read scope of a pack whose manifest is `manifest`: its `files:` selection, the files
- * its manifest is made of (strata.yaml, the `extends:` chain), and every file preset
- * detection looks at — so that a strata.yaml added or removed, or a file that makes the
- * folder another layout, is read and the build can tell. Undefined when the manifest
- * selects every file (no `files:`): then every file is read.
+ * its manifest is made of (strata.yaml, the `extends:` chain) or names (`named`: its fleet
+ * file, role files, layer files, and the YAML files beside a named YAML file, for the
+ * closest names when it is missing), and every file preset detection looks at — so that a
+ * strata.yaml added or removed, or a file that makes the folder another layout, is read and
+ * the build can tell. Undefined when the manifest selects every file (no `files:`): then
+ * every file is read.
  *
  * A build from a scoped read gives the snapshot a full read gives as long as the pack's
  * manifest is still `manifest`; a reader that finds it changed reads again (see
  * `source/open.ts`).
  */
-export function readScopeOf(manifest: Pick<Manifest, 'files' | 'chain'>): ReadScope | undefined {
+export function readScopeOf(manifest: Pick<Manifest, 'files' | 'chain' | 'named'>): ReadScope | undefined {
   if (manifest.files === undefined) return undefined;
   const exact = [...new Set([MANIFEST_FILE, ...manifest.chain.filter((k) => !k.startsWith('preset:'))])].sort(
     byteOrder,
   );
-  const globs = [...new Set([...manifest.files, ...presetDetectFiles()])].sort(byteOrder);
-  const named = new Set(exact);
+  const named = manifest.named.flatMap((n) => [n.glob, ...(n.exact ? yamlBeside(n.glob) : [])]);
+  const globs = [...new Set([...manifest.files, ...named, ...presetDetectFiles()])].sort(byteOrder);
+  const exactSet = new Set(exact);
   const matchers = globs.map(compileGlob);
   return {
     key: JSON.stringify([exact, globs]),
-    has: (path) => named.has(path) || matchers.some((m) => m(path)),
+    has: (path) => exactSet.has(path) || matchers.some((m) => m(path)),
   };
 }
 
@@ -52,4 +55,13 @@ export function detectionScope(): ReadScope {
     key: JSON.stringify([[MANIFEST_FILE], globs, 'detection']),
     has: (path) => path === MANIFEST_FILE || matchers.some((m) => m(path)),
   };
+}
+
+// --- internal ---
+
+/** The globs of the YAML files in the folder of a named YAML file (none for another file). */
+function yamlBeside(path: string): string[] {
+  if (!/\.ya?ml$/i.test(path)) return [];
+  const folder = path.slice(0, path.lastIndexOf('/') + 1);
+  return [`${folder}*.yaml`, `${folder}*.yml`];
 }

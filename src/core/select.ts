@@ -6,11 +6,16 @@ import type { Manifest } from './manifest.js';
 /**
  * Whether a pack-relative path is part of the pack: every folder or file name starting
  * with `.` must be one of the manifest's `hidden:` names, and with `files:` the path must
- * match one of its globs.
+ * match one of its globs or be a file the pack's own manifest names (`named`: its fleet
+ * file, role files, layer files).
  */
-export function selectPath(manifest: Pick<Manifest, 'files' | 'hidden'>, path: string): boolean {
+export function selectPath(manifest: Pick<Manifest, 'files' | 'hidden' | 'named'>, path: string): boolean {
   if (!hiddenAllowed(manifest.hidden, path)) return false;
-  return !manifest.files || manifest.files.some((g) => globMatch(g, path));
+  return (
+    !manifest.files ||
+    manifest.files.some((g) => globMatch(g, path)) ||
+    manifest.named.some((n) => globMatch(n.glob, path))
+  );
 }
 
 /**

@@ -11,6 +11,7 @@ import { buildFleet } from './fleet.js';
 import { compileGlob, globMatch } from './glob.js';
 import { type Manifest, resolveManifest } from './manifest.js';
 import { type ManifestPart, parseManifestPart } from './manifest-parse.js';
+import { namedFileMissing } from './named-missing.js';
 import {
   DecodedFile,
   decodeFile,
@@ -299,6 +300,15 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
   // 5. Fleet: fleet.yaml and identity frontmatter.
   yield;
   const fleetYaml = files.has(manifest.fleet.file) ? yamlOf(manifest.fleet.file) : undefined;
+  // A fleet file the pack's own manifest names must be there: no fleet is not a quiet default.
+  const fleetNamed = manifest.named.find((n) => n.by === 'fleet.file');
+  if (fleetNamed) {
+    const p = fleetNamed.glob;
+    if (dropped.has(p) || (!input.files.has(p) && !input.refused?.has(p))) {
+      const known = [...paths, ...(input.refused ?? [])].filter((k) => /\.ya?ml$/i.test(k));
+      diagnostics.push(namedFileMissing(fleetNamed, 'BAD_FLEET', known, manifest.hidden));
+    }
+  }
   const { agents, diagnostics: fd } = buildFleet(manifest.fleet, fleetYaml, filePaths, (p) => ({
     meta: (files.get(p)?.meta as Record<string, unknown>) ?? {},
     locate: (key: string): Where => locateMeta(p, key),

@@ -3,7 +3,7 @@ import type { ComposeOutcome } from '../core/compose.js';
 import { type Diagnostic, error, info, sortDiagnostics, warning } from '../core/diagnostics.js';
 import { composeMember, memberLabel, packMembers } from '../core/members.js';
 import type { SettingDef, SettingValue } from '../core/settings.js';
-import { type BuildInput, buildSnapshot, type Snapshot } from '../core/snapshot.js';
+import { type BuildInput, buildSnapshot, type LoadResult } from '../core/snapshot.js';
 import { decodeText } from '../core/text.js';
 import { parseVerbRegistry, renderVerbFragments } from '../verbs/verbs.js';
 import { jsonBlockDiagnostics } from './json-block.js';
@@ -226,7 +226,7 @@ export function lintPack(
   input: BuildInput,
   checks: readonly LintCheck[] = LINT_CHECKS,
   options: { vars?: Readonly<Record<string, string>> } = {},
-): { snapshot?: Snapshot; diagnostics: Diagnostic[]; needs?: string[] } {
+): LoadResult {
   const loaded = buildSnapshot(input);
   if (loaded.needs) return loaded;
   const texts = new Map<string, string>();
@@ -245,10 +245,10 @@ export function lintPack(
   if (options.vars) ctx.vars = options.vars;
   if (snapshot) ctx.snapshot = snapshot;
   const diagnostics = [...loaded.diagnostics, ...checks.flatMap((check) => check(ctx))];
-  const result: { snapshot?: Snapshot; diagnostics: Diagnostic[] } = {
-    diagnostics: sortDiagnostics(dedupe(diagnostics)),
-  };
+  const result: LoadResult = { diagnostics: sortDiagnostics(dedupe(diagnostics)) };
   if (snapshot) result.snapshot = snapshot;
+  // A failed build's sound manifest: the reader reads again with its scope and hidden folders.
+  else if (loaded.manifest) result.manifest = loaded.manifest;
   return result;
 }
 

@@ -78,8 +78,10 @@ export interface OpenOptions extends PackLimits {
 export async function openPack(source: PackSource, options: OpenOptions = {}): Promise<OpenResult> {
   const hidden = options.hidden ?? presetHiddenFolders();
   const result = await readAndBuild(source, { ...options, hidden });
-  // A manifest may opt in hidden folders no preset reads: read again with them.
-  const more = result.snapshot?.manifest.hidden.filter((n) => !hidden.includes(n)) ?? [];
+  // A manifest may opt in hidden folders no preset reads: read again with them (a failed
+  // build's sound manifest too: a file it names may be in one of them).
+  const manifest = result.snapshot?.manifest ?? result.manifest;
+  const more = manifest?.hidden.filter((n) => !hidden.includes(n)) ?? [];
   return more.length > 0 ? readAndBuild(source, { ...options, hidden: [...hidden, ...more] }) : result;
 }
 
