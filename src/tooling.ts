@@ -30,7 +30,14 @@ export {
 } from './diff/diff.js';
 export { LINT_CHECKS, type LintCheck, type LintContext, lintPack } from './lint/lint.js';
 export { parseUcxl, type UcxlAddress } from './lint/ucxl.js';
-export { buildLock, checkLock, formatLock, type Lock, parseLock } from './lock/lock.js';
+export {
+  buildLock,
+  checkLock,
+  DEFAULT_MAX_LOCK_BYTES,
+  formatLock,
+  type Lock,
+  parseLock,
+} from './lock/lock.js';
 export { changedPrompts, type PromptChanges } from './reload/changes.js';
 export { type ReloadSource, readOnce, stablePackLoader } from './reload/read.js';
 export {
@@ -45,6 +52,7 @@ export {
   type StoreEvent,
 } from './reload/store.js';
 export { type PackWatcher, type WatchOptions, watchPack } from './reload/watch.js';
+export { type BoundedRead, readBoundedFile } from './source/bounded-read.js';
 export { type BundleReadOptions, createBundle, readPackBundle } from './source/bundle.js';
 export { readPackAtRevision } from './source/git.js';
 export { DEFAULT_MAX_FILE_BYTES, readPackDir } from './source/read-dir.js';

@@ -1,12 +1,12 @@
-import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { type ComposeRequest, type ComposeResult, strictOutcome, tryCompose } from '../core/compose.js';
-import { type Diagnostic, formatDiagnostic } from '../core/diagnostics.js';
+import { type Diagnostic, formatDiagnostic, PromptError } from '../core/diagnostics.js';
 import { pathSettingNames } from '../core/path-settings.js';
 import { PRESET_NAMES } from '../core/presets.js';
 import { parseSetPairs } from '../core/settings.js';
 import type { LoadResult, Snapshot } from '../core/snapshot.js';
+import { readBoundedFile } from '../source/bounded-read.js';
 import { requestRole, resolvePackEnvironment } from '../source/environment.js';
 import {
   DEFAULT_MAX_FILE_BYTES,
@@ -198,13 +198,14 @@ export async function requestFromFlags(flags: RequestFlags, io: CliIO): Promise<
   if (flags.agent !== undefined) request.agent = flags.agent;
   if (flags.ambient !== undefined) request.ambient = flags.ambient;
   if (flags.ambientFile !== undefined) {
-    try {
-      request.ambient = await readFile(resolvePath(io, flags.ambientFile), 'utf8');
-    } catch (e) {
-      throw new UsageError(
-        `cannot read --ambient-file ${flags.ambientFile}: ${(e as NodeJS.ErrnoException).code ?? e}`,
-      );
-    }
+    // As large as a pack file may be, at most (a pipe or a device is read only that far).
+    const max = positive(flags.maxFileBytes, '--max-file-bytes') ?? DEFAULT_MAX_FILE_BYTES;
+    const read = await readBoundedFile(resolvePath(io, flags.ambientFile), flags.ambientFile, max, {
+      flag: '--max-file-bytes',
+      what: '--ambient-file',
+    });
+    if ('problem' in read) throw new PromptError([read.problem]);
+    request.ambient = new TextDecoder('utf-8', { ignoreBOM: true }).decode(read.bytes);
   }
   if (Object.keys(overrides).length > 0) request.settings = overrides;
   const vars = parseSetPairs(flags.var ?? []);
@@ -230,7 +231,8 @@ export function resolvePath(io: CliIO, path: string): string {
 }
 
 /** A positive integer flag, or undefined when not given; anything else is a usage error. */
-function positive(raw: string | undefined, flag: string): number | undefined {
+/** A flag's positive integer value (undefined when not given); anything else is a usage error. */
+export function positive(raw: string | undefined, flag: string): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
   if (!/^\s*\d+\s*$/.test(raw) || !Number.isSafeInteger(n) || n <= 0)

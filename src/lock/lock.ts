@@ -8,6 +8,13 @@ import { comparePrompts, composeMembers, type MemberChange, type MemberPrompt } 
 /** The format version of lock files this code writes and reads. */
 export const LOCK_FORMAT = 1;
 
+/**
+ * The largest lock file `strata snapshot` reads or writes by default (64 MiB, as a whole
+ * pack: a lock holds every member's prompt; `--max-lock-bytes`). Read one with the
+ * source layer's `readBoundedFile`, which refuses a larger file with FILE_TOO_LARGE.
+ */
+export const DEFAULT_MAX_LOCK_BYTES = 64 * 1024 * 1024;
+
 const LockMemberSchema = z.strictObject({
   key: z.string(),
   agent: z.string().optional(),

@@ -1,9 +1,24 @@
-import { appendFileSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/core/text.js';
-import { buildLock, formatLock, parseLock } from '../../src/lock/lock.js';
-import { cli, EXAMPLES, okPack, tempDir } from '../helpers.js';
+import { buildLock, DEFAULT_MAX_LOCK_BYTES, formatLock, parseLock } from '../../src/lock/lock.js';
+import { cli, EXAMPLES, okPack, tempDir, writeFiles } from '../helpers.js';
+
+/** A pack that loads without a warning. */
+function tinyPack(): string {
+  const dir = tempDir();
+  writeFiles(dir, { 'base.md': 'Base.\n', 'roles/dev.md': 'Dev.\n', 'roles/qa.md': 'QA.\n' });
+  return dir;
+}
 
 describe('strata snapshot', () => {
   it('writes a lock of every member, and --check passes until a prompt changes', async () => {
@@ -86,6 +101,90 @@ describe('strata snapshot', () => {
     const noDir = await cli(['snapshot', '--dir', pack, '--out', join(dir, 'no', 'such', 'l.json')]);
     expect(noDir.code).toBe(1);
     expect(noDir.stderr).toMatch(/^error WRITE_ERROR: .*cannot write lock file: ENOENT/);
+  });
+
+  it('a lock file is read only up to --max-lock-bytes (FILE_TOO_LARGE), a device that never ends too; --out keeps to it', async () => {
+    const dir = tempDir();
+    const pack = tinyPack();
+    const lockFile = join(dir, 'l.json');
+    expect((await cli(['snapshot', '--dir', pack, '--out', lockFile])).code).toBe(0);
+    const size = statSync(lockFile).size;
+    const ok = await cli(['snapshot', '--dir', pack, '--check', lockFile, '--max-lock-bytes', String(size)]);
+    expect(ok.code).toBe(0);
+    const over = await cli([
+      'snapshot',
+      '--dir',
+      pack,
+      '--check',
+      lockFile,
+      '--max-lock-bytes',
+      String(size - 1),
+    ]);
+    expect([over.code, over.stderr]).toEqual([
+      1,
+      `error FILE_TOO_LARGE: ${lockFile}: file is ${size} bytes; the limit is ${size - 1} (--max-lock-bytes)\n`,
+    ]);
+    // /dev/zero has no size and never ends: read no further than the limit.
+    const zero = await cli(['snapshot', '--dir', pack, '--check', '/dev/zero', '--max-lock-bytes', '4096']);
+    expect([zero.code, zero.stderr]).toEqual([
+      1,
+      'error FILE_TOO_LARGE: /dev/zero: file is more than 4096 bytes; the limit is 4096 (--max-lock-bytes)\n',
+    ]);
+    // The default holds a whole pack's worth (64 MiB), not one pack file's.
+    const huge = join(dir, 'huge.json');
+    writeFileSync(huge, '');
+    truncateSync(huge, DEFAULT_MAX_LOCK_BYTES + 1);
+    const hugeOut = await cli(['snapshot', '--dir', pack, '--check', huge]);
+    expect(hugeOut.stderr).toMatch(
+      /^error FILE_TOO_LARGE: .*huge\.json: file is 67108865 bytes; the limit is 67108864/,
+    );
+    const folder = await cli(['snapshot', '--dir', pack, '--check', dir]);
+    expect([folder.code, folder.stderr]).toEqual([
+      1,
+      `error READ_ERROR: ${dir}: cannot read lock file: EISDIR\n`,
+    ]);
+    // What --out writes, --check reads back with the same limit.
+    const small = join(dir, 'small.json');
+    const refused = await cli([
+      'snapshot',
+      '--dir',
+      pack,
+      '--out',
+      small,
+      '--max-lock-bytes',
+      String(size - 1),
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /^error FILE_TOO_LARGE: .*small\.json: the lock would be \d+ bytes; the limit is/,
+    );
+    expect(existsSync(small)).toBe(false);
+    expect((await cli(['snapshot', '--dir', pack, '--check', lockFile, '--max-lock-bytes', '0'])).code).toBe(
+      2,
+    );
+  });
+
+  it('--ambient-file is read only up to --max-file-bytes', async () => {
+    const dir = tempDir();
+    const pack = tinyPack();
+    const zero = await cli([
+      'compose',
+      '--dir',
+      pack,
+      '--ambient-file',
+      '/dev/zero',
+      '--max-file-bytes',
+      '1000000',
+    ]);
+    expect([zero.code, zero.stderr]).toEqual([
+      1,
+      'error FILE_TOO_LARGE: /dev/zero: file is more than 1000000 bytes; the limit is 1000000 (--max-file-bytes)\n',
+    ]);
+    const missing = await cli(['compose', '--dir', pack, '--ambient-file', join(dir, 'none.md')]);
+    expect([missing.code, missing.stderr]).toEqual([
+      1,
+      `error READ_ERROR: ${join(dir, 'none.md')}: cannot read --ambient-file: ENOENT\n`,
+    ]);
   });
 
   it('the lock text is stable and round-trips', () => {

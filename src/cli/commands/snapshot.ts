@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { error } from '../../core/diagnostics.js';
 import { parseSetPairs } from '../../core/settings.js';
-import { buildLock, checkLock, formatLock, parseLock } from '../../lock/lock.js';
+import { buildLock, checkLock, DEFAULT_MAX_LOCK_BYTES, formatLock, parseLock } from '../../lock/lock.js';
+import { readBoundedFile } from '../../source/bounded-read.js';
 import { ioReason, writeFileAtomic } from '../atomic-write.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import {
@@ -10,6 +10,7 @@ import {
   collect,
   openPackFromFlags,
   type PackFlags,
+  positive,
   printDiagnostics,
   reportLoad,
   requestOverrides,
@@ -24,6 +25,7 @@ interface SnapshotFlags extends PackFlags {
   set: string[];
   var?: string[];
   json?: boolean;
+  maxLockBytes?: string;
 }
 
 /** `strata snapshot`: a lock file of every member's prompt, and the CI check against it. */
@@ -36,6 +38,10 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .option('--set <key=value>', 'compose with this setting (repeatable)', collect, [])
     .option('--var <key=value>', 'compose every member with this request input (repeatable)', collect, [])
     .option('--json', 'print the lock (with --out) or the drift report (with --check) as JSON')
+    .option(
+      '--max-lock-bytes <n>',
+      `refuse a lock file larger than this, to read or to write (FILE_TOO_LARGE; default ${DEFAULT_MAX_LOCK_BYTES})`,
+    )
     .addHelpText(
       'after',
       '\nExit status: 0 written / no drift, 1 a pack error, an unreadable or invalid lock file, or drift, 2 a usage error.',
@@ -50,6 +56,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
 async function snapshotCommand(flags: SnapshotFlags, io: CliIO): Promise<number> {
   if ((flags.out === undefined) === (flags.check === undefined))
     throw new UsageError('give one of --out FILE or --check FILE');
+  const maxLockBytes = positive(flags.maxLockBytes, '--max-lock-bytes') ?? DEFAULT_MAX_LOCK_BYTES;
   const { overrides, bad } = parseSetPairs(flags.set);
   if (bad.length > 0) throw new UsageError(`--set needs KEY=VALUE, got ${JSON.stringify(bad[0])}`);
   const snapshot = reportLoad(await openPackFromFlags(flags, io), io);
@@ -70,8 +77,24 @@ async function snapshotCommand(flags: SnapshotFlags, io: CliIO): Promise<number>
     const current = build(vars.overrides);
     if (!current) return EXIT_FAIL;
     const path = resolvePath(io, flags.out);
+    // What --out writes, --check with the same limit reads back.
+    const text = formatLock(current);
+    const size = Buffer.byteLength(text);
+    if (size > maxLockBytes) {
+      printDiagnostics(
+        [
+          error(
+            'FILE_TOO_LARGE',
+            `the lock would be ${size} bytes; the limit is ${maxLockBytes} (--max-lock-bytes raises it; --no-text leaves the prompt texts out)`,
+            { file: flags.out },
+          ),
+        ],
+        io,
+      );
+      return EXIT_FAIL;
+    }
     try {
-      await writeFileAtomic(path, formatLock(current));
+      await writeFileAtomic(path, text);
     } catch (e) {
       printDiagnostics(
         [error('WRITE_ERROR', `cannot write lock file: ${ioReason(e)}`, { file: flags.out })],
@@ -85,14 +108,15 @@ async function snapshotCommand(flags: SnapshotFlags, io: CliIO): Promise<number>
   }
 
   const file = flags.check!;
-  let text: string;
-  try {
-    text = await readFile(resolvePath(io, file), 'utf8');
-  } catch (e) {
-    printDiagnostics([error('READ_ERROR', `cannot read lock file: ${ioReason(e)}`, { file })], io);
+  const read = await readBoundedFile(resolvePath(io, file), file, maxLockBytes, {
+    flag: '--max-lock-bytes',
+    what: 'lock file',
+  });
+  if ('problem' in read) {
+    printDiagnostics([read.problem], io);
     return EXIT_FAIL;
   }
-  const parsed = parseLock(text, file);
+  const parsed = parseLock(new TextDecoder('utf-8', { ignoreBOM: true }).decode(read.bytes), file);
   printDiagnostics(parsed.diagnostics, io);
   if (!parsed.lock) return EXIT_FAIL;
   // Without --var, the check composes with the inputs the lock was written with, and says so.
