@@ -277,7 +277,13 @@ const FLAG_BITS = 7;
  * (see `digests.ts`), the hex made when asked for.
  */
 export class DecodedFile implements PackFile {
-  readonly #bytes: Uint8Array;
+  /**
+   * Where the bytes are: a range of a buffer (a view object per file would cost 96 bytes;
+   * readers share buffers between files, see `KeptFiles`).
+   */
+  readonly #buffer: ArrayBufferLike;
+  readonly #offset: number;
+  readonly #length: number;
   /** The block holding the bytes' sha256. */
   readonly #digests: Uint8Array;
   /**
@@ -296,7 +302,9 @@ export class DecodedFile implements PackFile {
     readonly promptBytes: number,
     flags: number,
   ) {
-    this.#bytes = bytes;
+    this.#buffer = bytes.buffer;
+    this.#offset = bytes.byteOffset;
+    this.#length = bytes.byteLength;
     const digest = keepDigest(bytes);
     this.#digests = digest.block;
     this.#spot = digest.at | flags;
@@ -313,7 +321,7 @@ export class DecodedFile implements PackFile {
   }
 
   get text(): string {
-    this.#made ??= { text: this.#spot & RAW ? decodeLossy(this.#bytes) : decodeText(this.#bytes)! };
+    this.#made ??= { text: this.#spot & RAW ? decodeLossy(this.#bytes()) : decodeText(this.#bytes())! };
     return this.#made.text;
   }
 
@@ -334,18 +342,28 @@ export class DecodedFile implements PackFile {
   /**
    * Whether a build that decodes `bytes` in this file's mode (the same frontmatter mode,
    * raw or not) may take this file as it is: the same bytes object, which gave no
-   * diagnostic when decoded (the build would report it again).
+   * diagnostic when decoded (the build would report it again). The same bytes object: the
+   * same range of the same buffer (see `sameBytes`).
    */
   sameDecoding(bytes: Uint8Array): boolean {
-    return this.#bytes === bytes && (this.#spot & PROBLEMS) === 0;
+    return (
+      bytes.buffer === this.#buffer &&
+      bytes.byteOffset === this.#offset &&
+      bytes.byteLength === this.#length &&
+      (this.#spot & PROBLEMS) === 0
+    );
   }
 
   get raw(): Uint8Array | undefined {
-    return this.#spot & RAW ? this.#bytes : undefined;
+    return this.#spot & RAW ? this.#bytes() : undefined;
   }
 
   get frontmatterRetried(): true | undefined {
     return this.#spot & RETRIED ? true : undefined;
+  }
+
+  #bytes(): Uint8Array {
+    return new Uint8Array(this.#buffer, this.#offset, this.#length);
   }
 }
 

@@ -1,16 +1,19 @@
 // The results of pure steps on a file's raw bytes (whether it is UTF-8, a YAML file's parse),
 // remembered per bytes object. (A prompt file's decoding is not kept here: a build takes
-// it from the last build's file with the same bytes object, with nothing kept per file.) A reload that hands the build step the same bytes
-// object for an unchanged file (the folder reader does, by file identity) gets these for
-// free; entries live exactly as long as the bytes do (a WeakMap), so nothing here outlives
-// the snapshots and reads that hold the bytes. A bytes object holds a few results, kept in
-// one small object, or a flat array (step, path, value, …) when more: a Map per file would
-// cost more than most files.
+// it from the last build's file with the same bytes object, with nothing kept per file.) A
+// reload that hands the build step the same bytes for an unchanged file (the folder reader
+// does, by file identity) gets these for free. A bytes object is a range of a buffer (a
+// reader keeps where each file's bytes are, not a view object: see `sameBytes`), so
+// results are kept per buffer (a WeakMap), by where the range starts: nothing here
+// outlives the buffers that snapshots and reads hold. (A buffer a first read shares between
+// files keeps the results of a file that later changed until the buffer goes: at most one
+// result per step and file of that read.) A range holds a few results, kept in one small
+// object, or a flat array (step, path, length, value, …) when more.
 
 import { decodeText } from './text.js';
 import { type ParsedYaml, parseYaml } from './yaml.js';
 
-const memo = new WeakMap<Uint8Array, Memo | unknown[]>();
+const memo = new WeakMap<ArrayBufferLike, Map<number, Memo | unknown[]>>();
 
 /**
  * `compute()`'s result for these bytes, this step and this path, computed once per bytes
@@ -21,22 +24,29 @@ const memo = new WeakMap<Uint8Array, Memo | unknown[]>();
  * const parsed = memoByBytes(bytes, 'yaml', () => parseYaml(text, { file: path }), path);
  */
 export function memoByBytes<T>(bytes: Uint8Array, step: string, compute: () => T, path = ''): T {
-  const held = memo.get(bytes);
+  let ranges = memo.get(bytes.buffer);
+  const at = bytes.byteOffset;
+  const length = bytes.byteLength;
+  const held = ranges?.get(at);
   if (held instanceof Memo) {
-    if (held.step === step && held.path === path) return held.value as T;
+    if (held.step === step && held.path === path && held.length === length) return held.value as T;
   } else if (held)
-    for (let i = 0; i < held.length; i += 3)
-      if (held[i] === step && held[i + 1] === path) return held[i + 2] as T;
+    for (let i = 0; i < held.length; i += 4)
+      if (held[i] === step && held[i + 1] === path && held[i + 2] === length) return held[i + 3] as T;
   const value = compute();
-  // Most bytes objects hold one result (a prompt file's decoding): one small object. More
-  // results go into a new array of the exact size (a grown array keeps spare room).
-  if (held === undefined) memo.set(bytes, new Memo(step, path, value));
+  if (!ranges) {
+    ranges = new Map();
+    memo.set(bytes.buffer, ranges);
+  }
+  // Most ranges hold one result: one small object. More results go into a new array of
+  // the exact size (a grown array keeps spare room).
+  if (held === undefined) ranges.set(at, new Memo(step, path, length, value));
   else
-    memo.set(
-      bytes,
+    ranges.set(
+      at,
       held instanceof Memo
-        ? [held.step, held.path, held.value, step, path, value]
-        : held.concat([step, path, value]),
+        ? [held.step, held.path, held.length, held.value, step, path, length, value]
+        : held.concat([step, path, length, value]),
     );
   return value;
 }
@@ -59,11 +69,12 @@ export function yamlOfBytes(path: string, bytes: Uint8Array): ParsedYaml | undef
 
 // --- internal ---
 
-/** One remembered result (an object of three fields: smaller than an array of three). */
+/** One remembered result (an object of four fields: smaller than an array of four). */
 class Memo {
   constructor(
     readonly step: string,
     readonly path: string,
+    readonly length: number,
     readonly value: unknown,
   ) {}
 }

@@ -4,6 +4,7 @@ import { LayeredMap } from './layered-map.js';
 import { DecodedFile, decodePackFile, NOT_UTF8, type PackFile, packVersion, probeKeys } from './pack-file.js';
 import { yamlOfBytes } from './parse-memo.js';
 import { pathSettingNames } from './path-settings.js';
+import { sameBytes } from './same-bytes.js';
 import { applyOverrides, type ResolvedSettings, resolveEnvSettings } from './settings.js';
 import type { BuildInput, LoadResult, Snapshot } from './snapshot-types.js';
 import { byteOrder } from './text.js';
@@ -84,7 +85,7 @@ export function* patchSnapshot(
     if (typeof value === 'string' && value !== '') return undefined;
   }
 
-  // Which files have other bytes objects than the previous build's: the reader's layers
+  // Which files have other bytes than the previous build's (another range, see `sameBytes`): the reader's layers
   // say when both are layered over one read; otherwise one pass (no yield: a few
   // milliseconds for 100,000 files).
   yield;
@@ -93,12 +94,12 @@ export function* patchSnapshot(
   const layered = LayeredMap.changedKeys(before, input.files);
   let sameSet = layered !== undefined;
   if (layered) {
-    for (const path of layered) if (input.files.get(path) !== before.get(path)) changed.push(path);
+    for (const path of layered) if (!sameBytes(input.files.get(path), before.get(path))) changed.push(path);
   } else {
     sameSet = true;
     input.files.forEach((bytes, path) => {
       const was = before.get(path);
-      if (was === bytes) return;
+      if (sameBytes(was, bytes)) return;
       if (was === undefined) sameSet = false;
       else if (changed.length <= MAX_PATCHED_FILES) changed.push(path);
     });

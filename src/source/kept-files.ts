@@ -16,9 +16,12 @@ export const SETTLED_MS = 1000;
 
 /**
  * A root's kept files as columns rather than an object and an identity string per file
- * (a large pack keeps tens of thousands): paths numbered as rows, the bytes by row,
- * and the identity numbers (inode, size, modification and change times) four to a row in
- * blocks of doubles ({@link BLOCK_ROWS} rows a block: no copying as the read grows). The
+ * (a large pack keeps tens of thousands): paths numbered as rows, the buffer holding each
+ * row's bytes, and six numbers a row in blocks of doubles ({@link BLOCK_ROWS} rows a block:
+ * no copying as the read grows): the identity (inode, size, modification and change
+ * times) and where the bytes are in their buffer (offset, length). A file's bytes are
+ * handed out as a new view of that range each time (a view kept per file would cost 96
+ * bytes, a third of a small file): the same range is the same bytes (`sameBytes`). The
  * few files whose identity those numbers do not pin — an inode past 2^53 (not exact as a
  * number), a real path that is not where the path leads without symlinks — also keep a
  * string saying the rest (`odd`), compared too.
@@ -35,7 +38,7 @@ export const SETTLED_MS = 1000;
 export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
   /** Paths to row numbers. */
   #rows = new PathIndex();
-  #bytes: (Uint8Array | undefined)[] = [];
+  #buffers: (ArrayBufferLike | undefined)[] = [];
   #blocks: Float64Array[] = [];
   #odd: Map<number, string> | undefined;
   #trimmed = false;
@@ -52,7 +55,7 @@ export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
   /** The bytes kept for a file. */
   get(rel: string): Uint8Array | undefined {
     const row = this.#rows.find(rel);
-    return row === -1 ? undefined : this.#bytes[row];
+    return row === -1 ? undefined : this.#bytes(row);
   }
 
   /** The paths kept, in the order they were first kept. */
@@ -63,7 +66,7 @@ export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
   *entries(): MapIterator<[string, Uint8Array]> {
     for (let row = 0; row < this.#rows.count; row++) {
       const rel = this.#rows.pathOf(row);
-      if (rel !== undefined) yield [rel, this.#bytes[row]!];
+      if (rel !== undefined) yield [rel, this.#bytes(row)!];
     }
   }
 
@@ -84,7 +87,7 @@ export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
     thisArg?: unknown,
   ): void {
     this.#rows.forEach((row, rel) => {
-      fn.call(thisArg, this.#bytes[row]!, rel, this);
+      fn.call(thisArg, this.#bytes(row)!, rel, this);
     });
   }
 
@@ -92,7 +95,7 @@ export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
   clone(): KeptFiles {
     const copy = new KeptFiles();
     copy.#rows = this.#rows.clone();
-    copy.#bytes = this.#bytes.slice();
+    copy.#buffers = this.#buffers.slice();
     copy.#blocks = this.#blocks.map((block) => block.slice());
     if (this.#odd) copy.#odd = new Map(this.#odd);
     copy.#trimmed = true;
@@ -115,7 +118,7 @@ export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
     const row = this.#rows.add(rel);
     this.#trimmed = false;
     if (row % BLOCK_ROWS === 0 && this.#blocks.length === row / BLOCK_ROWS)
-      this.#blocks.push(new Float64Array(4 * BLOCK_ROWS));
+      this.#blocks.push(new Float64Array(ROW_NUMBERS * BLOCK_ROWS));
     this.#write(row, bytes, st, readAtMs, odd);
   }
 
@@ -127,17 +130,17 @@ export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
     const row = this.#rows.find(rel);
     if (row === -1) return undefined;
     const n = this.#blocks[Math.floor(row / BLOCK_ROWS)]!;
-    const at = 4 * (row % BLOCK_ROWS);
+    const at = ROW_NUMBERS * (row % BLOCK_ROWS);
     if (n[at] !== st.ino || n[at + 1] !== st.size || n[at + 2] !== st.mtimeMs || n[at + 3] !== st.ctimeMs)
       return undefined;
     if (this.#odd?.get(row) !== odd) return undefined;
-    return this.#bytes[row];
+    return this.#bytes(row);
   }
 
   /** Gives back spare room left by growing (once the read that fills it is complete). */
   trim(): void {
     if (this.#trimmed) return;
-    this.#bytes = this.#bytes.slice();
+    this.#buffers = this.#buffers.slice();
     this.#rows.trim();
     this.#trimmed = true;
   }
@@ -145,7 +148,7 @@ export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
   delete(rel: string): boolean {
     const row = this.#rows.delete(rel);
     if (row === -1) return false;
-    this.#bytes[row] = undefined;
+    this.#buffers[row] = undefined;
     this.#odd?.delete(row);
     // Rows freed by deletes are taken back once they are most of the rows.
     if (this.#rows.count > BLOCK_ROWS && this.#rows.size < this.#rows.count / 2) this.#compact();
@@ -154,15 +157,26 @@ export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
 
   // --- internal ---
 
-  #write(row: number, bytes: Uint8Array, st: FileStats, readAtMs: number, odd: string | undefined): void {
-    this.#bytes[row] = bytes;
+  /** A view of a row's bytes (undefined for a freed row). */
+  #bytes(row: number): Uint8Array | undefined {
+    const buffer = this.#buffers[row];
+    if (buffer === undefined) return undefined;
     const n = this.#blocks[Math.floor(row / BLOCK_ROWS)]!;
-    const at = 4 * (row % BLOCK_ROWS);
+    const at = ROW_NUMBERS * (row % BLOCK_ROWS);
+    return new Uint8Array(buffer, n[at + 4], n[at + 5]);
+  }
+
+  #write(row: number, bytes: Uint8Array, st: FileStats, readAtMs: number, odd: string | undefined): void {
+    this.#buffers[row] = bytes.buffer;
+    const n = this.#blocks[Math.floor(row / BLOCK_ROWS)]!;
+    const at = ROW_NUMBERS * (row % BLOCK_ROWS);
     const settled = Math.max(st.mtimeMs, st.ctimeMs) < readAtMs - SETTLED_MS;
     n[at] = settled ? st.ino : Number.NaN;
     n[at + 1] = st.size;
     n[at + 2] = st.mtimeMs;
     n[at + 3] = st.ctimeMs;
+    n[at + 4] = bytes.byteOffset;
+    n[at + 5] = bytes.byteLength;
     if (odd !== undefined) {
       this.#odd ??= new Map();
       this.#odd.set(row, odd);
@@ -174,17 +188,19 @@ export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
     const live = new KeptFiles();
     this.#rows.forEach((row, rel) => {
       const n = this.#blocks[Math.floor(row / BLOCK_ROWS)]!;
-      const at = 4 * (row % BLOCK_ROWS);
+      const at = ROW_NUMBERS * (row % BLOCK_ROWS);
       const st = { ino: n[at]!, size: n[at + 1]!, mtimeMs: n[at + 2]!, ctimeMs: n[at + 3]! };
       // Read at no particular time: each row keeps its inode (NaN for one never to be reused).
-      live.add(rel, this.#bytes[row]!, st, Number.POSITIVE_INFINITY, this.#odd?.get(row));
+      live.add(rel, this.#bytes(row)!, st, Number.POSITIVE_INFINITY, this.#odd?.get(row));
     });
     this.#rows = live.#rows;
-    this.#bytes = live.#bytes;
+    this.#buffers = live.#buffers;
     this.#blocks = live.#blocks;
     this.#odd = live.#odd;
   }
 }
 
-/** Rows a block of identity numbers holds (64 KiB a block). */
-const BLOCK_ROWS = 2048;
+/** Rows a block of numbers holds (48 KiB a block). */
+const BLOCK_ROWS = 1024;
+/** The numbers a row keeps: inode, size, modification and change times, offset and length of its bytes. */
+const ROW_NUMBERS = 6;

@@ -1,4 +1,5 @@
 import { error } from '../core/diagnostics.js';
+import { sameBytes } from '../core/same-bytes.js';
 import { type DiskPackFiles, type ReadPackOptions, readPackDir } from './read-dir.js';
 
 export interface StableReadOptions extends ReadPackOptions {
@@ -78,7 +79,7 @@ function sameRead(a: DiskPackFiles, b: DiskPackFiles): boolean {
   if (a.identity !== b.identity || a.files.size !== b.files.size) return false;
   for (const [path, bytes] of a.files) {
     const other = b.files.get(path);
-    if (other === bytes) continue;
+    if (sameBytes(other, bytes)) continue;
     if (!other || !Buffer.from(other.buffer, other.byteOffset, other.byteLength).equals(bytes)) return false;
   }
   return true;
