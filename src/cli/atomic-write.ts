@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 
 /**
@@ -19,7 +19,13 @@ export async function writeFileAtomic(given: string, data: string | Uint8Array):
   // A target that is a symlink (CLAUDE.md → AGENTS.md) is written where it points, and
   // the link is kept: renaming over the link itself would leave the file it points to
   // stale and turn the link into a copy.
-  const path = await linkTarget(given);
+  const path = await linkTarget(given).catch((e) => {
+    throw failure(e, given, 'create');
+  });
+  // Only a regular file is replaced: a rename over /dev/null (as root) would turn the
+  // device into a file, and a folder or a FIFO is no place for a prompt.
+  const refused = await notWritable(path);
+  if (refused) throw refused;
   await sweepStaleTemps(path);
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   let mode = 0o644;
@@ -29,17 +35,63 @@ export async function writeFileAtomic(given: string, data: string | Uint8Array):
     // A new file: default mode.
   }
   let handle: fs.FileHandle | undefined;
+  let step: 'create' | 'write' | 'replace' = 'create';
   try {
     handle = await fs.open(temp, 'wx', mode);
+    step = 'write';
     await handle.writeFile(data);
     await handle.sync();
     await handle.close();
     handle = undefined;
+    step = 'replace';
     await fs.rename(temp, path);
   } catch (e) {
     await handle?.close().catch(() => undefined);
     await fs.rm(temp, { force: true }).catch(() => undefined);
-    throw e;
+    throw failure(e, path, step);
+  }
+}
+
+/**
+ * Why a write to `path` (a symlink's target already followed) cannot be made, checked
+ * before anything is written: it exists and is no regular file (a folder, a device such as
+ * /dev/null, a FIFO, a socket), or the folder it would be in is missing or is no folder.
+ * Undefined when a write may go ahead. The error's `code` is the errno (`EISDIR`,
+ * `ENOENT`, `ENOTDIR`) or `ENOTREG` for a device, FIFO or socket; its message says it in words.
+ */
+export async function notWritable(path: string): Promise<WriteFailure | undefined> {
+  const st = await fs.stat(path).catch((e: NodeJS.ErrnoException) => e);
+  if (st instanceof Error) {
+    if (st.code !== 'ENOENT') return failure(st, path, 'create');
+  } else if (st.isDirectory()) return new WriteFailure('EISDIR', 'it is a folder, not a file (EISDIR)');
+  else if (!st.isFile())
+    return new WriteFailure(
+      'ENOTREG',
+      `it is ${kindOf(st)}, not a regular file; only a regular file is replaced`,
+    );
+  else return undefined;
+  // A new file: its folder must be there.
+  const folder = dirname(path);
+  const parent = await fs.stat(folder).catch((e: NodeJS.ErrnoException) => e);
+  if (parent instanceof Error) {
+    if (parent.code === 'ENOENT')
+      return new WriteFailure('ENOENT', `the folder ${folder} does not exist (ENOENT)`);
+    if (parent.code === 'ENOTDIR')
+      return new WriteFailure('ENOTDIR', `a part of ${folder} is not a folder (ENOTDIR)`);
+    return failure(parent, path, 'create');
+  }
+  if (!parent.isDirectory()) return new WriteFailure('ENOTDIR', `${folder} is not a folder (ENOTDIR)`);
+  return undefined;
+}
+
+/** A write that could not be made: `code` the errno (or ENOTREG), the message in words with the path. */
+export class WriteFailure extends Error {
+  override name = 'WriteFailure';
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
   }
 }
 
@@ -67,8 +119,12 @@ export async function sweepStaleTemps(path: string): Promise<string[]> {
   return removed;
 }
 
-/** The reason of a failed file operation, short: the errno code, else the message. */
+/**
+ * The reason of a failed file operation, short: a {@link WriteFailure}'s words, else the
+ * errno code, else the message.
+ */
 export function ioReason(e: unknown): string {
+  if (e instanceof WriteFailure) return e.message;
   const err = e as NodeJS.ErrnoException;
   return err?.code ?? (err instanceof Error ? err.message : String(e));
 }
@@ -92,6 +148,35 @@ async function linkTarget(path: string): Promise<string> {
     at = resolve(dirname(at), await fs.readlink(at));
   }
   throw Object.assign(new Error(`too many symbolic links at ${path}`), { code: 'ELOOP' });
+}
+
+/** A failed step of a write, said in words with the path and the errno. */
+function failure(e: unknown, path: string, step: 'create' | 'write' | 'replace'): WriteFailure {
+  if (e instanceof WriteFailure) return e;
+  const code = (e as NodeJS.ErrnoException)?.code;
+  if (code === undefined) return new WriteFailure('EIO', e instanceof Error ? e.message : String(e));
+  const folder = dirname(path);
+  const words: Record<string, string> = {
+    EACCES: step === 'replace' ? 'no permission to replace it' : `no permission to write in ${folder}`,
+    EPERM: step === 'replace' ? 'it may not be replaced' : `no permission to write in ${folder}`,
+    EROFS: `${folder} is on a read-only file system`,
+    ENOSPC: `no space left on the device of ${folder}`,
+    EDQUOT: `the disk quota of ${folder} is used up`,
+    EBUSY: 'it is in use and cannot be replaced (a mount point?)',
+    ELOOP: 'too many symbolic links',
+    ENOTDIR: `a part of ${folder} is not a folder`,
+    // The folder is there (checked first) but takes no new file: /proc, /sys.
+    ENOENT: `the folder ${folder} takes no new files (the file is written beside its target, then renamed over it)`,
+  };
+  return new WriteFailure(code, `${words[code] ?? `cannot ${step} the file`} (${code})`);
+}
+
+function kindOf(st: Stats): string {
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isSocket()) return 'a socket';
+  return 'a special file';
 }
 
 function isRunning(pid: number): boolean {

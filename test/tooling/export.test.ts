@@ -94,7 +94,9 @@ describe('strata export', () => {
       join(dir, 'no', 'CLAUDE.md'),
     ]);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/^error WRITE_ERROR: .*CLAUDE\.md: cannot write: ENOENT\n$/);
+    expect(missing.stderr).toBe(
+      `error WRITE_ERROR: ${join(dir, 'no', 'CLAUDE.md')}: cannot write: the folder ${join(dir, 'no')} does not exist (ENOENT)\n`,
+    );
     const badRole = await cli([
       'export',
       '--dir',

@@ -100,7 +100,9 @@ describe('strata snapshot', () => {
     expect((await cli(['snapshot', '--dir', pack, '--out', 'a', '--check', 'b'])).code).toBe(2);
     const noDir = await cli(['snapshot', '--dir', pack, '--out', join(dir, 'no', 'such', 'l.json')]);
     expect(noDir.code).toBe(1);
-    expect(noDir.stderr).toMatch(/^error WRITE_ERROR: .*cannot write lock file: ENOENT/);
+    expect(noDir.stderr).toMatch(
+      /^error WRITE_ERROR: .*cannot write lock file: the folder .*such does not exist \(ENOENT\)\n$/,
+    );
   });
 
   it('a lock file is read only up to --max-lock-bytes (FILE_TOO_LARGE), a device that never ends too; --out keeps to it', async () => {

@@ -76,7 +76,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
         try {
           await writeFileAtomic(resolvePath(io, flags.out), output);
         } catch (e) {
-          printDiagnostics([error('WRITE_ERROR', `cannot write ${flags.out}: ${ioReason(e)}`)], io);
+          printDiagnostics([error('WRITE_ERROR', `cannot write: ${ioReason(e)}`, { file: flags.out })], io);
           return exit(EXIT_FAIL);
         }
       }

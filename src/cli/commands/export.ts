@@ -2,7 +2,8 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { error } from '../../core/diagnostics.js';
-import { ioReason, writeFileAtomic } from '../atomic-write.js';
+import { readBoundedFile } from '../../source/bounded-read.js';
+import { ioReason, notWritable, writeFileAtomic } from '../atomic-write.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import {
   addRequestOptions,
@@ -75,13 +76,20 @@ async function exportCommand(flags: ExportFlags, io: CliIO): Promise<number> {
     shown = join(flags.out, fileName);
   }
 
-  const before = await fs.readFile(path, 'utf8').catch(() => undefined);
+  // Only a regular file is read or replaced: /dev/zero is never read, /dev/null never
+  // replaced by a file. A missing one (or its folder) is drift for --check.
+  const refused = await notWritable(path);
+  if (refused && !(flags.check && refused.code === 'ENOENT')) {
+    printDiagnostics([error('WRITE_ERROR', `cannot write: ${refused.message}`, { file: shown })], io);
+    return EXIT_FAIL;
+  }
+  const before = refused ? MISSING : await currentText(path, shown, bytes);
   const same = before === text;
   if (flags.check) {
     report(io, flags, { path: shown, target, bytes, sha256, version, written: false, upToDate: same });
     if (!same)
       io.stderr(
-        `drift: ${shown} ${before === undefined ? 'is missing' : 'differs from the composed prompt'}\n`,
+        `drift: ${shown} ${before === MISSING ? 'is missing' : 'differs from the composed prompt'}\n`,
       );
     return same ? EXIT_OK : EXIT_FAIL;
   }
@@ -95,6 +103,26 @@ async function exportCommand(flags: ExportFlags, io: CliIO): Promise<number> {
   }
   report(io, flags, { path: shown, target, bytes, sha256, version, written: !same, upToDate: true });
   return EXIT_OK;
+}
+
+/** A target that is not there (or cannot be read). */
+const MISSING = Symbol('missing');
+/** A target larger than the composed prompt: it differs, whatever it holds. */
+const LARGER = Symbol('larger');
+
+/**
+ * The text of the file a write would replace, read no further than one byte past the
+ * composed prompt's size.
+ */
+async function currentText(
+  path: string,
+  shown: string,
+  bytes: number,
+): Promise<string | typeof MISSING | typeof LARGER> {
+  const read = await readBoundedFile(path, shown, bytes + 1, { flag: '--out' });
+  if ('problem' in read) return read.problem.code === 'FILE_TOO_LARGE' ? LARGER : MISSING;
+  if (read.bytes.length > bytes) return LARGER;
+  return new TextDecoder('utf-8', { ignoreBOM: true }).decode(read.bytes);
 }
 
 function report(

@@ -4,10 +4,12 @@ import type { Command } from 'commander';
 import { type Diagnostic, error, warning } from '../../core/diagnostics.js';
 import { byteOrder } from '../../core/text.js';
 import { promptDiff } from '../../diff/diff.js';
+import { readBoundedFile } from '../../source/bounded-read.js';
+import { DEFAULT_MAX_FILE_BYTES } from '../../source/limits.js';
 import { isFragmentName, parseVerbRegistry, renderVerbFragments } from '../../verbs/verbs.js';
-import { ioReason, writeFileAtomic } from '../atomic-write.js';
+import { ioReason, notWritable, writeFileAtomic } from '../atomic-write.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
-import { printDiagnostics, resolvePath } from '../pack-options.js';
+import { positive, printDiagnostics, resolvePath } from '../pack-options.js';
 
 interface GenerateFlags {
   dir?: string;
@@ -16,6 +18,7 @@ interface GenerateFlags {
   check?: boolean;
   prune?: boolean;
   json?: boolean;
+  maxFileBytes?: string;
 }
 
 /** One generated file compared with what is on disk. */
@@ -35,6 +38,10 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .option('--check', 'write nothing; exit 1 listing every file that differs, is missing or is stale')
     .option('--prune', 'delete stale fragments (.md files in --out that the registry no longer makes)')
     .option('--json', 'print the status of every file as JSON')
+    .option(
+      '--max-file-bytes <n>',
+      `refuse a registry larger than this (FILE_TOO_LARGE; default ${DEFAULT_MAX_FILE_BYTES})`,
+    )
     .addHelpText(
       'after',
       '\nExit status: 0 written / up to date, 1 a bad or unreadable registry, a write error, or (with --check) drift, 2 a usage error.',
@@ -54,16 +61,16 @@ async function generateCommand(flags: GenerateFlags, io: CliIO): Promise<number>
   const outDir = resolvePath(io, outArg);
 
   // 1. Read and render.
-  let text: string;
-  try {
-    text = await fs.readFile(resolvePath(io, registryArg), 'utf8');
-  } catch (e) {
-    printDiagnostics(
-      [error('READ_ERROR', `cannot read the verbs registry: ${ioReason(e)}`, { file: registryArg })],
-      io,
-    );
+  const maxFileBytes = positive(flags.maxFileBytes, '--max-file-bytes') ?? DEFAULT_MAX_FILE_BYTES;
+  const read = await readBoundedFile(resolvePath(io, registryArg), registryArg, maxFileBytes, {
+    flag: '--max-file-bytes',
+    what: 'the verbs registry',
+  });
+  if ('problem' in read) {
+    printDiagnostics([read.problem], io);
     return EXIT_FAIL;
   }
+  const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(read.bytes);
   const { verbs, diagnostics } = parseVerbRegistry(text, registryArg);
   printDiagnostics(diagnostics, io);
   if (diagnostics.some((d) => d.severity === 'error')) return EXIT_FAIL;
@@ -79,7 +86,7 @@ async function generateCommand(flags: GenerateFlags, io: CliIO): Promise<number>
   const current = new Map<string, string | undefined>();
   for (const [name, body] of rendered) {
     const path = join(outDir, name);
-    const now = existing.has(name) ? await fs.readFile(path, 'utf8').catch(() => undefined) : undefined;
+    const now = existing.has(name) ? await fragmentText(path, maxFileBytes) : undefined;
     current.set(name, now);
     statuses.push({ file: name, status: now === undefined ? 'missing' : now === body ? 'same' : 'changed' });
   }
@@ -153,4 +160,16 @@ async function listFolder(dir: string): Promise<Set<string> | 'error'> {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'ENOENT' ? new Set() : 'error';
   }
+}
+
+/**
+ * A fragment's text as it is on disk (at most `maxBytes` bytes of it: a larger one is
+ * given as '', which differs from any fragment); undefined when it is no regular file or
+ * cannot be read (a FIFO named like a fragment is never opened).
+ */
+async function fragmentText(path: string, maxBytes: number): Promise<string | undefined> {
+  if (await notWritable(path)) return undefined;
+  const read = await readBoundedFile(path, path, maxBytes, { flag: '--max-file-bytes' });
+  if ('problem' in read) return read.problem.code === 'FILE_TOO_LARGE' ? '' : undefined;
+  return new TextDecoder('utf-8', { ignoreBOM: true }).decode(read.bytes);
 }
