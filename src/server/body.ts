@@ -6,7 +6,9 @@ import { jsonBodyProblem } from './json-check.js';
 import { parseJson } from './json-parse.js';
 
 /**
- * Reads every `POST` body once, with a byte cap, before the route sees it: a
+ * Reads every `POST` body once, with a byte cap, before the route sees it: a body with a
+ * `Content-Encoding` (gzip, deflate, br: anything but identity) is answered 415 before a
+ * byte is read (never inflated: no decompression bomb), a
  * `Content-Length` over the cap is answered 413 before a byte is read, and a streamed
  * body is counted as it arrives and refused (413, connection closed) at the first byte
  * past the cap, so no request holds more than `limit` bytes. The bytes are read straight
@@ -26,6 +28,20 @@ export function readBodies(limit: number): MiddlewareHandler<AppEnv> {
       c.header('Connection', 'close');
       return errorResponse(c, 413, 'BODY_TOO_LARGE', `request body is over ${limit} bytes`);
     };
+    // A compressed body is refused before a byte of it is read or inflated (a small gzip
+    // body may inflate to gigabytes): as a charset strata cannot read, 415, saying what it
+    // reads. Unread, the body is left on the connection, so it closes.
+    const encoding = c.req.header('content-encoding');
+    if (encoding !== undefined && !isIdentity(encoding)) {
+      c.header('Connection', 'close');
+      c.header('Accept-Encoding', 'identity');
+      return errorResponse(
+        c,
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+        `the body's Content-Encoding ${JSON.stringify(encoding.slice(0, 100))} is not one strata reads; send the body uncompressed (identity)`,
+      );
+    }
     const declared = c.req.header('content-length');
     if (declared !== undefined && Number(declared) > limit) return tooLarge();
     const chunks = await readCapped(c, limit);
@@ -78,6 +94,14 @@ export function readBodies(limit: number): MiddlewareHandler<AppEnv> {
 }
 
 // --- internal ---
+
+/** Whether a Content-Encoding names no coding at all: `identity` (any case), or nothing. */
+function isIdentity(encoding: string): boolean {
+  return encoding.split(',').every((coding) => {
+    const name = coding.trim().toLowerCase();
+    return name === '' || name === 'identity';
+  });
+}
 
 /** A body the client stopped sending (the connection closed before its end). */
 const CUT = Symbol('cut');

@@ -1,8 +1,9 @@
 import { request } from 'node:http';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningService, startService } from '../../src/server/node.js';
-import { MINI, MINI_PROMPTS } from './helpers.js';
+import { appFor, MINI, MINI_PROMPTS } from './helpers.js';
 
 // Request bodies on a real socket: read once from the node stream, within the limit,
 // decoded across chunk boundaries.
@@ -93,5 +94,43 @@ describe('request bodies on the socket', () => {
     const bad = await post([Buffer.from('{"role":')], JSON_TYPE);
     expect(bad.status).toBe(400);
     expect(JSON.parse(bad.body).error.code).toBe('BAD_REQUEST');
+  });
+
+  it('answers 415 to a compressed body (Content-Encoding other than identity) before reading it, naming what it reads', async () => {
+    const json = Buffer.from(JSON.stringify({ role: 'writer' }));
+    for (const [encoding, body] of [
+      ['gzip', gzipSync(json)],
+      ['deflate', deflateSync(json)],
+      ['br', brotliCompressSync(json)],
+      ['GZIP, identity', gzipSync(json)],
+    ] as const) {
+      const res = await post([body], { ...JSON_TYPE, 'content-encoding': encoding });
+      expect(res.status).toBe(415);
+      expect(res.headers['accept-encoding']).toBe('identity');
+      expect(res.headers.connection).toBe('close');
+      expect(JSON.parse(res.body).error).toEqual({
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+        message: `the body's Content-Encoding ${JSON.stringify(encoding)} is not one strata reads; send the body uncompressed (identity)`,
+      });
+    }
+    // A decompression bomb is refused without a byte of it inflated: 16 KiB of gzip that
+    // would inflate to 16 MiB.
+    const bomb = gzipSync(Buffer.alloc(16 * 1024 * 1024, 32), { level: 9 });
+    const refused = await post([bomb], { ...JSON_TYPE, 'content-encoding': 'gzip' });
+    expect(refused.status).toBe(415);
+    // identity (any case) is no coding at all.
+    const plain = await post([json], { ...JSON_TYPE, 'content-encoding': 'Identity', accept: 'text/plain' });
+    expect([plain.status, plain.body]).toEqual([200, MINI_PROMPTS.writer]);
+  });
+
+  it('the app answers the same without a socket', async () => {
+    const { app } = await appFor(MINI);
+    const res = await app.request('/api/compose', {
+      method: 'POST',
+      headers: { ...JSON_TYPE, 'content-encoding': 'gzip' },
+      body: gzipSync(Buffer.from('{"role":"writer"}')),
+    });
+    expect(res.status).toBe(415);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
   });
 });
