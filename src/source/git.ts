@@ -12,8 +12,10 @@ import type { PackFiles } from './read-dir.js';
  * working tree or the index (`git rev-parse`, `git ls-tree -r -z --long`,
  * `git cat-file --batch`). The pack may be a subfolder of the repository. The result has
  * the shape of {@link readPackDir}'s, for the pure `buildSnapshot`: hidden entries are
- * skipped, symlinks are followed inside the pack (PATH_OUTSIDE_PACK when they leave it),
- * files over the limit are refused (FILE_TOO_LARGE). Git failures, an unknown revision or
+ * skipped but for the folders named in `hidden` (default: those a built-in preset reads),
+ * symlinks are followed inside the pack as on disk (a link to a folder shows its files
+ * under both paths; one to a folder above it, a loop, is not walked again;
+ * PATH_OUTSIDE_PACK when one leaves it), files over the limit are refused (FILE_TOO_LARGE). Git failures, an unknown revision or
  * a pack folder missing at that revision are GIT_ERROR diagnostics. Submodules (gitlinks)
  * are listed in `gitFolders`, as a folder read lists the folders holding `.git`.
  *
@@ -24,7 +26,7 @@ import type { PackFiles } from './read-dir.js';
 export async function readPackAtRevision(
   dir: string,
   rev: string,
-  options: PackLimits & { scope?: ReadScope } = {},
+  options: PackLimits & { scope?: ReadScope; hidden?: readonly string[] } = {},
 ): Promise<PackFiles & { gitFolders?: string[] }> {
   const out: PackFiles & { files: Map<string, Uint8Array>; gitFolders?: string[] } = {
     root: dir,
@@ -48,7 +50,7 @@ export async function readPackAtRevision(
   const oid = commit.stdout.toString('utf8').trim();
 
   // 2. Every entry under the pack folder at that commit.
-  const tree = await git(dir, [
+  const listing = await git(dir, [
     'ls-tree',
     '-r',
     '-z',
@@ -56,83 +58,48 @@ export async function readPackAtRevision(
     '--full-tree',
     folder === '' ? oid : `${oid}:${folder}`,
   ]);
-  if (tree.code !== 0) return fail(`the pack folder ${folder || '.'} does not exist at ${rev}`);
-  const entries = parseTree(tree.stdout.toString('utf8'));
+  if (listing.code !== 0) return fail(`the pack folder ${folder || '.'} does not exist at ${rev}`);
+  const entries = parseTree(listing.stdout.toString('utf8'));
 
-  // 3. The limits on the whole pack, before any content is read.
+  // 3. The pack as a folder read shows it: symlinks followed inside the pack (a link to a
+  // folder shows its files under the link's path too), hidden entries skipped; then the
+  // limits on the whole pack, before any content is read.
   const limits = resolveLimits(options);
   const maxBytes = limits.maxFileBytes;
-  // Only the files the pack can select (see `ReadPackOptions.scope`); a tree with a
-  // symlink is read whole (a link may lead to a file the scope leaves out).
+  const names = options.hidden ?? presetHiddenFolders();
+  // Only the files the pack can select (see `ReadScope`); a tree with a symlink is read
+  // whole (a link may lead to a file the scope leaves out).
   const scope = entries.some((e) => e.mode === SYMLINK) ? undefined : options.scope;
-  const selected = (path: string) => scope === undefined || scope.has(path);
-  const visible = entries.filter((e) => !hidden(e.path) && selected(e.path));
-  if (visible.length > limits.maxFiles) {
+  const tree = treeOf(entries);
+  const links = new Map<string, string>();
+  const linkBlobs = await catFiles(dir, [
+    ...new Set(entries.filter((e) => e.mode === SYMLINK).map((e) => e.oid)),
+  ]);
+  if ('error' in linkBlobs) return fail(linkBlobs.error);
+  for (const e of entries)
+    if (e.mode === SYMLINK) links.set(e.path, linkBlobs.map.get(e.oid)!.toString('utf8'));
+  const shown = walkTree(tree, links, names, scope, limits.maxFiles, out);
+  if (shown.over) {
     out.diagnostics.push(tooManyFiles(limits.maxFiles));
     return out;
   }
-  const total = visible.reduce((sum, e) => sum + (e.type === 'blob' && e.size <= maxBytes ? e.size : 0), 0);
+  const total = shown.files.reduce((sum, f) => sum + (f.entry.size <= maxBytes ? f.entry.size : 0), 0);
   if (total > limits.maxPackBytes) {
     out.diagnostics.push(packTooLarge(total, limits.maxPackBytes));
     return out;
   }
-
   // A submodule (a gitlink) is a nested repository's root, as its `.git` file says on disk.
-  const submodules = entries.filter((e) => e.type === 'commit' && !hidden(e.path)).map((e) => e.path);
-  if (submodules.length > 0) out.gitFolders = submodules;
+  if (shown.submodules.length > 0) out.gitFolders = shown.submodules;
 
-  // 4. Contents of every blob, then symlinks resolved inside the pack.
-  const wanted = entries.filter(
-    (e) => e.type === 'blob' && (e.mode === SYMLINK || e.size <= maxBytes) && selected(e.path),
-  );
-  const blobs = await catFiles(dir, [...new Set(wanted.map((e) => e.oid))]);
+  // 4. Contents of every blob shown.
+  const wanted = shown.files.filter((f) => f.entry.size <= maxBytes).map((f) => f.entry.oid);
+  const blobs = await catFiles(dir, [...new Set(wanted)]);
   if ('error' in blobs) return fail(blobs.error);
-  const byPath = new Map(entries.filter((e) => e.type === 'blob').map((e) => [e.path, e]));
-  const links = new Map<string, string>();
-  for (const e of byPath.values())
-    if (e.mode === SYMLINK) links.set(e.path, blobs.map.get(e.oid)!.toString('utf8'));
-  const emit = (visible: string, real: string) => {
-    const entry = byPath.get(real)!;
+  for (const { path, entry } of shown.files) {
     if (entry.size > maxBytes) {
-      out.refused.add(visible);
-      out.diagnostics.push(fileTooLarge(visible, entry.size, maxBytes));
-      return;
-    }
-    out.files.set(visible, blobs.map.get(entry.oid)!);
-  };
-  for (const e of byPath.values()) {
-    if (hidden(e.path) || !selected(e.path)) continue;
-    if (e.mode !== SYMLINK) {
-      emit(e.path, e.path);
-      continue;
-    }
-    const real = resolveLinks(e.path, links);
-    if (real === OUTSIDE) {
-      out.refused.add(e.path);
-      out.diagnostics.push(
-        error('PATH_OUTSIDE_PACK', `symlink points outside the pack (to ${links.get(e.path)})`, {
-          file: e.path,
-        }),
-      );
-      continue;
-    }
-    if (real !== undefined && byPath.has(real) && !links.has(real)) {
-      emit(e.path, real);
-      continue;
-    }
-    const under = real === undefined ? [] : [...byPath.keys()].filter((p) => p.startsWith(`${real}/`));
-    if (under.length === 0) {
-      out.diagnostics.push(error('READ_ERROR', `broken symlink (to ${links.get(e.path)})`, { file: e.path }));
-      out.refused.add(e.path);
-      continue;
-    }
-    for (const p of under) {
-      const visible = `${e.path}${p.slice(real!.length)}`;
-      if (hidden(visible)) continue;
-      const target = links.has(p) ? resolveLinks(p, links) : p;
-      if (typeof target === 'string' && byPath.has(target) && !links.has(target)) emit(visible, target);
-      else out.diagnostics.push(error('READ_ERROR', 'broken or escaping symlink', { file: visible }));
-    }
+      out.refused.add(path);
+      out.diagnostics.push(fileTooLarge(path, entry.size, maxBytes));
+    } else out.files.set(path, blobs.map.get(entry.oid)!);
   }
   return out;
 }
@@ -161,8 +128,103 @@ function parseTree(text: string): TreeEntry[] {
   return out;
 }
 
-function hidden(path: string): boolean {
-  return !hiddenAllowed(presetHiddenFolders(), path);
+/** A folder of the tree at the revision: its entries by name (a blob, a gitlink, or a folder). */
+interface Folder {
+  children: Map<string, TreeEntry | Folder>;
+}
+
+function treeOf(entries: readonly TreeEntry[]): Folder {
+  const root: Folder = { children: new Map() };
+  for (const e of entries) {
+    const parts = e.path.split('/');
+    let at = root;
+    for (const part of parts.slice(0, -1)) {
+      let next = at.children.get(part);
+      if (next === undefined || !('children' in next)) {
+        next = { children: new Map() };
+        at.children.set(part, next);
+      }
+      at = next;
+    }
+    at.children.set(parts[parts.length - 1]!, e);
+  }
+  return root;
+}
+
+function lookup(tree: Folder, path: string): TreeEntry | Folder | undefined {
+  let at: TreeEntry | Folder = tree;
+  for (const part of path === '' ? [] : path.split('/')) {
+    if (!('children' in at)) return undefined;
+    const next: TreeEntry | Folder | undefined = at.children.get(part);
+    if (next === undefined) return undefined;
+    at = next;
+  }
+  return at;
+}
+
+/**
+ * The files (and submodules) a folder read of the pack would show, by their visible
+ * paths: a symlink to a file is that file, to a folder that folder's entries under the
+ * link's path (a link to a folder on the way down, a loop, is not walked again, as on
+ * disk); one leaving the pack is PATH_OUTSIDE_PACK, one leading nowhere READ_ERROR.
+ */
+function walkTree(
+  tree: Folder,
+  links: ReadonlyMap<string, string>,
+  names: readonly string[],
+  scope: ReadScope | undefined,
+  maxEntries: number,
+  out: PackFiles,
+): { files: { path: string; entry: TreeEntry }[]; submodules: string[]; over: boolean } {
+  const files: { path: string; entry: TreeEntry }[] = [];
+  const submodules: string[] = [];
+  // Entries shown (files and folders, as a folder read counts them): links that fan out
+  // stop the walk at the limit.
+  let count = 0;
+  const walk = (folder: Folder, real: string, visible: string, above: Set<string>) => {
+    for (const [name, child] of folder.children) {
+      if (count > maxEntries) return;
+      const path = visible === '' ? name : `${visible}/${name}`;
+      if (!hiddenAllowed(names, path)) continue;
+      let node: TreeEntry | Folder | undefined = child;
+      let target = real === '' ? name : `${real}/${name}`;
+      if (!('children' in child) && child.mode === SYMLINK) {
+        const resolved = resolveLinks(target, links);
+        if (resolved === OUTSIDE) {
+          out.refused.add(path);
+          out.diagnostics.push(
+            error('PATH_OUTSIDE_PACK', `symlink points outside the pack (to ${links.get(child.path)})`, {
+              file: path,
+            }),
+          );
+          continue;
+        }
+        node = resolved === undefined ? undefined : lookup(tree, resolved);
+        if (resolved === undefined || node === undefined || (!('children' in node) && node.type !== 'blob')) {
+          if (scope !== undefined && !scope.has(path)) continue;
+          out.refused.add(path);
+          out.diagnostics.push(
+            error('READ_ERROR', `broken symlink (to ${links.get(child.path)})`, { file: path }),
+          );
+          continue;
+        }
+        target = resolved;
+      }
+      if ('children' in node) {
+        if (above.has(target)) continue;
+        count++;
+        above.add(target);
+        walk(node, target, path, above);
+        above.delete(target);
+      } else if (node.type === 'commit') submodules.push(path);
+      else if (scope === undefined || scope.has(path)) {
+        count++;
+        files.push({ path, entry: node });
+      }
+    }
+  };
+  walk(tree, '', '', new Set(['']));
+  return { files, submodules, over: count > maxEntries };
 }
 
 /** Follows symlinks along a pack-relative path; OUTSIDE when one leaves the pack, undefined on a loop. */

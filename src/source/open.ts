@@ -206,7 +206,7 @@ async function readBundle(
   source: { kind: 'bundle'; file: string },
   options: OpenOptions,
 ): Promise<SourceRead> {
-  const limits = limitsOf(options);
+  const limits = { ...limitsOf(options), hidden: options.hidden };
   return options.stable
     ? readStableBundle(source.file, { ...limits, ...options.stable })
     : readPackBundle(source.file, limits);
@@ -219,6 +219,7 @@ async function readGit(
   const read = await readPackAtRevision(source.dir, source.rev, {
     ...limitsOf(options),
     scope: options.scope,
+    hidden: options.hidden,
   });
   return source.root === undefined ? read : { ...read, root: source.root };
 }

@@ -388,7 +388,8 @@ async function walk(
   pack: PackRoot,
   realDir: string,
   relDir: string,
-  seen: Set<string>,
+  /** The real paths of the folders walked from the root down to this one. */
+  above: Set<string>,
   state: WalkState,
   limits: ReadLimits,
   slices: Slices,
@@ -476,10 +477,14 @@ async function walk(
         out.diagnostics.push(specialFile(rel, 'is a folder, but named like a file'));
         continue;
       }
-      if (seen.has(real)) continue;
-      seen.add(real);
+      // A folder on the way down (a symlink to it or to a folder above it) is a loop, not
+      // walked again; a symlink to any other folder of the pack reads it under both paths,
+      // as the OS shows it.
+      if (above.has(real)) continue;
+      above.add(real);
       state.folders.add(rel);
-      await walk(out, pack, real, rel, seen, state, limits, slices);
+      await walk(out, pack, real, rel, above, state, limits, slices);
+      above.delete(real);
     } else if (st.isFile()) {
       const changedMs = Math.max(st.mtimeMs, st.ctimeMs);
       state.newest = Math.max(state.newest, changedMs);
