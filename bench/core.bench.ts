@@ -277,7 +277,7 @@ async function loadRows(): Promise<void> {
   }
   log('');
   log(
-    `The constant: a 10-role pack (${(constantBytes / 1024).toFixed(0)} KiB) loaded adds ${(constant / 2 ** 20).toFixed(2)} MiB to the heap in use + memory outside it in its own process (median of 3: the code a load compiles, ${(constantHeap.code / 2 ** 20).toFixed(2)} MiB of it machine code and bytecode, and the first 64 KiB block file bytes are read into), and adds ${(constantRss / 2 ** 20).toFixed(2)} MiB of RSS in its own process (less the young generation's growth; median of 3).`,
+    `The constant: a 10-role pack (${(constantBytes / 1024).toFixed(0)} KiB) loaded adds ${(constant / 2 ** 20).toFixed(2)} MiB to the heap in use + memory outside it in its own process (median of 3: the code a load compiles, ${(constantHeap.code / 2 ** 20).toFixed(2)} MiB of it machine code and bytecode, and the tables and blocks that grow in steps), and adds ${(constantRss / 2 ** 20).toFixed(2)} MiB of RSS in its own process (less the young generation's growth; median of 3).`,
   );
 }
 

@@ -137,6 +137,16 @@ export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
     return this.#bytes(row);
   }
 
+  /**
+   * Points the rows whose bytes are in `from` at the same ranges of `to` (a copy of `from`,
+   * at least as long as every range): a reader that moves files out of a block too large
+   * for them (see `Slab.fit`).
+   */
+  rehome(from: ArrayBufferLike, to: ArrayBufferLike): void {
+    const buffers = this.#buffers;
+    for (let row = 0; row < buffers.length; row++) if (buffers[row] === from) buffers[row] = to;
+  }
+
   /** Gives back spare room left by growing (once the read that fills it is complete). */
   trim(): void {
     if (this.#trimmed) return;

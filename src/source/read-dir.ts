@@ -295,6 +295,7 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
   };
   // The files kept for the next read are the read's files.
   if (reading) {
+    reading.slab.fit(reading.kept);
     for (const rel of reading.refused) out.refused.add(rel);
     out.diagnostics.push(...reading.problems);
     out.files = reading.kept;
@@ -620,7 +621,26 @@ class Slab {
     this.#used += size;
     return view;
   }
+
+  /**
+   * Once the read is complete, gives back the unused end of the last block (up to half of
+   * it: blocks grow as large as all before them): its files move to a buffer of their
+   * size, a copy of the block's used part, and the block goes.
+   */
+  fit(kept: KeptFiles): void {
+    const block = this.#block;
+    const used = this.#used;
+    if (used === 0 || block.length - used < SLAB_SPARE_KEPT) return;
+    const exact = Buffer.allocUnsafeSlow(used);
+    exact.set(block.subarray(0, used));
+    kept.rehome(block.buffer, exact.buffer);
+    this.#block = new Uint8Array(0);
+    this.#used = 0;
+  }
 }
+
+/** Unused room at the end of a read's last block that is kept rather than copied away. */
+const SLAB_SPARE_KEPT = 2 ** 14;
 
 const SLAB_FIRST_BYTES = 2 ** 16;
 const SLAB_BYTES = 2 ** 20;

@@ -196,6 +196,29 @@ describe('FileReuse', () => {
 });
 
 describe('KeptFiles', () => {
+  it('a first read holds its files in buffers about their size: the last block is fitted to what it holds', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'strata-fit-'));
+    try {
+      // 25 files of 3,000 bytes: a first block of 64 KiB holds 21, a second 4 (12,000 of its 65,536 bytes).
+      for (let i = 0; i < 25; i++)
+        await writeFile(join(dir, `f${String(i).padStart(2, '0')}.md`), `${i % 10}`.repeat(3000));
+      const read = await readPackDir(dir, { reuse: new FileReuse() });
+      const buffers = new Set<ArrayBufferLike>();
+      let bytes = 0;
+      for (const [rel, b] of read.files) {
+        expect(new TextDecoder().decode(b), rel).toBe(`${Number(rel.slice(1, 3)) % 10}`.repeat(3000));
+        buffers.add(b.buffer);
+        bytes += b.byteLength;
+      }
+      const held = [...buffers].reduce((n, b) => n + b.byteLength, 0);
+      expect(bytes).toBe(75_000);
+      // The first block's unused end (2,536 bytes) stays; the second is fitted to 12,000.
+      expect(held).toBe(65_536 + 12_000);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('keeps files by path through deletes and re-reads, as a map would', () => {
     const kept = new KeptFiles();
     const model = new Map<string, Uint8Array>();
