@@ -1,4 +1,5 @@
 import { lstatSync } from 'node:fs';
+import type { Manifest } from '../core/manifest.js';
 import { type ReadScope, readScopeOf } from '../core/read-scope.js';
 import type { Snapshot } from '../core/snapshot.js';
 
@@ -17,17 +18,33 @@ import type { Snapshot } from '../core/snapshot.js';
 export class EventScope {
   #snapshot: Snapshot | undefined;
   #scope: ReadScope | undefined;
+  #failed: Manifest | undefined;
+  #failedScope: ReadScope | undefined;
 
   /**
    * `rel`: the event's pack-relative path; `path`: the same on disk; `watched`: whether a
    * folder is watched now (one that just went still is when its event is reported).
+   * `failed`: the manifest of the last reload that failed (a `strata.yaml` naming a fleet
+   * file that is not there yet): what it can select counts too, so the file's arrival is
+   * read although the served version does not select it.
    */
-  counts(snapshot: Snapshot, rel: string, path: string, watched: (path: string) => boolean): boolean {
+  counts(
+    snapshot: Snapshot,
+    rel: string,
+    path: string,
+    watched: (path: string) => boolean,
+    failed?: Manifest,
+  ): boolean {
     if (snapshot !== this.#snapshot) {
       this.#snapshot = snapshot;
       this.#scope = readScopeOf(snapshot.manifest);
     }
     if (!this.#scope || this.#scope.has(rel)) return true;
+    if (failed !== this.#failed) {
+      this.#failed = failed;
+      this.#failedScope = failed && readScopeOf(failed);
+    }
+    if (failed && (!this.#failedScope || this.#failedScope.has(rel))) return true;
     const st = lstatSync(path, { throwIfNoEntry: false });
     return (st !== undefined && !st.isFile()) || watched(path);
   }

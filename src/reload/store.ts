@@ -1,5 +1,6 @@
 import { type DegradationReport, degradationDiagnostics } from '../core/degradation.js';
 import { type Diagnostic, error } from '../core/diagnostics.js';
+import type { Manifest } from '../core/manifest.js';
 import { comparePacks, indexPack, type PromptChanges } from '../core/pack-compare.js';
 import type { LoadResult, Snapshot } from '../core/snapshot.js';
 import { packProblemsSliced } from '../core/usable.js';
@@ -47,6 +48,11 @@ export interface ReloadFailure {
   at: Date;
   trigger: ReloadTrigger;
   diagnostics: Diagnostic[];
+  /**
+   * The failed pack's manifest, when it resolved (a later step failed): what the pack now
+   * selects, so that the watcher reads the file that would mend it.
+   */
+  manifest?: Manifest;
 }
 
 /**
@@ -292,7 +298,13 @@ export class SnapshotStore {
     if (!result.snapshot) {
       const diagnostics = result.diagnostics;
       const repeated = this.#lastError && sameDiagnostics(this.#lastError.diagnostics, diagnostics);
-      if (!repeated) this.#lastError = { at, trigger, diagnostics };
+      if (!repeated) {
+        this.#lastError = { at, trigger, diagnostics };
+        if (result.manifest) this.#lastError.manifest = result.manifest;
+      } else if (this.#lastError) {
+        if (result.manifest) this.#lastError.manifest = result.manifest;
+        else delete this.#lastError.manifest;
+      }
       const outcome: ReloadOutcome = {
         ...base,
         outcome: 'failed',

@@ -102,7 +102,8 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
     const snapshot = store.state?.snapshot;
     const rel = packPath(dir, path);
     if (snapshot === undefined || rel === undefined) return false;
-    return !scope.counts(snapshot, rel, path, (p) => files?.watching(p) ?? false);
+    const failed = store.lastError?.manifest;
+    return !scope.counts(snapshot, rel, path, (p) => files?.watching(p) ?? false, failed);
   };
   // The folder's watcher; re-created when the root link is aimed elsewhere.
   let files: FolderWatch | undefined;

@@ -158,6 +158,33 @@ describe('files a pack manifest names', () => {
     }
   });
 
+  it('the service keeps its version while a named fleet file is missing, and reads it once it is there', async () => {
+    const dir = packDir({ ...CLAUDE_WITH_FLEET, 'config/README.md': 'Team settings.\n' });
+    const store = new SnapshotStore(stablePackLoader({ dir, env: {} }));
+    await store.reload('initial');
+    const watcher = watchPack(dir, store, { debounceMs: 20, pollMs: 0 });
+    try {
+      await watcher.ready;
+      await writeFile(join(dir, 'strata.yaml'), 'extends: claude-agents\nfleet:\n  file: config/team.yaml\n');
+      const failed = await waitFor(() => store.lastError ?? undefined, 30_000, 'the failed reload');
+      expect(failed.diagnostics.map((d) => d.code)).toEqual(['BAD_FLEET']);
+      expect(store.state?.snapshot.fleet.map((a) => a.id)).toEqual(['ada']);
+      // Outside what the served version selects: read because the failed manifest names it.
+      await writeFile(
+        join(dir, 'config', 'team.yaml'),
+        'agents:\n  - id: ada\n    role: dev\n  - id: grace\n    role: dev\n',
+      );
+      await waitFor(
+        () => (store.state?.snapshot.fleet.some((a) => a.id === 'grace') ? true : undefined),
+        30_000,
+        'the named fleet file',
+      );
+      expect(store.lastError).toBeNull();
+    } finally {
+      await watcher.close();
+    }
+  });
+
   it('strata validate and strata compose read it; a missing one fails them with exit 1', async () => {
     const dir = packDir(CLAUDE_WITH_FLEET);
     const composed = await cli(['compose', '--dir', dir, '--agent', 'ada']);
