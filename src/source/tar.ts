@@ -58,7 +58,9 @@ export function writeTar(files: readonly TarFile[]): Uint8Array {
  * Reads a tar archive's regular files. Never throws: every problem is a diagnostic
  * (BUNDLE_BAD_PATH, BUNDLE_LINK, SPECIAL_FILE, BUNDLE_BAD_ENTRY, BUNDLE_CORRUPT,
  * BUNDLE_TRUNCATED, TOO_MANY_FILES, FILE_TOO_LARGE). Entries whose path has a part starting with `.`
- * are skipped, as a pack directory's hidden files are, but for folders named in `hidden`.
+ * (or a `node_modules` part) are not looked at, as a pack directory's hidden files are not,
+ * but for folders named in `hidden`; `maxEntries` counts the files and folders left, as a
+ * folder read counts them (extended headers are not entries).
  */
 export function readTar(bytes: Uint8Array, limits: TarLimits): TarRead {
   const out: TarRead = { files: new Map(), refused: new Set(), diagnostics: [] };
@@ -67,7 +69,19 @@ export function readTar(bytes: Uint8Array, limits: TarLimits): TarRead {
   const folders = new Set<string>();
   let offset = 0;
   let longName: string | undefined;
-  let entries = 0;
+  /**
+   * The files and folders the pack holds, counted as a folder read counts them: hidden
+   * entries (a `.git` folder in `tar -C pack .`, macOS `._` files) and extended headers
+   * are not. Every entry is a 512-byte header of an archive bounded in bytes.
+   */
+  const counted = new Set<string>();
+  const count = (path: string): boolean => {
+    if (counted.has(path) || hidden(path, limits.hidden)) return true;
+    counted.add(path);
+    if (counted.size <= limits.maxEntries) return true;
+    out.diagnostics.push(tooManyFiles(limits.maxEntries));
+    return false;
+  };
   for (;;) {
     if (offset + BLOCK > bytes.length) {
       out.diagnostics.push(
@@ -100,10 +114,6 @@ export function readTar(bytes: Uint8Array, limits: TarLimits): TarRead {
       );
       return out;
     }
-    if (++entries > limits.maxEntries) {
-      out.diagnostics.push(tooManyFiles(limits.maxEntries));
-      return out;
-    }
 
     // Extended headers name the next entry.
     if (type === 'x' || type === 'L') {
@@ -125,6 +135,7 @@ export function readTar(bytes: Uint8Array, limits: TarLimits): TarRead {
           `entry at byte ${at} has a name that is not valid UTF-8 (strata reads file names as UTF-8): rename it`,
         ),
       );
+      if (!count(`\0${at}`)) return out;
       continue;
     }
 
@@ -133,8 +144,13 @@ export function readTar(bytes: Uint8Array, limits: TarLimits): TarRead {
       out.diagnostics.push(
         error('BUNDLE_BAD_PATH', `entry ${JSON.stringify(path)} (byte ${at}) ${checked.problem}`),
       );
+      if (!count(`\0${at}`)) return out;
       continue;
     }
+    // A hidden entry is not looked at, as a folder read never lists one: a project's
+    // `node_modules/.bin` links or a `.git` folder in `tar -C project .` are no problem.
+    if (hidden(checked, limits.hidden)) continue;
+    if (!count(checked)) return out;
     if (type === '5') continue;
     if (type === '1' || type === '2') {
       const target = cString(block.subarray(157, 257));
@@ -177,8 +193,10 @@ export function readTar(bytes: Uint8Array, limits: TarLimits): TarRead {
       continue;
     }
     seen.add(checked);
-    for (const folder of ancestors(checked)) folders.add(folder);
-    if (hidden(checked, limits.hidden)) continue;
+    for (const folder of ancestors(checked)) {
+      folders.add(folder);
+      if (!count(folder)) return out;
+    }
     if (size > limits.maxFileBytes) {
       out.refused.add(checked);
       out.diagnostics.push(fileTooLarge(checked, size, limits.maxFileBytes));
