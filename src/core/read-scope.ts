@@ -18,7 +18,7 @@ export interface ReadScope {
 /**
  * The read scope of a pack whose manifest is `manifest`: its `files:` selection, the files
  * its manifest is made of (strata.yaml, the `extends:` chain) or names (`named`: its fleet
- * file, role files, layer files, and the YAML files beside a named YAML file, for the
+ * file, role files, layer files, and the YAML files beside a YAML file it names, for the
  * closest names when it is missing), and every file preset detection looks at — so that a
  * strata.yaml added or removed, or a file that makes the folder another layout, is read and
  * the build can tell. Undefined when the manifest selects every file (no `files:`): then
@@ -33,7 +33,7 @@ export function readScopeOf(manifest: Pick<Manifest, 'files' | 'chain' | 'named'
   const exact = [...new Set([MANIFEST_FILE, ...manifest.chain.filter((k) => !k.startsWith('preset:'))])].sort(
     byteOrder,
   );
-  const named = manifest.named.flatMap((n) => [n.glob, ...(n.exact ? yamlBeside(n.glob) : [])]);
+  const named = manifest.named.flatMap((n) => [n.glob, ...(/[*?]/.test(n.glob) ? [] : yamlBeside(n.glob))]);
   const globs = [...new Set([...manifest.files, ...named, ...presetDetectFiles()])].sort(byteOrder);
   const exactSet = new Set(exact);
   const matchers = globs.map(compileGlob);
@@ -59,7 +59,7 @@ export function detectionScope(): ReadScope {
 
 // --- internal ---
 
-/** The globs of the YAML files in the folder of a named YAML file (none for another file). */
+/** The globs of the YAML files in the folder of a named YAML file (none for another file): the closest names when it is missing. */
 function yamlBeside(path: string): string[] {
   if (!/\.ya?ml$/i.test(path)) return [];
   const folder = path.slice(0, path.lastIndexOf('/') + 1);
