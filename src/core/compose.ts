@@ -24,6 +24,7 @@ import { type Diagnostic, error, PromptError, warning } from './diagnostics.js';
 import { evaluateGate, type GateContext } from './gates.js';
 import { type InputSource, missingInput, type ResolvedInputs, resolveInputs } from './inputs.js';
 import type { LayerDef, LayerSource, VariantDef } from './manifest.js';
+import { isLabelName } from './names.js';
 import { normalisePackPath } from './pack-path.js';
 import { operatorPath } from './path-settings.js';
 import { checkRequestNames, closestRoles } from './request-names.js';
@@ -190,9 +191,16 @@ export function compose(snapshot: Snapshot, request: ComposeRequest): ComposeRes
 /** The UNKNOWN_ROLE error, with the closest role ids and the known ones. */
 export function unknownRole(snapshot: Snapshot, role: string): Diagnostic {
   const suggestions = closestRoles(snapshot, role);
+  // A name that looks the same but is written with other code points (é as one, or as e
+  // and a combining accent) is said to be so: the two are different ids.
+  const form = suggestions.find((s) => s.normalize('NFC') === role.normalize('NFC'));
+  const forms =
+    form === undefined
+      ? ''
+      : ` (${JSON.stringify(form)} is the same text in another Unicode form: ${codePoints(role)} here, ${codePoints(form)} in the pack)`;
   const d = error(
     'UNKNOWN_ROLE',
-    `unknown role ${JSON.stringify(role)}${didYouMean(suggestions)}; known roles: ${[...snapshot.roles.keys()].join(', ')}`,
+    `unknown role ${JSON.stringify(role)}${didYouMean(suggestions)}${forms}; known roles: ${[...snapshot.roles.keys()].join(', ')}`,
   );
   if (suggestions.length > 0) d.suggestions = suggestions;
   return d;
@@ -271,13 +279,20 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
 
   // 1. Names, then what the fleet knows about the agent.
   let early: Diagnostic[] | undefined;
-  // A role id from frontmatter may be a name as people write one ("Frontend Developer").
+  // A role id from frontmatter may be a name as people write one ("Frontend Developer"):
+  // such a name the registry does not hold is an unknown role, with the closest ids (a
+  // case or a Unicode form away), not a bad name; a name no registry takes is BAD_NAME.
   if (
     request.role !== undefined &&
     !validName(plan, snapshot, request.role) &&
     !snapshot.roles.has(request.role)
   )
-    early = withDiagnostic(early, badName('role', request.role));
+    early = withDiagnostic(
+      early,
+      snapshot.roles.size > 0 && isLabelName(request.role)
+        ? unknownRole(snapshot, request.role)
+        : badName('role', request.role),
+    );
   if (request.team !== undefined && !validName(plan, snapshot, request.team))
     early = withDiagnostic(early, badName('team', request.team));
   if (request.agent !== undefined && !validName(plan, snapshot, request.agent))
@@ -480,6 +495,11 @@ const NO_INPUTS: ResolvedInputs = Object.freeze({
   sources: Object.freeze({}),
 });
 const NO_INPUT_TEXT: Record<string, string> = Object.freeze({});
+
+/** `U+0063 U+0061 …`: how a name is written, for names that look alike. */
+function codePoints(text: string): string {
+  return [...text].map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`).join(' ');
+}
 
 function badName(key: string, value: string): Diagnostic {
   return error(

@@ -10,11 +10,13 @@
  * closestNames('adaa', ['ada', 'linus', 'grace']); // ['ada']
  */
 export function closestNames(name: string, known: Iterable<string>, max = 3): string[] {
-  const lower = name.toLowerCase();
+  // Compared in one Unicode form and case: "café" written with a combining accent, or
+  // "frontend developer", finds the name the pack spells otherwise.
+  const lower = name.normalize('NFC').toLowerCase();
   const scored: Array<{ known: string; distance: number }> = [];
   for (const candidate of new Set(known)) {
     if (candidate === name) continue;
-    const other = candidate.toLowerCase();
+    const other = candidate.normalize('NFC').toLowerCase();
     const distance = editDistance(lower, other);
     const limit = Math.max(1, Math.floor(Math.max(lower.length, other.length) / 3));
     const prefix =

@@ -207,7 +207,9 @@ function parseChecked(text: string): Document.Parsed | number {
   return doc!;
 }
 
-const MULTIPLE_DOCS = 'Source contains multiple documents; please use YAML.parseAllDocuments()';
+/** A pack's YAML file is one document, as PyYAML's `safe_load` (CrewAI's reader) takes one. */
+const MULTIPLE_DOCS =
+  'a second YAML document starts here (after a `---` or `...` line): a pack’s YAML file holds one document';
 
 function whereIn(text: string, file: string, lineOffset: number): (offset: number) => Where {
   let index: LineIndex | undefined;

@@ -55,12 +55,39 @@ describe('claude-agents: names written as people write them', () => {
     expect(config.ok && config.result.config).toEqual({ tools: ['Read', 'Write'] });
   });
 
-  it('a name that is no role of the pack is still checked as a name (no path characters)', () => {
+  it('a name written as the pack writes names but no role of it is UNKNOWN_ROLE with the closest; path characters are BAD_NAME', () => {
     const { snapshot } = memPack(COLLECTION);
-    const unknown = tryCompose(snapshot!, { role: 'Backend Developer' });
-    expect(unknown.ok ? [] : unknown.diagnostics.map((d) => d.code)).toEqual(['BAD_NAME']);
-    const traversal = tryCompose(snapshot!, { role: '../x' });
-    expect(traversal.ok ? [] : traversal.diagnostics.map((d) => d.code)).toEqual(['BAD_NAME']);
+    for (const [role, closest] of [
+      ['Backend Developer', 'Frontend Developer'],
+      ['Frontend Developr', 'Frontend Developer'],
+      ['frontend developer', 'Frontend Developer'],
+      ['ui designer', 'UI Designer'],
+    ]) {
+      const unknown = tryCompose(snapshot!, { role });
+      expect(unknown.ok ? [] : unknown.diagnostics.map((d) => [d.code, d.suggestions])).toEqual([
+        ['UNKNOWN_ROLE', [closest]],
+      ]);
+    }
+    for (const role of ['../x', 'a/b', 'plugin:scoped', '.hidden']) {
+      const bad = tryCompose(snapshot!, { role });
+      expect(bad.ok ? [] : bad.diagnostics.map((d) => d.code)).toEqual(['BAD_NAME']);
+    }
+  });
+
+  it('a name in another Unicode form than the frontmatter’s is not that role, and the message says so', () => {
+    const nfd = 'Caf\u0065\u0301 Barista';
+    const { snapshot } = memPack({
+      '.claude/agents/barista.md': `---\nname: ${nfd}\ndescription: Makes coffee\n---\nBrew.\n`,
+    });
+    const exact = tryCompose(snapshot!, { role: nfd });
+    expect(exact.ok && exact.result.text).toBe('Brew.');
+    const nfc = tryCompose(snapshot!, { role: nfd.normalize('NFC') });
+    expect(nfc.ok ? [] : nfc.diagnostics.map((d) => [d.code, d.suggestions])).toEqual([
+      ['UNKNOWN_ROLE', [nfd]],
+    ]);
+    expect(nfc.ok ? '' : nfc.diagnostics[0]!.message).toContain(
+      'is the same text in another Unicode form: U+0043 U+0061 U+0066 U+00E9 U+0020',
+    );
   });
 
   it.each([

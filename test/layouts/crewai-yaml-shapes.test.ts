@@ -72,3 +72,31 @@ describe('crewai: YAML shapes read as PyYAML reads them', () => {
     expect(got).toEqual(prompts);
   });
 });
+
+describe('crewai: agents.yaml files PyYAML refuses', () => {
+  it('two YAML documents in one file are YAML_SYNTAX where the second starts, said in words', () => {
+    const yaml =
+      'a:\n  role: R\n  goal: G\n  backstory: B\n---\nb:\n  role: R2\n  goal: G2\n  backstory: B2\n';
+    for (const preset of ['crewai', undefined]) {
+      const result = memPack({ 'agents.yaml': yaml }, preset ? { preset } : {});
+      expect(result.snapshot).toBeUndefined();
+      expect(result.diagnostics.map((d) => [d.code, d.file, d.line, d.col, d.message])).toEqual([
+        [
+          'YAML_SYNTAX',
+          'agents.yaml',
+          5,
+          1,
+          'a second YAML document starts here (after a `---` or `...` line): a pack’s YAML file holds one document',
+        ],
+      ]);
+    }
+  });
+
+  it('a document start and end marker around one document are read', () => {
+    const result = memPack({
+      'agents.yaml': '\uFEFF---\r\na:\r\n  role: R\r\n  goal: G\r\n  backstory: B\r\n...\r\n',
+    });
+    const out = tryCompose(result.snapshot!, { role: 'a' });
+    expect(out.ok && out.result.text).toBe('You are R. B\nYour personal goal is: G');
+  });
+});
