@@ -11,7 +11,7 @@ import { buildFleet } from './fleet.js';
 import { compileGlob, globMatch } from './glob.js';
 import { type Manifest, resolveManifest } from './manifest.js';
 import { type ManifestPart, parseManifestPart } from './manifest-parse.js';
-import { namedFileMissing, namedGlobsMatchNothing } from './named-missing.js';
+import { namedFileMissing } from './named-missing.js';
 import {
   DecodedFile,
   decodeFile,
@@ -296,17 +296,6 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
   diagnostics.push(
     ...checkRoleFieldTypes(roles, roleFieldsOf(manifest), manifest.registry, roleFiles, locateMeta),
   );
-
-  // Role files the pack's own manifest names, none of which is there: no roles from them
-  // is not a quiet default either.
-  const registryNamed = manifest.named.filter((n) => n.by === 'registry.files');
-  const noRoleFile = namedGlobsMatchNothing(
-    registryNamed,
-    'BAD_ROLE',
-    [...filePaths, ...[...(input.refused ?? [])].filter((p) => !dropped.has(p))],
-    [...paths, ...(input.refused ?? [])].filter((k) => /\.ya?ml$/i.test(k)),
-  );
-  if (noRoleFile) diagnostics.push(noRoleFile);
 
   // 5. Fleet: fleet.yaml and identity frontmatter.
   yield;

@@ -2,6 +2,7 @@ import { agentConfig } from '../agent-config/agent-config.js';
 import type { ComposeOutcome } from '../core/compose.js';
 import { type Diagnostic, error, info, sortDiagnostics, warning } from '../core/diagnostics.js';
 import { composeMember, memberLabel, packMembers } from '../core/members.js';
+import { namedGlobsMatchNothing } from '../core/named-missing.js';
 import type { SettingDef, SettingValue } from '../core/settings.js';
 import { type BuildInput, buildSnapshot, type LoadResult } from '../core/snapshot.js';
 import { decodeText } from '../core/text.js';
@@ -25,6 +26,19 @@ export const ucxlAddresses: LintCheck = (ctx) =>
 
 /** Files no layer can ever read (ORPHAN_FILE warnings). */
 export const orphanFiles: LintCheck = (ctx) => (ctx.snapshot ? orphanDiagnostics(ctx.snapshot) : []);
+
+/**
+ * `registry.files` of the pack's own manifest none of whose globs matches a pack file: a
+ * BAD_ROLE warning at the key, with the closest YAML file names (`role.yaml` for
+ * `roles.yaml`). One glob matching is enough (alternatives: `[roles.yaml, roles.yml]`).
+ */
+export const namedRoleFiles: LintCheck = (ctx) => {
+  if (!ctx.snapshot) return [];
+  const named = ctx.snapshot.manifest.named.filter((n) => n.by === 'registry.files');
+  const known = [...ctx.texts.keys()].filter((p) => /\.ya?ml$/i.test(p));
+  const found = namedGlobsMatchNothing(named, 'BAD_ROLE', [...ctx.snapshot.files.keys()], known);
+  return found ? [found] : [];
+};
 
 /** Layer file templates that resolve for no fleet member (UNREACHABLE_LAYER warnings). */
 export const unreachableLayers: LintCheck = (ctx) =>
@@ -200,6 +214,7 @@ export const LINT_CHECKS: LintCheck[] = [
   jsonBlocks,
   ucxlAddresses,
   orphanFiles,
+  namedRoleFiles,
   unreachableLayers,
   memberComposes,
   inputsNeeded,
