@@ -418,6 +418,7 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
     const parts = info.parts;
     if (parts !== undefined) {
       for (const part of parts) {
+        if (part.reason === 'budget') truncated = true;
         if (part.start === undefined) continue;
         part.start += offset;
         part.end! += offset;
@@ -520,11 +521,18 @@ function hasError(diagnostics: readonly Diagnostic[]): boolean {
   return false;
 }
 
+/** Whether a chain's budget cut one of its files or left one out. */
 function partTruncated(parts: readonly LayerPart[] | undefined): boolean {
   if (parts === undefined) return false;
-  for (const p of parts) if (p.truncatedFrom !== undefined) return true;
+  for (const p of parts) if (p.truncatedFrom !== undefined || p.reason === 'budget') return true;
   return false;
 }
+
+/**
+ * The bytes of its source a cut part or layer kept (its text may be longer: a cut inside a
+ * character reads as U+FFFD), for the TRUNCATED message.
+ */
+const keptOfSource = new WeakMap<LayerPart | LayerResult, number>();
 
 /**
  * Resolves one layer: returns its provenance, and leaves its text (undefined when the
@@ -767,6 +775,7 @@ function resolveOther(env: LayerEnv, layer: LayerDef, lp: LayerPlan): LayerResul
     }
     if (cut.truncatedFrom !== undefined) {
       base.truncatedFrom = cut.truncatedFrom;
+      keptOfSource.set(base, cut.used);
       file = undefined;
     }
     env.text = cut.text;
@@ -863,7 +872,10 @@ function resolveChain(
           bytes = file.promptBytes;
         } else whole = trimText(file.text.slice(file.bodyOffset), layer.trim);
         const cut = cutToBudget(whole, bytes, raw, remaining);
-        if (isBlank(cut.text)) part.reason = 'empty';
+        // A file whose text within the budget is blank is left out for want of budget
+        // (said), one blank whole is left out as blank.
+        if (isBlank(cut.text))
+          part.reason = cut.truncatedFrom === undefined || isBlank(whole) ? 'empty' : 'budget';
         else {
           remaining -= cut.used;
           if (kept > 0) {
@@ -877,7 +889,10 @@ function resolveChain(
           part.bytes = cut.bytes;
           const from = env.charStart + text.length;
           lazyHash(part, sliceHash(env, from, from + cut.text.length));
-          if (cut.truncatedFrom !== undefined) part.truncatedFrom = cut.truncatedFrom;
+          if (cut.truncatedFrom !== undefined) {
+            part.truncatedFrom = cut.truncatedFrom;
+            keptOfSource.set(part, cut.used);
+          }
           offset = part.end;
           text += cut.text;
         }
@@ -907,14 +922,28 @@ function resolveChain(
  */
 function truncatedWarning(l: LayerResult): Diagnostic {
   const cut = l.parts?.find((p) => p.truncatedFrom !== undefined);
-  const source = cut?.source ?? l.source;
-  const from = cut?.truncatedFrom ?? l.truncatedFrom;
   const left = (l.parts ?? []).filter((p) => p.reason === 'budget').map((p) => p.source);
   const after = left.length > 0 ? `; left out, no budget left: ${left.join(', ')}` : '';
+  // Nothing cut short: the budget ran out at a file's end, or left a file only blanks.
+  if (cut === undefined && l.truncatedFrom === undefined)
+    return warning(
+      'TRUNCATED',
+      `layer ${l.id}: its byte budget leaves no text of a file (the layer keeps ${l.bytes} bytes)${after}`,
+      { file: left[0]! },
+    );
+  const source = cut?.source ?? l.source;
+  const from = cut?.truncatedFrom ?? l.truncatedFrom;
+  const to = keptOfSource.get(cut ?? l) ?? cut?.bytes ?? l.bytes;
+  const shown = cut?.bytes ?? l.bytes;
+  // A cut inside a character: its first bytes read as U+FFFD, which takes more bytes.
+  const lossy =
+    shown !== undefined && shown !== to
+      ? ` (${shown} bytes in the prompt: bytes that are no whole UTF-8 character, such as a character cut in two, read as U+FFFD)`
+      : '';
   const kept = cut ? `; the layer keeps ${l.bytes} bytes` : '';
   return warning(
     'TRUNCATED',
-    `layer ${l.id}: ${source === undefined ? 'text ' : ''}cut from ${from} to ${cut?.bytes ?? l.bytes} bytes by its byte budget${kept}${after}`,
+    `layer ${l.id}: ${source === undefined ? 'text ' : ''}cut from ${from} to ${to} bytes by its byte budget${lossy}${kept}${after}`,
     source === undefined ? {} : { file: source },
   );
 }
