@@ -10,12 +10,13 @@ export type UnknownNames = ReadonlySet<'role' | 'team' | 'agent'>;
 /**
  * Says when a request names something the pack does not know, with the closest known
  * names (never silently wrong), adding its diagnostics to `diagnostics`:
- * - an agent outside the fleet (when the pack has one): UNKNOWN_AGENT — an error without
- *   a role (nothing says what to compose), a warning with one;
+ * - an agent outside the fleet that no identity file names: UNKNOWN_AGENT — an error
+ *   without a role in a pack with a fleet (nothing says what to compose), else a warning
+ *   (a pack without a fleet composes what every role shares, as with no name);
  * - a role in a pack whose registry is empty and whose files do not name it: UNKNOWN_ROLE
  *   warning (an unknown role of a non-empty registry is an error, from compose);
  * - a team no fleet member, team file or team gate knows: UNKNOWN_TEAM warning;
- * - neither role nor agent in a pack that has roles: NO_ROLE warning.
+ * - no role, and no agent or a known one, in a pack that has roles: NO_ROLE warning.
  * `role` and `team` are the request's, else the fleet member's (`member`: the agent's
  * fleet entry, when it has one). Returns the names reported as unknown.
  */
@@ -42,22 +43,30 @@ export function checkRequestNames(
   // memoised there): a large pack's first request for a known role never needs them.
 
   // 1. The agent.
-  if (
-    agent !== undefined &&
-    !member &&
-    snapshot.fleet.length > 0 &&
-    !knownNames(snapshot).sets.agents.has(agent)
-  ) {
+  if (agent !== undefined && !member && !knownNames(snapshot).sets.agents.has(agent)) {
     const fleet = snapshot.fleet.map((a) => a.id);
     const suggestions = closestNames(agent, knownNames(snapshot).agents);
-    const base = `agent ${JSON.stringify(agent)} is not in the fleet${didYouMean(suggestions)}`;
+    // A pack without a fleet knows agents only by their identity files.
+    const base =
+      fleet.length > 0
+        ? `agent ${JSON.stringify(agent)} is not in the fleet${didYouMean(suggestions)}`
+        : `agent ${JSON.stringify(agent)} is not known: the pack has no fleet and no file names it${didYouMean(suggestions)}`;
+    const known =
+      fleet.length > 0 ? `fleet: ${knownList(fleet)}` : `agents: ${knownList(knownNames(snapshot).agents)}`;
+    // Without a role, a pack with a fleet has nothing to compose for it (an error); a pack
+    // without one composes what every role shares, as for a request naming nobody.
     const d =
-      role === undefined
-        ? error(
-            'UNKNOWN_AGENT',
-            `${base} (fleet: ${knownList(fleet)}; give a role to compose for an agent outside the fleet)`,
-          )
-        : warning('UNKNOWN_AGENT', `${base} (fleet: ${knownList(fleet)}; composed for role ${role})`);
+      role !== undefined
+        ? warning('UNKNOWN_AGENT', `${base} (${known}; composed for role ${role})`)
+        : fleet.length > 0
+          ? error(
+              'UNKNOWN_AGENT',
+              `${base} (${known}; give a role to compose for an agent outside the fleet)`,
+            )
+          : warning(
+              'UNKNOWN_AGENT',
+              `${base} (${known}): only the layers every role shares are composed; give a role (roles: ${knownList(knownNames(snapshot).roles)})`,
+            );
     withSuggestions(d, suggestions);
     diagnostics.push(d);
     unknown = withName(unknown, 'agent');
@@ -65,11 +74,16 @@ export function checkRequestNames(
 
   // 2. The role.
   if (role === undefined) {
-    if (knownNames(snapshot).roles.length > 0 && !diagnostics.some((d) => d.severity === 'error')) {
+    // (An unknown agent said so already, with the roles.)
+    if (
+      knownNames(snapshot).roles.length > 0 &&
+      !diagnostics.some((d) => d.severity === 'error') &&
+      !unknown
+    ) {
       diagnostics.push(
         warning(
           'NO_ROLE',
-          `no role or agent given: only the layers every role shares are composed; roles: ${knownList(knownNames(snapshot).roles)}`,
+          `${agent === undefined ? 'no role or agent given' : `no role given for agent ${JSON.stringify(agent)}`}: only the layers every role shares are composed; roles: ${knownList(knownNames(snapshot).roles)}`,
         ),
       );
     }

@@ -72,6 +72,33 @@ describe('unknown names are said, with the closest known ones (core)', () => {
     expect(outcome.result.diagnostics[0]).toMatchObject({ severity: 'warning', suggestions: ['writer'] });
   });
 
+  it('an agent in a pack without a fleet is known only by its identity file; another is UNKNOWN_AGENT, not "no agent given"', () => {
+    const pack = okPack({
+      'strata.yaml':
+        'layers:\n  - id: base\n    file: base.md\n  - id: role\n    file: "roles/{role}.md"\n    missing: warn\n  - id: identity\n    file: "agents/{agent}.md"\n    missing: skip\n',
+      'base.md': 'Base.',
+      'roles/writer.md': 'Write.',
+      'agents/ada.md': 'Ada.',
+    });
+    const unknown = tryCompose(pack, { agent: 'adaa' });
+    if (!unknown.ok) throw new Error('expected a result');
+    // What every role shares, as for a request naming nobody, and said.
+    expect(unknown.result.text).toBe('Base.');
+    expect(codes(unknown.result)).toEqual(['UNKNOWN_AGENT']);
+    expect(unknown.result.diagnostics[0]).toMatchObject({ severity: 'warning', suggestions: ['ada'] });
+    expect(unknown.result.diagnostics[0]!.message).toBe(
+      'agent "adaa" is not known: the pack has no fleet and no file names it; did you mean "ada"? (agents: ada): only the layers every role shares are composed; give a role (roles: writer)',
+    );
+    const withRole = tryCompose(pack, { agent: 'adaa', role: 'writer' });
+    expect(withRole.ok && codes(withRole.result)).toEqual(['UNKNOWN_AGENT']);
+    // An agent its identity file names, without a role: NO_ROLE, in words that name it.
+    const known = tryCompose(pack, { agent: 'ada' });
+    if (!known.ok) throw new Error('expected a result');
+    expect(known.result.text).toBe('Base.\n\n---\n\nAda.');
+    expect(codes(known.result)).toEqual(['NO_ROLE']);
+    expect(known.result.diagnostics[0]!.message).toMatch(/^no role given for agent "ada": /);
+  });
+
   it('a team in a pack that uses no team says so', () => {
     const pack = okPack({ 'strata.yaml': 'layers:\n  - id: base\n    file: base.md\n', 'base.md': 'B.' });
     const outcome = tryCompose(pack, { team: 'blue' });
