@@ -964,7 +964,8 @@ function gitRootOf(snapshot: Snapshot, dir: string): number {
 const ABSOLUTE_PATH = /^(?:[/\\]|[A-Za-z]:[/\\])/;
 
 /**
- * The first of a chain's files that exists in a folder of the pack, remembered per snapshot
+ * The first of a chain's files that exists in a folder of the pack (undefined when that one
+ * could not be read, or there is none), remembered per snapshot
  * for at most as many folders as the pack has files (a request's path cannot grow it
  * further). A compose that reports its look-ups ({@link composeReading}) looks each up.
  */
@@ -985,8 +986,11 @@ function chainFile(
   }
   let found: PackFile | undefined;
   for (const name of source.files) {
-    found = fileAt(snapshot, folder === '' ? name : `${folder}/${name}`);
-    if (found) break;
+    const path = folder === '' ? name : `${folder}/${name}`;
+    found = fileAt(snapshot, path);
+    // A file there that could not be read (a dangling symlink) is still the folder's
+    // pick, as Codex picks the first candidate that is a file or a symlink: it gives no text.
+    if (found || snapshot.unreadable?.has(path)) break;
   }
   if (firsts.size <= snapshot.files.size) firsts.set(folder, found ?? null);
   return found;

@@ -25,6 +25,12 @@ export interface Snapshot {
   /** Folders below the root that hold a `.git` entry, from the reader (see BuildInput). */
   gitFolders?: readonly string[];
   /**
+   * Files that are there but could not be read, left out with a warning (`unreadable:
+   * skip`): a dangling symlink, one leaving the pack, one over the size limit. A chain takes
+   * such a file as its folder's (no text), not the folder's next candidate.
+   */
+  unreadable?: ReadonlySet<string>;
+  /**
    * A pack detected as a layout without roles (agents-md) that also holds one with roles
    * (a `.claude/agents` folder): that preset, for the hint of a request naming a role.
    */

@@ -189,6 +189,7 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
   }
   // `unreadable: skip` (agents-md): a selected file the reader refused (a broken symlink,
   // one leaving the pack, one over the size limit) is left out, as if absent, and said.
+  let unreadable: Set<string> | undefined;
   if (manifest.unreadable === 'skip' && input.refused && input.refused.size > 0) {
     const refused = input.refused;
     for (let i = 0; i < diagnostics.length; i++) {
@@ -196,9 +197,16 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
       if (d.severity !== 'error' || d.file === undefined || !refused.has(d.file)) continue;
       if (!SKIPPABLE.has(d.code)) continue;
       const raise = d.code === 'FILE_TOO_LARGE' ? ' (--max-file-bytes raises the limit)' : '';
+      // A FIFO or a folder named like the file is no file at all (Codex passes over it too);
+      // anything else is a file there that gives no text.
+      const there = d.code !== 'SPECIAL_FILE';
+      if (there) {
+        unreadable ??= new Set();
+        unreadable.add(d.file);
+      }
       diagnostics[i] = warning(
         d.code,
-        `${d.message}; the file is left out, as if it were not there${raise}`,
+        `${d.message}; ${there ? 'the file is left out: no text of it is composed, nor the next file of a chain in its place' : 'it is left out, as if it were not there'}${raise}`,
         d,
       );
     }
@@ -358,6 +366,7 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
   if (preset) snapshot.preset = preset;
   if (input.root) snapshot.root = input.root;
   if (gitFolders) snapshot.gitFolders = gitFolders;
+  if (unreadable) snapshot.unreadable = unreadable;
   // A detected layout without roles: another layout with roles in the same folder is a hint.
   if (presetName === 'agents-md' && input.preset === undefined) {
     const also = alsoDetected(presetName, paths, (p) => probeKeys(p, input.files, parsedYaml));

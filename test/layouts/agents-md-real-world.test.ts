@@ -50,22 +50,41 @@ describe('agents-md: files that cannot be read are left out, as Codex leaves the
     expect(out.diagnostics).toEqual([]);
   });
 
-  it('a dangling AGENTS.override.md: the AGENTS.md of the same folder is used, with a warning', async () => {
+  it('a dangling AGENTS.override.md is its folder’s pick and gives no text: the AGENTS.md beside it is not read, as in Codex', async () => {
     const root = project({ 'AGENTS.md': '# Root\n', 'web/AGENTS.md': '# Web\n' });
     symlinkSync('../gone.md', join(root, 'web', 'AGENTS.override.md'));
     const out = await composeAt(root, 'web');
-    expect(out.text).toBe('# Root\n\n\n# Web\n');
-    expect(out.parts).toEqual([
-      ['AGENTS.md', true],
-      ['web/AGENTS.md', true],
-    ]);
+    // Codex: symlink_metadata finds the link, the walk takes it, opening it fails: nothing.
+    expect(out.text).toBe('# Root\n');
+    expect(out.parts).toEqual([['AGENTS.md', true]]);
     expect(out.diagnostics).toEqual([
       [
         'warning',
         'READ_ERROR',
         'web/AGENTS.override.md',
-        'broken symlink: ENOENT; the file is left out, as if it were not there',
+        'broken symlink: ENOENT; the file is left out: no text of it is composed, nor the next file of a chain in its place',
       ],
+    ]);
+  });
+
+  it('an AGENTS.override.md over --max-file-bytes gives no text; the AGENTS.md beside it is not read in its place', async () => {
+    const root = project({ 'AGENTS.override.md': `# Big\n${'x'.repeat(300)}\n`, 'AGENTS.md': '# Small\n' });
+    const run = await cli(['compose', '--dir', root, '--max-file-bytes', '200']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('warning FILE_TOO_LARGE: AGENTS.override.md: file is 307 bytes');
+  });
+
+  it('a folder named AGENTS.override.md is no file: the AGENTS.md beside it is read, as Codex passes over it', async () => {
+    const root = project({
+      'AGENTS.md': '# Root\n',
+      'web/AGENTS.md': '# Web\n',
+      'web/AGENTS.override.md/x.txt': 'x',
+    });
+    const out = await composeAt(root, 'web');
+    expect(out.text).toBe('# Root\n\n\n# Web\n');
+    expect(out.diagnostics.map((d) => d.slice(0, 3))).toEqual([
+      ['warning', 'SPECIAL_FILE', 'web/AGENTS.override.md'],
     ]);
   });
 
@@ -91,7 +110,7 @@ describe('agents-md: files that cannot be read are left out, as Codex leaves the
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('# App\n');
     expect(run.stderr).toBe(
-      'warning FILE_TOO_LARGE: AGENTS.md: file is 307 bytes; the limit is 200; the file is left out, as if it were not there (--max-file-bytes raises the limit)\n',
+      'warning FILE_TOO_LARGE: AGENTS.md: file is 307 bytes; the limit is 200; the file is left out: no text of it is composed, nor the next file of a chain in its place (--max-file-bytes raises the limit)\n',
     );
     const { app } = await appFor(root, {});
     const res = await app.request('/api/compose', {
