@@ -409,7 +409,7 @@ function pluginFallbacks(
  * True for a file that documents a folder rather than being part of it (`README.md`,
  * `CHANGELOG.md`, `LICENSE.md`, …, any case): no role, and not said to be none.
  */
-function isReadmeLike(path: string): boolean {
+export function isReadmeLike(path: string): boolean {
   const base = path.slice(path.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
   return README_LIKE.has(base.toUpperCase());
 }

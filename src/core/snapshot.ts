@@ -26,7 +26,7 @@ import { resolvePackPath } from './pack-path.js';
 import { memoByBytes, yamlOfBytes } from './parse-memo.js';
 import { operatorPath, pathSettingNames } from './path-settings.js';
 import { isPresetName, PRESET_NAMES, presetText } from './presets.js';
-import { checkRoleFieldTypes, registrySteps } from './roles.js';
+import { checkRoleFieldTypes, isReadmeLike, registrySteps } from './roles.js';
 import { selectPath } from './select.js';
 import { patchSnapshot, rememberBuild, resolveSettings } from './snapshot-patch.js';
 import type { BuildInput, LoadResult, Snapshot } from './snapshot-types.js';
@@ -409,8 +409,30 @@ export function detectPreset(
   probe: (path: string) => ReadonlySet<string>[] = () => [],
 ): string {
   for (const name of PRESET_NAMES) if (detectHolds(name, paths, probe)) return name;
+  // A pack holding a layout's own files (`.claude/agents/*.md`, `agents.yaml`), none of
+  // them usable, and nothing chorus reads, is that layout: its files' problems are then
+  // said (a byte order mark before the frontmatter, an agent without a role), where chorus
+  // would compose its fallback and say nothing of them.
+  for (const name of PRESET_NAMES) {
+    const own = layoutFiles(name, paths);
+    if (own.length > 0 && !paths.some((p) => !own.includes(p) && CHORUS_FILE.test(p))) return name;
+  }
   return 'chorus';
 }
+
+/**
+ * The files of a preset detected by keys that sit where only that layout keeps them (its
+ * detection globs but catch-alls such as `**\/*.md`; README-like files aside).
+ */
+function layoutFiles(name: string, paths: readonly string[]): string[] {
+  const detect = presetPart(name, []).detect;
+  if (!detect?.keys?.length) return [];
+  const globs = detect.files.filter((g) => !g.startsWith('**/')).map(compileGlob);
+  return paths.filter((p) => globs.some((g) => g(p)) && !isReadmeLike(p));
+}
+
+/** What chorus reads: top-level YAML role files, defaults.md, defaults.txt. */
+const CHORUS_FILE = /^(?:[^/]+\.ya?ml|defaults\.md|defaults\.txt)$/;
 
 /**
  * The first preset after `chosen` in detection order (chorus aside) whose `detect:` also
