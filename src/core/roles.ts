@@ -2,6 +2,7 @@ import { type Diagnostic, error, type Where, warning } from './diagnostics.js';
 import { compileGlob, templateMatcher } from './glob.js';
 import type { RegistryDef } from './manifest.js';
 import { isLabelName, isValidName } from './names.js';
+import { isTypoOf } from './suggest.js';
 import { byteOrder } from './text.js';
 import type { ParsedYaml } from './yaml.js';
 import { isObject } from './yaml.js';
@@ -218,7 +219,9 @@ export function* registrySteps(
  * record gives them: a number, list or mapping there (`system_prompt: 12`,
  * `system_prompt: [a, b]`) is BAD_ROLE where it is written. Read at compose time, such a
  * value would count as no value: the layer left out — silently under `missing: skip` —
- * and the agent given less than its record says.
+ * and the agent given less than its record says. For the same reason a record without
+ * such a field that has a key a typo away from it (`descripton:` for `description`) is an
+ * UNKNOWN_KEY warning at that key.
  */
 export function checkRoleFieldTypes(
   roles: ReadonlyMap<string, RoleRecord>,
@@ -236,10 +239,31 @@ export function checkRoleFieldTypes(
       ? yaml.locate(registry.key === '' ? [id, field] : [registry.key, id, field])
       : frontmatterAt(record.source, field);
   };
+  // A key itself (not its value), where a record writes it.
+  const whereKey = (id: string, record: RoleRecord, key: string): Where => {
+    const yaml = yamlOf.get(record.source);
+    return yaml
+      ? yaml.locate(registry.key === '' ? [id, key] : [registry.key, id, key], true)
+      : frontmatterAt(record.source, key);
+  };
+  const read = new Set([...fields.whole, ...fields.templated]);
   for (const [id, record] of roles) {
     for (const field of fields.whole) {
       const value = record.fields[field];
-      if (value === undefined || value === null || typeof value === 'string') continue;
+      if (value === undefined) {
+        const typo = Object.keys(record.fields).find((key) => !read.has(key) && isTypoOf(key, field));
+        if (typo !== undefined)
+          diagnostics.push({
+            ...warning(
+              'UNKNOWN_KEY',
+              `role ${id} has no ${field} (a layer takes it: role_field: ${field}), but has ${JSON.stringify(typo)}: did you mean "${field}"? The layer is left out for this role`,
+              whereKey(id, record, typo),
+            ),
+            suggestions: [field],
+          });
+        continue;
+      }
+      if (value === null || typeof value === 'string') continue;
       diagnostics.push(
         error(
           'BAD_ROLE',

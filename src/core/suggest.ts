@@ -42,6 +42,24 @@ export function knownList(names: readonly string[], max = 12): string {
   return `${names.slice(0, max).join(', ')}, … (${names.length} in all)`;
 }
 
+/**
+ * Whether `written` looks like `meant` mistyped: a different key within one edit of it
+ * (two for names of eight characters or more), compared in one Unicode form and case.
+ * Stricter than {@link closestNames} (no prefixes): for keys that are data, where a near
+ * name is usually a name of its own.
+ *
+ * @example
+ * isTypoOf('descripton', 'description'); // true
+ * isTypoOf('system', 'system_prompt'); // false
+ */
+export function isTypoOf(written: string, meant: string): boolean {
+  if (written === meant) return false;
+  const a = written.normalize('NFC').toLowerCase();
+  const b = meant.normalize('NFC').toLowerCase();
+  const limit = Math.max(a.length, b.length) >= 8 ? 2 : 1;
+  return Math.abs(a.length - b.length) <= limit && editDistance(a, b) <= limit;
+}
+
 // --- internal ---
 
 /** Optimal string alignment distance (Damerau–Levenshtein without repeated edits). */

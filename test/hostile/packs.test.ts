@@ -239,6 +239,35 @@ describe('role fields a layer takes as prompt text', () => {
   );
 });
 
+describe('role fields a layer takes, mistyped', () => {
+  it.each([
+    ['a YAML registry', 'system_promt', 'roles.yaml:3:5'],
+    ['a YAML registry, case and one letter', 'System_Promtp', 'roles.yaml:3:5'],
+  ])('in %s, %s is UNKNOWN_KEY at the key, with the field it seems meant for', (_, key, at) => {
+    const result = memPack({
+      'strata.yaml':
+        'registry:\n  files: [roles.yaml]\nlayers:\n  - id: rules\n    text: House rules.\n  - id: persona\n    role_field: system_prompt\n',
+      'roles.yaml': `roles:\n  writer:\n    ${key}: Write.\n  critic:\n    system_prompt: Critic.\n`,
+    });
+    expect(result.snapshot).toBeDefined();
+    expect(result.diagnostics.map((d) => `${d.code} ${d.file}:${d.line}:${d.col} ${d.suggestions}`)).toEqual([
+      `UNKNOWN_KEY ${at} system_prompt`,
+    ]);
+    expect(result.diagnostics[0]!.message).toBe(
+      `role writer has no system_prompt (a layer takes it: role_field: system_prompt), but has "${key}": did you mean "system_prompt"? The layer is left out for this role`,
+    );
+  });
+
+  it('a key that is a name of its own (a prefix, or far from the field) says nothing', () => {
+    const result = memPack({
+      'strata.yaml':
+        'registry:\n  files: [roles.yaml]\nlayers:\n  - id: persona\n    role_field: system_prompt\n    missing: skip\n  - id: rules\n    text: House rules.\n',
+      'roles.yaml': 'roles:\n  writer:\n    system: Write.\n    prompt_notes: x\n',
+    });
+    expect(result.diagnostics).toEqual([]);
+  });
+});
+
 describe('YAML escapes that are no Unicode text', () => {
   it.each([
     [
