@@ -59,7 +59,7 @@ export async function readPackAtRevision(
     folder === '' ? oid : `${oid}:${folder}`,
   ]);
   if (listing.code !== 0) return fail(`the pack folder ${folder || '.'} does not exist at ${rev}`);
-  const entries = parseTree(listing.stdout.toString('utf8'));
+  const entries = parseTree(listing.stdout);
 
   // 3. The pack as a folder read shows it: symlinks followed inside the pack (a link to a
   // folder shows its files under the link's path too), hidden entries skipped; then the
@@ -115,18 +115,40 @@ interface TreeEntry {
   oid: string;
   size: number;
   path: string;
+  /** The name in the tree is not UTF-8 (`path` shows it with U+FFFD). */
+  notUtf8?: true;
 }
 
-function parseTree(text: string): TreeEntry[] {
+function parseTree(listing: Buffer): TreeEntry[] {
   const out: TreeEntry[] = [];
-  for (const record of text.split('\0')) {
-    if (record === '') continue;
-    const tab = record.indexOf('\t');
-    const [mode, type, oid, size] = record.slice(0, tab).split(/ +/) as [string, string, string, string];
-    out.push({ mode, type, oid, size: size === '-' ? 0 : Number(size), path: record.slice(tab + 1) });
+  for (let at = 0; at < listing.length; ) {
+    let end = listing.indexOf(0, at);
+    if (end === -1) end = listing.length;
+    const tab = listing.indexOf(0x09, at);
+    if (tab !== -1 && tab < end) {
+      const [mode, type, oid, size] = listing.toString('latin1', at, tab).split(/ +/) as [
+        string,
+        string,
+        string,
+        string,
+      ];
+      const name = listing.subarray(tab + 1, end);
+      const entry: TreeEntry = { mode, type, oid, size: size === '-' ? 0 : Number(size), path: '' };
+      try {
+        entry.path = strictUtf8.decode(name);
+      } catch {
+        // Shown with U+FFFD, as the folder reader shows such a name, and never read.
+        entry.path = name.toString('utf8');
+        entry.notUtf8 = true;
+      }
+      out.push(entry);
+    }
+    at = end + 1;
   }
   return out;
 }
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** A folder of the tree at the revision: its entries by name (a blob, a gitlink, or a folder). */
 interface Folder {
@@ -186,6 +208,18 @@ function walkTree(
       if (count > maxEntries) return;
       const path = visible === '' ? name : `${visible}/${name}`;
       if (!hiddenAllowed(names, path)) continue;
+      if (!('children' in child) && child.notUtf8) {
+        if (scope !== undefined && !scope.has(path)) continue;
+        out.refused.add(path);
+        out.diagnostics.push(
+          error(
+            'READ_ERROR',
+            'cannot read entry: its name is not valid UTF-8 (strata reads file names as UTF-8): rename it',
+            { file: path },
+          ),
+        );
+        continue;
+      }
       let node: TreeEntry | Folder | undefined = child;
       let target = real === '' ? name : `${real}/${name}`;
       if (!('children' in child) && child.mode === SYMLINK) {
