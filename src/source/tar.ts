@@ -125,7 +125,9 @@ export function readTar(bytes: Uint8Array, limits: TarLimits): TarRead {
       longName = type === 'L' ? cString(data, strict) : paxPath(data);
       continue;
     }
-    if (type === 'g') continue;
+    // A global pax header, and GNU's long link target of the next entry (a link, which is
+    // refused, or skipped where hidden, as that entry is).
+    if (type === 'g' || type === 'K') continue;
     const path = longName ?? ustarName(block);
     longName = undefined;
     if (path === NOT_UTF8) {

@@ -87,6 +87,13 @@ describe('bundles of real folders', () => {
     entry(enc.encode('./.git/'), new Uint8Array(), '5'),
     ...Array.from({ length: 20 }, (_, i) => entry(enc.encode(`./.git/objects/o${i}`), enc.encode('x'))),
     entry(enc.encode('./node_modules/.bin/tsc'), new Uint8Array(), '2', '../typescript/bin/tsc'),
+    // GNU tar's long link target (pnpm's links into .pnpm/ are longer than 100 bytes).
+    entry(
+      enc.encode('././@LongLink'),
+      enc.encode(`../.pnpm/${'x'.repeat(120)}/node_modules/vite/bin/vite.js\0`),
+      'K',
+    ),
+    entry(enc.encode('./node_modules/.bin/vite'), new Uint8Array(), '2', '../.pnpm/xxxx'),
     pax('path', './base.md'),
     entry(enc.encode('./base.md'), enc.encode('Base.\n')),
   ];
