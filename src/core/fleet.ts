@@ -2,6 +2,7 @@ import { type Diagnostic, error, type Where, warning } from './diagnostics.js';
 import { templateMatcher } from './glob.js';
 import type { FleetDef } from './manifest.js';
 import { isLabelName, isValidName } from './names.js';
+import { isTypoOf } from './suggest.js';
 import { byteOrder } from './text.js';
 import type { ParsedYaml } from './yaml.js';
 import { isObject } from './yaml.js';
@@ -79,6 +80,20 @@ export function buildFleet(
       const id = match(path);
       if (id === undefined || !isValidName(id)) continue;
       const { meta, locate } = frontmatterOf(path);
+      // A key a typo away from role or team (`taem:`) would leave the agent without it.
+      for (const key of ['role', 'team'] as const) {
+        if (meta[key] !== undefined) continue;
+        const typo = Object.keys(meta).find((k) => isTypoOf(k, key) && !AGENT_KEYS.includes(k));
+        if (typo !== undefined)
+          diagnostics.push({
+            ...warning(
+              'UNKNOWN_KEY',
+              `agent ${id}: no ${key} in its identity frontmatter, but ${JSON.stringify(typo)}: did you mean "${key}"? The agent is read without it`,
+              locate(typo),
+            ),
+            suggestions: [key],
+          });
+      }
       if (meta.role === undefined && meta.team === undefined) continue;
       const at = locate('role');
       const fromFile = readAgent({ id, role: meta.role, team: meta.team }, path, at, diagnostics);

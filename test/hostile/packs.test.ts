@@ -258,6 +258,23 @@ describe('role fields a layer takes, mistyped', () => {
     );
   });
 
+  it('an identity file whose frontmatter mistypes team is UNKNOWN_KEY, not an agent silently without its team', () => {
+    const result = memPack({
+      'strata.yaml':
+        'registry:\n  files: [roles.yaml]\nfleet:\n  identities: "identities/{agent}.md"\nlayers:\n  - id: team\n    file: "teams/{team}.md"\n  - id: identity\n    file: "identities/{agent}.md"\n',
+      'roles.yaml': 'roles:\n  developer:\n    name: Developer\n',
+      'teams/payments.md': 'Payments.',
+      'identities/linus.md': '---\nrole: developer\ntaem: payments\n---\nLinus.\n',
+    });
+    expect(result.snapshot?.fleet.map((a) => [a.id, a.team ?? null])).toEqual([['linus', null]]);
+    expect(result.diagnostics.map((d) => `${d.code} ${d.file}:${d.line} ${d.suggestions}`)).toEqual([
+      'UNKNOWN_KEY identities/linus.md:3 team',
+    ]);
+    expect(result.diagnostics[0]!.message).toBe(
+      'agent linus: no team in its identity frontmatter, but "taem": did you mean "team"? The agent is read without it',
+    );
+  });
+
   it('a key that is a name of its own (a prefix, or far from the field) says nothing', () => {
     const result = memPack({
       'strata.yaml':
