@@ -371,6 +371,19 @@ function discoverByField(
       continue;
     }
     const previous = raw.get(id as string);
+    // Claude Code calls a plugin's agent `<plugin>:<name>`: an agent of the same name
+    // outside any plugin (a user's `~/.claude/agents/`) is the one `<name>` means.
+    const inPlugin = plugins !== undefined && withinPlugin(path, plugins);
+    if (previous && inPlugin && !withinPlugin(previous.source, plugins)) {
+      diagnostics.push(
+        warning(
+          'DUPLICATE_ROLE',
+          `role ${id} is defined in ${previous.source} and again here, in a plugin: the one outside plugins is kept (Claude Code names this one <plugin>:${id})`,
+          frontmatterAt(path, def.id),
+        ),
+      );
+      continue;
+    }
     if (previous)
       diagnostics.push(
         warning(
@@ -398,6 +411,15 @@ function pluginFolders(allPaths: readonly string[]): Set<string> {
 }
 
 const PLUGIN_JSON = '.claude-plugin/plugin.json';
+
+/** Whether a file lies in a plugin (a folder holding `.claude-plugin/plugin.json`). */
+function withinPlugin(path: string, plugins: ReadonlySet<string> | undefined): boolean {
+  if (plugins === undefined || plugins.size === 0) return false;
+  if (plugins.has('')) return true;
+  for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1))
+    if (plugins.has(path.slice(0, i))) return true;
+  return false;
+}
 
 /** The plugin folder of a file straight in its `agents/` folder (`<plugin>/agents/x.md`), if any. */
 function pluginOf(path: string, plugins: ReadonlySet<string>): string | undefined {

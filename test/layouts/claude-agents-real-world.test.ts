@@ -286,3 +286,42 @@ describe('a repository with a root AGENTS.md and a .claude/agents folder', () =>
     ).toBeUndefined();
   });
 });
+
+describe('claude-agents: a name both a user agent and a plugin agent have', () => {
+  // A ~/.claude folder: the user's agents/ and an installed plugin's agents/.
+  const HOME = {
+    'agents/reviewer.md': '---\nname: reviewer\ndescription: My reviewer\n---\nMine.\n',
+    'plugins/cache/market/review-kit/1.0.0/.claude-plugin/plugin.json': '{"name":"review-kit"}\n',
+    'plugins/cache/market/review-kit/1.0.0/agents/reviewer.md':
+      '---\nname: reviewer\ndescription: The kit reviewer\n---\nThe kit’s.\n',
+    'plugins/cache/market/review-kit/1.0.0/agents/linter.md':
+      '---\nname: linter\ndescription: Lints\n---\nLint.\n',
+  };
+
+  it('is the user’s: Claude Code calls the plugin’s review-kit:reviewer', () => {
+    const result = memPack(HOME);
+    expect(result.snapshot!.preset).toBe('claude-agents');
+    const out = tryCompose(result.snapshot!, { role: 'reviewer' });
+    expect(out.ok && out.result.text).toBe('Mine.');
+    expect(tryCompose(result.snapshot!, { role: 'linter' }).ok).toBe(true);
+    expect(result.diagnostics.map((d) => [d.code, d.file, d.message])).toEqual([
+      [
+        'DUPLICATE_ROLE',
+        'plugins/cache/market/review-kit/1.0.0/agents/reviewer.md',
+        'role reviewer is defined in agents/reviewer.md and again here, in a plugin: the one outside plugins is kept (Claude Code names this one <plugin>:reviewer)',
+      ],
+    ]);
+  });
+
+  it('two plugins with the same agent name: the later in path order, as before', () => {
+    const result = memPack({
+      'a/.claude-plugin/plugin.json': '{"name":"a"}\n',
+      'a/agents/x.md': '---\nname: x\ndescription: A\n---\nA.\n',
+      'b/.claude-plugin/plugin.json': '{"name":"b"}\n',
+      'b/agents/x.md': '---\nname: x\ndescription: B\n---\nB.\n',
+    });
+    const out = tryCompose(result.snapshot!, { role: 'x' });
+    expect(out.ok && out.result.text).toBe('B.');
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['DUPLICATE_ROLE']);
+  });
+});
