@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { unknownRole } from '../core/compose.js';
 import { type Diagnostic, type DiagnosticCode, error, type Where } from '../core/diagnostics.js';
 import { isValidName } from '../core/names.js';
+import { splitOf } from '../core/pack-file.js';
 import type { Snapshot } from '../core/snapshot.js';
 import { byteOrder } from '../core/text.js';
 import { isObject, parseYaml } from '../core/yaml.js';
@@ -107,9 +108,23 @@ export function agentConfig(
     fields?: Record<string, string>;
   }> = [{ from: 'agent_defaults', file: manifestFile, values: snapshot.manifest.agentDefaults }];
   if (record) {
-    const top = Object.fromEntries(Object.entries(record.fields).filter(([k]) => KNOWN_FIELDS.includes(k)));
+    // A field written without a value (`model:` in frontmatter) is not given, as for Claude Code.
+    const top = Object.fromEntries(
+      Object.entries(record.fields).filter(([k, v]) => KNOWN_FIELDS.includes(k) && v !== null),
+    );
     const nested = isObject(record.fields.defaults) ? record.fields.defaults : {};
     const mapped = mappedFields(snapshot.manifest.configFields, record.fields);
+    if (mapped.bad !== undefined)
+      return {
+        ok: false,
+        diagnostics: [
+          error(
+            'BAD_ROLE',
+            `config ${mapped.bad.key} (from role ${role}): ${mapped.bad.field} is ${mapped.bad.what}; it takes a list of names or a string of them separated by commas`,
+            roleFieldAt(snapshot, record.source, role, mapped.bad.field),
+          ),
+        ],
+      };
     levels.push({
       from: 'role',
       file: record.source,
@@ -185,8 +200,10 @@ export function agentConfigJsonSchema(): Record<string, unknown> {
 
 /** Where a role record's field is written in its YAML file (the file alone for a prompt file's frontmatter). */
 function roleFieldAt(snapshot: Snapshot, file: string, role: string, field: string): Where {
-  const text = /\.ya?ml$/i.test(file) ? snapshot.files.get(file)?.text : undefined;
+  const text = snapshot.files.get(file)?.text;
   if (text === undefined) return { file };
+  if (!/\.ya?ml$/i.test(file))
+    return splitOf(text, file, snapshot.manifest.frontmatter)?.yaml?.locate([field]) ?? { file };
   const key = snapshot.manifest.registry.key;
   return parseYaml(text, { file }).locate(key === '' ? [role, field] : [key, role, field]);
 }
@@ -202,19 +219,45 @@ const KNOWN_FIELDS = Object.keys(AgentConfigSchema.shape);
 function mappedFields(
   defs: Snapshot['manifest']['configFields'],
   record: Record<string, unknown>,
-): { values: Record<string, unknown>; fields: Record<string, string> } {
+): {
+  values: Record<string, unknown>;
+  fields: Record<string, string>;
+  /** A list field whose value is neither a string nor a list of strings (`tools: 42`). */
+  bad?: { key: string; field: string; what: string };
+} {
   const values: Record<string, unknown> = {};
   const fields: Record<string, string> = {};
   for (const [key, def] of Object.entries(defs)) {
     let value = record[def.field];
     if (value === undefined || value === null) continue;
     if (typeof value === 'string') value = def.list ? splitList(value) : value.trim();
-    else if (def.list && Array.isArray(value))
-      value = value.flatMap((v) => (typeof v === 'string' ? splitList(v) : [v]));
+    else if (def.list) {
+      const odd = Array.isArray(value) ? value.find((v) => typeof v !== 'string') : value;
+      if (odd !== undefined)
+        return {
+          values,
+          fields,
+          bad: { key, field: def.field, what: kindOfValue(odd, Array.isArray(value)) },
+        };
+      value = (value as string[]).flatMap(splitList);
+    }
     values[key] = value;
     fields[key] = def.field;
   }
   return { values, fields };
+}
+
+/** What a value is, for a message: `the number 42`, `a list holding the number 42`. */
+function kindOfValue(value: unknown, inList: boolean): string {
+  const what =
+    value === null
+      ? 'null'
+      : Array.isArray(value)
+        ? 'a list'
+        : typeof value === 'object'
+          ? 'a mapping'
+          : `the ${typeof value} ${JSON.stringify(value)}`;
+  return inList ? `a list holding ${what}` : what;
 }
 
 /**

@@ -156,3 +156,32 @@ describe('agentConfig', () => {
     expect(out.ok && out.result).toMatchObject({ role: 'anyone', config: {}, sources: {} });
   });
 });
+
+describe('strata config: subagent frontmatter as people leave it', () => {
+  const agent = (fm: string) =>
+    okPack({ '.claude/agents/a.md': `---\nname: a\ndescription: Does things\n${fm}\n---\nBody.\n` });
+
+  it('model: with no value is no model (the parent’s, as Claude Code runs it), not a failed config', () => {
+    const out = agentConfig(agent('model:\ntools:'), { role: 'a' });
+    expect(out.ok && out.result.config).toEqual({});
+  });
+
+  it('tools that are neither a string nor a list of strings are BAD_ROLE at the line, not passed on', () => {
+    for (const [fm, what] of [
+      ['tools: 42', 'the number 42'],
+      ['tools: [Read, 42]', 'a list holding the number 42'],
+      ['tools: { Read: true }', 'a mapping'],
+    ]) {
+      const out = agentConfig(agent(fm!), { role: 'a' });
+      expect(out.ok ? [] : out.diagnostics.map((d) => [d.code, d.file, d.line, d.col, d.message])).toEqual([
+        [
+          'BAD_ROLE',
+          '.claude/agents/a.md',
+          4,
+          8,
+          `config tools (from role a): tools is ${what}; it takes a list of names or a string of them separated by commas`,
+        ],
+      ]);
+    }
+  });
+});
