@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
 import { error } from '../core/diagnostics.js';
 import { normalisePackPath } from '../core/pack-path.js';
 import type { ReadScope } from '../core/read-scope.js';
@@ -17,7 +19,9 @@ import type { PackFiles } from './read-dir.js';
  * under both paths; one to a folder above it, a loop, is not walked again;
  * PATH_OUTSIDE_PACK when one leaves it), files over the limit are refused (FILE_TOO_LARGE). Git failures, an unknown revision or
  * a pack folder missing at that revision are GIT_ERROR diagnostics. Submodules (gitlinks)
- * are listed in `gitFolders`, as a folder read lists the folders holding `.git`.
+ * are listed in `gitFolders`, as a folder read lists the folders holding `.git`; a
+ * checked-out one's files are read from its own repository at the commit the revision
+ * records (one not checked out is an empty folder, as on disk).
  *
  * @example
  * const read = await readPackAtRevision('examples/roboco', 'HEAD~1');
@@ -60,6 +64,9 @@ export async function readPackAtRevision(
   ]);
   if (listing.code !== 0) return fail(`the pack folder ${folder || '.'} does not exist at ${rev}`);
   const entries = parseTree(listing.stdout);
+  // A checked-out submodule's files at the commit the revision records, as a folder read
+  // shows the submodule's files (one not checked out is an empty folder there too).
+  await addSubmodules(dir, entries, 0);
 
   // 3. The pack as a folder read shows it: symlinks followed inside the pack (a link to a
   // folder shows its files under the link's path too), hidden entries skipped; then the
@@ -72,9 +79,10 @@ export async function readPackAtRevision(
   const scope = entries.some((e) => e.mode === SYMLINK) ? undefined : options.scope;
   const tree = treeOf(entries);
   const links = new Map<string, string>();
-  const linkBlobs = await catFiles(dir, [
-    ...new Set(entries.filter((e) => e.mode === SYMLINK).map((e) => e.oid)),
-  ]);
+  const linkBlobs = await catFilesOf(
+    dir,
+    entries.filter((e) => e.mode === SYMLINK),
+  );
   if ('error' in linkBlobs) return fail(linkBlobs.error);
   for (const e of entries)
     if (e.mode === SYMLINK) links.set(e.path, linkBlobs.map.get(e.oid)!.toString('utf8'));
@@ -92,8 +100,10 @@ export async function readPackAtRevision(
   if (shown.submodules.length > 0) out.gitFolders = shown.submodules;
 
   // 4. Contents of every blob shown.
-  const wanted = shown.files.filter((f) => f.entry.size <= maxBytes).map((f) => f.entry.oid);
-  const blobs = await catFiles(dir, [...new Set(wanted)]);
+  const blobs = await catFilesOf(
+    dir,
+    shown.files.filter((f) => f.entry.size <= maxBytes).map((f) => f.entry),
+  );
   if ('error' in blobs) return fail(blobs.error);
   for (const { path, entry } of shown.files) {
     if (entry.size > maxBytes) {
@@ -117,6 +127,31 @@ interface TreeEntry {
   path: string;
   /** The name in the tree is not UTF-8 (`path` shows it with U+FFFD). */
   notUtf8?: true;
+  /** The repository holding the object, when not the pack's (a submodule's). */
+  repo?: string;
+}
+
+/** Submodules within submodules are read this deep. */
+const MAX_SUBMODULE_DEPTH = 8;
+
+/**
+ * Adds the entries of every checked-out submodule (a gitlink whose folder is the top of its
+ * own repository) at the commit the gitlink records, under the gitlink's path.
+ */
+async function addSubmodules(dir: string, entries: TreeEntry[], depth: number): Promise<void> {
+  if (depth >= MAX_SUBMODULE_DEPTH) return;
+  for (const link of entries.filter((e) => e.type === 'commit')) {
+    const sub = join(dir, ...link.path.split('/'));
+    const top = await git(sub, ['rev-parse', '--show-toplevel']);
+    if (top.code !== 0) continue;
+    const real = await fs.realpath(sub).catch(() => undefined);
+    if (real === undefined || top.stdout.toString('utf8').trim() !== real) continue;
+    const listing = await git(sub, ['ls-tree', '-r', '-z', '--long', '--full-tree', link.oid]);
+    if (listing.code !== 0) continue;
+    const inner = parseTree(listing.stdout).map((e) => ({ ...e, path: `${link.path}/${e.path}`, repo: sub }));
+    await addSubmodules(dir, inner, depth + 1);
+    entries.push(...inner);
+  }
 }
 
 function parseTree(listing: Buffer): TreeEntry[] {
@@ -153,6 +188,8 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 /** A folder of the tree at the revision: its entries by name (a blob, a gitlink, or a folder). */
 interface Folder {
   children: Map<string, TreeEntry | Folder>;
+  /** A submodule's folder (a gitlink): a nested repository's root. */
+  submodule?: true;
 }
 
 function treeOf(entries: readonly TreeEntry[]): Folder {
@@ -168,7 +205,14 @@ function treeOf(entries: readonly TreeEntry[]): Folder {
       }
       at = next;
     }
-    at.children.set(parts[parts.length - 1]!, e);
+    const name = parts[parts.length - 1]!;
+    if (e.type === 'commit') {
+      // A gitlink is a folder: its files, when its repository is checked out, go in it.
+      const had = at.children.get(name);
+      const folder: Folder = had !== undefined && 'children' in had ? had : { children: new Map() };
+      folder.submodule = true;
+      at.children.set(name, folder);
+    } else at.children.set(name, e);
   }
   return root;
 }
@@ -247,11 +291,11 @@ function walkTree(
       if ('children' in node) {
         if (above.has(target)) continue;
         count++;
+        if (node.submodule) submodules.push(path);
         above.add(target);
         walk(node, target, path, above);
         above.delete(target);
-      } else if (node.type === 'commit') submodules.push(path);
-      else if (scope === undefined || scope.has(path)) {
+      } else if (scope === undefined || scope.has(path)) {
         count++;
         files.push({ path, entry: node });
       }
@@ -280,6 +324,30 @@ function resolveLinks(
     return resolveLinks([...(joined === '' ? [] : [joined]), ...rest].join('/'), links, hops + 1);
   }
   return path;
+}
+
+/** The contents of entries' blobs by oid, each read from its own repository. */
+async function catFilesOf(
+  dir: string,
+  wanted: readonly TreeEntry[],
+): Promise<{ map: Map<string, Buffer> } | { error: string }> {
+  const byRepo = new Map<string, Set<string>>();
+  for (const e of wanted) {
+    const repo = e.repo ?? dir;
+    let oids = byRepo.get(repo);
+    if (!oids) {
+      oids = new Set();
+      byRepo.set(repo, oids);
+    }
+    oids.add(e.oid);
+  }
+  const map = new Map<string, Buffer>();
+  for (const [repo, oids] of byRepo) {
+    const got = await catFiles(repo, [...oids]);
+    if ('error' in got) return got;
+    for (const [oid, bytes] of got.map) map.set(oid, bytes);
+  }
+  return { map };
 }
 
 async function catFiles(
