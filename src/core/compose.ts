@@ -1,3 +1,4 @@
+import { closestFiles } from './closest-files.js';
 import { outcomeBytes } from './compose-bytes.js';
 import { freezeLayers, freezeOutcome, NO_DIAGNOSTICS } from './compose-freeze.js';
 import { memoCompose } from './compose-memo.js';
@@ -658,13 +659,15 @@ function resolveOther(env: LayerEnv, layer: LayerDef, lp: LayerPlan): LayerResul
       if ('missing' in found) {
         if (!found.reported && layer.missing !== 'skip') {
           const names = source.paths.flatMap(pathPlaceholders).map((p) => (p === 'role_file' ? 'role' : p));
+          const suggestions = closestFiles(snapshot, found.missing);
           missingLayer(
             layer,
-            `${found.missing} is missing`,
+            `${found.missing} is missing${didYouMean(suggestions)}`,
             { file: found.missing },
             names,
             unknown,
             diagnostics,
+            suggestions,
           );
         }
         // A path the source plan remembers for a value: its result is made, frozen and kept once.
@@ -1338,10 +1341,17 @@ function missingLayer(
   dependsOn: readonly string[],
   unknown: ReadonlySet<string>,
   diagnostics: Diagnostic[],
+  suggestions: readonly string[] = [],
 ): void {
+  const withSuggestions = (d: Diagnostic): Diagnostic =>
+    suggestions.length > 0 ? { ...d, suggestions: [...suggestions] } : d;
   if (layer.missing === 'error') {
-    diagnostics.push(error('REQUIRED_MISSING', `layer ${layer.id} is required: ${what}`, where));
+    diagnostics.push(
+      withSuggestions(error('REQUIRED_MISSING', `layer ${layer.id} is required: ${what}`, where)),
+    );
   } else if (layer.missing === 'warn' && !dependsOn.some((n) => unknown.has(n))) {
-    diagnostics.push(warning('LAYER_MISSING', `layer ${layer.id} is left out: ${what}`, where));
+    diagnostics.push(
+      withSuggestions(warning('LAYER_MISSING', `layer ${layer.id} is left out: ${what}`, where)),
+    );
   }
 }

@@ -195,6 +195,32 @@ describe('layers say whether their absence is normal', () => {
     expect(outcome.result.layers.find((l) => l.id === layer)?.reason).toBe('missing');
   });
 
+  it.each([
+    ['roles/qa.md', 'roles/qaa.md', ['roles/qaa.md']],
+    ['teams/payments.md', 'teams/paymnets.md', ['teams/paymnets.md']],
+    // Another member's file is that member's, never offered as a misspelling.
+    ['identities/grace.md', undefined, []],
+  ])(
+    'roboco: %s renamed to %s: LAYER_MISSING offers the closest files of its folder',
+    async (file, renamed, suggestions) => {
+      const dir = tempDir();
+      const { cpSync, renameSync, rmSync } = await import('node:fs');
+      cpSync(roboco, join(dir, 'pack'), { recursive: true });
+      if (renamed) renameSync(join(dir, 'pack', file), join(dir, 'pack', renamed));
+      else rmSync(join(dir, 'pack', file));
+      const { snapshot } = await loadPack(join(dir, 'pack'), { env: {} });
+      const outcome = tryCompose(snapshot!, { agent: 'grace' });
+      if (!outcome.ok) throw new Error('expected a result');
+      const [d] = outcome.result.diagnostics;
+      expect([d!.code, d!.file, d!.suggestions ?? []]).toEqual(['LAYER_MISSING', file, suggestions]);
+      expect(d!.message).toContain(
+        suggestions.length > 0
+          ? `${file} is missing; did you mean "${suggestions[0]}"?`
+          : `${file} is missing`,
+      );
+    },
+  );
+
   it('validate says it once, naming the members; --strict fails on it', async () => {
     const dir = tempDir();
     const { cpSync, rmSync } = await import('node:fs');
