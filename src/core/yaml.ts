@@ -11,6 +11,7 @@ import {
   Parser,
   visit,
   YAMLParseError,
+  YAMLSeq,
 } from 'yaml';
 import { type Diagnostic, type DiagnosticCode, error, type Where } from './diagnostics.js';
 import { decodeText, isPlainAscii, isWellFormedText, LineIndex } from './text.js';
@@ -108,6 +109,7 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
   let value: unknown;
   if (diagnostics.length === repeats.length) {
     try {
+      mergeKeysAsPyYaml(doc);
       value = doc.toJS({ maxAliasCount: 100 });
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
@@ -319,6 +321,29 @@ function duplicateKeys(root: unknown): Array<{ key: string; offset: number }> {
     },
   });
   return found;
+}
+
+/**
+ * A mapping with more than one `<<` key takes them as PyYAML does: every one is merged, a
+ * later `<<` over an earlier one (the mapping's own keys over all). The library applies
+ * only the first's values where both have a key; the `<<` keys become one whose list holds
+ * their mappings, the last key's first (in a list, the first mapping wins).
+ */
+function mergeKeysAsPyYaml(doc: Document.Parsed): void {
+  visit(doc.contents as Node, {
+    Map(_, map) {
+      const merges = map.items.filter((p) => isScalar(p.key) && typeof p.key.value === 'symbol');
+      if (merges.length < 2) return;
+      const seq = new YAMLSeq(doc.schema);
+      for (const pair of [...merges].reverse()) {
+        const value = pair.value;
+        if (isSeq(value)) seq.items.push(...value.items);
+        else seq.items.push(value);
+      }
+      merges[0]!.value = seq;
+      map.items = map.items.filter((p) => p === merges[0] || !merges.includes(p));
+    },
+  });
 }
 
 /** The offset of the first `<<` merge key whose value is not a mapping, an alias or a list of them. */

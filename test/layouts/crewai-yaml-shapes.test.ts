@@ -54,6 +54,16 @@ const CASES: Array<[string, string, Record<string, string>]> = [
     { a: 'You are Quoted key. B\nYour personal goal is: G' },
   ],
   [
+    // PyYAML merges every `<<` key of a mapping, a later one over an earlier one.
+    'two merge keys in one mapping: the later merge key wins, the own keys over both',
+    'a: &a\n  role: RA\n  goal: GA\n  backstory: BA\nb: &b\n  role: RB\n  goal: GB\nc:\n  <<: *a\n  <<: *b\n  goal: GC\nd:\n  <<: [*b, *a]\n  <<: *b\n',
+    {
+      a: 'You are RA. BA\nYour personal goal is: GA',
+      c: 'You are RB. BA\nYour personal goal is: GC',
+      d: 'You are RB. BA\nYour personal goal is: GB',
+    },
+  ],
+  [
     'an explicit indentation indicator',
     'a:\n  role: Writer\n  goal: G\n  backstory: >2\n     leading space kept\n    normal\n',
     { a: 'You are Writer.  leading space kept\nnormal\n\nYour personal goal is: G' },
