@@ -431,7 +431,11 @@ function layoutFiles(name: string, paths: readonly string[]): string[] {
   return paths.filter((p) => globs.some((g) => g(p)) && !isReadmeLike(p));
 }
 
-/** What chorus reads: top-level YAML role files, defaults.md, defaults.txt. */
+/**
+ * What chorus reads (top-level YAML role files, defaults.md, defaults.txt): part of what
+ * detection looks at, since a pack holding them stays chorus (see {@link detectPreset}).
+ */
+const CHORUS_FILES = ['*.yaml', '*.yml', 'defaults.md', 'defaults.txt'];
 const CHORUS_FILE = /^(?:[^/]+\.ya?ml|defaults\.md|defaults\.txt)$/;
 
 /**
@@ -463,7 +467,12 @@ export function presetHiddenFolders(): string[] {
  * preset a pack without a manifest is.
  */
 export function presetDetectFiles(): string[] {
-  detectFiles ??= [...new Set(PRESET_NAMES.flatMap((name) => presetPart(name, []).detect?.files ?? []))];
+  detectFiles ??= [
+    ...new Set([
+      ...PRESET_NAMES.flatMap((name) => presetPart(name, []).detect?.files ?? []),
+      ...CHORUS_FILES,
+    ]),
+  ];
   return [...detectFiles];
 }
 

@@ -1,6 +1,9 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tryCompose } from '../../src/core/compose.js';
-import { memPack } from '../helpers.js';
+import { openPack } from '../../src/source/open.js';
+import { memPack, tempDir, writeFiles } from '../helpers.js';
 
 /**
  * A pack holding only a layout's own files, none of them usable: a Claude Code agents
@@ -51,5 +54,18 @@ describe('a layout whose files are all unusable is still that layout', () => {
 
   it('a README in an agents folder is no layout file', () => {
     expect(memPack({ '.claude/agents/README.md': '# Agents\n' }).snapshot!.preset).toBe('chorus');
+  });
+
+  it('a reload read for the layout’s files still sees what chorus reads, as a whole read does', async () => {
+    const dir = tempDir('strata-unusable-reload-');
+    writeFiles(dir, { 'agents.yaml': 'a:\n  role: R\n  goal: G\n  backstory: B\n' });
+    const first = await openPack({ kind: 'dir', dir }, { env: {} });
+    expect(first.snapshot!.preset).toBe('crewai');
+    writeFileSync(join(dir, 'agents.yaml'), 'a:\n  role:\n');
+    writeFileSync(join(dir, 'team.yaml'), 'roles:\n  w:\n    system_prompt: W.\n');
+    const reload = await openPack({ kind: 'dir', dir }, { env: {}, previous: first.snapshot! });
+    const whole = await openPack({ kind: 'dir', dir }, { env: {} });
+    expect(whole.snapshot!.preset).toBe('chorus');
+    expect(reload.snapshot!.preset).toBe('chorus');
   });
 });
