@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { error } from '../core/diagnostics.js';
 import { normalisePackPath } from '../core/pack-path.js';
 import type { ReadScope } from '../core/read-scope.js';
@@ -86,7 +86,9 @@ export async function readPackAtRevision(
   if ('error' in linkBlobs) return fail(linkBlobs.error);
   for (const e of entries)
     if (e.mode === SYMLINK) links.set(e.path, linkBlobs.map.get(e.oid)!.toString('utf8'));
-  const shown = walkTree(tree, links, names, scope, limits.maxFiles, out);
+  // Where the pack's folder is on this machine, for absolute links into it.
+  const roots = [...new Set([resolve(dir), await fs.realpath(dir).catch(() => resolve(dir))])];
+  const shown = walkTree(tree, links, roots, names, scope, limits.maxFiles, out);
   if (shown.over) {
     out.diagnostics.push(tooManyFiles(limits.maxFiles));
     return out;
@@ -237,6 +239,7 @@ function lookup(tree: Folder, path: string): TreeEntry | Folder | undefined {
 function walkTree(
   tree: Folder,
   links: ReadonlyMap<string, string>,
+  roots: readonly string[],
   names: readonly string[],
   scope: ReadScope | undefined,
   maxEntries: number,
@@ -267,7 +270,7 @@ function walkTree(
       let node: TreeEntry | Folder | undefined = child;
       let target = real === '' ? name : `${real}/${name}`;
       if (!('children' in child) && child.mode === SYMLINK) {
-        const resolved = resolveLinks(target, links);
+        const resolved = resolveLinks(target, links, roots);
         if (resolved === OUTSIDE) {
           out.refused.add(path);
           out.diagnostics.push(
@@ -309,6 +312,7 @@ function walkTree(
 function resolveLinks(
   path: string,
   links: ReadonlyMap<string, string>,
+  roots: readonly string[],
   hops = 0,
 ): string | typeof OUTSIDE | undefined {
   if (hops > 40) return undefined;
@@ -317,11 +321,16 @@ function resolveLinks(
     const prefix = segs.slice(0, i).join('/');
     const target = links.get(prefix);
     if (target === undefined) continue;
-    if (target.startsWith('/')) return OUTSIDE;
-    const joined = normalisePackPath([...segs.slice(0, i - 1), ...target.split('/')].join('/'));
+    let joined: string | undefined;
+    if (target.startsWith('/')) {
+      // An absolute link into the pack's folder on this machine leads where it does on disk.
+      const root = roots.find((r) => target === r || target.startsWith(`${r}/`));
+      if (root === undefined) return OUTSIDE;
+      joined = normalisePackPath(target.slice(root.length + 1));
+    } else joined = normalisePackPath([...segs.slice(0, i - 1), ...target.split('/')].join('/'));
     if (joined === undefined) return OUTSIDE;
     const rest = segs.slice(i);
-    return resolveLinks([...(joined === '' ? [] : [joined]), ...rest].join('/'), links, hops + 1);
+    return resolveLinks([...(joined === '' ? [] : [joined]), ...rest].join('/'), links, roots, hops + 1);
   }
   return path;
 }

@@ -78,6 +78,19 @@ describe('agents-md: a folder linked under a second name', () => {
     ]);
   });
 
+  it('an absolute link into the pack is followed at a revision as on disk, not refused as leaving it', async () => {
+    const root = project({ 'AGENTS.md': '# Root\n', 'services/backend/AGENTS.md': '# Backend\n' });
+    symlinkSync(join(root, 'services', 'backend'), join(root, 'backend'));
+    symlinkSync(join(root, 'AGENTS.md'), join(root, 'services', 'AGENTS.md'));
+    commit(root);
+    const disk = await readPackDir(root);
+    const atHead = await readPackAtRevision(root, 'HEAD');
+    expect(disk.diagnostics).toEqual([]);
+    expect(atHead.diagnostics).toEqual([]);
+    expect([...atHead.files.keys()].sort()).toEqual([...disk.files.keys()].sort());
+    expect(atHead.files.has('backend/AGENTS.md')).toBe(true);
+  });
+
   it('a link to a folder above it (a loop) is not walked again, on disk and at a revision', async () => {
     const root = project({ 'AGENTS.md': '# Root\n', 'app/AGENTS.md': '# App\n' });
     symlinkSync('..', join(root, 'app', 'up'));
