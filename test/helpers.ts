@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -77,4 +78,20 @@ export function expectGolden(name: string, actual: string): void {
   }
   if (!existsSync(file)) throw new Error(`golden file ${name} is missing (UPDATE_GOLDEN=1 writes it)`);
   expect(actual).toBe(readFileSync(file, 'utf8'));
+}
+
+/** Runs git in `cwd` as a test author (no signing, no user configuration needed): its stdout. */
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync(
+    'git',
+    ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args],
+    { cwd, encoding: 'utf8' },
+  );
+}
+
+/** Makes `root` a git repository whose one commit (branch main) holds its files. */
+export function commitAll(root: string, message = 'pack'): void {
+  git(root, 'init', '-q', '-b', 'main');
+  git(root, 'add', '.');
+  git(root, 'commit', '-q', '-m', message);
 }

@@ -1,11 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tryCompose } from '../../src/core/compose.js';
 import { readPackAtRevision } from '../../src/source/git.js';
 import { loadPack } from '../../src/source/load.js';
-import { cli, memPack, tempDir, writeFiles } from '../helpers.js';
+import { cli, commitAll, git, memPack, tempDir, writeFiles } from '../helpers.js';
 import { appFor } from '../server/helpers.js';
 
 /**
@@ -266,21 +265,10 @@ describe('agents-md: a nested repository starts a walk of its own, as Codex star
 
   it('at a git revision, a submodule (a gitlink) is a nested repository too', async () => {
     const root = project({ 'AGENTS.md': '# Root\n', 'app/AGENTS.md': '# App\n' });
-    const git = (...args: string[]) =>
-      execFileSync(
-        'git',
-        ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args],
-        {
-          cwd: root,
-          encoding: 'utf8',
-        },
-      );
-    git('init', '-q', '-b', 'main');
-    git('add', '.');
-    git('commit', '-q', '-m', 'pack');
-    const head = git('rev-parse', 'HEAD').trim();
-    git('update-index', '--add', '--cacheinfo', `160000,${head},vendor/lib`);
-    git('commit', '-q', '-m', 'submodule');
+    commitAll(root);
+    const head = git(root, 'rev-parse', 'HEAD').trim();
+    git(root, 'update-index', '--add', '--cacheinfo', `160000,${head},vendor/lib`);
+    git(root, 'commit', '-q', '-m', 'submodule');
     const read = await readPackAtRevision(root, 'HEAD');
     expect(read.gitFolders).toEqual(['vendor/lib']);
     const { snapshot } = await loadPack(root, { env: {} });

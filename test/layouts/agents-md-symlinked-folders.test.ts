@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,7 +6,7 @@ import { readPackAtRevision } from '../../src/source/git.js';
 import { loadPack } from '../../src/source/load.js';
 import { openPack } from '../../src/source/open.js';
 import { readPackDir } from '../../src/source/read-dir.js';
-import { tempDir, writeFiles } from '../helpers.js';
+import { commitAll, tempDir, writeFiles } from '../helpers.js';
 
 /**
  * A monorepo that links a folder under a second name (`backend -> services/backend`, a
@@ -29,15 +28,7 @@ function project(files: Record<string, string>): string {
 }
 
 function commit(root: string): void {
-  const git = (...args: string[]) =>
-    execFileSync(
-      'git',
-      ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args],
-      { cwd: root, encoding: 'utf8' },
-    );
-  git('init', '-q', '-b', 'main');
-  git('add', '.');
-  git('commit', '-q', '-m', 'pack');
+  commitAll(root);
 }
 
 function linked(): string {

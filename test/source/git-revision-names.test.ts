@@ -1,10 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readPackAtRevision } from '../../src/source/git.js';
 import { readPackDir } from '../../src/source/read-dir.js';
-import { tempDir, writeFiles } from '../helpers.js';
+import { commitAll, tempDir, writeFiles } from '../helpers.js';
 
 /**
  * A file name that is not UTF-8 (a Latin-1 `é` committed from an old system): the folder
@@ -26,15 +24,7 @@ describe('git revision: names that are not UTF-8', () => {
       Buffer.concat([Buffer.from(`${root}/roles/caf`), Buffer.from([0xe9]), Buffer.from('.md')]),
       'x',
     );
-    const git = (...args: string[]) =>
-      execFileSync(
-        'git',
-        ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args],
-        { cwd: root, encoding: 'utf8' },
-      );
-    git('init', '-q', '-b', 'main');
-    git('add', '.');
-    git('commit', '-q', '-m', 'pack');
+    commitAll(root);
     const disk = await readPackDir(root);
     const atHead = await readPackAtRevision(root, 'HEAD');
     for (const read of [disk, atHead]) {

@@ -1,8 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cli, tempDir, writeFiles } from '../helpers.js';
+import { cli, commitAll, tempDir, writeFiles } from '../helpers.js';
 
 /**
  * A manifest's `hidden:` opts a hidden folder into the pack (an AGENTS.md chain reaching
@@ -25,15 +24,7 @@ function pack(): string {
     'AGENTS.md': '# Root\n',
     '.github/AGENTS.md': '# Workflows\n',
   });
-  const git = (...args: string[]) =>
-    execFileSync(
-      'git',
-      ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args],
-      { cwd: root, encoding: 'utf8' },
-    );
-  git('init', '-q', '-b', 'main');
-  git('add', '.');
-  git('commit', '-q', '-m', 'pack');
+  commitAll(root);
   return root;
 }
 

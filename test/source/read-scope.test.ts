@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -9,7 +8,7 @@ import { buildSnapshot, type LoadResult, presetManifest, type Snapshot } from '.
 import { openPack } from '../../src/source/open.js';
 import { readPackDir } from '../../src/source/read-dir.js';
 import { FileReuse } from '../../src/source/reuse.js';
-import { codes, EXAMPLES, FIXTURES, tempDir, writeFiles } from '../helpers.js';
+import { codes, commitAll, EXAMPLES, FIXTURES, tempDir, writeFiles } from '../helpers.js';
 
 // A folder is read for the files its pack can select: a project root read for its
 // AGENTS.md files does not read, or count against the limits, its build output. Whatever
@@ -71,17 +70,7 @@ describe('read scope', () => {
   it('a git revision of a project root over the file limit loads as its layout too', async () => {
     const dir = copyOf(join(EXAMPLES, 'agents-md'));
     addBuildOutput(dir, 60);
-    const git = (...args: string[]) =>
-      execFileSync(
-        'git',
-        ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args],
-        {
-          cwd: dir,
-        },
-      );
-    git('init', '-q', '-b', 'main');
-    git('add', '.');
-    git('commit', '-q', '-m', 'project');
+    commitAll(dir, 'project');
     const opened = await openPack({ kind: 'git', dir, rev: 'HEAD' }, { env: {}, maxFiles: 40 });
     expect(opened.diagnostics).toEqual([]);
     const onDisk = await openPack({ kind: 'dir', dir }, { env: {}, maxFiles: 40 });

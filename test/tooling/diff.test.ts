@@ -1,11 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { appendFileSync, cpSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildSnapshot } from '../../src/core/snapshot.js';
 import { diffPacks, promptDiff } from '../../src/diff/diff.js';
 import { readPackAtRevision } from '../../src/source/git.js';
-import { cli, EXAMPLES, okPack, tempDir, writeFiles } from '../helpers.js';
+import { cli, EXAMPLES, git, okPack, tempDir, writeFiles } from '../helpers.js';
 
 const AGENTS = ['ada', 'linus', 'frances', 'grace', 'ken', 'margaret', 'barbara', 'edsger'];
 
@@ -14,17 +13,6 @@ function robocoCopy(): string {
   const dir = join(tempDir(), 'pack');
   cpSync(join(EXAMPLES, 'roboco'), dir, { recursive: true });
   return dir;
-}
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync(
-    'git',
-    ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args],
-    {
-      cwd,
-      encoding: 'utf8',
-    },
-  );
 }
 
 /** A temp repository with the roboco pack at packs/roboco, committed. */
