@@ -188,13 +188,20 @@ export function* registrySteps(
     const entry = raw.get(id)!;
     const lacking = required.filter((k) => typeof fields[k] !== 'string');
     if (lacking.length > 0 && entry.yaml) {
-      diagnostics.push(
-        warning(
-          'BAD_ROLE',
-          `not a role: ${id} has no ${lacking.join(', ')} (the registry requires ${required.join(', ')} as strings)`,
-          whereOf(entry, keyPath(id)),
-        ),
+      // A key a typo away from a required one (`gaol:` for goal) is named, with the key meant.
+      const typos = lacking.flatMap((k) => {
+        const typo = Object.keys(fields).find((f) => !required.includes(f) && isTypoOf(f, k));
+        return typo === undefined ? [] : [{ typo, meant: k }];
+      });
+      const hint = typos
+        .map((t) => `; it has ${JSON.stringify(t.typo)}: did you mean "${t.meant}"?`)
+        .join('');
+      const d = warning(
+        'BAD_ROLE',
+        `not a role: ${id} has no ${lacking.join(', ')} (the registry requires ${required.join(', ')} as strings)${hint}`,
+        whereOf(entry, keyPath(id)),
       );
+      diagnostics.push(typos.length > 0 ? { ...d, suggestions: typos.map((t) => t.meant) } : d);
       continue;
     }
     const record = toRecord(id, fields, entry.source);

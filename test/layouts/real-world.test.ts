@@ -154,6 +154,22 @@ describe('crewai: a project made by `crewai create crew`', () => {
     expect([...result.snapshot!.roles.keys()]).toEqual(['ok']);
   });
 
+  it('an agent with a key a typo away from goal is no agent, and the warning names the key meant', () => {
+    const result = memPack({
+      'agents.yaml':
+        'analyst:\n  role: Analyst\n  gaol: Find things.\n  backstory: Reads.\nok:\n  role: OK\n  goal: g\n  backstory: b\n',
+    });
+    expect(result.diagnostics.map((d) => [d.code, d.line, d.suggestions, d.message])).toEqual([
+      [
+        'BAD_ROLE',
+        1,
+        ['goal'],
+        'not a role: analyst has no goal (the registry requires role, goal, backstory as strings); it has "gaol": did you mean "goal"?',
+      ],
+    ]);
+    expect([...result.snapshot!.roles.keys()]).toEqual(['ok']);
+  });
+
   it('a role registry under a key still refuses a bad id (an error)', () => {
     const result = memPack({ 'roles.yaml': 'roles:\n  _x:\n    system_prompt: X\n' });
     expect(result.diagnostics.map((d) => [d.severity, d.code, d.line, d.col])).toEqual([
