@@ -188,20 +188,18 @@ export function* registrySteps(
     const entry = raw.get(id)!;
     const lacking = required.filter((k) => typeof fields[k] !== 'string');
     if (lacking.length > 0 && entry.yaml) {
-      // A key a typo away from a required one (`gaol:` for goal) is named, with the key meant.
-      const typos = lacking.flatMap((k) => {
-        const typo = Object.keys(fields).find((f) => !required.includes(f) && isTypoOf(f, k));
-        return typo === undefined ? [] : [{ typo, meant: k }];
-      });
-      const hint = typos
-        .map((t) => `; it has ${JSON.stringify(t.typo)}: did you mean "${t.meant}"?`)
-        .join('');
-      const d = warning(
-        'BAD_ROLE',
-        `not a role: ${id} has no ${lacking.join(', ')} (the registry requires ${required.join(', ')} as strings)${hint}`,
-        whereOf(entry, keyPath(id)),
+      diagnostics.push(
+        withTypos(
+          warning(
+            'BAD_ROLE',
+            `not a role: ${id} has no ${lacking.join(', ')} (the registry requires ${required.join(', ')} as strings)`,
+            whereOf(entry, keyPath(id)),
+          ),
+          fields,
+          lacking,
+          required,
+        ),
       );
-      diagnostics.push(typos.length > 0 ? { ...d, suggestions: typos.map((t) => t.meant) } : d);
       continue;
     }
     const record = toRecord(id, fields, entry.source);
@@ -297,6 +295,26 @@ export function checkRoleFieldTypes(
 // --- internal ---
 
 /**
+ * `d` naming, for each lacking key, a key of `fields` a typo away from it (`gaol:` for
+ * goal) with the key meant, as suggestions too; `d` itself when there is none. Keys that
+ * are themselves `known` are never taken for typos.
+ */
+function withTypos(
+  d: Diagnostic,
+  fields: Readonly<Record<string, unknown>>,
+  lacking: readonly string[],
+  known: readonly string[],
+): Diagnostic {
+  const typos = lacking.flatMap((meant) => {
+    const typo = Object.keys(fields).find((k) => !known.includes(k) && isTypoOf(k, meant));
+    return typo === undefined ? [] : [{ typo, meant }];
+  });
+  if (typos.length === 0) return d;
+  const hint = typos.map((t) => `; it has ${JSON.stringify(t.typo)}: did you mean "${t.meant}"?`).join('');
+  return { ...d, message: d.message + hint, suggestions: typos.map((t) => t.meant) };
+}
+
+/**
  * Records by id as found, before `extends`, with the file that defines each (its YAML
  * file, to locate the record in, or its prompt file): no closure per record.
  */
@@ -359,10 +377,15 @@ function discoverByField(
     const lacking = [def.id, ...def.require].filter((k) => typeof meta[k] !== 'string' || meta[k] === '');
     if (lacking.length > 0) {
       diagnostics.push(
-        warning(
-          'BAD_ROLE',
-          `not a role: frontmatter ${lacking.join(', ')} must be a non-empty string`,
-          frontmatterAt(path, lacking[0]!),
+        withTypos(
+          warning(
+            'BAD_ROLE',
+            `not a role: frontmatter ${lacking.join(', ')} must be a non-empty string`,
+            frontmatterAt(path, lacking[0]!),
+          ),
+          meta,
+          lacking,
+          [def.id, ...def.require],
         ),
       );
       continue;

@@ -292,6 +292,25 @@ describe('claude-agents: a .claude/agents folder from a Windows checkout', () =>
     expect([...result.snapshot!.roles.keys()]).toEqual(['ok']);
   });
 
+  it('an agent file whose frontmatter mistypes description names the key meant', () => {
+    const result = memPack(
+      {
+        'reviewer.md': '---\nname: reviewer\ndescriptoin: Reviews changes.\n---\nR.\n',
+        'ok.md': '---\nname: ok\ndescription: Fine\n---\nOK.\n',
+      },
+      { preset: 'claude-agents' },
+    );
+    expect(result.diagnostics.map((d) => [d.code, d.file, d.suggestions, d.message])).toEqual([
+      [
+        'BAD_ROLE',
+        'reviewer.md',
+        ['description'],
+        'not a role: frontmatter description must be a non-empty string; it has "descriptoin": did you mean "description"?',
+      ],
+    ]);
+    expect([...result.snapshot!.roles.keys()]).toEqual(['ok']);
+  });
+
   it('blank lines before `---` are a warning on the line of the fence', () => {
     const result = memPack(
       { 'a.md': '\n\n---\nname: a\ndescription: A\n---\nA.\n' },
