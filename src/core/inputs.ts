@@ -4,6 +4,7 @@ import type { InputFormat } from './manifest-parse.js';
 import { pythonStr } from './python-str.js';
 import { parseSettingValue, type SettingDef, type SettingValue } from './settings.js';
 import type { Snapshot } from './snapshot.js';
+import { closestNames, didYouMean } from './suggest.js';
 import { inputPlaceholders, recordInputPlaceholders } from './template.js';
 import { shownValue } from './value-shown.js';
 
@@ -56,10 +57,13 @@ export function resolveInputs(
     if (raw === undefined) continue;
     const def = byName.get(name) ?? open;
     if (!def) {
-      const known = manifest.inputs.map((i) => i.name).join(', ') || '(none)';
-      diagnostics.push(
-        error('UNKNOWN_INPUT', `unknown input ${JSON.stringify(name)}; known inputs: ${known}`),
+      const names = manifest.inputs.map((i) => i.name);
+      const suggestions = closestNames(name, names);
+      const d = error(
+        'UNKNOWN_INPUT',
+        `unknown input ${JSON.stringify(name)}${didYouMean(suggestions)}; known inputs: ${names.join(', ') || '(none)'}`,
       );
+      diagnostics.push(suggestions.length > 0 ? { ...d, suggestions } : d);
       continue;
     }
     if (def.format === 'python') {

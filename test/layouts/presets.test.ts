@@ -344,7 +344,10 @@ describe('agents-md preset over examples/agents-md', () => {
   it('inputs are typed: unknown and invalid ones are errors naming them', async () => {
     const snapshot = await load(dir);
     const unknown = tryCompose(snapshot, { vars: { cdw: 'x' } });
-    expect(unknown.ok ? '' : unknown.diagnostics[0]!.message).toBe('unknown input "cdw"; known inputs: cwd');
+    expect(unknown.ok ? '' : unknown.diagnostics[0]!.message).toBe(
+      'unknown input "cdw"; did you mean "cwd"?; known inputs: cwd',
+    );
+    expect(unknown.ok ? [] : unknown.diagnostics[0]!.suggestions).toEqual(['cwd']);
     const roboco = await load(join(EXAMPLES, 'roboco'));
     const none = tryCompose(roboco, { role: 'developer', vars: { cwd: 'x' } });
     expect(none.ok ? [] : none.diagnostics.map((d) => d.code)).toEqual(['UNKNOWN_INPUT']);
