@@ -21,6 +21,9 @@ interface CountMessage {
   dropAfter: number;
 }
 
+/** The worker thread's nice value: counting yields the CPU to the event loop. */
+const WORKER_NICE = 10;
+
 lowerPriority();
 
 parentPort?.on('message', (message: CountMessage) => {
@@ -43,5 +46,3 @@ function lowerPriority(): void {
     // Not Linux, or not allowed: count at the process's priority.
   }
 }
-
-const WORKER_NICE = 10;
