@@ -24,7 +24,20 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 600);
 const CLIENTS = 8;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+/**
+ * How the attacking client is scheduled (BENCH_ATTACKER_SCHED). `idle` (the default where
+ * util-linux's `chrt` is installed): SCHED_IDLE, CPU only when nothing else wants it —
+ * the nearest this one machine comes to a client on another machine, whose CPU is its own.
+ * `nice`: at nice BENCH_ATTACKER_NICE (default 19), a normal task that still takes its
+ * turns on the service's two cores: the kernel then delays the service's and the
+ * prober's wake-ups for it, and a process that burns CPU without ever sending a request
+ * moves /healthz's p99 by as much as the attack does (docs/BENCHMARKS.md).
+ */
+const ATTACKER_SCHED: 'idle' | 'nice' =
+  process.env.BENCH_ATTACKER_SCHED === 'nice' || !hasChrt() ? 'nice' : 'idle';
 const ATTACKER_NICE = Number(process.env.BENCH_ATTACKER_NICE ?? 19);
+const ATTACKER_PLACE =
+  ATTACKER_SCHED === 'idle' ? 'under SCHED_IDLE (`chrt --idle 0`)' : `at nice ${ATTACKER_NICE}`;
 /**
  * Where each side runs (BENCH_PIN, needs `taskset` and two cores or more): by default (0)
  * every process on every core. `split` runs the service on core 0 alone and the clients
@@ -74,6 +87,13 @@ while (attacking) {
 }
 process.send({ requests, statuses }, () => process.exit(0));
 `;
+/** The control's process: burns CPU until it is killed, sending nothing. */
+const BURNER = `
+let x = 0;
+process.send('started', () => {
+  for (;;) for (let i = 0; i < 1e6; i++) x += i;
+});
+`;
 const base = mkdtempSync(join(tmpdir(), 'strata-hostile-'));
 
 // This process (the prober) and the attacker it starts run on the clients' cores.
@@ -101,7 +121,11 @@ async function probes(): Promise<void> {
       statuses: Map<number, number>;
       cpu: Cpu;
     }> = [];
+    // The control: a process scheduled as the attacker is, burning CPU, sending nothing.
+    const control: Probes = { latencies: [], failed: 0 };
     for (let round = 0; round < ROUNDS; round++) {
+      add(quiet, await probeFor(service.url, SECONDS * 1000));
+      add(control, await burning(service.url));
       for (const kind of ATTACKS) {
         if (only && only !== kind) continue;
         add(quiet, await probeFor(service.url, SECONDS * 1000));
@@ -125,13 +149,14 @@ async function probes(): Promise<void> {
     }
     console.log('## /healthz under worst-case compose requests\n');
     console.log(
-      `${SECONDS} s per phase, ${ROUNDS} rounds of quiet and attacked phases alternating; probes every 20 ms on a new connection with a 1 s timeout. Attack bodies: \`{"role":"developer","ambient":…}\` with 64 KB of \`x\` and ~64 KB of \`中\` alternately, sent back to back by one client in its own process at nice ${ATTACKER_NICE}. ${PIN ? `The service runs on cores ${SERVICE_CORES}, the prober and the attacker on cores ${CLIENT_CORES} (BENCH_PIN=${PIN_MODE})` : 'Every process runs on every core'}.\n`,
+      `${SECONDS} s per phase, ${ROUNDS} rounds of quiet and attacked phases alternating; probes every 20 ms on a new connection with a 1 s timeout. Attack bodies: \`{"role":"developer","ambient":…}\` with 64 KB of \`x\` and ~64 KB of \`中\` alternately, sent back to back by one client in its own process ${ATTACKER_PLACE}. The control phase runs a process scheduled the same way that burns CPU and sends nothing: what the attacker's own CPU use does to the probes, through the kernel, not through the service. ${PIN ? `The service runs on cores ${SERVICE_CORES}, the prober and the attacker on cores ${CLIENT_CORES} (BENCH_PIN=${PIN_MODE})` : 'Every process runs on every core'}.\n`,
     );
     console.log(
       '| phase | attack requests | probes | failed (>1 s or error) | p50 ms | p99 ms | max ms | p99 / quiet p99 |',
     );
     console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
     console.log(row('no other client', '—', quiet, quiet));
+    console.log(row(`control: a CPU-bound process ${ATTACKER_PLACE}, no requests`, '—', control, quiet));
     for (const a of attacks) {
       const rate = `${a.requests} (${(a.requests / SECONDS / ROUNDS).toFixed(1)}/s; ${[...a.statuses].map(([st, n]) => `${n}× ${st}`).join(', ')})`;
       console.log(row(ATTACK_TEXT[a.kind], rate, a.probes, quiet));
@@ -166,13 +191,9 @@ async function attacked(
   kind: AttackKind,
 ): Promise<{ probes: Probes; requests: number; statuses: Map<number, number>; cpu: Cpu }> {
   const { url } = service;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', ATTACKER, url, kind], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
   // A remote attacker spends its own CPU (building 64 KB bodies, reading the answers) on
-  // its own machine; here it shares two cores with the service, so it runs at a lower
-  // priority (BENCH_ATTACKER_NICE, default 19; 0 to share the cores equally).
-  setPriority(child.pid!, ATTACKER_NICE);
+  // its own machine; here it shares two cores with the service (BENCH_ATTACKER_SCHED).
+  const child = spawnClient(ATTACKER, [url, kind]);
   const message = <T>() => new Promise<T>((done) => child.once('message', (m) => done(m as T)));
   // The first requests of a phase load what every later one reuses: measure after them.
   await message<'started'>();
@@ -200,6 +221,36 @@ async function attacked(
     cpu,
     statuses: new Map(Object.entries(statuses).map(([k, v]) => [Number(k), v])),
   };
+}
+
+/** Probes while a process scheduled as the attacker is burns CPU without sending anything. */
+async function burning(url: string): Promise<Probes> {
+  const child = spawnClient(BURNER, []);
+  await new Promise((done) => child.once('message', done));
+  try {
+    return await probeFor(url, SECONDS * 1000);
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+/** A client script (`node -e`) in its own process, scheduled as BENCH_ATTACKER_SCHED says. */
+function spawnClient(script: string, args: string[]): ChildProcess {
+  const node = [process.execPath, '--input-type=module', '-e', script, ...args];
+  const [command, ...rest] = ATTACKER_SCHED === 'idle' ? ['chrt', '--idle', '0', ...node] : node;
+  const child = spawn(command!, rest, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  if (ATTACKER_SCHED === 'nice') setPriority(child.pid!, ATTACKER_NICE);
+  return child;
+}
+
+/** Whether util-linux's `chrt` can run a command under SCHED_IDLE here. */
+function hasChrt(): boolean {
+  try {
+    execFileSync('chrt', ['--idle', '0', 'true'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function add(into: Probes, from: Probes): void {
