@@ -4,6 +4,7 @@ import type { AppEnv } from './context.js';
 import { errorResponse } from './errors.js';
 import { jsonBodyProblem } from './json-check.js';
 import { parseJson } from './json-parse.js';
+import { decodeUtf8 } from './utf8-text.js';
 
 /**
  * Reads every `POST` body once, with a byte cap, before the route sees it: a body with a
@@ -205,10 +206,17 @@ function decode(chunks: Uint8Array[], decoder: TextDecoder): string | undefined 
 
 function decodeOrThrow(chunks: Uint8Array[], decoder: TextDecoder): string {
   if (chunks.length === 0) return '';
-  if (chunks.length === 1) return decoder.decode(chunks[0]);
+  // UTF-8 (nearly every body) through the buffer functions; other charsets through their decoder.
+  const decodeBytes = (bytes: Uint8Array) => {
+    if (decoder !== DECODER) return decoder.decode(bytes);
+    const text = decodeUtf8(bytes);
+    if (text === undefined) throw new TypeError('not UTF-8');
+    return text;
+  };
+  if (chunks.length === 1) return decodeBytes(chunks[0]!);
   let size = 0;
   for (const chunk of chunks) size += chunk.byteLength;
-  if (size > SCRATCH_BYTES) return decoder.decode(Buffer.concat(chunks, size));
+  if (size > SCRATCH_BYTES) return decodeBytes(Buffer.concat(chunks, size));
   // Joined and decoded before anything else runs: the buffer is free again after.
   scratch ??= Buffer.allocUnsafeSlow(SCRATCH_BYTES);
   let at = 0;
@@ -216,5 +224,5 @@ function decodeOrThrow(chunks: Uint8Array[], decoder: TextDecoder): string {
     scratch.set(chunk, at);
     at += chunk.byteLength;
   }
-  return decoder.decode(scratch.subarray(0, size));
+  return decodeBytes(scratch.subarray(0, size));
 }
