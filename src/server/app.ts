@@ -217,8 +217,13 @@ export function createApp(options: AppOptions): StrataApp {
     }
     return next();
   });
+  // Only a route that takes the method reads a body: a 404 or 405 leaves it unread (and
+  // an `Expect: 100-continue` client is not invited to send it).
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
-  app.use('/api/*', readBodies(limit));
+  const bodies = readBodies(limit);
+  app.use('/api/*', (c, next) =>
+    routeTable(app).methods(c.req.path).includes(c.req.method) ? bodies(c, next) : next(),
+  );
 
   // 5. Routes.
   addOpsRoutes(app, service, assetsLoader);

@@ -1,6 +1,7 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context, HonoRequest, MiddlewareHandler } from 'hono';
 import type { AppEnv } from './context.js';
+import { continueBody } from './continue.js';
 import { errorResponse } from './errors.js';
 import { jsonBodyProblem } from './json-check.js';
 import { parseJson } from './json-parse.js';
@@ -109,8 +110,13 @@ const CUT = Symbol('cut');
 
 /** The body's chunks (none when it is empty), undefined past `limit`, or CUT. */
 function readCapped(c: Context<AppEnv>, limit: number): Promise<Uint8Array[] | undefined | typeof CUT> {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (incoming && !incoming.readableDidRead) return readIncoming(incoming, limit);
+  const env = c.env as { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined;
+  const incoming = env?.incoming;
+  if (incoming && !incoming.readableDidRead) {
+    // `Expect: 100-continue`: the client sends the body once told to, now that it is read.
+    continueBody(incoming, env?.outgoing);
+    return readIncoming(incoming, limit);
+  }
   return readStream(c.req.raw.body, limit);
 }
 

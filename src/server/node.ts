@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
@@ -18,6 +18,7 @@ import {
   guardConnections,
   serverOptions,
 } from './connections.js';
+import { deferContinue } from './continue.js';
 import { createFastPath } from './fast-path.js';
 import { createLogger, logReloads } from './logging.js';
 import { createMetrics } from './metrics.js';
@@ -155,17 +156,20 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
   });
   const fast = createFastPath(app.service, routeTable(app.app));
   let guard: ConnectionGuard | undefined;
-  const server = createServer(
-    { ...serverOptions(options.connections), requireHostHeader: false },
-    (req, res) => {
-      guard!.onRequest(req, res);
-      if (refuseMissingHost(req, res)) return;
-      if (!fast(req, res)) void appListener(req, res);
-    },
-  );
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    guard!.onRequest(req, res);
+    if (refuseMissingHost(req, res)) return;
+    if (!fast(req, res)) void appListener(req, res);
+  };
+  const server = createServer({ ...serverOptions(options.connections), requireHostHeader: false }, onRequest);
   guard = guardConnections(server, options.connections);
   server.on('clientError', answerClientError);
   server.on('checkExpectation', refuseExpectation);
+  // `Expect: 100-continue` is answered when the body is read, not on arrival (continue.ts).
+  server.on('checkContinue', (req, res) => {
+    deferContinue(req);
+    onRequest(req, res);
+  });
   server.on('connect', refuseConnect);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -316,3 +316,79 @@ describe('an event-stream client that stops reading', () => {
     }
   }, 120_000);
 });
+
+/**
+ * `Expect: 100-continue` (what curl sends with a body over 1 MB) used to be answered
+ * `100 Continue` on arrival, before the service knew whether it would read the body: an
+ * upload over the limit was invited, then refused and its connection closed under it, and
+ * curl often reported no answer at all. The `100 Continue` now comes only when the body
+ * is read; a request refused before that gets its final answer instead.
+ */
+describe('Expect: 100-continue', () => {
+  let service: RunningService;
+  beforeAll(async () => {
+    const started = await startService({ dir: MINI, env: {}, port: 0, watch: false });
+    if (!started.ok) throw new Error('service did not start');
+    service = started.service;
+  });
+  afterAll(() => service?.close());
+
+  const head = (path: string, length: number, extra = '') =>
+    `POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${extra}Expect: 100-continue\r\n\r\n`;
+
+  it.each([
+    ['a body over the limit', head('/api/compose', 10_000_000), 413, 'BODY_TOO_LARGE'],
+    [
+      'a compressed body',
+      head('/api/compose', 20, 'Content-Encoding: gzip\r\n'),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    ],
+    ['a path no route has', head('/api/nowhere', 20), 404, 'NOT_FOUND'],
+    ['a method the path does not take', head('/api/roles', 20), 405, 'METHOD_NOT_ALLOWED'],
+  ])('%s is answered at once, without inviting the body', async (_, request, status, code) => {
+    const reply = await exchange(service.url, [request]);
+    expect(reply).not.toContain('100 Continue');
+    expect(reply.startsWith(`HTTP/1.1 ${status} `)).toBe(true);
+    expect(reply).toContain(`"code":"${code}"`);
+  });
+
+  it('a body that will be read is invited with 100 Continue, then answered', async () => {
+    const body = '{"role":"writer"}';
+    const reply = await exchange(service.url, [head('/api/compose', body.length), body], 'HTTP/1.1 100');
+    expect(reply).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+    expect(reply).toContain('"role":"writer"');
+  });
+});
+
+/**
+ * Writes `parts` on one connection (each after the first once the reply holds `between`),
+ * and resolves with everything the server sent, once it has sent a whole final answer.
+ */
+function exchange(url: string, parts: string[], between?: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let text = '';
+    let sent = 0;
+    const finished = () => {
+      const final = text.split(/(?=HTTP\/1\.1 )/).find((a) => !a.startsWith('HTTP/1.1 1'));
+      const length = /\r\ncontent-length: (\d+)/i.exec(final ?? '')?.[1];
+      const bodyAt = final?.indexOf('\r\n\r\n') ?? -1;
+      return length !== undefined && bodyAt !== -1 && final!.length - bodyAt - 4 >= Number(length);
+    };
+    socket.setEncoding('latin1');
+    socket.on('data', (d) => {
+      text += d;
+      if (between !== undefined && sent < parts.length && text.includes(between))
+        socket.write(parts[sent++]!);
+      if (finished()) {
+        socket.destroy();
+        resolve(text);
+      }
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(text));
+    socket.write(parts[sent++]!);
+  });
+}
