@@ -282,8 +282,13 @@ const HEALTHY_ANSWER: DirectAnswer = (() => {
 
 /** The 403 answer for a Host, or an unsafe method's Origin, that the service does not accept. */
 function hostDenial(c: Context<AppEnv>, service: Service): Response | undefined {
-  const host = c.req.header('host') ?? new URL(c.req.url).host;
-  if (!service.hosts.allowsHost(host)) {
+  // The host of the request's URL — the Host header's, or the target's own authority when
+  // the target is absolute (`GET http://name/api/roles`, which RFC 9112 §3.2.2 says
+  // overrides Host) — and the Host header: both must be allowed.
+  const target = new URL(c.req.url).host;
+  const header = c.req.header('host');
+  for (const host of header === undefined || header === target ? [target] : [header, target]) {
+    if (service.hosts.allowsHost(host)) continue;
     return errorResponse(
       c,
       403,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningService, startService } from '../../src/server/node.js';
 import { parseQuery } from '../../src/server/query.js';
 import { EXAMPLES } from '../helpers.js';
-import { appFor, MINI, waitFor } from '../server/helpers.js';
+import { appFor, MINI, MINI_PROMPTS, waitFor } from '../server/helpers.js';
 
 const CREWAI = join(EXAMPLES, 'crewai');
 const ROLE = 'market_analyst';
@@ -159,6 +159,20 @@ describe('requests the app cannot read, on a real socket', () => {
     ],
     ['a request line that is not HTTP', 'GARBAGE\r\n\r\n', 400, 'BAD_REQUEST', 'not valid HTTP/1.1'],
     [
+      'two Host headers (RFC 9112: 400)',
+      'GET /api/roles HTTP/1.1\r\nHost: localhost\r\nHost: evil.example\r\n\r\n',
+      400,
+      'BAD_REQUEST',
+      'one Host header',
+    ],
+    [
+      'an absolute target naming a host not allowed (it overrides Host)',
+      'GET http://evil.example/api/roles HTTP/1.1\r\nHost: localhost\r\n\r\n',
+      403,
+      'HOST_NOT_ALLOWED',
+      'evil.example',
+    ],
+    [
       'headers over the size Node accepts',
       `GET /api/roles HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
       431,
@@ -194,6 +208,25 @@ describe('requests the app cannot read, on a real socket', () => {
     const body = JSON.parse(reply.body) as { error: { code: string; message: string } };
     expect(body.error.code).toBe(code);
     expect(body.error.message).toContain(words);
+  });
+
+  it('two Host headers are refused on the cached-answer path too, not judged by the first', async () => {
+    const warm = await fetch(`${service.url}/api/prompts/writer`);
+    expect(warm.status).toBe(200);
+    for (const hosts of ['localhost\r\nHost: evil.example', 'evil.example\r\nHost: localhost']) {
+      const reply = await raw(service.url, `GET /api/prompts/writer HTTP/1.1\r\nHost: ${hosts}\r\n\r\n`);
+      expect(reply.status).toBe(400);
+      expect(JSON.parse(reply.body).error.code).toBe('BAD_REQUEST');
+    }
+  });
+
+  it('an absolute target with an allowed host is served', async () => {
+    const reply = await raw(
+      service.url,
+      'GET http://localhost/api/prompts/writer HTTP/1.1\r\nHost: localhost\r\nAccept: text/plain\r\nConnection: close\r\n\r\n',
+    );
+    expect(reply.status).toBe(200);
+    expect(reply.body).toBe(MINI_PROMPTS.writer);
   });
 });
 
