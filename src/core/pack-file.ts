@@ -4,15 +4,8 @@ import { BlockHex, digestHex, keepDigest } from './digests.js';
 import { type SplitFile, splitFrontmatter, splitFrontmatterLenient } from './frontmatter.js';
 import { LayeredMap } from './layered-map.js';
 import type { Manifest } from './manifest.js';
-import {
-  byteOrder,
-  decodeLossy,
-  decodeText,
-  firstInvalidUtf8,
-  isPlainAscii,
-  sha256,
-  utf8Length,
-} from './text.js';
+import { notTextDiagnostic } from './not-text.js';
+import { byteOrder, decodeLossy, decodeText, isPlainAscii, isUtf8Text, sha256, utf8Length } from './text.js';
 import type { ParsedYaml } from './yaml.js';
 
 // One pack file decoded for a snapshot, and the version hash over a snapshot's files.
@@ -201,10 +194,7 @@ export function decodeFile(
 ): PackFile | undefined {
   const text = decodeText(bytes);
   if (text === undefined) {
-    const offset = firstInvalidUtf8(bytes);
-    diagnostics.push(
-      error('INVALID_UTF8', `file is not valid UTF-8 (first bad byte at offset ${offset})`, { file: path }),
-    );
+    diagnostics.push(notTextDiagnostic(path, bytes, 'strict'));
     return undefined;
   }
   const decoded = splitPackFile(path, bytes, text, /\.ya?ml$/i.test(path) ? 'yaml' : 'strict', false);
@@ -229,7 +219,12 @@ export function splitPackFile(
   mode: 'yaml' | Manifest['frontmatter'],
   isRaw: boolean,
 ): DecodedFile | { file: DecodedFile; split: Pick<SplitFile, 'yaml' | 'diagnostics'> } {
-  const split = mode === 'yaml' ? undefined : splitOf(text, path, mode);
+  let split = mode === 'yaml' ? undefined : splitOf(text, path, mode);
+  // A raw file is read lossily: bytes that are no UTF-8 text are said, where they are.
+  if (isRaw && !isUtf8Text(bytes)) {
+    split ??= { meta: {}, body: text, bodyOffset: 0, diagnostics: [] };
+    split.diagnostics = [notTextDiagnostic(path, bytes, 'lossy'), ...split.diagnostics];
+  }
   const meta = split && Object.keys(split.meta).length > 0 ? split.meta : NO_META;
   const bodyOffset = split?.bodyOffset ?? 0;
   const prompt = (bodyOffset === 0 ? text : text.slice(bodyOffset)).trim();

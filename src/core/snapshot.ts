@@ -12,6 +12,7 @@ import { compileGlob, globMatch } from './glob.js';
 import { type Manifest, resolveManifest } from './manifest.js';
 import { type ManifestPart, parseManifestPart } from './manifest-parse.js';
 import { namedFileMissing } from './named-missing.js';
+import { notTextDiagnostic } from './not-text.js';
 import {
   DecodedFile,
   decodeFile,
@@ -31,7 +32,7 @@ import { selectPath } from './select.js';
 import { patchSnapshot, rememberBuild, resolveSettings } from './snapshot-patch.js';
 import type { BuildInput, LoadResult, Snapshot } from './snapshot-types.js';
 import { textPlaceholders } from './template.js';
-import { byteOrder, firstInvalidUtf8, isValidUtf8 } from './text.js';
+import { byteOrder, isUtf8Text } from './text.js';
 import { type ParsedYaml, parseYaml } from './yaml.js';
 import { runSteps, runStepsSliced, type Yielder } from './yielder.js';
 
@@ -77,13 +78,10 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
   const notUtf8 = new Set<string>();
   const strictUtf8 = (path: string): boolean => {
     const bytes = input.files.get(path);
-    const ok = bytes !== undefined && memoByBytes(bytes, 'utf8', () => isValidUtf8(bytes));
+    const ok = bytes !== undefined && memoByBytes(bytes, 'utf8', () => isUtf8Text(bytes));
     if (bytes !== undefined && !ok && !notUtf8.has(path)) {
       notUtf8.add(path);
-      const offset = firstInvalidUtf8(bytes);
-      diagnostics.push(
-        error('INVALID_UTF8', `file is not valid UTF-8 (first bad byte at offset ${offset})`, { file: path }),
-      );
+      diagnostics.push(notTextDiagnostic(path, bytes, 'strict'));
     }
     return ok;
   };

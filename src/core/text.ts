@@ -8,21 +8,26 @@ const encoder = new TextEncoder();
 const lossy = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
- * Whether every byte is ASCII and none is a carriage return: bytes whose text is the bytes
- * themselves, one character each, with nothing for decoding to normalise.
+ * Whether every byte is ASCII and none is a carriage return or a NUL: bytes whose text is
+ * the bytes themselves, one character each, with nothing for decoding to normalise or refuse.
  */
 export function isPlainAscii(bytes: Uint8Array): boolean {
-  return isAscii(bytes) && indexOfByte.call(bytes, CR) === -1;
+  return isAscii(bytes) && indexOfByte.call(bytes, CR) === -1 && indexOfByte.call(bytes, NUL) === -1;
 }
 
-/** Whether the bytes are well-formed UTF-8 (what {@link decodeText} decodes), checked natively. */
-export function isValidUtf8(bytes: Uint8Array): boolean {
-  return isUtf8(bytes);
+/**
+ * Whether the bytes are UTF-8 text (what {@link decodeText} decodes): well-formed UTF-8
+ * without a NUL byte (UTF-16 text, which holds one in every other byte of ASCII, is valid
+ * UTF-8 byte by byte), checked natively.
+ */
+export function isUtf8Text(bytes: Uint8Array): boolean {
+  return isUtf8(bytes) && indexOfByte.call(bytes, NUL) === -1;
 }
 
 /** A byte search in native code (memchr), for any `Uint8Array`. */
 const indexOfByte = Buffer.prototype.indexOf as (this: Uint8Array, value: number) => number;
 const CR = 0x0d;
+const NUL = 0x00;
 
 /** Decodes bytes as they are: a byte-order mark kept, newlines unchanged, bad bytes as U+FFFD. */
 export function decodeLossy(bytes: Uint8Array): string {
@@ -45,7 +50,8 @@ const BLANK = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u2
 
 /**
  * Decodes file bytes (docs/pack-format.md, "Files"): strict UTF-8, leading BOM dropped,
- * CRLF and CR normalised to LF. Returns undefined when the bytes are not valid UTF-8.
+ * CRLF and CR normalised to LF. Returns undefined when the bytes are not UTF-8 text (see
+ * {@link isUtf8Text}).
  */
 export function decodeText(bytes: Uint8Array): string | undefined {
   let text: string;
@@ -54,6 +60,7 @@ export function decodeText(bytes: Uint8Array): string | undefined {
   } catch {
     return undefined;
   }
+  if (text.includes('\0')) return undefined;
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   return normaliseNewlines(text);
 }
@@ -62,11 +69,12 @@ export function normaliseNewlines(text: string): string {
   return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
 }
 
-/** Byte offset (0-based) of the first invalid UTF-8 sequence, for error positions. */
-export function firstInvalidUtf8(bytes: Uint8Array): number {
+/** Byte offset (0-based) of the first invalid UTF-8 sequence or NUL byte (-1: none), for error positions. */
+export function firstNotText(bytes: Uint8Array): number {
   let i = 0;
   while (i < bytes.length) {
     const b = bytes[i]!;
+    if (b === NUL) return i;
     const len =
       b < 0x80 ? 1 : b >= 0xc2 && b < 0xe0 ? 2 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xf0 && b < 0xf5 ? 4 : 0;
     if (len === 0 || i + len > bytes.length) return i;

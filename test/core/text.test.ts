@@ -35,9 +35,9 @@ describe('byteOrder', () => {
 });
 
 describe('isPlainAscii', () => {
-  it('is true exactly when every byte of the view is below 0x80 and none is a carriage return', () => {
+  it('is true exactly when every byte of the view is below 0x80 and none is a carriage return or a NUL', () => {
     const bytes = fc.array(
-      fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.constantFrom(0x0d, 0x80, 0xff, 0x0a)),
+      fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.constantFrom(0x0d, 0x80, 0xff, 0x0a, 0x00)),
       {
         maxLength: 80,
       },
@@ -49,7 +49,7 @@ describe('isPlainAscii', () => {
         const start = all.length === 0 ? 0 : a % (all.length + 1);
         const end = start + (all.length === 0 ? 0 : b % (all.length - start + 1));
         const view = whole.subarray(start, end);
-        const expected = [...view].every((x) => x < 0x80 && x !== 0x0d);
+        const expected = [...view].every((x) => x < 0x80 && x !== 0x0d && x !== 0x00);
         expect(isPlainAscii(view)).toBe(expected);
       }),
       { numRuns: 500, seed: 7 },

@@ -70,7 +70,7 @@ describe('strata validate', () => {
     const r = await cli(['validate', '--dir', dir, '--max-file-bytes', '1000']);
     expect(r.code).toBe(1);
     expect(findings(r.stdout)).toEqual([
-      'bad.md error INVALID_UTF8',
+      'bad.md:1:2 error INVALID_UTF8',
       'big.md error FILE_TOO_LARGE',
       'broken.md error READ_ERROR',
       'escape.md error PATH_OUTSIDE_PACK',
