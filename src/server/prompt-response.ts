@@ -1,13 +1,18 @@
 import type { Diagnostic } from '../core/diagnostics.js';
+import { negotiate } from './accept.js';
 import { bytesEtag, type Rendered } from './compose-cache.js';
 import type { PromptAnswer } from './prompt-answer.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 
 export type { PromptAnswer, PromptAnswers } from './prompt-answer.js';
 
+/** The media types of a prompt's representations, the default first. */
+export const PROMPT_TYPES = ['application/json', 'text/plain'] as const;
+
 /**
  * The answer to a prompt request (shared and read-only: callers must not change it): the
- * bare text for `Accept: text/plain` (preferred over JSON), else the JSON result. Each
+ * bare text or the JSON result, as the `Accept` header prefers ({@link negotiate}: JSON
+ * without one), or undefined when it accepts neither (a 406). Each
  * representation has its own ETag — the text's is its sha256, the JSON's the sha256 of
  * the JSON bytes (which hold the pack version) — and an `If-None-Match` naming the chosen
  * one answers 304. Shared by the hono route and the node fast path.
@@ -16,14 +21,16 @@ export function promptAnswer(
   rendered: Rendered,
   accept: string | undefined,
   ifNoneMatch: string | undefined,
-): PromptAnswer {
+): PromptAnswer | undefined {
   // A 200 answer depends only on the rendered prompt and the representation: build it
   // once, kept on the prompt itself. (Not in a WeakMap keyed by the prompt: V8's young
   // collections do not drop such entries, so every one-off answer's bytes stayed until a
   // full collection, and their growth outside the heap forced one every few seconds.)
   rendered.answers ??= {};
   const memo = rendered.answers;
-  const text = wantsText(accept);
+  const type = negotiate(accept, PROMPT_TYPES);
+  if (type === undefined) return undefined;
+  const text = type === 'text/plain';
   const etag = text ? rendered.etag : rendered.jsonEtag;
   if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag)) {
     if (text) memo.textNotModified ??= { status: 304, headers: commonHeaders(rendered, etag) };
@@ -91,15 +98,6 @@ function commonHeaders(rendered: Rendered, etag: string): Record<string, string>
   const warnings = warningCodes(rendered.result.diagnostics);
   if (warnings.length > 0) headers['x-strata-warnings'] = warnings.join(', ');
   return headers;
-}
-
-/** True when the client prefers text/plain over JSON. */
-function wantsText(accept: string | undefined): boolean {
-  if (!accept) return false;
-  const text = accept.indexOf('text/plain');
-  if (text === -1) return false;
-  const jsonAt = accept.indexOf('application/json');
-  return jsonAt === -1 || text < jsonAt;
 }
 
 function matchesEtag(header: string, etag: string): boolean {

@@ -119,6 +119,7 @@ const ERROR_TEXT: Record<number, string> = {
   401: 'Missing or wrong admin token',
   403: 'HOST_NOT_ALLOWED or ORIGIN_NOT_ALLOWED: a Host, or an unsafe request’s Origin, the service does not accept (the reload endpoint also: FORBIDDEN, no STRATA_ADMIN_TOKEN)',
   404: 'Unknown role, agent or version',
+  406: 'NOT_ACCEPTABLE: the Accept header accepts neither application/json nor text/plain',
   413: 'Body over the size limit',
   409: 'The new version would degrade members and is held; the previous version is still served',
   415: 'Body is not JSON, is in a charset strata cannot read, or is compressed (a Content-Encoding other than identity)',

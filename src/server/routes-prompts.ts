@@ -8,7 +8,7 @@ import { composeRendered, peekRendered, type Rendered, type RenderOutcome } from
 import { type AppEnv, pickSnapshot, type Service } from './context.js';
 import { diagnosticsResponse, errorResponse } from './errors.js';
 import { header } from './fast-path.js';
-import { bodyAnswer, promptAnswer, rawHeaders, warningCodes } from './prompt-response.js';
+import { bodyAnswer, PROMPT_TYPES, promptAnswer, rawHeaders, warningCodes } from './prompt-response.js';
 import { badQueryMessage, parseQuery } from './query.js';
 import {
   addRoute,
@@ -52,7 +52,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       responses: {
         200: PROMPT_OK,
         304: NOT_MODIFIED,
-        ...errors(400, 404, 500, 503),
+        ...errors(400, 404, 406, 500, 503),
       },
     }),
     (c) => {
@@ -82,7 +82,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       responses: {
         200: PROMPT_OK,
         304: NOT_MODIFIED,
-        ...errors(400, 404, 500, 503),
+        ...errors(400, 404, 406, 500, 503),
       },
     }),
     (c) => {
@@ -116,7 +116,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       responses: {
         200: PROMPT_OK,
         304: NOT_MODIFIED,
-        ...errors(400, 404, 413, 415, 500, 503),
+        ...errors(400, 404, 406, 413, 415, 500, 503),
       },
     }),
     (c) => {
@@ -236,6 +236,7 @@ function directPrompt(kind: 'role' | 'agent', plain: readonly ('role' | 'team' |
     const { diagnostics } = rendered.result;
     if (service.strict && diagnostics.length > 0) return undefined;
     const answered = promptAnswer(rendered, header(headers.accept), header(headers['if-none-match']));
+    if (!answered) return undefined; // the app answers 406
     return {
       status: answered.status,
       headers: rawHeaders(answered),
@@ -320,11 +321,18 @@ function isOn(flag: string | undefined): boolean {
 }
 
 function send(c: Context<AppEnv>, rendered: Rendered): Response {
-  const { status, headers, body } = promptAnswer(
-    rendered,
-    c.req.header('accept'),
-    c.req.header('if-none-match'),
-  );
+  const accept = c.req.header('accept');
+  const answered = promptAnswer(rendered, accept, c.req.header('if-none-match'));
+  if (!answered) {
+    c.header('Vary', 'Accept');
+    return errorResponse(
+      c,
+      406,
+      'NOT_ACCEPTABLE',
+      `Accept ${JSON.stringify(accept?.slice(0, 200))} accepts none of the prompt's representations: ${PROMPT_TYPES.join(', ')}`,
+    );
+  }
+  const { status, headers, body } = answered;
   return status === 304 ? c.body(null, 304, headers) : c.body(body!, 200, headers);
 }
 

@@ -194,6 +194,70 @@ describe('CORS', () => {
   });
 });
 
+/**
+ * Accept negotiation (RFC 9110 §12.5.1): quality values, case, wildcards and exclusions are
+ * honoured. The choice used to be "text/plain appears before application/json in the
+ * header": `text/plain;q=0` got the text, `TEXT/PLAIN` and `text/*` got JSON, and
+ * `text/plain-x` the text.
+ */
+describe('content negotiation of a prompt', () => {
+  let running: RunningService;
+  let fetch: typeof globalThis.fetch;
+  beforeAll(async () => {
+    const started = await startService({ dir: MINI, env: {}, port: 0, watch: false });
+    if (!started.ok) throw new Error(JSON.stringify(started.diagnostics));
+    running = started.service;
+    fetch = checkedFetch(running.app);
+  });
+  afterAll(() => running.close());
+
+  it.each([
+    [undefined, 'application/json'],
+    ['*/*', 'application/json'],
+    ['text/plain', 'text/plain'],
+    ['TEXT/Plain', 'text/plain'],
+    ['text/*', 'text/plain'],
+    ['text/plain;q=0, application/json', 'application/json'],
+    ['text/plain;q=0, */*', 'application/json'],
+    ['application/json;q=0.1, text/plain', 'text/plain'],
+    ['application/json, text/plain;q=0.5', 'application/json'],
+    ['text/plain, application/json', 'text/plain'],
+    ['application/json, text/plain', 'application/json'],
+    ['application/*;q=0.2, text/plain;q=0.1', 'application/json'],
+    ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'application/json'],
+    ['garbage', 'application/json'],
+    ['text/plain-x', 406],
+    ['image/png', 406],
+    ['text/plain;q=0', 406],
+    ['application/json;q=0, text/plain;q=0', 406],
+    ['*/*;q=0', 406],
+  ])('Accept %s → %s, by the app and the cached-answer path alike', async (accept, expected) => {
+    const headers: Record<string, string> = accept === undefined ? {} : { accept };
+    for (const path of ['/api/prompts/writer', '/api/agents/w1/prompt']) {
+      // The first request may be composed by the app, the second is served from the cache.
+      for (const _ of [1, 2]) {
+        const res = await fetch(running.url + path, { headers });
+        if (expected === 406) {
+          expect(res.status, path).toBe(406);
+          expect(res.headers.get('vary'), path).toContain('Accept');
+          expect(((await res.json()) as { error: { code: string } }).error.code).toBe('NOT_ACCEPTABLE');
+        } else {
+          expect(res.status, path).toBe(200);
+          expect(res.headers.get('content-type')?.split(';')[0], path).toBe(expected);
+          await res.arrayBuffer();
+        }
+      }
+    }
+    const composed = await fetch(`${running.url}/api/compose`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: '{"role":"writer"}',
+    });
+    expect(composed.status).toBe(expected === 406 ? 406 : 200);
+    await composed.arrayBuffer();
+  });
+});
+
 describe('the node fast path and the app agree', () => {
   let running: RunningService;
   let fetch: typeof globalThis.fetch;
