@@ -90,7 +90,7 @@ function findClosingLine(text: string): { start: number; end: number } | undefin
  */
 export function splitFrontmatterLenient(text: string, file: string): SplitFile & { retried?: boolean } {
   const match = LENIENT_RE.exec(text);
-  if (!match) return { meta: {}, body: text, bodyOffset: 0, diagnostics: misplacedFence(text, file) };
+  if (!match) return { meta: {}, body: text, bodyOffset: 0, diagnostics: unreadFence(text, file) };
   const yamlText = match[1] ?? '';
   const yamlStart = match.indices?.[1]?.[0] ?? 4;
   const lineOffset = (text.slice(0, yamlStart).match(/\n/g) ?? []).length;
@@ -142,11 +142,35 @@ const LENIENT_RE = /^---\s*\n([\s\S]*?)---\s*\n?/d;
 const MISPLACED_RE = /^(\uFEFF?)(\s*)---\s*\n/;
 
 /**
- * A BAD_FRONTMATTER warning for a file whose first `---` line comes after a byte order
- * mark or blank lines: it looks like frontmatter, but the pattern needs `---` at the very
- * start, so the file has no metadata (an agent file saved with a BOM is no agent).
+ * A BAD_FRONTMATTER warning for a file that opens frontmatter the lenient pattern does not
+ * find: its first line `---` never closed by a later `---` (a YAML `...` end marker does
+ * not close it), ended by a lone carriage return (the pattern needs a line feed), or
+ * coming after a byte order mark or blank lines. It looks like frontmatter, but the file
+ * has no metadata (an agent file saved so is no agent); the file's text is unchanged.
  */
-function misplacedFence(text: string, file: string): Diagnostic[] {
+function unreadFence(text: string, file: string): Diagnostic[] {
+  const loneCr = /^---[^\S\r\n]*\r(?!\n)/.exec(text);
+  if (loneCr)
+    return [
+      warning(
+        'BAD_FRONTMATTER',
+        'frontmatter is not read: the opening `---` line ends in a carriage return without a line feed, and a line feed must follow it; the file has no metadata',
+        { file, line: 1, col: loneCr[0].length },
+      ),
+    ];
+  if (/^---\s*\n/.test(text)) {
+    const dots = /^\.\.\.[^\S\n]*$/m.exec(text);
+    const marker = dots
+      ? ` (the \`...\` on line ${1 + (text.slice(0, dots.index).match(/\n/g)?.length ?? 0)} does not close it)`
+      : '';
+    return [
+      warning(
+        'BAD_FRONTMATTER',
+        `frontmatter opened on line 1 is never closed by a \`---\` line${marker}; the file has no metadata`,
+        { file, line: 1, col: 1 },
+      ),
+    ];
+  }
   const m = MISPLACED_RE.exec(text);
   if (!m || (m[1] === '' && m[2] === '')) return [];
   const before = m[1] !== '' ? 'a byte order mark' : 'white space';

@@ -60,6 +60,8 @@ export function* registrySteps(
   frontmatterAt: FrontmatterAt = (file) => ({ file }),
   /** A file's text (a plugin's `plugin.json`, for its name). */
   textOf: (path: string) => string | undefined = () => undefined,
+  /** Whether reading a file's frontmatter already gave a warning or an error (it is not said twice). */
+  frontmatterSaid: (path: string) => boolean = () => false,
 ): Generator<void, { roles: Map<string, RoleRecord>; diagnostics: Diagnostic[] }> {
   let step = 0;
   const diagnostics: Diagnostic[] = [];
@@ -148,7 +150,16 @@ export function* registrySteps(
     }
   }
   if (registry.discoverFiles)
-    discoverByField(registry.discoverFiles, allPaths, frontmatterOf, frontmatterAt, raw, diagnostics, textOf);
+    discoverByField(
+      registry.discoverFiles,
+      allPaths,
+      frontmatterOf,
+      frontmatterAt,
+      raw,
+      diagnostics,
+      textOf,
+      frontmatterSaid,
+    );
 
   // 3. Role extends: field inheritance, cycles refused; records of role files without a
   // required field are not roles.
@@ -346,6 +357,7 @@ function discoverByField(
   raw: RawRoles,
   diagnostics: Diagnostic[],
   textOf: (path: string) => string | undefined,
+  frontmatterSaid: (path: string) => boolean,
 ): void {
   const globs = def.files.map(compileGlob);
   const index = globs.findIndex((g) => allPaths.some((p) => g(p)));
@@ -363,13 +375,22 @@ function discoverByField(
     if (plugin !== undefined) meta = pluginFallbacks(meta, path, plugin, def, textOf);
     const id = meta[def.id];
     if (id === undefined && Object.keys(meta).length === 0) {
-      if (roleFolder && !isReadmeLike(path) && opensNoFrontmatter(textOf(path)))
+      // Said once: without frontmatter, or with an empty one (a frontmatter that could not
+      // be read has its own warning).
+      const text = textOf(path);
+      if (roleFolder && !isReadmeLike(path) && text !== undefined && !frontmatterSaid(path))
         diagnostics.push(
-          warning(
-            'BAD_FRONTMATTER',
-            `not a role: the file has no frontmatter (a first line \`---\`, then ${[def.id, ...def.require].join(', ')}, then \`---\`)`,
-            { file: path, line: 1, col: 1 },
-          ),
+          OPENS_FRONTMATTER.test(text)
+            ? warning(
+                'BAD_ROLE',
+                `not a role: frontmatter ${[def.id, ...def.require].join(', ')} must be a non-empty string`,
+                { file: path, line: 1, col: 1 },
+              )
+            : warning(
+                'BAD_FRONTMATTER',
+                `not a role: the file has no frontmatter (a first line \`---\`, then ${[def.id, ...def.require].join(', ')}, then \`---\`)`,
+                { file: path, line: 1, col: 1 },
+              ),
         );
       continue;
     }
@@ -509,9 +530,8 @@ const README_LIKE = new Set([
  * whose first line, after any blank lines, is not `---…` (such a file, and one with `---`
  * after blank lines or a byte order mark, has a BAD_FRONTMATTER warning of its own).
  */
-function opensNoFrontmatter(text: string | undefined): boolean {
-  return text !== undefined && !/^\s*---/.test(text);
-}
+/** A first line `---` that opens frontmatter (strict or lenient). */
+const OPENS_FRONTMATTER = /^---\s*\n/;
 
 function pluginName(plugin: string, textOf: (path: string) => string | undefined): string {
   const text = textOf(plugin === '' ? PLUGIN_JSON : `${plugin}/${PLUGIN_JSON}`);

@@ -213,6 +213,7 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
   const decodedBefore = earlierDecodings(input.previous, manifest);
   const files = new Map<string, PackFile>();
   const frontmatter = new Map<string, ParsedYaml>();
+  const frontmatterSaid = new Set<string>();
   const filePaths = paths.filter((p) => !dropped.has(p));
   let step = 0;
   for (const path of filePaths) {
@@ -239,6 +240,7 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
     if (split) {
       diagnostics.push(...split.diagnostics);
       if (split.yaml) frontmatter.set(path, split.yaml);
+      if (split.diagnostics.some((d) => d.code === 'BAD_FRONTMATTER')) frontmatterSaid.add(path);
     }
     files.set(path, file);
   }
@@ -297,6 +299,7 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
     (p) => ({ ...files.get(p)?.meta }),
     locateMeta,
     (p) => files.get(p)?.text,
+    (p) => frontmatterSaid.has(p),
   );
   diagnostics.push(...rd);
   diagnostics.push(
