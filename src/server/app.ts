@@ -208,12 +208,23 @@ export function createApp(options: AppOptions): StrataApp {
   });
 
   // 4. A query that is not percent-encoded UTF-8 is refused, never decoded two ways
-  //    (see parseQuery); every POST body read once, within the size limit, and parsed once.
+  //    (see parseQuery), and so is, on the API, a parameter the route does not declare
+  //    (`/api/agents/ada/config?rol=qa` would be ada's own config, `/api/settings?version=
+  //    previous` the current settings, without a word); every POST body read once, within
+  //    the size limit, and parsed once.
   app.use('*', async (c, next) => {
     const url = c.req.url;
     if (url.includes('?')) {
       const parsed = parseQuery(new URL(url).search.slice(1));
       if ('bad' in parsed) return errorResponse(c, 400, 'BAD_REQUEST', badQueryMessage(parsed.bad));
+      if (c.req.path.startsWith('/api/')) {
+        const problem = routeTable(app).queryProblem(
+          c.req.method,
+          c.req.path,
+          parsed.map(([key]) => key),
+        );
+        if (problem) return errorResponse(c, 400, 'BAD_REQUEST', problem);
+      }
     }
     return next();
   });

@@ -15,7 +15,13 @@ export class RouteTable {
   readonly #routes: TableRoute[] = [];
 
   /** Declares a route (`addRoute` calls this as it registers the route on the app). */
-  add(method: string, path: string, operationId: string, direct?: DirectHandler): void {
+  add(
+    method: string,
+    path: string,
+    operationId: string,
+    direct?: DirectHandler,
+    query: RouteQuery = { names: [], prefixes: [] },
+  ): void {
     const names: string[] = [];
     const source = path
       .split(/(\{[A-Za-z0-9_]+\})/)
@@ -34,7 +40,30 @@ export class RouteTable {
       re: new RegExp(`^${source}$`),
       names,
       direct,
+      query,
     });
+  }
+
+  /**
+   * Why a query does not fit the route a request names: the first parameter the route
+   * does not declare (a name it takes, or `PREFIX.KEY` for the prefixes it takes), as a
+   * message; undefined when every one fits or no route takes the method (the app answers
+   * 404 or 405).
+   */
+  queryProblem(method: string, path: string, keys: Iterable<string>): string | undefined {
+    const wanted = method === 'HEAD' ? 'GET' : method;
+    const route = this.#routes.find((r) => r.method === wanted && r.re.test(path));
+    if (!route) return undefined;
+    const { names, prefixes } = route.query;
+    for (const key of keys) {
+      if (names.includes(key)) continue;
+      if (prefixes.some((p) => key.length > p.length && key.startsWith(p))) continue;
+      const accepted = [...names, ...prefixes.map((p) => `${p}KEY`)];
+      return `unknown query parameter ${JSON.stringify(key)}; ${
+        accepted.length > 0 ? `accepted: ${accepted.join(', ')}` : `${route.method} ${route.path} takes none`
+      }`;
+    }
+    return undefined;
   }
 
   /** Every route, in the order declared. */
@@ -91,6 +120,14 @@ export interface TableRoute {
   re: RegExp;
   names: string[];
   direct?: DirectHandler;
+  /** The query parameters the route declares. */
+  query: RouteQuery;
+}
+
+/** The query parameters a route takes: names, and prefixes of `PREFIX.KEY` names (`set.`, `var.`). */
+export interface RouteQuery {
+  names: readonly string[];
+  prefixes: readonly string[];
 }
 
 /** What a direct handler is given: the request as the node server parsed it. */

@@ -1,7 +1,7 @@
 import type { OpenAPIHono, RouteConfig, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from './context.js';
-import { type DirectHandler, RouteTable } from './route-table.js';
+import { type DirectHandler, type RouteQuery, RouteTable } from './route-table.js';
 import { ErrorSchema } from './schemas.js';
 
 /** A route handler that answers a plain Response (bodies are often pre-serialised). */
@@ -20,9 +20,11 @@ export function addRoute(
   handler: PlainHandler,
   direct?: DirectHandler,
 ): void {
-  routeTable(app).add(config.method, config.path, config.operationId, direct);
-  // Any route answers 403 to a Host (or an unsafe method's Origin) the service does not accept.
-  const responses = { ...errors(403), ...config.responses };
+  routeTable(app).add(config.method, config.path, config.operationId, direct, declaredQuery(config));
+  // Any route answers 403 to a Host (or an unsafe method's Origin) the service does not
+  // accept; any API route 400 to a query parameter it does not declare.
+  const refusals = config.path.startsWith('/api/') ? errors(400, 403) : errors(403);
+  const responses = { ...refusals, ...config.responses };
   app.openapi({ security: [], ...config, responses }, handler as never);
 }
 
@@ -111,6 +113,26 @@ export function errors(...statuses: number[]): Record<number, ReturnType<typeof 
 }
 
 // --- internal ---
+
+/**
+ * The query parameters a route declares: the keys of its query schema, and for each
+ * exploded object parameter (`set`, `var`), its name as a `name.` prefix.
+ */
+function declaredQuery(config: RouteConfig): RouteQuery {
+  const shape = (config.request?.query as { shape?: Record<string, unknown> } | undefined)?.shape;
+  const names = shape ? Object.keys(shape) : [];
+  const prefixes: string[] = [];
+  for (const p of (config.parameters ?? []) as Array<{
+    in?: string;
+    name?: string;
+    schema?: { type?: string };
+  }>) {
+    if (p.in !== 'query' || p.name === undefined) continue;
+    if (p.schema?.type === 'object') prefixes.push(`${p.name}.`);
+    else if (!names.includes(p.name)) names.push(p.name);
+  }
+  return { names, prefixes };
+}
 
 const tables = new WeakMap<OpenAPIHono<AppEnv>, RouteTable>();
 

@@ -333,3 +333,52 @@ describe('request inputs (var.KEY, body vars)', () => {
     service.close();
   });
 });
+
+/**
+ * A query parameter the route does not declare is refused on every API route, as the
+ * prompt routes always did: a typo used to be ignored without a word, and the answer was
+ * not what was asked (`?rol=critic` gave the agent's own config, `?version=previous` on
+ * `/api/settings` the current settings).
+ */
+describe('query parameters a route does not declare', () => {
+  let service: Awaited<ReturnType<typeof appFor>>;
+  beforeAll(async () => {
+    service = await appFor(MINI, { adminToken: 'secret' });
+  });
+  afterAll(() => service.close());
+
+  it.each([
+    ['GET', '/api/agents/w1/config?rol=critic', 'rol', 'accepted: role'],
+    ['GET', '/api/settings?version=previous', 'version', 'takes none'],
+    ['GET', '/api/roles?x=1', 'x', 'takes none'],
+    ['HEAD', '/api/fleet?team=blue', 'team', 'takes none'],
+    ['GET', '/api/status?verbose', 'verbose', 'takes none'],
+    ['GET', '/api/events?since=1', 'since', 'takes none'],
+    ['POST', '/api/compose?role=writer', 'role', 'takes none'],
+    ['POST', '/api/prompts/reload?acept=true', 'acept', 'accepted: accept'],
+    ['GET', '/api/prompts/writer?set=on', 'set', 'set.KEY, var.KEY'],
+  ])('%s %s is 400 naming the parameter', async (method, path, key, words) => {
+    const res = await service.app.request(path, {
+      method,
+      headers: { 'content-type': 'application/json', authorization: 'Bearer secret' },
+      body: method === 'POST' ? '{"role":"writer"}' : undefined,
+    });
+    expect(res.status).toBe(400);
+    if (method === 'HEAD') return;
+    const error = ((await res.json()) as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe('BAD_REQUEST');
+    expect(error.message).toContain(`unknown query parameter ${JSON.stringify(key)}`);
+    expect(error.message).toContain(words);
+  });
+
+  it.each([
+    '/api/agents/w1/config?role=critic',
+    '/api/prompts/writer?set.fable_mode_enabled=on',
+    '/healthz?probe=1',
+    '/?agent=w1&tab=compare',
+  ])('GET %s is served (declared, or not an API route)', async (path) => {
+    const res = await service.app.request(path);
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+  });
+});
