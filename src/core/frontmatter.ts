@@ -24,6 +24,9 @@ export function splitFrontmatter(text: string, file: string): SplitFile {
     // `--- ` (an editor's trailing white space) opens no frontmatter: the YAML under it
     // would reach the agent as prompt text, so it is said.
     const spaced = /^---[ \t]+(?:\n|$)/.exec(text);
+    // TOML frontmatter (`+++` … `+++`, as Hugo writes it) is not read: its lines would be
+    // prompt text without a word.
+    const toml = !spaced && /^\+\+\+[ \t]*\n(?:.*\n)*?\+\+\+[ \t]*(?:\n|$)/.test(text);
     const diagnostics = spaced
       ? [
           warning(
@@ -32,17 +35,29 @@ export function splitFrontmatter(text: string, file: string): SplitFile {
             { file, line: 1, col: 4 },
           ),
         ]
-      : [];
+      : toml
+        ? [
+            warning(
+              'BAD_FRONTMATTER',
+              'frontmatter is not read: `+++` opens TOML frontmatter, which strata does not read, so the lines between the `+++` lines are prompt text; write it as YAML between `---` lines',
+              { file, line: 1, col: 1 },
+            ),
+          ]
+        : [];
     return { meta: {}, body: text, bodyOffset: 0, diagnostics };
   }
   const close = findClosingLine(text);
   if (close === undefined) {
+    const dots = /^\.\.\.[ \t]*$/m.exec(text);
+    const marker = dots
+      ? ` (the \`...\` on line ${1 + (text.slice(0, dots.index).match(/\n/g)?.length ?? 0)} does not close it)`
+      : '';
     return {
       meta: {},
       body: '',
       bodyOffset: text.length,
       diagnostics: [
-        error('BAD_FRONTMATTER', 'frontmatter opened on line 1 is never closed by a `---` line', {
+        error('BAD_FRONTMATTER', `frontmatter opened on line 1 is never closed by a \`---\` line${marker}`, {
           file,
           line: 1,
           col: 1,

@@ -136,9 +136,10 @@ function splitPlain(
   const n = bytes.length;
   // Lenient frontmatter after leading white space is reported (see splitFrontmatterLenient).
   if (mode === 'lenient' && n > 0 && isSpace(bytes[0]!)) return undefined;
-  const fenced = n > 0 && bytes[0] === DASH && mode !== 'yaml' && mode !== 'none';
+  const fenced = n > 0 && (bytes[0] === DASH || bytes[0] === PLUS) && mode !== 'yaml' && mode !== 'none';
   if (!fenced) return new DecodedFile(path, bytes, NO_META, 0, trimmedSize(bytes, 0), 0);
-  if (mode !== 'strict') return undefined;
+  // A `+++` fence (TOML frontmatter, said by the split) is split in full.
+  if (mode !== 'strict' || bytes[0] === PLUS) return undefined;
   // Up to the line `---` that closes the frontmatter (as splitFrontmatter finds it).
   const close = closingFence(bytes);
   if (close === undefined) return undefined;
@@ -183,6 +184,7 @@ function isSpace(b: number): boolean {
 }
 
 const DASH = 0x2d;
+const PLUS = 0x2b;
 const NEWLINE = 0x0a;
 
 /** Decodes one file's bytes (strict UTF-8, frontmatter split for prompt files). */

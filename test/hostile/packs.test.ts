@@ -373,4 +373,30 @@ describe('frontmatter fences', () => {
       'warning BAD_FRONTMATTER defaults.md:1:4',
     ]);
   });
+
+  it('TOML frontmatter (`+++`) is a BAD_FRONTMATTER warning, not TOML silently served as prompt text', () => {
+    const result = memPack({
+      'base.md': 'Base.\n',
+      'roles/developer.md': '+++\nname = "Developer"\ntags = ["eng"]\n+++\nShip it.\n',
+    });
+    expect(result.diagnostics.map((d) => `${d.severity} ${d.code} ${d.file}:${d.line}:${d.col}`)).toEqual([
+      'warning BAD_FRONTMATTER roles/developer.md:1:1',
+    ]);
+    expect(result.diagnostics[0]!.message).toMatch(/`\+\+\+` opens TOML frontmatter/);
+    // The text is what it was: the file as written.
+    expect(result.snapshot!.files.get('roles/developer.md')!.prompt).toMatch(/^\+\+\+\nname/);
+  });
+
+  it('frontmatter ended by the YAML end marker `...` is unclosed, and the error says the `...` does not close it', () => {
+    const result = memPack({
+      'base.md': 'Base.\n',
+      'roles/developer.md': '---\nname: Developer\n...\nShip it.\n',
+    });
+    expect(result.snapshot).toBeUndefined();
+    expect(
+      result.diagnostics.map((d) => `${d.severity} ${d.code} ${d.file}:${d.line}:${d.col} ${d.message}`),
+    ).toEqual([
+      'error BAD_FRONTMATTER roles/developer.md:1:1 frontmatter opened on line 1 is never closed by a `---` line (the `...` on line 3 does not close it)',
+    ]);
+  });
 });
