@@ -16,7 +16,7 @@ import { hostPolicy, isUnsafeMethod } from './host-check.js';
 import { logRequest, requestId } from './logging.js';
 import { createMetrics, type ServiceMetrics } from './metrics.js';
 import { addOpenApiDocument } from './openapi.js';
-import { badQueryMessage, parseQuery } from './query.js';
+import { badPathMessage, badQueryMessage, decodePart, parseQuery } from './query.js';
 import { addRoute, errors, json, routeTable } from './route.js';
 import type { DirectAnswer } from './route-table.js';
 import { addAdminRoutes } from './routes-admin.js';
@@ -214,6 +214,17 @@ export function createApp(options: AppOptions): StrataApp {
   //    the size limit, and parsed once.
   app.use('*', async (c, next) => {
     const url = c.req.url;
+    // A route's path that does not decode: hono's params keep such a segment undecoded,
+    // so `/api/prompts/caf%E9` (Latin-1) was looked up as the role "caf%E9".
+    if (url.includes('%')) {
+      const path = new URL(url).pathname;
+      if (
+        path.includes('%') &&
+        decodePart(path) === undefined &&
+        routeTable(app).methods(c.req.path).length > 0
+      )
+        return errorResponse(c, 400, 'BAD_REQUEST', badPathMessage(path));
+    }
     if (url.includes('?')) {
       const parsed = parseQuery(new URL(url).search.slice(1));
       if ('bad' in parsed) return errorResponse(c, 400, 'BAD_REQUEST', badQueryMessage(parsed.bad));

@@ -33,9 +33,16 @@ export function badQueryMessage(bad: string): string {
   return `query parameter ${JSON.stringify(bad)} is not percent-encoded UTF-8 (a % not followed by two hex digits, or bytes that are not UTF-8)`;
 }
 
-// --- internal ---
+/** The message of the 400 answer to a path that is not percent-encoded UTF-8. */
+export function badPathMessage(path: string): string {
+  return `the path ${JSON.stringify(path.slice(0, 200))} is not percent-encoded UTF-8 (a % not followed by two hex digits, or bytes that are not UTF-8)`;
+}
 
-function decodePart(raw: string): string | undefined {
+/**
+ * One key, value or path, decoded strictly (`+` a space, `%XX` bytes that must be UTF-8);
+ * undefined when it does not decode.
+ */
+export function decodePart(raw: string): string | undefined {
   const text = raw.includes('+') ? raw.replaceAll('+', ' ') : raw;
   if (!text.includes('%')) return text;
   try {

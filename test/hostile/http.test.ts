@@ -37,6 +37,26 @@ describe('hostile HTTP requests', () => {
     expect(body.error.message).toContain(JSON.stringify(name));
   });
 
+  it.each([
+    ['a role that is Latin-1, not UTF-8', '/api/prompts/caf%E9'],
+    ['an overlong UTF-8 sequence', '/api/prompts/%C0%AE%C0%AE'],
+    ['an encoded lone surrogate', '/api/agents/%ED%A0%80/prompt'],
+    ['a % that begins no escape', '/api/agents/100%/config?role=x'],
+  ])('a path with %s is 400 BAD_REQUEST, never looked up undecoded', async (_, path) => {
+    const res = await service.app.request(path);
+    expect(res.status).toBe(400);
+    const error = ((await res.json()) as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe('BAD_REQUEST');
+    expect(error.message).toContain('the path');
+  });
+
+  it('a path that decodes is served as its decoded name', async () => {
+    const res = await service.app.request(`/api/prompts/market_analys%74?var.sector=a&var.quarter=Q1`, {
+      headers: { accept: 'text/plain' },
+    });
+    expect(res.status).toBe(200);
+  });
+
   it('a query that decodes is read the same by every reader (+ is a space, escapes are UTF-8)', async () => {
     expect(parseQuery('a=x+y&b=%2B&c=caf%C3%A9&&d&e=')).toEqual([
       ['a', 'x y'],
