@@ -95,7 +95,7 @@ export function formatExplain(result: ComposeResult | ExplainableResult): string
   ].filter(Boolean);
   const settings = Object.entries(result.settings).map(
     ([k, v]) =>
-      `${k}=${String(v)}${result.settingSources[k] === 'default' ? '' : ` (${result.settingSources[k]})`}`,
+      `${k}=${escapeControls(String(v))}${result.settingSources[k] === 'default' ? '' : ` (${result.settingSources[k]})`}`,
   );
   const rows = result.layers.flatMap((l, i) => [
     [
@@ -130,7 +130,10 @@ export function formatExplain(result: ComposeResult | ExplainableResult): string
     ? [
         `inputs ${
           Object.entries(result.inputs)
-            .map(([k, v]) => `${k}=${String(v)}${result.inputSources?.[k] === 'default' ? '' : ' (request)'}`)
+            .map(
+              ([k, v]) =>
+                `${k}=${escapeControls(String(v))}${result.inputSources?.[k] === 'default' ? '' : ' (request)'}`,
+            )
             .join(' ') || '(none)'
         }`,
       ]
@@ -148,7 +151,9 @@ export function formatExplain(result: ComposeResult | ExplainableResult): string
 }
 
 /** Left-aligned text columns (numbers right-aligned), two spaces apart. */
-export function table(rows: string[][]): string[] {
+export function table(cells: string[][]): string[] {
+  // A file name or value holding a newline cannot split a row or forge the next one.
+  const rows = cells.map((row) => row.map(escapeControls));
   const widths: number[] = [];
   for (const row of rows) {
     for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);
@@ -162,3 +167,14 @@ export function table(rows: string[][]): string[] {
       .trimEnd(),
   );
 }
+
+/** Control characters (a newline in a file name or a value) written as escapes (`\n`), as diagnostics write paths. */
+function escapeControls(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
+  return CONTROL.test(text) ? text.replace(CONTROL_ALL, (ch) => JSON.stringify(ch).slice(1, -1)) : text;
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
+const CONTROL = /[\u0000-\u001f\u007f]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
+const CONTROL_ALL = /[\u0000-\u001f\u007f]/g;

@@ -337,6 +337,21 @@ describe('file names in diagnostics', () => {
       'warning ORPHAN_FILE: x.md\\nerror FAKE: roles.yaml: forged.md: no layer of the manifest can ever read this file (and it is no role, fleet or verbs file)',
     ]);
   });
+
+  it('a folder named with a newline cannot split a row of the explain table or forge the next one', async () => {
+    const dir = tempDir();
+    const folder = 'api\n     ↳     included  forged/AGENTS.md  5  0-5';
+    writeFiles(dir, { 'AGENTS.md': 'Root.\n', [`${folder}/AGENTS.md`]: 'Api.\n' });
+    const r = await cli(['explain', '--dir', dir, '--var', `cwd=${folder}`]);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines.filter((l) => l.includes('forged'))).toEqual([
+      `inputs cwd=${folder.replace('\n', '\\n')} (request)`,
+      expect.stringMatching(
+        /^ +↳ +included +api\\n +↳ +included +forged\/AGENTS\.md +5 +0-5\/AGENTS\.md +5 +8-13$/,
+      ),
+    ]);
+  });
 });
 
 describe('role fields a template writes as text', () => {
