@@ -11,6 +11,11 @@ export interface ConnectionLimits {
   requestTimeoutMs?: number;
   /** How long an idle keep-alive connection stays open (default 5 s). */
   keepAliveTimeoutMs?: number;
+  /**
+   * Bytes of a request's head at most: the request line (its URL, query included) and the
+   * headers (default 16 KiB, Node's own); past it, 431 `HEADERS_TOO_LARGE`.
+   */
+  maxHeaderBytes?: number;
 }
 
 export const DEFAULT_CONNECTION_LIMITS: Required<ConnectionLimits> = {
@@ -18,6 +23,7 @@ export const DEFAULT_CONNECTION_LIMITS: Required<ConnectionLimits> = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
+  maxHeaderBytes: 16 * 1024,
 };
 
 /** What the server needs to drain and to tell whether a socket is busy. */
@@ -36,6 +42,7 @@ export function serverOptions(limits: ConnectionLimits = {}): {
   requestTimeout: number;
   keepAliveTimeout: number;
   connectionsCheckingInterval: number;
+  maxHeaderSize: number;
 } {
   const l = { ...DEFAULT_CONNECTION_LIMITS, ...defined(limits) };
   const requestTimeout = Math.max(l.requestTimeoutMs, l.headersTimeoutMs);
@@ -43,6 +50,7 @@ export function serverOptions(limits: ConnectionLimits = {}): {
     headersTimeout: l.headersTimeoutMs,
     requestTimeout,
     keepAliveTimeout: l.keepAliveTimeoutMs,
+    maxHeaderSize: l.maxHeaderBytes,
     // Node checks the two timeouts on this period (30 s by default, too coarse).
     connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(l.headersTimeoutMs / 4))),
   };

@@ -163,7 +163,8 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
   };
   const server = createServer({ ...serverOptions(options.connections), requireHostHeader: false }, onRequest);
   guard = guardConnections(server, options.connections);
-  server.on('clientError', answerClientError);
+  const maxHeaderBytes = serverOptions(options.connections).maxHeaderSize;
+  server.on('clientError', (err: Error, socket) => answerClientError(err, socket, maxHeaderBytes));
   server.on('checkExpectation', refuseExpectation);
   // `Expect: 100-continue` is answered when the body is read, not on arrival (continue.ts).
   server.on('checkContinue', (req, res) => {

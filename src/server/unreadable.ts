@@ -15,14 +15,18 @@ import { SECURITY_HEADERS } from './security-headers.js';
  * server.on('clientError', answerClientError);
  * getRequestListener(app.fetch, { errorHandler: unreadableRequest });
  */
-export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+export function answerClientError(
+  err: Error & { code?: string },
+  socket: Duplex,
+  maxHeaderBytes = 16 * 1024,
+): void {
   // As Node's own handler: nothing to answer on a socket that is gone or has begun an answer.
   const busy = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
   if (err.code === 'ECONNRESET' || !socket.writable || busy) {
     socket.destroy();
     return;
   }
-  const [status, code, message] = clientErrorAnswer(err.code);
+  const [status, code, message] = clientErrorAnswer(err.code, maxHeaderBytes);
   socket.end(rawAnswer(status, code, message));
 }
 
@@ -127,9 +131,16 @@ const REASONS: Record<number, string> = {
   431: 'Request Header Fields Too Large',
 };
 
-function clientErrorAnswer(code: string | undefined): [number, HttpErrorCode, string] {
+function clientErrorAnswer(
+  code: string | undefined,
+  maxHeaderBytes: number,
+): [number, HttpErrorCode, string] {
   if (code === 'HPE_HEADER_OVERFLOW')
-    return [431, 'HEADERS_TOO_LARGE', 'the request headers are over the size Node accepts (16 KiB)'];
+    return [
+      431,
+      'HEADERS_TOO_LARGE',
+      `the request line and headers are over ${maxHeaderBytes} bytes (serve --max-header-bytes); a long URL counts: send long ambient text with POST /api/compose`,
+    ];
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
     return [408, 'REQUEST_TIMEOUT', 'the request was not received within the request timeout'];
   return [400, 'BAD_REQUEST', `the request is not valid HTTP/1.1 (${code ?? 'parse error'})`];

@@ -118,6 +118,34 @@ describe('strata serve request limits', () => {
     }
   });
 
+  // A URL is part of the request's head, which Node caps at 16 KiB by default: the
+  // documented 32 Ki characters of `?ambient=` could never arrive, and the refusal said
+  // "headers". The cap is a flag now, and the refusal says what counts and where to go.
+  it('--max-header-bytes: a URL past the head limit is 431 naming the flag; a larger limit serves it', async () => {
+    const ambient = 'x'.repeat(20_000);
+    for (const [args, status] of [
+      [[], 431],
+      [['--max-header-bytes', String(64 * 1024)], 200],
+    ] as const) {
+      const service = await serveInProcess(['--dir', MINI, '--port', '0', '--no-watch', ...args]);
+      try {
+        const res = await fetch(`${service.url}/api/prompts/writer?ambient=${ambient}`, {
+          headers: { accept: 'text/plain' },
+        });
+        expect(res.status).toBe(status);
+        if (status === 431) {
+          const error = ((await res.json()) as { error: { code: string; message: string } }).error;
+          expect(error.code).toBe('HEADERS_TOO_LARGE');
+          expect(error.message).toContain('over 16384 bytes (serve --max-header-bytes); a long URL counts');
+        } else expect(await res.text()).toContain(ambient);
+      } finally {
+        expect(await service.stop()).toBe(0);
+      }
+    }
+    const options = serviceOptions({ dir: MINI, watch: false, maxHeaderBytes: '65536' }, io);
+    expect(options.connections).toEqual({ maxHeaderBytes: 65536 });
+  });
+
   it('--shutdown-timeout: shutdown waits that long for a request in flight, then cuts it', async () => {
     for (const [timeout, finish] of [
       ['1', false],

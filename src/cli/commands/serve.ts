@@ -42,6 +42,7 @@ export interface ServeFlags extends PackFlags {
   headersTimeout?: string;
   requestTimeout?: string;
   keepAliveTimeout?: string;
+  maxHeaderBytes?: string;
   cacheBytes?: string;
   maxRenders?: string;
   tokenBudget?: string;
@@ -98,6 +99,10 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .option(
       '--keep-alive-timeout <ms>',
       `how long an idle keep-alive connection stays open (default ${DEFAULT_CONNECTION_LIMITS.keepAliveTimeoutMs})`,
+    )
+    .option(
+      '--max-header-bytes <bytes>',
+      `bytes of a request's line (its URL) and headers at most (default ${DEFAULT_CONNECTION_LIMITS.maxHeaderBytes})`,
     )
     .option(
       '--cache-bytes <bytes>',
@@ -218,6 +223,7 @@ export function serviceOptions(flags: Omit<ServeFlags, 'logLevel'>, io: CliIO): 
       headersTimeoutMs: positive(flags.headersTimeout, '--headers-timeout'),
       requestTimeoutMs: positive(flags.requestTimeout, '--request-timeout'),
       keepAliveTimeoutMs: positive(flags.keepAliveTimeout, '--keep-alive-timeout'),
+      maxHeaderBytes: positive(flags.maxHeaderBytes, '--max-header-bytes'),
     }).filter(([, v]) => v !== undefined),
   );
   if (Object.keys(connections).length > 0) options.connections = connections;
