@@ -25,6 +25,7 @@ import { createMetrics } from './metrics.js';
 import { routeTable } from './route.js';
 import {
   answerClientError,
+  answerServerOptions,
   refuseConnect,
   refuseExpectation,
   refuseMissingHost,
@@ -155,10 +156,11 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
     errorHandler: unreadableRequest,
   });
   const fast = createFastPath(app.service, routeTable(app.app));
+  const serverAllow = routeTable(app.app).allMethods().join(', ');
   let guard: ConnectionGuard | undefined;
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     guard!.onRequest(req, res);
-    if (refuseMissingHost(req, res)) return;
+    if (refuseMissingHost(req, res) || answerServerOptions(req, res, serverAllow)) return;
     if (!fast(req, res)) void appListener(req, res);
   };
   const server = createServer({ ...serverOptions(options.connections), requireHostHeader: false }, onRequest);

@@ -84,6 +84,14 @@ export class RouteTable {
     return METHOD_ORDER.filter((m) => methods.has(m));
   }
 
+  /** Every method some route takes (HEAD beside GET, and OPTIONS), in the same order. */
+  allMethods(): string[] {
+    const methods = new Set(this.#routes.map((r) => r.method));
+    if (methods.has('GET')) methods.add('HEAD');
+    methods.add('OPTIONS');
+    return METHOD_ORDER.filter((m) => methods.has(m));
+  }
+
   /**
    * The route with a direct handler that a `GET` or `HEAD` path names, with its
    * parameters; undefined when the app must answer (another method, no such route, no

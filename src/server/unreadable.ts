@@ -82,6 +82,19 @@ export function refuseMissingHost(req: IncomingMessage, res: ServerResponse): bo
 }
 
 /**
+ * `OPTIONS *` asks about the server, not a resource (RFC 9110 §9.3.7): answered 204 with
+ * the methods some route takes in `Allow` (the adapter cannot build a URL from `*`, and
+ * answered 400). Any other method with the target `*` is left to the adapter's 400.
+ * Returns true when it answered.
+ */
+export function answerServerOptions(req: IncomingMessage, res: ServerResponse, allow: string): boolean {
+  if (req.url !== '*' || req.method !== 'OPTIONS') return false;
+  res.writeHead(204, ['Allow', allow, ...SECURITY_HEADERS.flat()]);
+  res.end();
+  return true;
+}
+
+/**
  * The answer to an `Expect` header other than `100-continue` (the server's
  * `checkExpectation` event): 417 `EXPECTATION_FAILED`, as a coded JSON error.
  */

@@ -240,6 +240,13 @@ describe('requests the app cannot read, on a real socket', () => {
     }
   });
 
+  it('OPTIONS * (about the server) is 204 with the methods of every route', async () => {
+    const reply = await raw(service.url, 'OPTIONS * HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    expect(reply.status).toBe(204);
+    expect(reply.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
+    expect(reply.headers['x-content-type-options']).toBe('nosniff');
+  });
+
   it('an absolute target with an allowed host is served', async () => {
     const reply = await raw(
       service.url,
