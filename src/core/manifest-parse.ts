@@ -158,7 +158,8 @@ export interface ManifestPart {
   namedAt?: NamedAt;
   layers: LayerPatch[];
   agentDefaults?: Record<string, unknown>;
-  inputs: InputDef[];
+  /** With where each is declared (its name), for the manifest's check of its default. */
+  inputs: Array<InputDef & { at?: Where }>;
   /** Placeholder form of inputs in text templates and record values: `{name}` or `{{name}}`. */
   inputSyntax?: InputSyntax;
   /** Any input name a placeholder uses is an input of this shape (CrewAI's open inputs). */
@@ -327,7 +328,7 @@ export function parseManifestPart(
       const def = c.input(name, raw);
       if (!def) continue;
       if (name === '*') {
-        const { name: _, ...shape } = def;
+        const { name: _, at: __, ...shape } = def;
         part.openInputs = shape;
       } else part.inputs.push(def);
     }
@@ -488,13 +489,13 @@ class Checker {
     return out;
   }
 
-  input(name: string, raw: unknown): InputDef | undefined {
+  input(name: string, raw: unknown): (InputDef & { at?: Where }) | undefined {
     const path = ['inputs', name];
     if (name !== '*' && !/^[A-Za-z_][A-Za-z0-9_-]*$/.test(name))
       return this.bad(path, `input name ${JSON.stringify(name)} must be an identifier`, true);
     const s = this.mapping(raw ?? {}, path, INPUT_KEYS);
     if (!s) return undefined;
-    const def: InputDef = { name, type: 'string' };
+    const def: InputDef & { at?: Where } = { name, type: 'string', at: this.at(path, true) };
     if (s.type !== undefined) {
       if (SETTING_TYPES.includes(s.type as SettingType)) def.type = s.type as SettingType;
       else this.bad([...path, 'type'], `input type must be one of: ${SETTING_TYPES.join(', ')}`);

@@ -20,6 +20,7 @@ import { PRESET_NAMES } from './presets.js';
 import { parseSettingValue, type SettingDef } from './settings.js';
 import { inputPlaceholders, PATH_PLACEHOLDERS, pathPlaceholders, textPlaceholders } from './template.js';
 import type { TokenizerName } from './tokenizer-names.js';
+import { shownValue } from './value-shown.js';
 
 export type {
   ConfigFieldDef,
@@ -178,7 +179,7 @@ function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[]): Manifest 
   };
   const named = new NamedFiles();
   const settings = new Map<string, Partial<SettingDef> & { at?: Where }>();
-  const inputs = new Map<string, InputDef>();
+  const inputs = new Map<string, InputDef & { at?: Where }>();
   for (const part of parts) {
     named.part(part);
     const own = !part.file.startsWith('preset:');
@@ -212,7 +213,7 @@ function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[]): Manifest 
     const def = completeSetting(name, s, diagnostics);
     if (def) m.settings.push(def);
   }
-  for (const input of inputs.values()) {
+  for (const { at, ...input } of inputs.values()) {
     // A default (a scalar) of a `format: python` input is written as Python writes it.
     if (input.default === undefined || input.format === 'python') {
       m.inputs.push(input);
@@ -223,8 +224,8 @@ function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[]): Manifest 
       diagnostics.push(
         error(
           'BAD_MANIFEST',
-          `input ${input.name}: default ${JSON.stringify(input.default)} is invalid; ${parsed.problem}`,
-          { file: parts[parts.length - 1]?.file },
+          `input ${input.name}: default ${shownValue(input.default)} is invalid; ${parsed.problem}`,
+          at ?? { file: parts[parts.length - 1]?.file },
         ),
       );
     else m.inputs.push({ ...input, default: parsed.value });
@@ -316,7 +317,7 @@ function completeSetting(
     diagnostics.push(
       error(
         'BAD_MANIFEST',
-        `setting ${name}: default ${JSON.stringify(def.default)} is invalid; ${parsed.problem}`,
+        `setting ${name}: default ${shownValue(def.default)} is invalid; ${parsed.problem}`,
         at,
       ),
     );

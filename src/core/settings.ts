@@ -73,6 +73,10 @@ export function parseSettingValue(
     }
     case 'string':
       if (typeof raw === 'string') return { value: raw };
+      // A number has the text JSON writes for it; one JSON has no form for (YAML's .inf,
+      // .nan) is not turned into "Infinity" or "NaN".
+      if (typeof raw === 'number' && !Number.isFinite(raw))
+        return { problem: 'accepted values: a string (quote it to mean the text)' };
       if (typeof raw === 'number' || typeof raw === 'boolean') return { value: String(raw) };
       return { problem: 'accepted values: a string' };
   }

@@ -415,3 +415,45 @@ describe('frontmatter fences', () => {
     ]);
   });
 });
+
+describe('numbers YAML writes and JSON cannot', () => {
+  it.each([
+    [
+      'a string setting',
+      'settings:\n  motto: { type: string, default: .nan }\n',
+      'setting motto: default .nan',
+    ],
+    ['a string input', 'inputs:\n  motto: { type: string, default: -.inf }\n', 'input motto: default -.inf'],
+    [
+      'an integer setting',
+      'settings:\n  motto: { type: integer, default: .inf }\n',
+      'setting motto: default .inf',
+    ],
+  ])(
+    '%s defaulting to .inf or .nan is BAD_MANIFEST where it is declared, shown as written, never the text "NaN"',
+    (_, yaml, said) => {
+      const result = memPack({
+        'strata.yaml': `extends: roboco\n${yaml}layers:\n  - id: motto\n    text: "{{motto}}"\n`,
+        'base.md': 'Base.\n',
+      });
+      expect(result.snapshot).toBeUndefined();
+      const bad = result.diagnostics.filter((d) => d.code === 'BAD_MANIFEST');
+      expect(bad.map((d) => `${d.file}:${d.line}:${d.col} ${d.message.split(' is invalid')[0]}`)).toEqual([
+        `strata.yaml:3:3 ${said}`,
+      ]);
+    },
+  );
+
+  it('a request giving a string setting NaN (library) is INVALID_SETTING, not the text "NaN"', () => {
+    const snapshot = okPack({
+      'strata.yaml':
+        'extends: roboco\nsettings:\n  motto: { type: string, default: x }\nlayers:\n  - id: motto\n    text: "{{motto}}"\n',
+      'base.md': 'Base.\n',
+    });
+    const out = tryCompose(snapshot, { settings: { motto: Number.NaN } });
+    expect(out.ok).toBe(false);
+    expect((out.ok ? [] : out.diagnostics).map((d) => `${d.code} ${d.message}`)).toEqual([
+      'INVALID_SETTING setting motto: value .nan is invalid; accepted values: a string (quote it to mean the text)',
+    ]);
+  });
+});
