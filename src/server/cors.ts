@@ -3,7 +3,7 @@
 // both answer the same headers.
 
 /** Response headers a browser script may read. */
-export const CORS_EXPOSED_HEADERS = ['ETag', 'X-Strata-Version', 'X-Request-Id', 'Warning'];
+export const CORS_EXPOSED_HEADERS = ['ETag', 'X-Strata-Version', 'X-Strata-Warnings', 'X-Request-Id'];
 /** Request headers a preflight may announce. */
 export const CORS_ALLOWED_HEADERS = [
   'accept',

@@ -147,6 +147,28 @@ describe('CORS', () => {
     service.close();
   });
 
+  it('exposes every header of its own a script reads, X-Strata-Warnings included', async () => {
+    const service = await appFor(MINI, { cors: ['https://ui.example'] });
+    // An agent outside the fleet, given a role: composed, with an UNKNOWN_AGENT warning.
+    const res = await service.app.request('/api/agents/zed/prompt?role=writer', {
+      headers: { origin: 'https://ui.example' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-strata-warnings')).toBe('UNKNOWN_AGENT');
+    const exposed = (res.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(/,\s*/);
+    const names: string[] = [];
+    res.headers.forEach((_, name) => {
+      names.push(name);
+    });
+    const own = names.filter(
+      (name) => name === 'etag' || name.startsWith('x-strata-') || name === 'x-request-id',
+    );
+    expect(own.length).toBeGreaterThanOrEqual(4);
+    for (const name of own) expect(exposed, name).toContain(name);
+    // Nothing is exposed that the service never sends.
+    expect(exposed).not.toContain('warning');
+  });
+
   it('allows the configured origins only, and answers their preflights', async () => {
     const service = await appFor(MINI, { cors: ['https://ui.example', 'http://localhost:5173'] });
     const ok = await service.app.request('/api/prompts/writer', {
