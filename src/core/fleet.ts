@@ -4,6 +4,7 @@ import type { FleetDef } from './manifest.js';
 import { isLabelName, isValidName } from './names.js';
 import { isTypoOf } from './suggest.js';
 import { byteOrder } from './text.js';
+import { shownValue } from './value-shown.js';
 import type { ParsedYaml } from './yaml.js';
 import { isObject } from './yaml.js';
 
@@ -61,7 +62,7 @@ export function buildFleet(
             );
           }
         }
-        const agent = readAgent(entry, def.file, at, diagnostics);
+        const agent = readAgent(entry, def.file, at, (k) => fleetYaml.locate(['agents', i, k]), diagnostics);
         if (!agent) continue;
         if (byId.has(agent.id)) {
           diagnostics.push(error('DUPLICATE_AGENT', `agent ${agent.id} is listed twice`, at));
@@ -96,7 +97,7 @@ export function buildFleet(
       }
       if (meta.role === undefined && meta.team === undefined) continue;
       const at = locate('role');
-      const fromFile = readAgent({ id, role: meta.role, team: meta.team }, path, at, diagnostics);
+      const fromFile = readAgent({ id, role: meta.role, team: meta.team }, path, at, locate, diagnostics);
       if (!fromFile) continue;
       const listed = byId.get(id);
       if (!listed) {
@@ -127,6 +128,7 @@ function readAgent(
   entry: Record<string, unknown>,
   source: string,
   at: Where,
+  locate: (key: string) => Where,
   diagnostics: Diagnostic[],
 ): Agent | undefined {
   const agent: Partial<Agent> = { source, at };
@@ -136,6 +138,18 @@ function readAgent(
     // A role is named as the registry names it: a role id from frontmatter may be written
     // as people write names ("Frontend Developer"), so the fleet takes it as written too.
     const valid = key === 'role' ? isLabelName : isValidName;
+    // A plain 007, 1.0 or true is a number or a boolean to YAML (7, 1, true): said as
+    // one, where it is written, not as the name it became.
+    if (typeof value === 'number' || typeof value === 'boolean') {
+      diagnostics.push(
+        error(
+          'BAD_NAME',
+          `agent ${key} is the ${typeof value} ${shownValue(value)}, not a name: YAML reads a plain 007 as 7, 1.0 as 1 and true as a boolean; quote it to mean the text (${key}: "…")`,
+          locate(key),
+        ),
+      );
+      return undefined;
+    }
     if (typeof value !== 'string' || !valid(value)) {
       diagnostics.push(error('BAD_NAME', `agent ${key} ${JSON.stringify(value)} is not a valid name`, at));
       return undefined;

@@ -457,3 +457,43 @@ describe('numbers YAML writes and JSON cannot', () => {
     ]);
   });
 });
+
+describe('fleet names YAML reads as numbers', () => {
+  it.each([
+    [
+      'an id 007',
+      'agents:\n  - id: 007\n    role: dev\n',
+      'fleet.yaml:2:9 agent id is the number 7, not a name',
+    ],
+    [
+      'a team 1.0',
+      'agents:\n  - id: ada\n    role: dev\n    team: 1.0\n',
+      'fleet.yaml:4:11 agent team is the number 1, not a name',
+    ],
+    [
+      'a role true',
+      'agents:\n  - id: ada\n    role: true\n',
+      'fleet.yaml:3:11 agent role is the boolean true, not a name',
+    ],
+  ])(
+    '%s is BAD_NAME at the value, saying it is a number (not "7 is not a valid name", which a quoted "7" is)',
+    (_, fleet, said) => {
+      const result = memPack({ 'base.md': 'Base.\n', 'roles/dev.md': 'Dev.\n', 'fleet.yaml': fleet });
+      expect(result.snapshot).toBeUndefined();
+      expect(
+        result.diagnostics.map((d) => `${d.code} ${d.file}:${d.line}:${d.col} ${d.message.split(':')[0]}`),
+      ).toEqual([`BAD_NAME ${said}`]);
+    },
+  );
+
+  it('an identity frontmatter team: 2024 is said at its line', () => {
+    const result = memPack({
+      'base.md': 'Base.\n',
+      'roles/dev.md': 'Dev.\n',
+      'identities/ada.md': '---\nrole: dev\nteam: 2024\n---\nAda.\n',
+    });
+    expect(result.diagnostics.map((d) => `${d.code} ${d.file}:${d.line}:${d.col}`)).toEqual([
+      'BAD_NAME identities/ada.md:3:7',
+    ]);
+  });
+});
