@@ -20,6 +20,7 @@ import {
 } from './connections.js';
 import { deferContinue } from './continue.js';
 import { createFastPath } from './fast-path.js';
+import { lingerOnClose } from './linger.js';
 import { createLogger, logReloads } from './logging.js';
 import { createMetrics } from './metrics.js';
 import { routeTable } from './route.js';
@@ -160,6 +161,10 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
   let guard: ConnectionGuard | undefined;
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     guard!.onRequest(req, res);
+    // A request with a body: should it be answered unread and the connection close, the
+    // connection lingers until the client has sent it (linger.ts), so the answer is read.
+    if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
+      lingerOnClose(req);
     if (refuseMissingHost(req, res) || answerServerOptions(req, res, serverAllow)) return;
     if (!fast(req, res)) void appListener(req, res);
   };
