@@ -273,12 +273,18 @@ const NULL_KEY_MESSAGE =
 const COLLECTION_KEY_MESSAGE =
   'a list or mapping used as a mapping key is no name (a JavaScript reader makes it a text no one wrote); a key is a string, number or boolean';
 
+function retypedKeyMessage(written: string, value: number | boolean): string {
+  return `the mapping key ${written} is read as the ${typeof value} ${String(value)}, so its name would be ${JSON.stringify(String(value))}, not what is written; quote it (${JSON.stringify(written)}) to mean the text`;
+}
+
 /**
  * Mapping keys that name nothing, with their offsets: a null key (`null:`, `~:`, `? ` with
  * no key), which a JavaScript reader turns into the key `""` and a Python one into `None`,
  * so that a role or setting would be named by an empty string no one wrote; and a list or
  * mapping as a key (`? [a, b]`, `{[a]: 1}`), which the `yaml` package would turn into its
- * YAML text, with a process warning on stderr.
+ * YAML text, with a process warning on stderr; and a number or boolean written otherwise
+ * than its text (`007`, `0x1F`, `1.50`, `True`), whose key would be a name no one wrote
+ * (`"7"`); `1:` and `true:` are their own names.
  */
 function keysWithoutName(doc: Document.Parsed): Array<{ message: string; offset: number }> {
   const found: Array<{ message: string; offset: number }> = [];
@@ -291,6 +297,12 @@ function keysWithoutName(doc: Document.Parsed): Array<{ message: string; offset:
           found.push({ message: NULL_KEY_MESSAGE, offset });
         else if (isMap(key) || isSeq(key) || (isAlias(key) && isCollection(key.resolve(doc))))
           found.push({ message: COLLECTION_KEY_MESSAGE, offset });
+        else if (isScalar(key) && (typeof key.value === 'number' || typeof key.value === 'boolean')) {
+          // `007:` is the number 7, whose key is "7": a name no one wrote.
+          const written = key.source ?? String(key.value);
+          if (written !== String(key.value))
+            found.push({ message: retypedKeyMessage(written, key.value), offset });
+        }
       }
     },
   });

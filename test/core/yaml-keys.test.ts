@@ -72,3 +72,37 @@ describe('a YAML list or mapping used as a mapping key', () => {
     }
   });
 });
+
+describe('a YAML mapping key that a number or boolean renames', () => {
+  it.each([
+    ['007', 'number 7', '"7"'],
+    ['0x1F', 'number 31', '"31"'],
+    ['1.50', 'number 1.5', '"1.5"'],
+    ['1e3', 'number 1000', '"1000"'],
+    ['True', 'boolean true', '"true"'],
+  ])(
+    'an agent key %s is a YAML_SYNTAX error at the key, not an agent silently named otherwise',
+    (key, read, name) => {
+      const r = memPack(
+        { 'agents.yaml': `${key}:\n  role: R\n  goal: G\n  backstory: B\n` },
+        { preset: 'crewai' },
+      );
+      expect(r.snapshot).toBeUndefined();
+      expect(r.diagnostics.map(formatDiagnostic)).toEqual([
+        `error YAML_SYNTAX: agents.yaml:1:1: the mapping key ${key} is read as the ${read}, so its name would be ${name}, not what is written; quote it (${JSON.stringify(key)}) to mean the text`,
+      ]);
+    },
+  );
+
+  it('a key whose text is its name (1, true, -1) and a quoted one are read as ever', () => {
+    expect(problems('1: a\ntrue: b\n-1: c\n"007": d\n')).toEqual([]);
+    expect(parseYaml('"007": d\n', { file: 'x.yaml' }).value).toEqual({ '007': 'd' });
+  });
+
+  it('in frontmatter it is BAD_FRONTMATTER', () => {
+    const r = memPack({ 'base.md': 'B', 'roles/dev.md': '---\n0x10: x\n---\nDev.\n' }, { preset: 'roboco' });
+    expect(r.diagnostics.map((d) => `${d.code} ${d.file}:${d.line}:${d.col}`)).toEqual([
+      'BAD_FRONTMATTER roles/dev.md:2:1',
+    ]);
+  });
+});
