@@ -21,7 +21,14 @@ const Name = z
   .min(1)
   .max(200)
   .openapi({ description: 'A role, team or agent name', example: 'developer' });
-const SettingValue = z.union([z.string(), z.number(), z.boolean()]);
+/** What a JSON number past a double's range (1e999) is told: JSON.parse reads it as Infinity. */
+const NOT_FINITE = 'a number past the range of a double (such as 1e999), which JSON.parse reads as Infinity';
+const SettingValue = z.union([z.string(), z.number(), z.boolean()], {
+  error: (issue) =>
+    issue.input === Infinity || issue.input === -Infinity
+      ? NOT_FINITE
+      : 'expected a string, a number or a boolean',
+});
 /** Names a JSON object may hold but a plain object cannot (they would change its prototype). */
 const RESERVED_KEYS = ['__proto__'];
 /**
@@ -58,8 +65,9 @@ const Settings = namedValues('a setting name', SettingValue).openapi({
  */
 const Vars = namedValues(
   'an input name',
-  z.unknown().refine(isJsonValue, {
-    message: `expected a JSON value nested at most ${MAX_VALUE_NESTING + 1} levels`,
+  z.unknown().superRefine((value, ctx) => {
+    const problem = jsonValueProblem(value);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem, input: value });
   }),
 ).openapi({
   description:
@@ -67,22 +75,27 @@ const Vars = namedValues(
   example: { topic: 'AI agents' },
 });
 
-/** Whether a value is plain JSON (what a parsed body holds) nested at most MAX_VALUE_NESTING + 1 deep. */
-function isJsonValue(value: unknown): boolean {
+/**
+ * Why a value is not plain JSON (what a parsed body holds) nested at most
+ * MAX_VALUE_NESTING + 1 deep; undefined when it is.
+ */
+function jsonValueProblem(value: unknown): string | undefined {
   const stack: Array<[unknown, number]> = [[value, 0]];
   while (stack.length > 0) {
     const [v, depth] = stack.pop()!;
     if (v === null || typeof v === 'string' || typeof v === 'boolean') continue;
     if (typeof v === 'number') {
-      if (!Number.isFinite(v)) return false;
+      // JSON.parse reads a number past a double's range (1e999) as Infinity.
+      if (!Number.isFinite(v)) return NOT_FINITE;
       continue;
     }
-    if (typeof v !== 'object' || depth > MAX_VALUE_NESTING) return false;
+    if (typeof v !== 'object' || depth > MAX_VALUE_NESTING)
+      return `expected a JSON value nested at most ${MAX_VALUE_NESTING + 1} levels`;
     const children = Array.isArray(v) ? v : isPlainObject(v) ? Object.values(v) : undefined;
-    if (!children) return false;
+    if (!children) return `expected a JSON value nested at most ${MAX_VALUE_NESTING + 1} levels`;
     for (const c of children) stack.push([c, depth + 1]);
   }
-  return true;
+  return undefined;
 }
 
 const Version = z.string().max(64).openapi({

@@ -509,3 +509,35 @@ describe('an answer given before the body is read reaches a client still sending
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('BODY_TOO_LARGE');
   });
 });
+
+describe('JSON numbers past the range of a double', () => {
+  let service: Awaited<ReturnType<typeof appFor>>;
+  beforeAll(async () => {
+    service = await appFor(MINI);
+  });
+  afterAll(() => service.close());
+
+  // JSON.parse reads 1e999 as Infinity: refused (as before), now saying so rather than
+  // "Invalid input" or "nested at most 101 levels".
+  it.each([
+    [
+      'a setting',
+      '{"role":"writer","settings":{"fable_mode_enabled":1e999}}',
+      'json settings.fable_mode_enabled',
+    ],
+    ['an input', '{"role":"writer","vars":{"x":-1e999}}', 'json vars.x'],
+    ['an input nested in a list', '{"role":"writer","vars":{"x":[1,2,1e999]}}', 'json vars.x'],
+  ])('%s of 1e999 is 400 BAD_REQUEST saying why', async (_, body, where) => {
+    const res = await service.app.request('/api/compose', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    expect(res.status).toBe(400);
+    const error = ((await res.json()) as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe('BAD_REQUEST');
+    expect(error.message).toBe(
+      `${where}: a number past the range of a double (such as 1e999), which JSON.parse reads as Infinity`,
+    );
+  });
+});
