@@ -97,6 +97,16 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
       );
   }
   if (diagnostics.length === 0) {
+    for (const { written, value, offset } of integersLosingDigits(doc.contents))
+      diagnostics.push(
+        error(
+          syntaxCode,
+          `the integer ${written} is beyond 2^53: strata (as JSON in JavaScript) would read it as ${value}, another number; quote it to keep its digits as text`,
+          at(offset),
+        ),
+      );
+  }
+  if (diagnostics.length === 0) {
     for (const { message, offset } of keysWithoutName(doc))
       diagnostics.push(error(syntaxCode, message, at(offset)));
   }
@@ -256,6 +266,31 @@ function unreadTags(root: unknown): Array<{ tag: string; offset: number }> {
   });
   return found;
 }
+
+/**
+ * Plain integers too large for a JavaScript number to hold exactly (beyond 2^53), with
+ * their text and offsets: `seed: 12345678901234567890` would be 12345678901234567000 to
+ * every reader here (a config value, a number written into a prompt), where a Python
+ * reader keeps every digit.
+ */
+function integersLosingDigits(root: unknown): Array<{ written: string; value: string; offset: number }> {
+  const found: Array<{ written: string; value: string; offset: number }> = [];
+  visit(root as Node, {
+    Scalar(_, node) {
+      const v = node.value;
+      if (typeof v !== 'number' || !Number.isInteger(v) || Number.isSafeInteger(v) || !Number.isFinite(v))
+        return;
+      const written = node.source ?? '';
+      // 2^53 itself is exact; 2^53 + 1 is not.
+      if (INTEGER_SYNTAX.test(written) && BigInt(written.replace(/^\+/, '')) !== BigInt(v))
+        found.push({ written, value: String(v), offset: node.range?.[0] ?? 0 });
+    },
+  });
+  return found;
+}
+
+/** How YAML's core schema writes an integer (decimal, octal 0o, hex 0x), as `BigInt` reads it. */
+const INTEGER_SYNTAX = /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$/;
 
 /** The stand-in tag of a string holding a lone surrogate (see {@link unreadTags}). */
 const LONE_SURROGATE = 'lone surrogate';

@@ -497,3 +497,31 @@ describe('fleet names YAML reads as numbers', () => {
     ]);
   });
 });
+
+describe('integers past 2^53', () => {
+  it.each([
+    ['12345678901234567890', '12345678901234567000'],
+    ['9007199254740993', '9007199254740992'],
+    ['0x20000000000001', '9007199254740992'],
+  ])('a config value %s is YAML_SYNTAX where it is written, not silently %s', (written, read) => {
+    const result = memPack({
+      'base.md': 'Base.\n',
+      'roles/dev.md': 'Dev.\n',
+      'fleet.yaml': `agents:\n  - id: ada\n    role: dev\n    config: { seed: ${written} }\n`,
+    });
+    expect(result.snapshot).toBeUndefined();
+    expect(result.diagnostics.map((d) => `${d.code} ${d.file}:${d.line}:${d.col} ${d.message}`)).toEqual([
+      `YAML_SYNTAX fleet.yaml:4:21 the integer ${written} is beyond 2^53: strata (as JSON in JavaScript) would read it as ${read}, another number; quote it to keep its digits as text`,
+    ]);
+  });
+
+  it('2^53 itself, a quoted one and a float are read as ever', () => {
+    const snapshot = okPack({
+      'base.md': 'Base.\n',
+      'roles/dev.md': 'Dev.\n',
+      'fleet.yaml':
+        'agents:\n  - id: ada\n    role: dev\n    config: { a: 9007199254740992, b: "12345678901234567890", c: 1.0e30 }\n',
+    });
+    expect(snapshot.fleet[0]!.config).toEqual({ a: 2 ** 53, b: '12345678901234567890', c: 1e30 });
+  });
+});
