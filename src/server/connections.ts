@@ -16,6 +16,13 @@ export interface ConnectionLimits {
    * headers (default 16 KiB, Node's own); past it, 431 `HEADERS_TOO_LARGE`.
    */
   maxHeaderBytes?: number;
+  /**
+   * How long a connection answered before its body was read (a 413, a 415) keeps reading
+   * and dropping the rest of that body before it closes (default 2 s); see `linger.ts`.
+   */
+  lingerTimeoutMs?: number;
+  /** Bytes of an unread body such a connection drops at most before it closes (default 16 MiB). */
+  maxLingerBytes?: number;
 }
 
 export const DEFAULT_CONNECTION_LIMITS: Required<ConnectionLimits> = {
@@ -24,7 +31,14 @@ export const DEFAULT_CONNECTION_LIMITS: Required<ConnectionLimits> = {
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
   maxHeaderBytes: 16 * 1024,
+  lingerTimeoutMs: 2_000,
+  maxLingerBytes: 16 * 1024 * 1024,
 };
+
+/** The limits given, each one not given at its default. */
+export function connectionLimits(limits: ConnectionLimits = {}): Required<ConnectionLimits> {
+  return { ...DEFAULT_CONNECTION_LIMITS, ...defined(limits) };
+}
 
 /** What the server needs to drain and to tell whether a socket is busy. */
 export interface ConnectionGuard {
@@ -44,7 +58,7 @@ export function serverOptions(limits: ConnectionLimits = {}): {
   connectionsCheckingInterval: number;
   maxHeaderSize: number;
 } {
-  const l = { ...DEFAULT_CONNECTION_LIMITS, ...defined(limits) };
+  const l = connectionLimits(limits);
   const requestTimeout = Math.max(l.requestTimeoutMs, l.headersTimeoutMs);
   return {
     headersTimeout: l.headersTimeoutMs,

@@ -2,13 +2,16 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 
 /** How long, and how many bytes, a closing connection keeps reading a body it did not read. */
-export const LINGER = { ms: 2_000, bytes: 16 * 1024 * 1024 };
+export interface Linger {
+  ms: number;
+  bytes: number;
+}
 
 /**
  * Closes a connection in stages when its request's body was not read whole (RFC 9112
  * §9.6): the answer (a 413 over the body limit, a 415 compressed body, a 404 or 405) is
  * sent and the connection half-closed, then what the client still sends of the body is
- * read and dropped until the body ends, {@link LINGER} `bytes` were dropped or `ms`
+ * read and dropped until the body ends, `linger.bytes` were dropped or `linger.ms`
  * passed, and only then is the socket destroyed. Node destroys it at once, and a socket
  * closed with bytes unread is reset: the reset reaches the client while it is still
  * sending, before it reads the answer, so a client that sent a large body whole (fetch,
@@ -18,11 +21,11 @@ export const LINGER = { ms: 2_000, bytes: 16 * 1024 * 1024 };
  *
  * @example
  * createServer((req, res) => {
- *   if (req.headers['content-length'] !== undefined) lingerOnClose(req);
+ *   if (req.headers['content-length'] !== undefined) lingerOnClose(req, { ms: 2000, bytes: 16 << 20 });
  *   // …
  * });
  */
-export function lingerOnClose(req: IncomingMessage): void {
+export function lingerOnClose(req: IncomingMessage, linger: Linger): void {
   const socket = req.socket as LingeringSocket;
   socket[CURRENT] = req;
   if (socket[ORIGINAL] !== undefined || typeof socket.destroySoon !== 'function') return;
@@ -37,11 +40,11 @@ export function lingerOnClose(req: IncomingMessage): void {
       clearTimeout(timer);
       this.destroy();
     };
-    const timer = setTimeout(stop, LINGER.ms);
+    const timer = setTimeout(stop, linger.ms);
     timer.unref();
     current.on('data', (chunk: Buffer) => {
       dropped += chunk.byteLength;
-      if (dropped > LINGER.bytes) stop();
+      if (dropped > linger.bytes) stop();
     });
     current.once('end', stop);
     current.once('error', stop);

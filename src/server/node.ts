@@ -15,6 +15,7 @@ import { setMaxRenders } from './compose-cache.js';
 import {
   type ConnectionGuard,
   type ConnectionLimits,
+  connectionLimits,
   guardConnections,
   serverOptions,
 } from './connections.js';
@@ -159,12 +160,14 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
   const fast = createFastPath(app.service, routeTable(app.app));
   const serverAllow = routeTable(app.app).allMethods().join(', ');
   let guard: ConnectionGuard | undefined;
+  const limits = connectionLimits(options.connections);
+  const linger = { ms: limits.lingerTimeoutMs, bytes: limits.maxLingerBytes };
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     guard!.onRequest(req, res);
     // A request with a body: should it be answered unread and the connection close, the
     // connection lingers until the client has sent it (linger.ts), so the answer is read.
     if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
-      lingerOnClose(req);
+      lingerOnClose(req, linger);
     if (refuseMissingHost(req, res) || answerServerOptions(req, res, serverAllow)) return;
     if (!fast(req, res)) void appListener(req, res);
   };

@@ -43,6 +43,8 @@ export interface ServeFlags extends PackFlags {
   requestTimeout?: string;
   keepAliveTimeout?: string;
   maxHeaderBytes?: string;
+  lingerTimeout?: string;
+  maxLingerBytes?: string;
   cacheBytes?: string;
   maxRenders?: string;
   tokenBudget?: string;
@@ -103,6 +105,14 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .option(
       '--max-header-bytes <bytes>',
       `bytes of a request's line (its URL) and headers at most (default ${DEFAULT_CONNECTION_LIMITS.maxHeaderBytes})`,
+    )
+    .option(
+      '--linger-timeout <ms>',
+      `how long a connection answered before its body was read (413, 415) reads and drops the rest of it before closing, so the client reads the answer (default ${DEFAULT_CONNECTION_LIMITS.lingerTimeoutMs})`,
+    )
+    .option(
+      '--max-linger-bytes <bytes>',
+      `bytes of such a body dropped at most before the connection closes (default ${DEFAULT_CONNECTION_LIMITS.maxLingerBytes})`,
     )
     .option(
       '--cache-bytes <bytes>',
@@ -224,6 +234,8 @@ export function serviceOptions(flags: Omit<ServeFlags, 'logLevel'>, io: CliIO): 
       requestTimeoutMs: positive(flags.requestTimeout, '--request-timeout'),
       keepAliveTimeoutMs: positive(flags.keepAliveTimeout, '--keep-alive-timeout'),
       maxHeaderBytes: positive(flags.maxHeaderBytes, '--max-header-bytes'),
+      lingerTimeoutMs: positive(flags.lingerTimeout, '--linger-timeout'),
+      maxLingerBytes: positive(flags.maxLingerBytes, '--max-linger-bytes'),
     }).filter(([, v]) => v !== undefined),
   );
   if (Object.keys(connections).length > 0) options.connections = connections;
