@@ -149,7 +149,10 @@ describe('strata serve request limits', () => {
   // A connection answered before its body was read (413) keeps reading and dropping that
   // body so the client reads the answer; how long and how much are flags like every limit.
   it('--linger-timeout and --max-linger-bytes: past the bytes, the connection is cut before the body ends', async () => {
-    const options = serviceOptions({ dir: MINI, watch: false, lingerTimeout: '500', maxLingerBytes: '1024' }, io);
+    const options = serviceOptions(
+      { dir: MINI, watch: false, lingerTimeout: '500', maxLingerBytes: '1024' },
+      io,
+    );
     expect(options.connections).toEqual({ lingerTimeoutMs: 500, maxLingerBytes: 1024 });
     expect(() => serviceOptions({ dir: MINI, watch: false, maxLingerBytes: '0' }, io)).toThrow(
       '--max-linger-bytes must be at least 1',
