@@ -1,3 +1,4 @@
+import { misnamedFolder } from './chain-folders.js';
 import { closestFiles } from './closest-files.js';
 import { outcomeBytes } from './compose-bytes.js';
 import { freezeLayers, freezeOutcome, NO_DIAGNOSTICS } from './compose-freeze.js';
@@ -845,6 +846,16 @@ function resolveChain(
     base.reason = 'missing';
     return base;
   }
+  // A folder the pack does not have, a letter case or a normalisation away from one it has.
+  const misnamed = misnamedFolder(env.snapshot, dir);
+  if (misnamed)
+    diagnostics.push({
+      ...warning(
+        'LAYER_MISSING',
+        `layer ${layer.id}: ${JSON.stringify(path)} (from ${source.path}) names the folder ${JSON.stringify(misnamed.given)}, which the pack does not have; did you mean ${JSON.stringify(misnamed.meant)}?${misnamed.spelled ? ` (${misnamed.spelled})` : ''} No file in or below it is read`,
+      ),
+      suggestions: [misnamed.meant],
+    });
   const parts: LayerPart[] = [];
   let text = '';
   let kept = 0;

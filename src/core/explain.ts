@@ -170,7 +170,6 @@ export function table(cells: string[][]): string[] {
 
 /** Control characters (a newline in a file name or a value) written as escapes (`\n`), as diagnostics write paths. */
 function escapeControls(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
   return CONTROL.test(text) ? text.replace(CONTROL_ALL, (ch) => JSON.stringify(ch).slice(1, -1)) : text;
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Diagnostic, error } from './diagnostics.js';
+import type { Diagnostic } from './diagnostics.js';
 import { BlockHex, digestHex, keepDigest } from './digests.js';
 import { type SplitFile, splitFrontmatter, splitFrontmatterLenient } from './frontmatter.js';
 import { LayeredMap } from './layered-map.js';
