@@ -4,6 +4,7 @@ import type { RegistryDef } from './manifest.js';
 import { isLabelName, isValidName } from './names.js';
 import { isTypoOf } from './suggest.js';
 import { byteOrder } from './text.js';
+import { shownValue } from './value-shown.js';
 import type { ParsedYaml } from './yaml.js';
 import { isObject } from './yaml.js';
 import { runSteps } from './yielder.js';
@@ -203,7 +204,7 @@ export function* registrySteps(
         withTypos(
           warning(
             'BAD_ROLE',
-            `not a role: ${id} has no ${lacking.join(', ')} (the registry requires ${required.join(', ')} as strings)`,
+            `not a role: ${lackingWords(id, fields, lacking)} (the registry requires ${required.join(', ')} as strings)`,
             whereOf(entry, keyPath(id)),
           ),
           fields,
@@ -530,6 +531,27 @@ const README_LIKE = new Set([
  * whose first line, after any blank lines, is not `---…` (such a file, and one with `---`
  * after blank lines or a byte order mark, has a BAD_FRONTMATTER warning of its own).
  */
+/**
+ * What a record lacks, in words: the fields it has no value for, and those it gives as
+ * something else than text, with their value (`counter's role is the number 42`), not as
+ * if they were not there.
+ */
+function lackingWords(id: string, fields: Record<string, unknown>, lacking: readonly string[]): string {
+  const absent = lacking.filter((k) => fields[k] === undefined || fields[k] === null);
+  const mistyped = lacking.filter((k) => !absent.includes(k));
+  const words: string[] = [];
+  if (absent.length > 0) words.push(`${id} has no ${absent.join(', ')}`);
+  if (mistyped.length > 0)
+    words.push(
+      `${absent.length > 0 ? 'its' : `${id}'s`} ${mistyped.map((k) => `${k} is ${valueWords(fields[k])}`).join(', ')}, not text`,
+    );
+  return words.join('; ');
+}
+
+function valueWords(value: unknown): string {
+  return typeof value === 'object' ? kindOf(value) : `the ${typeof value} ${shownValue(value)}`;
+}
+
 /** A first line `---` that opens frontmatter (strict or lenient). */
 const OPENS_FRONTMATTER = /^---\s*\n/;
 

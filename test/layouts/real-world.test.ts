@@ -148,10 +148,19 @@ describe('crewai: a project made by `crewai create crew`', () => {
         'warning',
         'BAD_ROLE',
         1,
-        'not a role: counter has no role (the registry requires role, goal, backstory as strings)',
+        "not a role: counter's role is the number 42, not text (the registry requires role, goal, backstory as strings)",
       ],
     ]);
     expect([...result.snapshot!.roles.keys()]).toEqual(['ok']);
+  });
+
+  it('the warning tells a field given as something else than text from one not given', () => {
+    const result = memPack({
+      'agents.yaml': 'big:\n  goal: 12\n  backstory: .inf\nok:\n  role: OK\n  goal: g\n  backstory: b\n',
+    });
+    expect(result.diagnostics.map((d) => d.message)).toEqual([
+      'not a role: big has no role; its goal is the number 12, backstory is the number .inf, not text (the registry requires role, goal, backstory as strings)',
+    ]);
   });
 
   it('an agent with a key a typo away from goal is no agent, and the warning names the key meant', () => {
