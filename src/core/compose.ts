@@ -852,7 +852,7 @@ function resolveChain(
     diagnostics.push({
       ...warning(
         'LAYER_MISSING',
-        `layer ${layer.id}: ${JSON.stringify(path)} (from ${source.path}) names the folder ${JSON.stringify(misnamed.given)}, which the pack does not have; did you mean ${JSON.stringify(misnamed.meant)}?${misnamed.spelled ? ` (${misnamed.spelled})` : ''} No file in or below it is read`,
+        `layer ${layer.id}: ${JSON.stringify(path)} (from ${source.path}) names the folder ${JSON.stringify(misnamed.given)}, in which the pack has no file; did you mean ${JSON.stringify(misnamed.meant)}?${misnamed.spelled ? ` (${misnamed.spelled})` : ''} No file in or below it is read`,
       ),
       suggestions: [misnamed.meant],
     });

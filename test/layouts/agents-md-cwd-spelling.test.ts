@@ -32,7 +32,7 @@ describe('agents-md: a cwd a spelling away from a folder of the pack', () => {
         severity: 'warning',
         suggestions: [meant],
         message: expect.stringContaining(
-          `names the folder ${JSON.stringify(given)}, which the pack does not have; did you mean ${JSON.stringify(meant)}?`,
+          `names the folder ${JSON.stringify(given)}, in which the pack has no file; did you mean ${JSON.stringify(meant)}?`,
         ),
       }),
     ]);
