@@ -94,6 +94,16 @@ export function* registrySteps(
             yaml.locate([registry.key]),
           ),
         );
+      // A file the registry names by its path (roles.yaml, not `*.yaml`) is for roles: a
+      // list at its top, or a mapping without the key (`rolse:`), is said, not skipped.
+      else if (
+        !top &&
+        registry.files.includes(path) &&
+        doc !== null &&
+        doc !== undefined &&
+        !(isObject(doc) && Object.hasOwn(doc, registry.key))
+      )
+        diagnostics.push(namedFileWithoutKey(path, doc, registry.key, yaml));
       continue;
     }
     for (const [id, record] of Object.entries(records)) {
@@ -531,6 +541,23 @@ const README_LIKE = new Set([
  * whose first line, after any blank lines, is not `---…` (such a file, and one with `---`
  * after blank lines or a byte order mark, has a BAD_FRONTMATTER warning of its own).
  */
+/** BAD_ROLE for a registry file named by its path whose top holds no `key:` mapping. */
+function namedFileWithoutKey(path: string, doc: unknown, key: string, yaml: ParsedYaml): Diagnostic {
+  if (!isObject(doc))
+    return error(
+      'BAD_ROLE',
+      `${path} must be a mapping with a ${key}: key (${key}: { <id>: { … } }), not ${kindOf(doc)}`,
+      yaml.locate([]),
+    );
+  const typo = Object.keys(doc).find((k) => isTypoOf(k, key));
+  const d = warning(
+    'BAD_ROLE',
+    `${path} has no ${key}: key${typo === undefined ? '' : `; it has ${JSON.stringify(typo)}: did you mean "${key}"?`}; no role is read from it`,
+    typo === undefined ? yaml.locate([]) : yaml.locate([typo], true),
+  );
+  return typo === undefined ? d : { ...d, suggestions: [key] };
+}
+
 /**
  * What a record lacks, in words: the fields it has no value for, and those it gives as
  * something else than text, with their value (`counter's role is the number 42`), not as

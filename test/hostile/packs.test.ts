@@ -525,3 +525,40 @@ describe('integers past 2^53', () => {
     expect(snapshot.fleet[0]!.config).toEqual({ a: 2 ** 53, b: '12345678901234567890', c: 1e30 });
   });
 });
+
+describe('a registry file named by its path that holds no roles: mapping', () => {
+  it.each([
+    [
+      'a list at its top',
+      '- id: developer\n  model: big\n',
+      'error BAD_ROLE roles.yaml:1:1',
+      /must be a mapping with a roles: key .* not a list$/,
+    ],
+    [
+      'a typo of roles:',
+      'rolse:\n  developer:\n    model: big\n',
+      'warning BAD_ROLE roles.yaml:1:1',
+      /has no roles: key; it has "rolse": did you mean "roles"\?/,
+    ],
+    [
+      'other keys only',
+      'owner: ops\n',
+      'warning BAD_ROLE roles.yaml:1:1',
+      /has no roles: key; no role is read from it$/,
+    ],
+  ])('%s is said, not a file silently without roles', (_, yaml, at, message) => {
+    const result = memPack({ 'base.md': 'Base.\n', 'roles/developer.md': 'Dev.\n', 'roles.yaml': yaml });
+    const bad = result.diagnostics.filter((d) => d.code === 'BAD_ROLE');
+    expect(bad.map((d) => `${d.severity} ${d.code} ${d.file}:${d.line}:${d.col}`)).toEqual([at]);
+    expect(bad[0]!.message).toMatch(message);
+  });
+
+  it('an empty roles: and a file matched by a wildcard glob (chorus *.yaml) say nothing', () => {
+    expect(memPack({ 'base.md': 'Base.\n', 'roles.yaml': 'roles:\n' }).diagnostics).toEqual([]);
+    const chorus = memPack(
+      { 'roles.yaml': 'roles:\n  a:\n    system_prompt: A\n', 'data.yaml': '- 1\n- 2\n' },
+      { preset: 'chorus' },
+    );
+    expect(chorus.diagnostics).toEqual([]);
+  });
+});
