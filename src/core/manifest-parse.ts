@@ -2,6 +2,7 @@ import { type Diagnostic, error, type Where } from './diagnostics.js';
 import type { Gate } from './gates.js';
 import { type BudgetsSection, parseTokenSections } from './manifest-tokens.js';
 import type { SettingDef, SettingType, SettingValue } from './settings.js';
+import { closestNames, didYouMean } from './suggest.js';
 import type { TokenizerName } from './tokenizer-names.js';
 import type { ParsedYaml, PathSegment } from './yaml.js';
 
@@ -420,13 +421,14 @@ class Checker {
     if (allowed) {
       for (const key of Object.keys(value)) {
         if (!allowed.includes(key)) {
-          this.diagnostics.push(
-            error(
-              'UNKNOWN_KEY',
-              `unknown key ${JSON.stringify(key)} in ${label(path)}; expected one of: ${allowed.join(', ')}`,
-              this.at([...path, key], true),
-            ),
+          // `extend:` names `extends` as the key meant, as an unknown role names the closest roles.
+          const suggestions = closestNames(key, allowed);
+          const d = error(
+            'UNKNOWN_KEY',
+            `unknown key ${JSON.stringify(key)} in ${label(path)}${didYouMean(suggestions)}; expected one of: ${allowed.join(', ')}`,
+            this.at([...path, key], true),
           );
+          this.diagnostics.push(suggestions.length > 0 ? { ...d, suggestions } : d);
         }
       }
     }

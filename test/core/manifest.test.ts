@@ -188,3 +188,17 @@ layers:
     expect(layer).toMatchObject({ id: 'doc', included: true, appended: true, start: 0, end: 18, bytes: 18 });
   });
 });
+
+describe('an unknown manifest key a typo away from a known one', () => {
+  it.each([
+    ['extend: roboco\n', 'strata.yaml:1:1', 'extend', ['extends']],
+    ['extends: roboco\nlayers:\n  - id: x\n    txt: hi\n', 'strata.yaml:4:5', 'txt', ['text']],
+  ])('%j is UNKNOWN_KEY naming the key meant', (manifest, at, key, suggestions) => {
+    const result = memPack({ 'strata.yaml': manifest, 'base.md': 'Base.\n' });
+    const d = result.diagnostics.find((x) => x.code === 'UNKNOWN_KEY')!;
+    expect(`${d.file}:${d.line}:${d.col}`).toBe(at);
+    expect(d.suggestions).toEqual(suggestions);
+    expect(d.message).toContain(`unknown key "${key}"`);
+    expect(d.message).toContain(`did you mean "${suggestions[0]}"?`);
+  });
+});
