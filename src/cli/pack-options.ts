@@ -180,7 +180,13 @@ export async function composeFromFlags(
   }
   let outcome = tryCompose(snapshot, request);
   if (flags.strict) outcome = strictOutcome(outcome);
-  printDiagnostics(outcome.ok ? outcome.result.diagnostics : outcome.diagnostics, io);
+  // A prompt carries the load warnings of its own files: they were printed with the load.
+  const printed = new Set(snapshot.warnings);
+  const diagnostics = outcome.ok ? outcome.result.diagnostics : outcome.diagnostics;
+  printDiagnostics(
+    diagnostics.filter((d) => !printed.has(d)),
+    io,
+  );
   return outcome.ok ? { snapshot, request, result: outcome.result } : undefined;
 }
 

@@ -34,6 +34,7 @@ import type { RoleRecord } from './roles.js';
 import { hiddenAllowed } from './select.js';
 import { applyOverrides, type SettingSource, type SettingValue } from './settings.js';
 import type { PackFile, Snapshot } from './snapshot.js';
+import { sourceWarnings } from './source-warnings.js';
 import { didYouMean } from './suggest.js';
 import {
   type CompiledTemplate,
@@ -445,6 +446,7 @@ function composeFresh(snapshot: Snapshot, request: ComposeRequest): ComposeOutco
     text = fillText(manifest.fallback, settings.values);
     diagnostics.push(warning('FALLBACK_USED', 'no layer was included; the fallback text is the prompt'));
   }
+  diagnostics.push(...sourceWarnings(snapshot, layers));
   if (env.joined) env.joined.text = text;
   // Built key by key: `layers` is a getter (below), and keys keep their order.
   const result = {
