@@ -87,12 +87,26 @@ const ESCAPE = (() => {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes the control characters
 const SPECIAL = /["\\\u0000-\u001f\ud800-\udfff]/;
 
+/** Control characters other than the common three (`\n`, `\r`, `\t`): rare in a prompt. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes the control characters
+const RARE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
+/** The characters JSON escapes with a backslash and one letter that prompts hold. */
+const COMMON = ['\n', '"', '\\', '\t', '\r'];
+
 /**
  * How many bytes the JSON escapes of `text` add to its UTF-8 bytes; -1 when it holds a
  * lone surrogate (which UTF-8 cannot carry: JSON.stringify escapes it).
  */
 function escapeBytes(text: string): number {
   if (!SPECIAL.test(text)) return 0;
+  if (!(text as WellFormed).isWellFormed()) return -1;
+  if (!RARE.test(text)) {
+    // Each of the common escapes adds one byte: count them with the engine's own search,
+    // a quarter of the time of a loop over the characters on a 64 KB text.
+    let extra = 0;
+    for (const c of COMMON) for (let i = text.indexOf(c); i !== -1; i = text.indexOf(c, i + 1)) extra++;
+    return extra;
+  }
   let extra = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -113,6 +127,9 @@ function escapeBytes(text: string): number {
  * Writes `JSON.stringify(text)` into the `bytes` bytes of `out` from `offset`, where
  * `extra` is what its escapes add ({@link escapeBytes}, not -1).
  */
+/** `String.prototype.isWellFormed` (ES2024, in Node 20): false when the text holds a lone surrogate. */
+type WellFormed = string & { isWellFormed(): boolean };
+
 function writeEscaped(out: Buffer, offset: number, text: string, bytes: number, extra: number): void {
   const end = offset + bytes;
   out[offset] = QUOTE;
