@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
@@ -7,8 +8,14 @@ import { getTokenizer, type TokenizerName } from './tokenizer.js';
 // counts the texts of each message and posts the counts back under the message's id.
 //
 // Counts are auxiliary and the event loop is not: on Linux the thread lowers its own
-// scheduling priority (nice 10), so that on a busy machine the service's event loop
-// (health probes, cached prompts) gets the CPU first and counting takes what is left.
+// scheduling priority, so that on a busy machine the service's event loop (health
+// probes, cached prompts) gets the CPU first and counting takes what is left. It asks for
+// SCHED_IDLE (through util-linux's `chrt`): a thread of that class is preempted as soon
+// as any other wakes, where at nice 10 the kernel lets it finish its time slice first,
+// delaying the event loop's wake-ups by milliseconds under a stream of long counts. Where
+// `chrt` is missing or not allowed, it counts at nice 10. Within a container's CPU
+// share, the class only orders the service's own threads: counting is not starved by
+// other workloads, only by this service's event loop.
 // A message that waited in the queue past its `dropAfter` time (its request gave up on
 // it long ago) is answered `null` without counting, so a burst of requests cannot leave
 // minutes of counting behind it.
@@ -21,7 +28,7 @@ interface CountMessage {
   dropAfter: number;
 }
 
-/** The worker thread's nice value: counting yields the CPU to the event loop. */
+/** The worker thread's nice value where SCHED_IDLE cannot be had: counting yields the CPU to the event loop. */
 const WORKER_NICE = 10;
 
 lowerPriority();
@@ -41,8 +48,10 @@ function lowerPriority(): void {
   try {
     // Linux schedules threads one by one: /proc/thread-self names this thread's id.
     const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, WORKER_NICE);
+    if (!Number.isInteger(tid) || tid <= 0) return;
+    setPriority(tid, WORKER_NICE);
+    execFileSync('chrt', ['--idle', '--pid', '0', String(tid)], { stdio: 'ignore', timeout: 5000 });
   } catch {
-    // Not Linux, or not allowed: count at the process's priority.
+    // Not Linux, no `chrt`, or not allowed: count at nice 10, or at the process's priority.
   }
 }
