@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { compose } from '../src/core/compose.js';
-import type { Snapshot } from '../src/core/snapshot.js';
+import type { Snapshot } from '../src/core/build/snapshot.js';
+import { compose } from '../src/core/compose/compose.js';
 import { loadPackStrict } from '../src/source/load.js';
 import { analyzeCache } from '../src/tokens/cache.js';
 import { withTokens } from '../src/tokens/count.js';

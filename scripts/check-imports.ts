@@ -37,7 +37,7 @@ export function checkImports(src: string): string[] {
         }
         edges.push(target);
         const to = folderOf(src, target);
-        if (from !== to && rule && !rule.folders.includes(to) && !rule.folders.includes('*'))
+        if (from !== to && rule && !within(to, from) && !rule.folders.some((f) => f === '*' || within(to, f)))
           findings.push(
             `${where}: imports ${rel(src, target)}: ${from}/ may import ${rule.folders.join(', ') || 'no folder'} (${from}/README.md), not ${to}/`,
           );
@@ -96,10 +96,21 @@ function listSources(dir: string): string[] {
   return out;
 }
 
-/** The top folder of src/ a file is in ('.' for files at the top). */
+/**
+ * The unit of src/ a file belongs to: the deepest folder on its way up holding a README.md
+ * (`core/text`, `engine`, `tooling/lint`), or '.' for the entries at the top of src/.
+ */
 function folderOf(src: string, file: string): string {
-  const parts = relative(src, file).split(sep);
-  return parts.length === 1 ? '.' : parts[0]!;
+  const parts = relative(src, file).split(sep).slice(0, -1);
+  for (let n = parts.length; n > 1; n--) {
+    if (existsSync(join(src, ...parts.slice(0, n), 'README.md'))) return parts.slice(0, n).join('/');
+  }
+  return parts.length === 0 ? '.' : parts[0]!;
+}
+
+/** Whether unit `to` is unit `allowed` or inside it (`core` holds `core/text`). */
+function within(to: string, allowed: string): boolean {
+  return to === allowed || to.startsWith(`${allowed}/`);
 }
 
 function readRules(src: string, files: string[]): { byFolder: Map<string, Rule>; problems: string[] } {
@@ -120,7 +131,7 @@ function readRules(src: string, files: string[]): { byFolder: Map<string, Rule>;
     }
     const rule: Rule = { folders: list(may[1]!) };
     for (const f of rule.folders)
-      if (f !== '*' && !folders.has(f))
+      if (f !== '*' && ![...folders].some((u) => within(u, f)))
         problems.push(`${folder}/README.md: May import names ${f}/, which is not a folder of src/`);
     const packages = /^Packages:\s*(.*)$/m.exec(text);
     if (packages) rule.packages = list(packages[1]!);

@@ -12,6 +12,20 @@
  * @packageDocumentation
  */
 
+export type { Agent } from './core/build/fleet.js';
+export { composeMember, type Member, packMembers } from './core/build/members.js';
+export type { RoleRecord } from './core/build/roles.js';
+export {
+  type BuildInput,
+  buildSnapshot,
+  detectPreset,
+  type LoadResult,
+  MANIFEST_FILE,
+  type PackFile,
+  type Snapshot,
+} from './core/build/snapshot.js';
+export { packProblems } from './core/build/usable.js';
+export type { Yielder } from './core/build/yielder.js';
 export {
   type ComposeOutcome,
   type ComposeRequest,
@@ -21,14 +35,25 @@ export {
   SKIP_REASONS,
   type SkipReason,
   tryCompose,
-} from './core/compose.js';
+} from './core/compose/compose.js';
 export {
   type DegradationReport,
   degradation,
   degradationDiagnostics,
   type LostLayer,
   type MemberDegradation,
-} from './core/degradation.js';
+} from './core/compose/degradation.js';
+export {
+  formatExplain,
+  type LayerWording,
+  layerSource,
+  layerStatus,
+  type WordedLayer,
+  withLayerWording,
+} from './core/compose/explain.js';
+export type { LayerDef, LayerSource, Manifest } from './core/pack/manifest.js';
+export { isValidName } from './core/pack/names.js';
+export type { SettingDef, SettingType, SettingValue } from './core/pack/settings.js';
 export {
   DIAGNOSTIC_CODES,
   type Diagnostic,
@@ -37,34 +62,9 @@ export {
   formatLocation,
   PromptError,
   type Severity,
-} from './core/diagnostics.js';
-export {
-  formatExplain,
-  type LayerWording,
-  layerSource,
-  layerStatus,
-  type WordedLayer,
-  withLayerWording,
-} from './core/explain.js';
-export type { Agent } from './core/fleet.js';
-export type { LayerDef, LayerSource, Manifest } from './core/manifest.js';
-export { composeMember, type Member, packMembers } from './core/members.js';
-export { isValidName } from './core/names.js';
-export { comparePacks, indexPack, type PackComparison } from './core/pack-compare.js';
-export { PRESET_NAMES } from './core/presets.js';
-export type { RoleRecord } from './core/roles.js';
-export type { SettingDef, SettingType, SettingValue } from './core/settings.js';
-export {
-  type BuildInput,
-  buildSnapshot,
-  detectPreset,
-  type LoadResult,
-  MANIFEST_FILE,
-  type PackFile,
-  type Snapshot,
-} from './core/snapshot.js';
-export { packProblems } from './core/usable.js';
-export type { Yielder } from './core/yielder.js';
+} from './core/text/diagnostics.js';
+export { comparePacks, indexPack, type PackComparison } from './engine/incremental/pack-compare.js';
+export { PRESET_NAMES } from './layouts/registry.js';
 export {
   environmentRole,
   type PackChoice,

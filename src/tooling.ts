@@ -9,35 +9,6 @@
  * @packageDocumentation
  */
 
-export {
-  type AgentConfig,
-  type AgentConfigOutcome,
-  AgentConfigSchema,
-  type AgentConfigValues,
-  agentConfig,
-  agentConfigJsonSchema,
-  type ConfigSource,
-} from './agent-config/agent-config.js';
-export {
-  type DiffReport,
-  type DiffSide,
-  diffPacks,
-  MAX_DIFF_EDITS,
-  type MemberChange,
-  type MemberPrompt,
-  type MemberSame,
-  promptDiff,
-} from './diff/diff.js';
-export { LINT_CHECKS, type LintCheck, type LintContext, lintPack } from './lint/lint.js';
-export { parseUcxl, type UcxlAddress } from './lint/ucxl.js';
-export {
-  buildLock,
-  checkLock,
-  DEFAULT_MAX_LOCK_BYTES,
-  formatLock,
-  type Lock,
-  parseLock,
-} from './lock/lock.js';
 export { changedPrompts, type PromptChanges } from './reload/changes.js';
 export { type ReloadSource, readOnce, stablePackLoader } from './reload/read.js';
 export {
@@ -90,4 +61,33 @@ export {
   type Tokenizer,
   type TokenizerName,
 } from './tokens/tokenizer.js';
-export { parseVerbRegistry, renderVerbFragments, type Verb, type VerbParam } from './verbs/verbs.js';
+export {
+  type AgentConfig,
+  type AgentConfigOutcome,
+  AgentConfigSchema,
+  type AgentConfigValues,
+  agentConfig,
+  agentConfigJsonSchema,
+  type ConfigSource,
+} from './tooling/agent-config/agent-config.js';
+export {
+  type DiffReport,
+  type DiffSide,
+  diffPacks,
+  MAX_DIFF_EDITS,
+  type MemberChange,
+  type MemberPrompt,
+  type MemberSame,
+  promptDiff,
+} from './tooling/diff/diff.js';
+export { LINT_CHECKS, type LintCheck, type LintContext, lintPack } from './tooling/lint/lint.js';
+export { parseUcxl, type UcxlAddress } from './tooling/lint/ucxl.js';
+export {
+  buildLock,
+  checkLock,
+  DEFAULT_MAX_LOCK_BYTES,
+  formatLock,
+  type Lock,
+  parseLock,
+} from './tooling/lock/lock.js';
+export { parseVerbRegistry, renderVerbFragments, type Verb, type VerbParam } from './tooling/verbs/verbs.js';

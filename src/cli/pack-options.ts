@@ -1,11 +1,16 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { type ComposeRequest, type ComposeResult, strictOutcome, tryCompose } from '../core/compose.js';
-import { type Diagnostic, formatDiagnostic, PromptError } from '../core/diagnostics.js';
-import { pathSettingNames } from '../core/path-settings.js';
-import { PRESET_NAMES } from '../core/presets.js';
-import { parseSetPairs } from '../core/settings.js';
-import type { LoadResult, Snapshot } from '../core/snapshot.js';
+import type { LoadResult, Snapshot } from '../core/build/snapshot.js';
+import {
+  type ComposeRequest,
+  type ComposeResult,
+  strictOutcome,
+  tryCompose,
+} from '../core/compose/compose.js';
+import { pathSettingNames } from '../core/pack/path-settings.js';
+import { parseSetPairs } from '../core/pack/settings.js';
+import { type Diagnostic, formatDiagnostic, PromptError } from '../core/text/diagnostics.js';
+import { PRESET_NAMES } from '../layouts/registry.js';
 import { readBoundedFile } from '../source/bounded-read.js';
 import { requestRole, resolvePackEnvironment } from '../source/environment.js';
 import {

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { formatDiagnostic, PromptError } from '../core/diagnostics.js';
+import { formatDiagnostic, PromptError } from '../core/text/diagnostics.js';
 import { VERSION } from '../source/version.js';
 import * as bundleCommand from './commands/bundle.js';
 import * as composeCommands from './commands/compose.js';

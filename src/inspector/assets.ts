@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { formatDiagnostic, formatLocation } from '../core/diagnostics.js';
+import { formatDiagnostic, formatLocation } from '../core/text/diagnostics.js';
 
 /** One file of the inspector page: its content type and bytes. */
 export interface InspectorAsset {

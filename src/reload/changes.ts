@@ -1,7 +1,7 @@
-import { tryCompose } from '../core/compose.js';
-import { type PromptChanges, promptFingerprint } from '../core/pack-compare.js';
-import type { Snapshot } from '../core/snapshot.js';
-import { byteOrder } from '../core/text.js';
+import type { Snapshot } from '../core/build/snapshot.js';
+import { tryCompose } from '../core/compose/compose.js';
+import { byteOrder } from '../core/text/text.js';
+import { type PromptChanges, promptFingerprint } from '../engine/incremental/pack-compare.js';
 
 export type { PromptChanges };
 

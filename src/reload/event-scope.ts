@@ -1,7 +1,7 @@
 import { lstatSync } from 'node:fs';
-import type { Manifest } from '../core/manifest.js';
-import { type ReadScope, readScopeOf } from '../core/read-scope.js';
-import type { Snapshot } from '../core/snapshot.js';
+import type { Snapshot } from '../core/build/snapshot.js';
+import type { Manifest } from '../core/pack/manifest.js';
+import { type ReadScope, readScopeOf } from '../core/pack/read-scope.js';
 
 /**
  * Whether a file event is about the served pack at all, by the pack's read scope (see

@@ -1,4 +1,4 @@
-import type { LoadResult, Snapshot } from '../core/snapshot.js';
+import type { LoadResult, Snapshot } from '../core/build/snapshot.js';
 import type { PackLimits } from '../source/limits.js';
 import { openPack } from '../source/open.js';
 import type { PackLoader } from './store.js';

@@ -1,9 +1,9 @@
-import { type DegradationReport, degradationDiagnostics } from '../core/degradation.js';
-import { type Diagnostic, error } from '../core/diagnostics.js';
-import type { Manifest } from '../core/manifest.js';
-import { comparePacks, indexPack, type PromptChanges } from '../core/pack-compare.js';
-import type { LoadResult, Snapshot } from '../core/snapshot.js';
-import { packProblemsSliced } from '../core/usable.js';
+import type { LoadResult, Snapshot } from '../core/build/snapshot.js';
+import { packProblemsSliced } from '../core/build/usable.js';
+import { type DegradationReport, degradationDiagnostics } from '../core/compose/degradation.js';
+import type { Manifest } from '../core/pack/manifest.js';
+import { type Diagnostic, error } from '../core/text/diagnostics.js';
+import { comparePacks, indexPack, type PromptChanges } from '../engine/incremental/pack-compare.js';
 import { Slices } from '../source/slices.js';
 import { PathHints } from './hints.js';
 

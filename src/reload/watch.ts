@@ -1,8 +1,8 @@
 import { type FSWatcher as NodeWatcher, statSync, watch as watchFolder } from 'node:fs';
 import { lstat, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, relative, sep } from 'node:path';
-import { leftOut } from '../core/select.js';
-import { presetHiddenFolders } from '../core/snapshot.js';
+import { presetHiddenFolders } from '../core/build/snapshot.js';
+import { leftOut } from '../core/pack/select.js';
 import { EventScope } from './event-scope.js';
 import { type FolderWatch, watchFolders } from './folder-watch.js';
 import { ReloadSchedule } from './schedule.js';

@@ -1,5 +1,5 @@
-import { type ComposeRequest, compose } from '../core/compose.js';
-import { error, PromptError } from '../core/diagnostics.js';
+import { type ComposeRequest, compose } from '../core/compose/compose.js';
+import { error, PromptError } from '../core/text/diagnostics.js';
 import { requestRole, resolvePackEnvironment } from '../source/environment.js';
 import type { PackLimits } from '../source/limits.js';
 import { openPack } from '../source/open.js';

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { type ComposeRequest, type ComposeResult, tryCompose } from '../core/compose.js';
-import { type Diagnostic, warning } from '../core/diagnostics.js';
-import { withLayerWording } from '../core/explain.js';
-import type { Snapshot } from '../core/snapshot.js';
-import { snapshotCache } from '../core/snapshot-cache.js';
+import type { Snapshot } from '../core/build/snapshot.js';
+import { type ComposeRequest, type ComposeResult, tryCompose } from '../core/compose/compose.js';
+import { withLayerWording } from '../core/compose/explain.js';
+import { type Diagnostic, warning } from '../core/text/diagnostics.js';
+import { snapshotCache } from '../engine/snapshot-cache.js';
 import {
   DEFAULT_TOKEN_BUDGET_MS,
   TokenBudgetError,

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
-import type { Snapshot } from '../core/snapshot.js';
+import type { Snapshot } from '../core/build/snapshot.js';
 import type { PackState, SnapshotStore } from '../reload/store.js';
 import type { Cors } from './cors.js';
 import { errorResponse } from './errors.js';

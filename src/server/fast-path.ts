@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Diagnostic } from '../core/diagnostics.js';
+import type { Diagnostic } from '../core/text/diagnostics.js';
 import type { Service } from './context.js';
 import { type AccessLine, requestId, writeAccessLines } from './logging.js';
 import type { RouteTable, TableRoute } from './route-table.js';

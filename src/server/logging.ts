@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pino, { type Logger } from 'pino';
-import { formatDiagnostic } from '../core/diagnostics.js';
+import { formatDiagnostic } from '../core/text/diagnostics.js';
 import type { SnapshotStore } from '../reload/store.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

@@ -1,6 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { Diagnostic } from '../core/diagnostics.js';
-import { cacheUsage } from '../core/snapshot-cache.js';
+import type { Diagnostic } from '../core/text/diagnostics.js';
+import { cacheUsage } from '../engine/snapshot-cache.js';
 import type { SnapshotStore } from '../reload/store.js';
 import { VERSION } from '../source/version.js';
 

@@ -2,8 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
-import type { Diagnostic } from '../core/diagnostics.js';
-import { setCacheBudget } from '../core/snapshot-cache.js';
+import type { Diagnostic } from '../core/text/diagnostics.js';
+import { setCacheBudget } from '../engine/snapshot-cache.js';
 import { type ReloadSource, stablePackLoader } from '../reload/read.js';
 import { SnapshotStore } from '../reload/store.js';
 import { type PackWatcher, watchPack } from '../reload/watch.js';

@@ -1,4 +1,4 @@
-import type { Diagnostic } from '../core/diagnostics.js';
+import type { Diagnostic } from '../core/text/diagnostics.js';
 import { negotiate } from './accept.js';
 import { bytesEtag, type Rendered } from './compose-cache.js';
 import type { PromptAnswer } from './prompt-answer.js';

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Diagnostic } from '../core/diagnostics.js';
+import type { Diagnostic } from '../core/text/diagnostics.js';
 import type { Service } from './context.js';
 
 /**

@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { agentConfig } from '../agent-config/agent-config.js';
-import { error } from '../core/diagnostics.js';
-import { listInputs } from '../core/inputs.js';
-import { closestNames, didYouMean } from '../core/suggest.js';
-import { packProblems } from '../core/usable.js';
+import { packProblems } from '../core/build/usable.js';
+import { listInputs } from '../core/pack/inputs.js';
+import { error } from '../core/text/diagnostics.js';
+import { closestNames, didYouMean } from '../core/text/suggest.js';
 import { VERSION } from '../source/version.js';
+import { agentConfig } from '../tooling/agent-config/agent-config.js';
 import { type AppEnv, pickSnapshot, type Service } from './context.js';
 import { diagnosticsResponse, errorResponse } from './errors.js';
 import { addRoute, errors, json } from './route.js';

@@ -1,8 +1,8 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { type ComposeRequest, strictOutcome } from '../core/compose.js';
-import type { Diagnostic } from '../core/diagnostics.js';
-import type { Snapshot } from '../core/snapshot.js';
+import type { Snapshot } from '../core/build/snapshot.js';
+import { type ComposeRequest, strictOutcome } from '../core/compose/compose.js';
+import type { Diagnostic } from '../core/text/diagnostics.js';
 import { type ProviderFormat, providerBody } from '../tokens/providers.js';
 import { composeRendered, peekRendered, type Rendered, type RenderOutcome } from './compose-cache.js';
 import { type AppEnv, pickSnapshot, type Service } from './context.js';

@@ -1,16 +1,16 @@
 import { z } from '@hono/zod-openapi';
-import type { AgentConfig } from '../agent-config/agent-config.js';
-import { SKIP_REASONS } from '../core/compose.js';
-import { DIAGNOSTIC_CODES, type Diagnostic, SEVERITIES } from '../core/diagnostics.js';
-import type { WordedLayer } from '../core/explain.js';
-import { INPUT_FORMATS } from '../core/manifest-parse.js';
-import { MAX_VALUE_NESTING } from '../core/python-str.js';
-import { SETTING_SOURCES, SETTING_TYPES } from '../core/settings.js';
-import { ENCODINGS, TOKENIZER_NAMES } from '../core/tokenizer-names.js';
+import { SKIP_REASONS } from '../core/compose/compose.js';
+import type { WordedLayer } from '../core/compose/explain.js';
+import { INPUT_FORMATS } from '../core/pack/manifest-parse.js';
+import { SETTING_SOURCES, SETTING_TYPES } from '../core/pack/settings.js';
+import { ENCODINGS, TOKENIZER_NAMES } from '../core/pack/tokenizer-names.js';
+import { DIAGNOSTIC_CODES, type Diagnostic, SEVERITIES } from '../core/text/diagnostics.js';
+import { MAX_VALUE_NESTING } from '../layouts/crewai/python-str.js';
 import { BUDGET_STATUSES } from '../tokens/config.js';
 import type { TokenizedLayer, TokenizedResult, TokenSummary } from '../tokens/count.js';
 import type { AnthropicBody, OpenAIBody } from '../tokens/providers.js';
 import { PROVIDER_FORMATS } from '../tokens/providers.js';
+import type { AgentConfig } from '../tooling/agent-config/agent-config.js';
 import { HTTP_ERROR_CODES } from './errors.js';
 
 // The API's schemas: they validate request bodies and queries and generate

@@ -1,5 +1,5 @@
 import { promises as fs } from 'node:fs';
-import { type Diagnostic, error } from '../core/diagnostics.js';
+import { type Diagnostic, error } from '../core/text/diagnostics.js';
 
 // Reading a file a user names on the command line (a lock file, --ambient-file) without
 // trusting its size: a huge file, a device that never ends (/dev/zero) or a pipe is never

@@ -1,8 +1,8 @@
 import { type BigIntStats, promises as fs } from 'node:fs';
 import { promisify } from 'node:util';
 import { gunzip, gzipSync } from 'node:zlib';
-import { error } from '../core/diagnostics.js';
-import { presetHiddenFolders } from '../core/snapshot.js';
+import { presetHiddenFolders } from '../core/build/snapshot.js';
+import { error } from '../core/text/diagnostics.js';
 import { type PackLimits, packTooLarge, resolveLimits } from './limits.js';
 import type { PackFiles } from './read-dir.js';
 import { readTar, writeTar } from './tar.js';

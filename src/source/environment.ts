@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import { PRESET_NAMES } from '../core/presets.js';
+import { PRESET_NAMES } from '../layouts/registry.js';
 import type { PackSource } from './open.js';
 
 // The environment contract: how `strata compose` (and every pack-reading command),

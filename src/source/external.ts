@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
-import { type Diagnostic, error } from '../core/diagnostics.js';
-import type { BuildInput, LoadResult } from '../core/snapshot.js';
+import type { BuildInput, LoadResult } from '../core/build/snapshot.js';
+import { type Diagnostic, error } from '../core/text/diagnostics.js';
 import { DEFAULT_MAX_FILE_BYTES } from './read-dir.js';
 
 /**

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { error } from '../core/diagnostics.js';
-import { normalisePackPath } from '../core/pack-path.js';
-import type { ReadScope } from '../core/read-scope.js';
-import { hiddenAllowed } from '../core/select.js';
-import { presetHiddenFolders } from '../core/snapshot.js';
+import { presetHiddenFolders } from '../core/build/snapshot.js';
+import { normalisePackPath } from '../core/pack/pack-path.js';
+import type { ReadScope } from '../core/pack/read-scope.js';
+import { hiddenAllowed } from '../core/pack/select.js';
+import { error } from '../core/text/diagnostics.js';
 import { fileTooLarge, type PackLimits, packTooLarge, resolveLimits, tooManyFiles } from './limits.js';
 import type { PackFiles } from './read-dir.js';
 

@@ -1,6 +1,6 @@
 import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { type Diagnostic, error } from '../core/diagnostics.js';
+import { type Diagnostic, error } from '../core/text/diagnostics.js';
 
 /** Where a pack on disk really is: the one place that tells a ConfigMap volume from a folder. */
 export interface PackRoot {

@@ -1,4 +1,4 @@
-import { type Diagnostic, error } from '../core/diagnostics.js';
+import { type Diagnostic, error } from '../core/text/diagnostics.js';
 
 /**
  * Limits on what reading a pack may cost, shared by every pack source (folder, git

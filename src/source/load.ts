@@ -1,5 +1,5 @@
-import { PromptError } from '../core/diagnostics.js';
-import type { LoadResult, Snapshot } from '../core/snapshot.js';
+import type { LoadResult, Snapshot } from '../core/build/snapshot.js';
+import { PromptError } from '../core/text/diagnostics.js';
 import { type OpenOptions, openPack } from './open.js';
 
 /** Options of {@link loadPack}: those of {@link openPack} but the build step. */

@@ -1,4 +1,3 @@
-import { detectionScope, type ReadScope, readScopeOf } from '../core/read-scope.js';
 import {
   type BuildInput,
   buildSnapshot,
@@ -7,7 +6,8 @@ import {
   presetHiddenFolders,
   presetManifest,
   type Snapshot,
-} from '../core/snapshot.js';
+} from '../core/build/snapshot.js';
+import { detectionScope, type ReadScope, readScopeOf } from '../core/pack/read-scope.js';
 import { isBundleFile, readPackBundle, readStableBundle } from './bundle.js';
 import { buildWithExternal } from './external.js';
 import { readPackAtRevision } from './git.js';

@@ -13,11 +13,11 @@ import {
   statSync,
 } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import { type Diagnostic, error } from '../core/diagnostics.js';
-import type { ReadScope } from '../core/read-scope.js';
-import { leftOut } from '../core/select.js';
-import { presetHiddenFolders } from '../core/snapshot.js';
-import { byteOrder } from '../core/text.js';
+import { presetHiddenFolders } from '../core/build/snapshot.js';
+import type { ReadScope } from '../core/pack/read-scope.js';
+import { leftOut } from '../core/pack/select.js';
+import { type Diagnostic, error } from '../core/text/diagnostics.js';
+import { byteOrder } from '../core/text/text.js';
 import { changedSince, EntryHash, FILE_LIKE, isDirect, kind, oddKey } from './entry-identity.js';
 import type { FileStats } from './kept-files.js';
 import { openPackRoot, type PackRoot } from './layout.js';

@@ -12,10 +12,10 @@ import {
   statSync,
 } from 'node:fs';
 import { sep } from 'node:path';
-import { LayeredMap } from '../core/layered-map.js';
-import type { ReadScope } from '../core/read-scope.js';
-import { leftOut } from '../core/select.js';
-import { byteOrder } from '../core/text.js';
+import type { ReadScope } from '../core/pack/read-scope.js';
+import { leftOut } from '../core/pack/select.js';
+import { byteOrder } from '../core/text/text.js';
+import { LayeredMap } from '../engine/incremental/layered-map.js';
 import { changedSince, EntryHash, FILE_LIKE, oddKey } from './entry-identity.js';
 import type { KeptFiles, ReadBase } from './reuse.js';
 import type { Slices } from './slices.js';

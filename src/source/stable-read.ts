@@ -1,5 +1,5 @@
-import { error } from '../core/diagnostics.js';
-import { sameBytes } from '../core/same-bytes.js';
+import { error } from '../core/text/diagnostics.js';
+import { sameBytes } from '../engine/incremental/same-bytes.js';
 import { type DiskPackFiles, type ReadPackOptions, readPackDir } from './read-dir.js';
 
 export interface StableReadOptions extends ReadPackOptions {

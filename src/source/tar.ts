@@ -1,6 +1,6 @@
-import { type Diagnostic, error } from '../core/diagnostics.js';
-import { leftOut } from '../core/select.js';
-import { byteOrder } from '../core/text.js';
+import { leftOut } from '../core/pack/select.js';
+import { type Diagnostic, error } from '../core/text/diagnostics.js';
+import { byteOrder } from '../core/text/text.js';
 import { fileTooLarge, specialFile, tooManyFiles } from './limits.js';
 
 // A small POSIX tar (ustar, with pax `path` records for long names) writer and a strict

@@ -1,7 +1,7 @@
-import { table } from '../core/explain.js';
-import { memberLabel } from '../core/members.js';
-import type { Snapshot } from '../core/snapshot.js';
-import { sha256 } from '../core/text.js';
+import { memberLabel } from '../core/build/members.js';
+import type { Snapshot } from '../core/build/snapshot.js';
+import { table } from '../core/compose/explain.js';
+import { sha256 } from '../core/text/text.js';
 import { tokenConfig } from './config.js';
 import { countTokens } from './count.js';
 import { composeFleet } from './fleet-composition.js';

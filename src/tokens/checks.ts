@@ -1,7 +1,7 @@
-import type { ComposeResult } from '../core/compose.js';
-import { type Diagnostic, error, type Where, warning } from '../core/diagnostics.js';
-import { type Member, memberLabel } from '../core/members.js';
-import type { Snapshot } from '../core/snapshot.js';
+import { type Member, memberLabel } from '../core/build/members.js';
+import type { Snapshot } from '../core/build/snapshot.js';
+import type { ComposeResult } from '../core/compose/compose.js';
+import { type Diagnostic, error, type Where, warning } from '../core/text/diagnostics.js';
 import { analyzeCache } from './cache.js';
 import { budgetsLocator, tokenConfig } from './config.js';
 import { type TokenizedLayer, withTokens } from './count.js';

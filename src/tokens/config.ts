@@ -1,7 +1,7 @@
-import type { Manifest } from '../core/manifest.js';
-import type { Locate } from '../core/manifest-tokens.js';
-import type { Snapshot } from '../core/snapshot.js';
-import { DEFAULT_TOKENIZER, type TokenizerName } from '../core/tokenizer-names.js';
+import type { Snapshot } from '../core/build/snapshot.js';
+import type { Manifest } from '../core/pack/manifest.js';
+import type { Locate } from '../core/pack/manifest-tokens.js';
+import { DEFAULT_TOKENIZER, type TokenizerName } from '../core/pack/tokenizer-names.js';
 
 /** The budgets a manifest sets (its `budgets:` section without the positions). */
 export interface Budgets {
@@ -20,7 +20,7 @@ export interface TokenConfig {
 export const BUDGET_STATUSES = ['ok', 'near', 'over'] as const;
 export type BudgetStatus = (typeof BUDGET_STATUSES)[number];
 
-export { DEFAULT_WARN_AT, type Locate } from '../core/manifest-tokens.js';
+export { DEFAULT_WARN_AT, type Locate } from '../core/pack/manifest-tokens.js';
 
 /** The tokenizer and budgets a snapshot's manifest asks for (computed once per snapshot). */
 export function tokenConfig(snapshot: Snapshot): TokenConfig {

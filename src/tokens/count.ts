@@ -1,7 +1,7 @@
-import type { ComposeResult, LayerResult } from '../core/compose.js';
-import type { Snapshot } from '../core/snapshot.js';
-import { snapshotCache } from '../core/snapshot-cache.js';
-import { sha256, utf8Length } from '../core/text.js';
+import type { Snapshot } from '../core/build/snapshot.js';
+import type { ComposeResult, LayerResult } from '../core/compose/compose.js';
+import { sha256, utf8Length } from '../core/text/text.js';
+import { snapshotCache } from '../engine/snapshot-cache.js';
 import { type BudgetStatus, budgetFor, budgetStatus, nearFrom, tokenConfig } from './config.js';
 import { type EncodingName, getTokenizer, type Tokenizer, type TokenizerName } from './tokenizer.js';
 

@@ -1,9 +1,9 @@
-import type { ComposeResult } from '../core/compose.js';
-import type { Diagnostic } from '../core/diagnostics.js';
-import { composeMember, type Member, packMembers } from '../core/members.js';
-import type { Snapshot } from '../core/snapshot.js';
-import { snapshotCache } from '../core/snapshot-cache.js';
-import { byteOrder } from '../core/text.js';
+import { composeMember, type Member, packMembers } from '../core/build/members.js';
+import type { Snapshot } from '../core/build/snapshot.js';
+import type { ComposeResult } from '../core/compose/compose.js';
+import type { Diagnostic } from '../core/text/diagnostics.js';
+import { byteOrder } from '../core/text/text.js';
+import { snapshotCache } from '../engine/snapshot-cache.js';
 
 /** Every member's composed prompt, and the members that failed to compose. */
 export interface FleetComposition {

@@ -1,5 +1,5 @@
-import type { ComposeResult } from '../core/compose.js';
-import type { Manifest } from '../core/manifest.js';
+import type { ComposeResult } from '../core/compose/compose.js';
+import type { Manifest } from '../core/pack/manifest.js';
 
 // Shared prefixes at layer granularity: the leading included layers that are the same
 // (same id, same text) in every member's prompt. A provider's prefix cache can serve

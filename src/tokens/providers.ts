@@ -1,5 +1,5 @@
-import type { ComposeResult } from '../core/compose.js';
-import type { Snapshot } from '../core/snapshot.js';
+import type { Snapshot } from '../core/build/snapshot.js';
+import type { ComposeResult } from '../core/compose/compose.js';
 import { composeFleet } from './fleet-composition.js';
 import { sharedLayerCount, sharedPrefix, splitAfterLayers } from './prefix.js';
 

@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
-import { DEFAULT_TOKENIZER, type EncodingName, type TokenizerName } from '../core/tokenizer-names.js';
+import { DEFAULT_TOKENIZER, type EncodingName, type TokenizerName } from '../core/pack/tokenizer-names.js';
 import { mergedTokenCount } from './bpe-merge.js';
 
-export * from '../core/tokenizer-names.js';
+export * from '../core/pack/tokenizer-names.js';
 
 // The tokenizer wrapper: gpt-tokenizer's offline BPE encodings behind one small
 // synchronous interface. An encoding's tables load on its first count (o200k_base takes

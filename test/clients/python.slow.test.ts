@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compose } from '../../src/core/compose.js';
+import { compose } from '../../src/core/compose/compose.js';
 import { type RunningService, startService } from '../../src/server/node.js';
 import { loadPack } from '../../src/source/load.js';
 

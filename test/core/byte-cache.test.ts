@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ByteCache } from '../../src/core/byte-cache.js';
+import { ByteCache } from '../../src/engine/byte-cache.js';
 
 describe('ByteCache', () => {
   it('drops the least recently used entries past the budget', () => {

@@ -1,9 +1,9 @@
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compose, tryCompose } from '../../src/core/compose.js';
-import { requestKey } from '../../src/core/compose-memo.js';
-import { cacheUsage, setCacheBudget } from '../../src/core/snapshot-cache.js';
-import { sha256 } from '../../src/core/text.js';
+import { compose, tryCompose } from '../../src/core/compose/compose.js';
+import { sha256 } from '../../src/core/text/text.js';
+import { requestKey } from '../../src/engine/memo/compose-memo.js';
+import { cacheUsage, setCacheBudget } from '../../src/engine/snapshot-cache.js';
 import { loadPackStrict } from '../../src/source/load.js';
 
 const EXAMPLES = join(resolve(import.meta.dirname, '../..'), 'examples');

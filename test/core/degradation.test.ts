@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { degradation, degradationDiagnostics } from '../../src/core/degradation.js';
+import { degradation, degradationDiagnostics } from '../../src/core/compose/degradation.js';
 import { okPack } from '../helpers.js';
 
 const PACK = {

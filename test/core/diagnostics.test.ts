@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tryCompose } from '../../src/core/compose.js';
+import { tryCompose } from '../../src/core/compose/compose.js';
 import { codes, memPack, okPack } from '../helpers.js';
 
 /** One row per load-time diagnostic code: a pack that plants it, and where it must point. */

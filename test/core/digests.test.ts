@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { BlockHex, digestHex, keepDigest } from '../../src/core/digests.js';
+import { BlockHex, digestHex, keepDigest } from '../../src/core/build/digests.js';
 
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 

@@ -4,7 +4,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { serviceOptions } from '../../src/cli/commands/serve.js';
 import { UsageError } from '../../src/cli/io.js';
-import { PromptError } from '../../src/core/diagnostics.js';
+import { PromptError } from '../../src/core/text/diagnostics.js';
 import { systemPrompt } from '../../src/runtime/system-prompt.js';
 import { startService } from '../../src/server/node.js';
 import { cli, EXAMPLES, ROOT } from '../helpers.js';

@@ -1,7 +1,7 @@
 import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compose } from '../../src/core/compose.js';
+import { compose } from '../../src/core/compose/compose.js';
 import { loadPackStrict } from '../../src/source/load.js';
 import { EXAMPLES, tempDir } from '../helpers.js';
 

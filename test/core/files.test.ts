@@ -1,7 +1,7 @@
 import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compose } from '../../src/core/compose.js';
+import { compose } from '../../src/core/compose/compose.js';
 import { loadPack } from '../../src/source/load.js';
 import { codes, tempDir, writeFiles } from '../helpers.js';
 

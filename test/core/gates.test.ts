@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compose } from '../../src/core/compose.js';
-import { describeGate, evaluateGate, type Gate, type GateContext } from '../../src/core/gates.js';
+import { compose } from '../../src/core/compose/compose.js';
+import { describeGate, evaluateGate, type Gate, type GateContext } from '../../src/core/pack/gates.js';
 import { okPack } from '../helpers.js';
 
 const ctx: GateContext = {

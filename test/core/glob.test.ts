@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileGlob, globAutomaton, globMatch } from '../../src/core/glob.js';
+import { compileGlob, globAutomaton, globMatch } from '../../src/core/pack/glob.js';
 
 /** The reference semantics, as a regular expression (only safe on small inputs). */
 function reference(glob: string): RegExp {

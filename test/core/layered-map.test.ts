@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LayeredMap, MAX_LAYERED } from '../../src/core/layered-map.js';
+import { LayeredMap, MAX_LAYERED } from '../../src/engine/incremental/layered-map.js';
 
 // A layered map answers like the flat map it stands for, whatever the layering.
 

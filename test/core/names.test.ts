@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type ComposeRequest, strictOutcome, tryCompose } from '../../src/core/compose.js';
-import { closestNames } from '../../src/core/suggest.js';
+import { type ComposeRequest, strictOutcome, tryCompose } from '../../src/core/compose/compose.js';
+import { closestNames } from '../../src/core/text/suggest.js';
 import { loadPack } from '../../src/source/load.js';
 import { cli, codes, EXAMPLES, FIXTURES, memPack, okPack, ROOT, tempDir, writeFiles } from '../helpers.js';
 

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect } from 'vitest';
-import { degradation } from '../../src/core/degradation.js';
-import { comparePacks, indexPack } from '../../src/core/pack-compare.js';
-import { buildSnapshot, type Snapshot } from '../../src/core/snapshot.js';
+import { buildSnapshot, type Snapshot } from '../../src/core/build/snapshot.js';
+import { degradation } from '../../src/core/compose/degradation.js';
+import { comparePacks, indexPack } from '../../src/engine/incremental/pack-compare.js';
 import { changedPrompts } from '../../src/reload/changes.js';
 import { EXAMPLES } from '../helpers.js';
 

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { splitFrontmatter } from '../../src/core/frontmatter.js';
-import { DecodedFile, decodePackFile, NOT_UTF8, splitPackFile } from '../../src/core/pack-file.js';
-import { sameBytes } from '../../src/core/same-bytes.js';
-import { buildSnapshot } from '../../src/core/snapshot.js';
-import { decodeLossy, decodeText, utf8Length } from '../../src/core/text.js';
+import { DecodedFile, decodePackFile, NOT_UTF8, splitPackFile } from '../../src/core/build/pack-file.js';
+import { buildSnapshot } from '../../src/core/build/snapshot.js';
+import { splitFrontmatter } from '../../src/core/text/frontmatter.js';
+import { decodeLossy, decodeText, utf8Length } from '../../src/core/text/text.js';
+import { sameBytes } from '../../src/engine/incremental/same-bytes.js';
 
 // A loaded pack keeps one copy of each file: its bytes. Text, prompt and prompt hash are
 // derived from them (the prompt and its hash once, on first use), and must be exactly

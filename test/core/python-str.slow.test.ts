@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { pythonStr } from '../../src/core/python-str.js';
+import { pythonStr } from '../../src/layouts/crewai/python-str.js';
 
 // pythonStr against CPython itself: seeded random JSON values (strings across the Unicode
 // planes, quotes and escapes, fractions of every magnitude, nested lists and mappings),

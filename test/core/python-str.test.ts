@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_VALUE_NESTING, pythonStr } from '../../src/core/python-str.js';
+import { MAX_VALUE_NESTING, pythonStr } from '../../src/layouts/crewai/python-str.js';
 
 // Each row: a JSON text as a request body holds it, and `str(json.loads(text))` as
 // CPython 3 prints it (how CrewAI fills a placeholder with that input). The rows were

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PromptError } from '../../src/core/diagnostics.js';
+import { PromptError } from '../../src/core/text/diagnostics.js';
 import { systemPrompt } from '../../src/runtime/system-prompt.js';
 import { EXAMPLES, ROOT, tempDir, writeFiles } from '../helpers.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { memoByBytes } from '../../src/core/parse-memo.js';
-import { sameBytes } from '../../src/core/same-bytes.js';
+import { sameBytes } from '../../src/engine/incremental/same-bytes.js';
+import { memoByBytes } from '../../src/engine/memo/parse-memo.js';
 
 describe('the same bytes', () => {
   const buffer = new ArrayBuffer(16);

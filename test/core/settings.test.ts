@@ -4,7 +4,7 @@ import {
   parseSettingValue,
   resolveEnvSettings,
   type SettingDef,
-} from '../../src/core/settings.js';
+} from '../../src/core/pack/settings.js';
 
 const flag: SettingDef = { name: 'flag', type: 'boolean', default: false, env: 'FLAG' };
 const level: SettingDef = {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { tryCompose } from '../../src/core/compose.js';
-import { buildSnapshot, type LoadResult, type Snapshot } from '../../src/core/snapshot.js';
-import { MAX_PATCHED_FILES, patchedPaths } from '../../src/core/snapshot-patch.js';
+import { buildSnapshot, type LoadResult, type Snapshot } from '../../src/core/build/snapshot.js';
+import { tryCompose } from '../../src/core/compose/compose.js';
+import { MAX_PATCHED_FILES, patchedPaths } from '../../src/engine/incremental/snapshot-patch.js';
 import { examplePack } from './pack-compare-harness.js';
 
 // A build given the previous snapshot of the pack starts from it when only a few files

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compose, strictOutcome, tryCompose } from '../../src/core/compose.js';
+import { compose, strictOutcome, tryCompose } from '../../src/core/compose/compose.js';
 import { SnapshotStore } from '../../src/reload/store.js';
 import { createApp } from '../../src/server/app.js';
 import { cli, okPack } from '../helpers.js';

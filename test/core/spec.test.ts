@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { tryCompose } from '../../src/core/compose.js';
+import { tryCompose } from '../../src/core/compose/compose.js';
 import { loadPack } from '../../src/source/load.js';
 import { expectGolden, ROOT } from '../helpers.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sortDiagnostics, warning } from '../../src/core/diagnostics.js';
-import { byteOrder, isPlainAscii } from '../../src/core/text.js';
+import { sortDiagnostics, warning } from '../../src/core/text/diagnostics.js';
+import { byteOrder, isPlainAscii } from '../../src/core/text/text.js';
 
 const utf8 = (s: string) => Buffer.from(s, 'utf8');
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { packProblems, packProblemsSliced } from '../../src/core/usable.js';
+import { packProblems, packProblemsSliced } from '../../src/core/build/usable.js';
 import { okPack } from '../helpers.js';
 
 // The reasons `serve --strict` gives for not being ready, worked out at once or in steps.

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { formatDiagnostic } from '../../src/core/diagnostics.js';
-import { parseYaml } from '../../src/core/yaml.js';
+import { formatDiagnostic } from '../../src/core/text/diagnostics.js';
+import { parseYaml } from '../../src/core/text/yaml.js';
 import { memPack } from '../helpers.js';
 
 const NULL_KEY =

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseYaml } from '../../src/core/yaml.js';
-import { MAX_YAML_NESTING } from '../../src/core/yaml-nesting.js';
+import { parseYaml } from '../../src/core/text/yaml.js';
+import { MAX_YAML_NESTING } from '../../src/core/text/yaml-nesting.js';
 import { memPack } from '../helpers.js';
 
 const MESSAGE = 'nested deeper than 100 levels (the most a YAML file may nest)';

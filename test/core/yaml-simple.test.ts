@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { parseYaml } from '../../src/core/yaml.js';
-import { NOT_SIMPLE, parseSimpleYaml } from '../../src/core/yaml-simple.js';
+import { parseYaml } from '../../src/core/text/yaml.js';
+import { NOT_SIMPLE, parseSimpleYaml } from '../../src/engine/fast/yaml-simple.js';
 
 // The simple-YAML reader must agree with the `yaml` package wherever it answers: the same
 // value (deep, with the same key order), no problem the package would report, and the

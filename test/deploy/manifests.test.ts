@@ -10,8 +10,8 @@ import { Service } from 'kubernetes-models/v1/Service';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { serviceOptions } from '../../src/cli/commands/serve.js';
-import { tryCompose } from '../../src/core/compose.js';
-import { buildSnapshot } from '../../src/core/snapshot.js';
+import { buildSnapshot } from '../../src/core/build/snapshot.js';
+import { tryCompose } from '../../src/core/compose/compose.js';
 import { hostPolicy } from '../../src/server/host-check.js';
 import { ROOT } from '../helpers.js';
 
@@ -57,7 +57,7 @@ describe('deploy/Dockerfile', () => {
 
   it('copies every runtime file the service reads', () => {
     const copied = ops('COPY').join('\n');
-    for (const path of ['/app/dist', '/app/node_modules', '/app/presets', '/app/src/inspector/static'])
+    for (const path of ['/app/dist', '/app/node_modules', '/app/src/inspector/static'])
       expect(copied).toContain(path);
   });
 });

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compose, tryCompose } from '../../src/core/compose.js';
-import { PromptError } from '../../src/core/diagnostics.js';
+import { compose, tryCompose } from '../../src/core/compose/compose.js';
+import { PromptError } from '../../src/core/text/diagnostics.js';
 import { loadPack, loadPackStrict } from '../../src/source/load.js';
 import { cli, EXAMPLES, tempDir } from '../helpers.js';
 
@@ -82,7 +82,7 @@ describe('hostile library calls', () => {
 
 describe('hand-edited lock files', () => {
   it('a member listed twice, or a __proto__ setting or input, is BAD_LOCK, not silently merged or dropped', async () => {
-    const { parseLock } = await import('../../src/lock/lock.js');
+    const { parseLock } = await import('../../src/tooling/lock/lock.js');
     const sha = 'a'.repeat(64);
     const member = { key: 'ada', sha256: sha, bytes: 1 };
     const twice = JSON.stringify({

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import * as Diff from 'diff';
 import { applyPatch, createTwoFilesPatch } from 'diff';
 import { describe, expect, it } from 'vitest';
-import { MAX_DIFF_EDITS, promptDiff } from '../../src/diff/diff.js';
+import { MAX_DIFF_EDITS, promptDiff } from '../../src/tooling/diff/diff.js';
 import { ROOT } from '../helpers.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: an untyped browser module

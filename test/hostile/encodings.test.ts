@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compose } from '../../src/core/compose.js';
+import { compose } from '../../src/core/compose/compose.js';
 import { memPack } from '../helpers.js';
 
 const enc = (text: string) => new TextEncoder().encode(text);

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { tryCompose } from '../../src/core/compose.js';
-import { DIAGNOSTIC_CODES, type Diagnostic } from '../../src/core/diagnostics.js';
-import { buildSnapshot, type LoadResult, type Snapshot } from '../../src/core/snapshot.js';
-import { utf8Length } from '../../src/core/text.js';
+import { buildSnapshot, type LoadResult, type Snapshot } from '../../src/core/build/snapshot.js';
+import { tryCompose } from '../../src/core/compose/compose.js';
+import { DIAGNOSTIC_CODES, type Diagnostic } from '../../src/core/text/diagnostics.js';
+import { utf8Length } from '../../src/core/text/text.js';
 import { readPackDir } from '../../src/source/read-dir.js';
 import { EXAMPLES } from '../helpers.js';
 

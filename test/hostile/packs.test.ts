@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tryCompose } from '../../src/core/compose.js';
+import { tryCompose } from '../../src/core/compose/compose.js';
 import { stablePackLoader } from '../../src/reload/read.js';
 import { loadPack } from '../../src/source/load.js';
 import { readRegularFile } from '../../src/source/read-dir.js';

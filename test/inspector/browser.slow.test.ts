@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ComposeResult, compose } from '../../src/core/compose.js';
+import { type ComposeResult, compose } from '../../src/core/compose/compose.js';
 import { loadPackStrict } from '../../src/source/load.js';
 import { ROOT } from '../helpers.js';
 import { startPackService, type TestService } from './service.js';

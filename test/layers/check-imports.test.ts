@@ -41,26 +41,26 @@ describe('scripts/check-imports.ts (npm run check:imports, part of npm test)', (
     const src = copyOfSrc();
     writeFileSync(
       join(src, 'tokens', 'extra.ts'),
-      "import type { LintCheck } from '../lint/lint-check.js';\n",
+      "import type { LintCheck } from '../tooling/lint/lint-check.js';\n",
     );
     expect(checkImports(src)).toEqual([
-      'tokens/extra.ts: imports lint/lint-check.ts: tokens/ may import core (tokens/README.md), not lint/',
+      'tokens/extra.ts: imports tooling/lint/lint-check.ts: tokens/ may import core, engine, layouts (tokens/README.md), not tooling/lint/',
     ]);
   });
 
   it('finds a package a folder may not load, and a folder without its README line', () => {
     const src = copyOfSrc();
     appendFileSync(join(src, 'client', 'sse.ts'), "\nimport 'hono';\n");
-    writeFileSync(join(src, 'verbs', 'README.md'), '# verbs\n');
+    writeFileSync(join(src, 'tooling', 'verbs', 'README.md'), '# verbs\n');
     expect(checkImports(src)).toEqual([
       'client/sse.ts: imports the package hono: client/ may import the packages none (client/README.md)',
-      'verbs/README.md: no "May import:" line',
+      'tooling/verbs/README.md: no "May import:" line',
     ]);
   });
 });
 
 describe('scripts/gen-presets.ts', () => {
-  it('src/core/preset-texts.ts is current with presets/*.yaml', () => {
+  it("src/layouts/preset-texts.ts is current with every layout's preset.yaml", () => {
     const r = spawnSync(
       process.execPath,
       ['--import', 'tsx', join(ROOT, 'scripts', 'gen-presets.ts'), '--check'],

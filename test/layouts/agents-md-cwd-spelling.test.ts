@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compose } from '../../src/core/compose.js';
+import { compose } from '../../src/core/compose/compose.js';
 import { cli, memPack, tempDir, writeFiles } from '../helpers.js';
 
 const NFD = 'cafe\u0301';

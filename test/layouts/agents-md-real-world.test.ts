@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tryCompose } from '../../src/core/compose.js';
+import { tryCompose } from '../../src/core/compose/compose.js';
 import { readPackAtRevision } from '../../src/source/git.js';
 import { loadPack } from '../../src/source/load.js';
 import { cli, commitAll, git, memPack, tempDir, writeFiles } from '../helpers.js';

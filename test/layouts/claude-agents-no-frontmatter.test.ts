@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDiagnostic } from '../../src/core/diagnostics.js';
+import { formatDiagnostic } from '../../src/core/text/diagnostics.js';
 import { cli, memPack, tempDir, writeFiles } from '../helpers.js';
 import { appFor } from '../server/helpers.js';
 

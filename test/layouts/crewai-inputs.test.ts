@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { tryCompose } from '../../src/core/compose.js';
-import { formatExplain } from '../../src/core/explain.js';
+import { tryCompose } from '../../src/core/compose/compose.js';
+import { formatExplain } from '../../src/core/compose/explain.js';
 import { cli, memPack, tempDir, writeFiles } from '../helpers.js';
 import { appFor } from '../server/helpers.js';
 

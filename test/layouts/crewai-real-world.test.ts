@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentConfig } from '../../src/agent-config/agent-config.js';
-import { tryCompose } from '../../src/core/compose.js';
+import { tryCompose } from '../../src/core/compose/compose.js';
 import { loadPack } from '../../src/source/load.js';
+import { agentConfig } from '../../src/tooling/agent-config/agent-config.js';
 import { cli, expectGolden, FIXTURES, memPack } from '../helpers.js';
 import { appFor } from '../server/helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tryCompose } from '../../src/core/compose.js';
+import { tryCompose } from '../../src/core/compose/compose.js';
 import { memPack } from '../helpers.js';
 
 /**

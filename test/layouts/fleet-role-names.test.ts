@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tryCompose } from '../../src/core/compose.js';
+import { tryCompose } from '../../src/core/compose/compose.js';
 import { cli, memPack, tempDir, writeFiles } from '../helpers.js';
 import { appFor } from '../server/helpers.js';
 

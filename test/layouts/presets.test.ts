@@ -3,11 +3,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { agentConfig } from '../../src/agent-config/agent-config.js';
-import { type ComposeResult, tryCompose } from '../../src/core/compose.js';
-import { formatExplain } from '../../src/core/explain.js';
-import type { Snapshot } from '../../src/core/snapshot.js';
+import type { Snapshot } from '../../src/core/build/snapshot.js';
+import { type ComposeResult, tryCompose } from '../../src/core/compose/compose.js';
+import { formatExplain } from '../../src/core/compose/explain.js';
 import { loadPack } from '../../src/source/load.js';
+import { agentConfig } from '../../src/tooling/agent-config/agent-config.js';
 import { cli, EXAMPLES, expectGolden, memPack, okPack } from '../helpers.js';
 
 /**

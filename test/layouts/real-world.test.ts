@@ -2,11 +2,11 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentConfig } from '../../src/agent-config/agent-config.js';
-import { type ComposeResult, tryCompose } from '../../src/core/compose.js';
-import type { Snapshot } from '../../src/core/snapshot.js';
+import type { Snapshot } from '../../src/core/build/snapshot.js';
+import { type ComposeResult, tryCompose } from '../../src/core/compose/compose.js';
 import { loadPack } from '../../src/source/load.js';
 import { readPackDir } from '../../src/source/read-dir.js';
+import { agentConfig } from '../../src/tooling/agent-config/agent-config.js';
 import { cli, EXAMPLES, expectGolden, memPack } from '../helpers.js';
 import { appFor } from '../server/helpers.js';
 

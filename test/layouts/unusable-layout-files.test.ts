@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tryCompose } from '../../src/core/compose.js';
+import { tryCompose } from '../../src/core/compose/compose.js';
 import { openPack } from '../../src/source/open.js';
 import { memPack, tempDir, writeFiles } from '../helpers.js';
 

@@ -2,7 +2,7 @@ import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tryCompose } from '../../src/core/compose.js';
+import { tryCompose } from '../../src/core/compose/compose.js';
 import { EventScope } from '../../src/reload/event-scope.js';
 import { stablePackLoader } from '../../src/reload/read.js';
 import { SnapshotStore, type StoreEvent } from '../../src/reload/store.js';

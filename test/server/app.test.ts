@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LayerResult } from '../../src/core/compose.js';
-import { layerSource, layerStatus } from '../../src/core/explain.js';
-import { sha256 } from '../../src/core/text.js';
+import type { LayerResult } from '../../src/core/compose/compose.js';
+import { layerSource, layerStatus } from '../../src/core/compose/explain.js';
+import { sha256 } from '../../src/core/text/text.js';
 import { SnapshotStore } from '../../src/reload/store.js';
 import { checkedApp } from './contract.js';
 import { appFor, MINI, MINI_PROMPTS } from './helpers.js';

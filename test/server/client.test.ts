@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type ClientPrompt, PromptClient, PromptServiceError } from '../../src/client/client.js';
 import { SseParser } from '../../src/client/sse.js';
-import { sha256 } from '../../src/core/text.js';
+import { sha256 } from '../../src/core/text/text.js';
 import { checkedApp } from './contract.js';
 import { memoryStore, SEP, waitFor } from './helpers.js';
 

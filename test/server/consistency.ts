@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile, rename, symlink, writeFile } from 'node:fs/pr
 import { dirname, join, relative } from 'node:path';
 import pino from 'pino';
 import { expect } from 'vitest';
-import { sha256 } from '../../src/core/text.js';
+import { sha256 } from '../../src/core/text/text.js';
 import { startService } from '../../src/server/node.js';
 import { copyFixture, SEP, spawnServe, waitFor } from './helpers.js';
 

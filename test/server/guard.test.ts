@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { compose } from '../../src/core/compose.js';
+import { compose } from '../../src/core/compose/compose.js';
 import { type RunningService, startService } from '../../src/server/node.js';
 import { loadPack } from '../../src/source/load.js';
 import { EXAMPLES } from '../helpers.js';

@@ -3,7 +3,7 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SseParser } from '../../src/client/sse.js';
-import { buildSnapshot, type Snapshot } from '../../src/core/snapshot.js';
+import { buildSnapshot, type Snapshot } from '../../src/core/build/snapshot.js';
 import { stablePackLoader } from '../../src/reload/read.js';
 import { SnapshotStore } from '../../src/reload/store.js';
 import { type AppOptions, createApp, type StrataApp } from '../../src/server/app.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src/cli/atomic-write.js';
-import { cacheUsage, DEFAULT_CACHE_BYTES, setCacheBudget } from '../../src/core/snapshot-cache.js';
+import { cacheUsage, DEFAULT_CACHE_BYTES, setCacheBudget } from '../../src/engine/snapshot-cache.js';
 import { type RunningService, startService } from '../../src/server/node.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
 import { appFor, copyFixture, MINI, waitFor } from './helpers.js';

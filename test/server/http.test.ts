@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256 } from '../../src/core/text.js';
+import { sha256 } from '../../src/core/text/text.js';
 import { createApp } from '../../src/server/app.js';
 import { type RunningService, startService } from '../../src/server/node.js';
 import { checkedApp, checkedFetch } from './contract.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { compose } from '../../src/core/compose.js';
+import { compose } from '../../src/core/compose/compose.js';
 import { startService } from '../../src/server/node.js';
 import { SETTLED_MS } from '../../src/source/reuse.js';
 import { FIXTURES } from '../helpers.js';

@@ -2,7 +2,7 @@ import { cpSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tryCompose } from '../../src/core/compose.js';
+import { tryCompose } from '../../src/core/compose/compose.js';
 import { readOnce, stablePackLoader } from '../../src/reload/read.js';
 import { SnapshotStore, type StoreEvent } from '../../src/reload/store.js';
 import { type PackWatcher, watchPack } from '../../src/reload/watch.js';

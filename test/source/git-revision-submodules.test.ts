@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tryCompose } from '../../src/core/compose.js';
+import { tryCompose } from '../../src/core/compose/compose.js';
 import { readPackAtRevision } from '../../src/source/git.js';
 import { openPack } from '../../src/source/open.js';
 import { readPackDir } from '../../src/source/read-dir.js';

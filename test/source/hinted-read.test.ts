@@ -11,7 +11,7 @@ import {
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sameBytes } from '../../src/core/same-bytes.js';
+import { sameBytes } from '../../src/engine/incremental/same-bytes.js';
 import { type DiskPackFiles, readPackDir } from '../../src/source/read-dir.js';
 import { FileReuse, SETTLED_MS } from '../../src/source/reuse.js';
 import { readStablePack } from '../../src/source/stable-read.js';

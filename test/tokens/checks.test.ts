@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Diagnostic } from '../../src/core/diagnostics.js';
-import { lintPack } from '../../src/lint/lint.js';
+import type { Diagnostic } from '../../src/core/text/diagnostics.js';
 import { loadPackStrict } from '../../src/source/load.js';
 import { readPackDir } from '../../src/source/read-dir.js';
 import { checkBudgets, checkCacheOrder } from '../../src/tokens/checks.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
+import { lintPack } from '../../src/tooling/lint/lint.js';
 import { EXAMPLES, FIXTURES, okPack } from '../helpers.js';
 
 const FLEET = join(FIXTURES, 'tokens-fleet');

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compose } from '../../src/core/compose.js';
+import { compose } from '../../src/core/compose/compose.js';
 import { loadPackStrict } from '../../src/source/load.js';
 import { countTokens, uncountedTexts, withTokens } from '../../src/tokens/count.js';
 import { getTokenizer, type Tokenizer } from '../../src/tokens/tokenizer.js';

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compose } from '../../src/core/compose.js';
-import type { Snapshot } from '../../src/core/snapshot.js';
+import type { Snapshot } from '../../src/core/build/snapshot.js';
+import { compose } from '../../src/core/compose/compose.js';
 import { loadPackStrict } from '../../src/source/load.js';
 import { type AnthropicBody, anthropicBody, openaiBody, providerBody } from '../../src/tokens/providers.js';
 import { EXAMPLES, FIXTURES, okPack } from '../helpers.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentConfig, agentConfigJsonSchema } from '../../src/agent-config/agent-config.js';
+import { agentConfig, agentConfigJsonSchema } from '../../src/tooling/agent-config/agent-config.js';
 import { cli, EXAMPLES, FIXTURES, okPack } from '../helpers.js';
 
 const PACK = join(FIXTURES, 'tooling-config');

@@ -1,9 +1,9 @@
 import { appendFileSync, cpSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildSnapshot } from '../../src/core/snapshot.js';
-import { diffPacks, promptDiff } from '../../src/diff/diff.js';
+import { buildSnapshot } from '../../src/core/build/snapshot.js';
 import { readPackAtRevision } from '../../src/source/git.js';
+import { diffPacks, promptDiff } from '../../src/tooling/diff/diff.js';
 import { cli, EXAMPLES, git, okPack, tempDir, writeFiles } from '../helpers.js';
 
 const AGENTS = ['ada', 'linus', 'frances', 'grace', 'ken', 'margaret', 'barbara', 'edsger'];

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseVerbRegistry, renderVerbFragments, signature } from '../../src/verbs/verbs.js';
+import { parseVerbRegistry, renderVerbFragments, signature } from '../../src/tooling/verbs/verbs.js';
 import { cli, EXAMPLES, tempDir, writeFiles } from '../helpers.js';
 
 const ROBOCO = join(EXAMPLES, 'roboco');

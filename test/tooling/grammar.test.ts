@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { jsonBlockDiagnostics } from '../../src/lint/json-block.js';
-import { findJsonError } from '../../src/lint/json-check.js';
-import { parseUcxl, ucxlDiagnostics } from '../../src/lint/ucxl.js';
+import { jsonBlockDiagnostics } from '../../src/tooling/lint/json-block.js';
+import { findJsonError } from '../../src/tooling/lint/json-check.js';
+import { parseUcxl, ucxlDiagnostics } from '../../src/tooling/lint/ucxl.js';
 
 describe('UCXL grammar', () => {
   it.each([

@@ -9,8 +9,8 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sha256 } from '../../src/core/text.js';
-import { buildLock, DEFAULT_MAX_LOCK_BYTES, formatLock, parseLock } from '../../src/lock/lock.js';
+import { sha256 } from '../../src/core/text/text.js';
+import { buildLock, DEFAULT_MAX_LOCK_BYTES, formatLock, parseLock } from '../../src/tooling/lock/lock.js';
 import { cli, EXAMPLES, okPack, tempDir, writeFiles } from '../helpers.js';
 
 /** A pack that loads without a warning. */

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lintPack } from '../../src/lint/lint.js';
+import { lintPack } from '../../src/tooling/lint/lint.js';
 import { cli, EXAMPLES, tempDir, writeFiles } from '../helpers.js';
 
 // `strata validate` without the request inputs a pack's members need: every member is

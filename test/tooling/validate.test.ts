@@ -2,8 +2,8 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatAnnotation } from '../../src/cli/commands/validate.js';
-import { error, formatDiagnostic } from '../../src/core/diagnostics.js';
-import { LINT_CHECKS, lintPack } from '../../src/lint/lint.js';
+import { error, formatDiagnostic } from '../../src/core/text/diagnostics.js';
+import { LINT_CHECKS, lintPack } from '../../src/tooling/lint/lint.js';
 import { cli, EXAMPLES, FIXTURES, tempDir, writeFiles } from '../helpers.js';
 
 const findings = (stdout: string) =>

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import type { ComposeRequest, ComposeResult } from '../../core/compose.js';
-import { formatExplain } from '../../core/explain.js';
-import type { Snapshot } from '../../core/snapshot.js';
+import type { Snapshot } from '../../core/build/snapshot.js';
+import type { ComposeRequest, ComposeResult } from '../../core/compose/compose.js';
+import { formatExplain } from '../../core/compose/explain.js';
 import { analyzeCache, formatCacheReport } from '../../tokens/cache.js';
 import { tokenConfig } from '../../tokens/config.js';
 import { withTokens } from '../../tokens/count.js';

@@ -1,6 +1,10 @@
 import type { Command } from 'commander';
-import { type AgentConfig, agentConfig, agentConfigJsonSchema } from '../../agent-config/agent-config.js';
 import { requestRole } from '../../source/environment.js';
+import {
+  type AgentConfig,
+  agentConfig,
+  agentConfigJsonSchema,
+} from '../../tooling/agent-config/agent-config.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import {
   addPackOptions,

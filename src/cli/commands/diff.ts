@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import type { Diagnostic } from '../../core/diagnostics.js';
-import { table } from '../../core/explain.js';
-import { parseSetPairs } from '../../core/settings.js';
-import type { LoadResult, Snapshot } from '../../core/snapshot.js';
-import { type DiffReport, diffPacks, type MemberChange } from '../../diff/diff.js';
+import type { LoadResult, Snapshot } from '../../core/build/snapshot.js';
+import { table } from '../../core/compose/explain.js';
+import { parseSetPairs } from '../../core/pack/settings.js';
+import type { Diagnostic } from '../../core/text/diagnostics.js';
 import { openPack, type PackSource } from '../../source/open.js';
+import { type DiffReport, diffPacks, type MemberChange } from '../../tooling/diff/diff.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import {
   addPackOptions,

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { error } from '../../core/diagnostics.js';
+import { error } from '../../core/text/diagnostics.js';
 import { readBoundedFile } from '../../source/bounded-read.js';
 import { ioReason, notWritable, writeFileAtomic } from '../atomic-write.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';

@@ -1,12 +1,12 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { type Diagnostic, error, warning } from '../../core/diagnostics.js';
-import { byteOrder } from '../../core/text.js';
-import { promptDiff } from '../../diff/diff.js';
+import { type Diagnostic, error, warning } from '../../core/text/diagnostics.js';
+import { byteOrder } from '../../core/text/text.js';
 import { readBoundedFile } from '../../source/bounded-read.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../../source/limits.js';
-import { isFragmentName, parseVerbRegistry, renderVerbFragments } from '../../verbs/verbs.js';
+import { promptDiff } from '../../tooling/diff/diff.js';
+import { isFragmentName, parseVerbRegistry, renderVerbFragments } from '../../tooling/verbs/verbs.js';
 import { ioReason, notWritable, writeFileAtomic } from '../atomic-write.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import { positive, printDiagnostics, resolvePath } from '../pack-options.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { table } from '../../core/explain.js';
+import { table } from '../../core/compose/explain.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit } from '../io.js';
 import { addPackOptions, openPackFromFlags, type PackFlags, reportLoad } from '../pack-options.js';
 

@@ -1,8 +1,14 @@
 import type { Command } from 'commander';
-import { error } from '../../core/diagnostics.js';
-import { parseSetPairs } from '../../core/settings.js';
-import { buildLock, checkLock, DEFAULT_MAX_LOCK_BYTES, formatLock, parseLock } from '../../lock/lock.js';
+import { parseSetPairs } from '../../core/pack/settings.js';
+import { error } from '../../core/text/diagnostics.js';
 import { readBoundedFile } from '../../source/bounded-read.js';
+import {
+  buildLock,
+  checkLock,
+  DEFAULT_MAX_LOCK_BYTES,
+  formatLock,
+  parseLock,
+} from '../../tooling/lock/lock.js';
 import { ioReason, writeFileAtomic } from '../atomic-write.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import {

@@ -1,10 +1,10 @@
 import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { type Diagnostic, formatDiagnostic } from '../../core/diagnostics.js';
-import { packMembers } from '../../core/members.js';
-import { parseSetPairs } from '../../core/settings.js';
-import { lintPack } from '../../lint/lint.js';
+import { packMembers } from '../../core/build/members.js';
+import { parseSetPairs } from '../../core/pack/settings.js';
+import { type Diagnostic, formatDiagnostic } from '../../core/text/diagnostics.js';
 import { openPack } from '../../source/open.js';
+import { lintPack } from '../../tooling/lint/lint.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import { addPackOptions, type PackFlags, packLocation } from '../pack-options.js';
 

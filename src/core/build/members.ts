@@ -1,0 +1,66 @@
+import { type ComposeOutcome, type ComposeRequest, tryCompose } from '../compose/compose.js';
+import type { Snapshot } from './snapshot.js';
+
+/**
+ * The members a pack serves (docs/pack-format.md, "Fleet"): its fleet agents; with no
+ * fleet, every known role; with neither, one member with an empty request. Diff, snapshot
+ * lock files and validate iterate over these.
+ */
+export interface Member {
+  /** Stable identity across pack versions: the agent id, `role:<id>`, or `(default)`. */
+  key: string;
+  agent?: string;
+  role?: string;
+  team?: string;
+  /** The request that composes this member's prompt. */
+  request: ComposeRequest;
+}
+
+/** The members of a snapshot, in fleet order (or role order); with `only`, just those it names. */
+export function packMembers(snapshot: Snapshot, only?: MemberFilter): Member[] {
+  if (snapshot.fleet.length > 0) {
+    const out: Member[] = [];
+    for (const a of snapshot.fleet) {
+      if (only && !only.agents.has(a.id)) continue;
+      const m: Member = { key: a.id, agent: a.id, request: { agent: a.id } };
+      if (a.role !== undefined) m.role = a.role;
+      if (a.team !== undefined) m.team = a.team;
+      out.push(m);
+    }
+    return out;
+  }
+  if (snapshot.roles.size > 0) {
+    const out: Member[] = [];
+    for (const role of snapshot.roles.keys())
+      if (!only || only.roles.has(role)) out.push({ key: `role:${role}`, role, request: { role } });
+    return out;
+  }
+  return only && !only.default ? [] : [{ key: '(default)', request: {} }];
+}
+
+/** Which members {@link packMembers} gives (in the pack's order): by agent id, by role, the default one. */
+export interface MemberFilter {
+  agents: ReadonlySet<string>;
+  roles: ReadonlySet<string>;
+  default: boolean;
+}
+
+/** Composes one member, with setting overrides and request inputs applied on top of its request. */
+export function composeMember(
+  snapshot: Snapshot,
+  member: Member,
+  settings?: Readonly<Record<string, unknown>>,
+  vars?: Readonly<Record<string, unknown>>,
+): ComposeOutcome {
+  const request: ComposeRequest = { ...member.request };
+  if (settings && Object.keys(settings).length > 0) request.settings = settings;
+  if (vars && Object.keys(vars).length > 0) request.vars = vars;
+  return tryCompose(snapshot, request);
+}
+
+/** A member's name for people: the agent id, `role <id>`, or `(default)`. */
+export function memberLabel(member: Pick<Member, 'agent' | 'role' | 'key'>): string {
+  if (member.agent !== undefined) return member.agent;
+  if (member.role !== undefined) return `role ${member.role}`;
+  return member.key;
+}

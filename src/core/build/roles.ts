@@ -1,0 +1,642 @@
+import { compileGlob, templateMatcher } from '../pack/glob.js';
+import type { RegistryDef } from '../pack/manifest.js';
+import { isLabelName, isValidName } from '../pack/names.js';
+import { type Diagnostic, error, type Where, warning } from '../text/diagnostics.js';
+import { isTypoOf } from '../text/suggest.js';
+import { byteOrder } from '../text/text.js';
+import { shownValue } from '../text/value-shown.js';
+import type { ParsedYaml } from '../text/yaml.js';
+import { isObject } from '../text/yaml.js';
+import { runSteps } from './yielder.js';
+
+/** A role of the registry, after `extends` is applied. */
+export interface RoleRecord {
+  id: string;
+  name?: string;
+  description?: string;
+  tags?: string[];
+  /** Every field as written (system_prompt, model, models, capabilities, defaults, …). */
+  fields: Record<string, unknown>;
+  /** The file that defined the record (for provenance). */
+  source: string;
+  /** The role whose files this role uses for `{role_file}` (RoboCo's board roles share `board`). */
+  roleFile: string;
+}
+
+export interface RoleFileInput {
+  path: string;
+  yaml: ParsedYaml;
+}
+
+export interface DiscoveredFile {
+  path: string;
+  meta: Record<string, unknown>;
+}
+
+/**
+ * Builds the role registry (pure): YAML role files merged by id in sorted path order
+ * (a later file replaces an earlier record whole, with DUPLICATE_ROLE), roles discovered
+ * from files matching `registry.discover`, then role `extends` applied.
+ */
+export function buildRegistry(
+  registry: RegistryDef,
+  yamlFiles: readonly RoleFileInput[],
+  allPaths: readonly string[],
+  frontmatterOf: (path: string) => Record<string, unknown>,
+  frontmatterAt?: FrontmatterAt,
+  textOf?: (path: string) => string | undefined,
+): { roles: Map<string, RoleRecord>; diagnostics: Diagnostic[] } {
+  return runSteps(registrySteps(registry, yamlFiles, allPaths, frontmatterOf, frontmatterAt, textOf));
+}
+
+/** Where a key of a prompt file's frontmatter is written (its line), to point a diagnostic at. */
+export type FrontmatterAt = (path: string, key: string) => Where;
+
+/** {@link buildRegistry} in steps of a few hundred records or files (for a sliced build). */
+export function* registrySteps(
+  registry: RegistryDef,
+  yamlFiles: readonly RoleFileInput[],
+  allPaths: readonly string[],
+  frontmatterOf: (path: string) => Record<string, unknown>,
+  frontmatterAt: FrontmatterAt = (file) => ({ file }),
+  /** A file's text (a plugin's `plugin.json`, for its name). */
+  textOf: (path: string) => string | undefined = () => undefined,
+  /** Whether reading a file's frontmatter already gave a warning or an error (it is not said twice). */
+  frontmatterSaid: (path: string) => boolean = () => false,
+): Generator<void, { roles: Map<string, RoleRecord>; diagnostics: Diagnostic[] }> {
+  let step = 0;
+  const diagnostics: Diagnostic[] = [];
+  const raw: RawRoles = new Map();
+  const globs = registry.files.map(compileGlob);
+  const roleFiles = yamlFiles
+    .filter((f) => globs.some((match) => match(f.path)))
+    .sort((a, b) => byteOrder(a.path, b.path));
+
+  // 1. YAML role files, in byte order of their paths.
+  // An empty key: the records sit at the file's top level (CrewAI's agents.yaml).
+  const top = registry.key === '';
+  const keyPath = (id: string) => (top ? [id] : [registry.key, id]);
+  for (const { path, yaml } of roleFiles) {
+    const doc = yaml.value;
+    const records = top ? doc : isObject(doc) ? doc[registry.key] : undefined;
+    if (!isObject(records)) {
+      if (top && doc !== null && doc !== undefined)
+        diagnostics.push(
+          error('BAD_ROLE', 'the role file must be a mapping of role id to record', yaml.locate([])),
+        );
+      // A `roles:` that is there but is no mapping (a list of ids, a scalar, a !!set) holds
+      // no record strata can read: said, never read as a file without roles.
+      else if (!top && records !== null && records !== undefined)
+        diagnostics.push(
+          error(
+            'BAD_ROLE',
+            `${registry.key} must be a mapping of role id to record, not ${kindOf(records)}`,
+            yaml.locate([registry.key]),
+          ),
+        );
+      // A file the registry names by its path (roles.yaml, not `*.yaml`) is for roles: a
+      // list at its top, or a mapping without the key (`rolse:`), is said, not skipped.
+      else if (
+        !top &&
+        registry.files.includes(path) &&
+        doc !== null &&
+        doc !== undefined &&
+        !(isObject(doc) && Object.hasOwn(doc, registry.key))
+      )
+        diagnostics.push(namedFileWithoutKey(path, doc, registry.key, yaml));
+      continue;
+    }
+    for (const [id, record] of Object.entries(records)) {
+      if ((++step & 255) === 0) yield;
+      // At a file's top level other entries may sit beside the records (a block of shared
+      // fields for `<<: *anchor`): there a bad id or a non-mapping is skipped and said.
+      const bad = top ? warning : error;
+      if (!isValidName(id)) {
+        diagnostics.push(
+          bad(
+            'BAD_ROLE',
+            `role id ${JSON.stringify(id)} is not a valid name${top ? ' (letters, digits, . _ -, starting with a letter or digit); it is not a role' : ''}`,
+            yaml.locate(keyPath(id), true),
+          ),
+        );
+        continue;
+      }
+      if (!isObject(record)) {
+        diagnostics.push(
+          bad(
+            'BAD_ROLE',
+            `role ${id} must be a mapping of fields${top ? '; it is not a role' : ''}`,
+            yaml.locate(keyPath(id), true),
+          ),
+        );
+        continue;
+      }
+      const previous = raw.get(id);
+      if (previous) {
+        diagnostics.push(
+          warning(
+            'DUPLICATE_ROLE',
+            `role ${id} is defined in ${previous.source} and again here; this definition replaces it`,
+            yaml.locate(keyPath(id), true),
+          ),
+        );
+      }
+      raw.set(id, { fields: record, source: path, yaml });
+    }
+  }
+
+  // 2. Roles discovered from files (roles/{role}.md); files other roles alias are not roles.
+  const aliased = new Set([...raw.values()].map((r) => r.fields.file).filter((f) => typeof f === 'string'));
+  if (registry.discover) {
+    const match = templateMatcher(registry.discover);
+    for (const path of allPaths) {
+      if ((++step & 511) === 0) yield;
+      const id = match(path);
+      if (id === undefined || !isValidName(id)) continue;
+      const existing = raw.get(id);
+      if (!existing && aliased.has(id)) continue;
+      const meta = frontmatterOf(path);
+      if (existing) existing.fields = under(pick(meta), existing.fields);
+      else raw.set(id, { fields: pick(meta), source: path });
+    }
+  }
+  if (registry.discoverFiles)
+    discoverByField(
+      registry.discoverFiles,
+      allPaths,
+      frontmatterOf,
+      frontmatterAt,
+      raw,
+      diagnostics,
+      textOf,
+      frontmatterSaid,
+    );
+
+  // 3. Role extends: field inheritance, cycles refused; records of role files without a
+  // required field are not roles.
+  const required = registry.require ?? [];
+  const roles = new Map<string, RoleRecord>();
+  const resolving: string[] = [];
+  const resolve = (id: string): Record<string, unknown> | undefined => {
+    const entry = raw.get(id)!;
+    const parent = entry.fields.extends;
+    if (parent === undefined) return entry.fields;
+    const at = entry.yaml?.locate([...keyPath(id), 'extends']) ?? whereOf(entry, keyPath(id));
+    if (typeof parent !== 'string' || !raw.has(parent)) {
+      diagnostics.push(
+        error('UNKNOWN_ROLE', `role ${id} extends unknown role ${JSON.stringify(parent)}`, at),
+      );
+      return undefined;
+    }
+    if (resolving.includes(parent)) {
+      diagnostics.push(
+        error('ROLE_EXTENDS_CYCLE', `role extends cycle: ${[...resolving, parent].join(' -> ')}`, at),
+      );
+      return undefined;
+    }
+    resolving.push(parent);
+    const inherited = resolve(parent);
+    resolving.pop();
+    if (!inherited) return undefined;
+    const { extends: _, ...own } = entry.fields;
+    return { ...inherited, ...own };
+  };
+  for (const id of [...raw.keys()].sort(byteOrder)) {
+    if ((++step & 255) === 0) yield;
+    resolving.length = 0;
+    resolving.push(id);
+    const fields = resolve(id);
+    if (!fields) continue;
+    const entry = raw.get(id)!;
+    const lacking = required.filter((k) => typeof fields[k] !== 'string');
+    if (lacking.length > 0 && entry.yaml) {
+      diagnostics.push(
+        withTypos(
+          warning(
+            'BAD_ROLE',
+            `not a role: ${lackingWords(id, fields, lacking)} (the registry requires ${required.join(', ')} as strings)`,
+            whereOf(entry, keyPath(id)),
+          ),
+          fields,
+          lacking,
+          required,
+        ),
+      );
+      continue;
+    }
+    const record = toRecord(id, fields, entry.source);
+    const file = fields.file;
+    if (file !== undefined && (typeof file !== 'string' || !isValidName(file))) {
+      diagnostics.push(
+        error(
+          'BAD_ROLE',
+          `role ${id}: file must be a role-file name like "board"`,
+          whereOf(entry, keyPath(id)),
+        ),
+      );
+      continue;
+    }
+    roles.set(id, record);
+  }
+  return { roles, diagnostics };
+}
+
+/**
+ * The role fields layers take whole as prompt text (`role_field:`) must be text where a
+ * record gives them: a number, list or mapping there (`system_prompt: 12`,
+ * `system_prompt: [a, b]`) is BAD_ROLE where it is written. Read at compose time, such a
+ * value would count as no value: the layer left out — silently under `missing: skip` —
+ * and the agent given less than its record says. For the same reason a record without
+ * such a field that has a key a typo away from it (`descripton:` for `description`) is an
+ * UNKNOWN_KEY warning at that key.
+ */
+export function checkRoleFieldTypes(
+  roles: ReadonlyMap<string, RoleRecord>,
+  fields: { whole: readonly string[]; templated: readonly string[] },
+  registry: RegistryDef,
+  yamlFiles: readonly RoleFileInput[],
+  frontmatterAt: FrontmatterAt,
+): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  if (fields.whole.length === 0 && fields.templated.length === 0) return diagnostics;
+  const yamlOf = new Map(yamlFiles.map((f) => [f.path, f.yaml]));
+  const where = (id: string, record: RoleRecord, field: string): Where => {
+    const yaml = yamlOf.get(record.source);
+    return yaml
+      ? yaml.locate(registry.key === '' ? [id, field] : [registry.key, id, field])
+      : frontmatterAt(record.source, field);
+  };
+  // A key itself (not its value), where a record writes it.
+  const whereKey = (id: string, record: RoleRecord, key: string): Where => {
+    const yaml = yamlOf.get(record.source);
+    return yaml
+      ? yaml.locate(registry.key === '' ? [id, key] : [registry.key, id, key], true)
+      : frontmatterAt(record.source, key);
+  };
+  const read = new Set([...fields.whole, ...fields.templated]);
+  for (const [id, record] of roles) {
+    for (const field of fields.whole) {
+      const value = record.fields[field];
+      if (value === undefined) {
+        const typo = Object.keys(record.fields).find((key) => !read.has(key) && isTypoOf(key, field));
+        if (typo !== undefined)
+          diagnostics.push({
+            ...warning(
+              'UNKNOWN_KEY',
+              `role ${id} has no ${field} (a layer takes it: role_field: ${field}), but has ${JSON.stringify(typo)}: did you mean "${field}"? The layer is left out for this role`,
+              whereKey(id, record, typo),
+            ),
+            suggestions: [field],
+          });
+        continue;
+      }
+      if (value === null || typeof value === 'string') continue;
+      diagnostics.push(
+        error(
+          'BAD_ROLE',
+          `role ${id}: ${field} is ${kindOf(value)}, not text; a layer takes it as prompt text (role_field: ${field}): quote it, or write it as a string`,
+          where(id, record, field),
+        ),
+      );
+    }
+    for (const field of fields.templated) {
+      const value = record.fields[field];
+      if (value === null || typeof value !== 'object') continue;
+      diagnostics.push(
+        error(
+          'BAD_ROLE',
+          `role ${id}: ${field} is ${kindOf(value)}, which a template cannot write as text ({{role.${field}}}): give it as a string`,
+          where(id, record, field),
+        ),
+      );
+    }
+  }
+  return diagnostics;
+}
+
+// --- internal ---
+
+/**
+ * `d` naming, for each lacking key, a key of `fields` a typo away from it (`gaol:` for
+ * goal) with the key meant, as suggestions too; `d` itself when there is none. Keys that
+ * are themselves `known` are never taken for typos.
+ */
+function withTypos(
+  d: Diagnostic,
+  fields: Readonly<Record<string, unknown>>,
+  lacking: readonly string[],
+  known: readonly string[],
+): Diagnostic {
+  const typos = lacking.flatMap((meant) => {
+    const typo = Object.keys(fields).find((k) => !known.includes(k) && isTypoOf(k, meant));
+    return typo === undefined ? [] : [{ typo, meant }];
+  });
+  if (typos.length === 0) return d;
+  const hint = typos.map((t) => `; it has ${JSON.stringify(t.typo)}: did you mean "${t.meant}"?`).join('');
+  return { ...d, message: d.message + hint, suggestions: typos.map((t) => t.meant) };
+}
+
+/**
+ * Records by id as found, before `extends`, with the file that defines each (its YAML
+ * file, to locate the record in, or its prompt file): no closure per record.
+ */
+type RawRoles = Map<string, RawRole>;
+
+interface RawRole {
+  fields: Record<string, unknown>;
+  source: string;
+  yaml?: ParsedYaml;
+}
+
+/** Where a record is defined: its key (`key`: the record's key path) in its YAML file, or its prompt file. */
+function whereOf(entry: RawRole, key: string[]): Where {
+  return entry.yaml ? entry.yaml.locate(key, true) : { file: entry.source };
+}
+
+/**
+ * Roles from prompt files matching the first glob of `files` that matches any file, the
+ * id from a frontmatter field. Files without the field are not roles; a file with
+ * frontmatter that lacks a required string field, or whose id is not a valid name, is
+ * skipped with a BAD_ROLE warning. Every frontmatter field becomes a record field (those of
+ * `newline_escapes` with each two characters `\n` made a line break).
+ */
+function discoverByField(
+  def: NonNullable<RegistryDef['discoverFiles']>,
+  allPaths: readonly string[],
+  frontmatterOf: (path: string) => Record<string, unknown>,
+  frontmatterAt: FrontmatterAt,
+  raw: RawRoles,
+  diagnostics: Diagnostic[],
+  textOf: (path: string) => string | undefined,
+  frontmatterSaid: (path: string) => boolean,
+): void {
+  const globs = def.files.map(compileGlob);
+  const index = globs.findIndex((g) => allPaths.some((p) => g(p)));
+  const glob = globs[index];
+  if (!glob) return;
+  // A glob that names a folder (`.claude/agents/**/*.md`) reads a folder of role files: a
+  // Markdown file there without frontmatter is said. A catch-all (`**/*.md`) also reads
+  // documentation, which is no role and not said.
+  const roleFolder = /[^*]\//.test(def.files[index]!);
+  const plugins = def.plugins ? pluginFolders(allPaths) : undefined;
+  for (const path of allPaths) {
+    if (!glob(path)) continue;
+    let meta = frontmatterOf(path);
+    const plugin = plugins && pluginOf(path, plugins);
+    if (plugin !== undefined) meta = pluginFallbacks(meta, path, plugin, def, textOf);
+    const id = meta[def.id];
+    if (id === undefined && Object.keys(meta).length === 0) {
+      // Said once: without frontmatter, or with an empty one (a frontmatter that could not
+      // be read has its own warning).
+      const text = textOf(path);
+      if (roleFolder && !isReadmeLike(path) && text !== undefined && !frontmatterSaid(path))
+        diagnostics.push(
+          OPENS_FRONTMATTER.test(text)
+            ? warning(
+                'BAD_ROLE',
+                `not a role: frontmatter ${[def.id, ...def.require].join(', ')} must be a non-empty string`,
+                { file: path, line: 1, col: 1 },
+              )
+            : warning(
+                'BAD_FRONTMATTER',
+                `not a role: the file has no frontmatter (a first line \`---\`, then ${[def.id, ...def.require].join(', ')}, then \`---\`)`,
+                { file: path, line: 1, col: 1 },
+              ),
+        );
+      continue;
+    }
+    // As Claude Code checks them: an empty string is no value.
+    const lacking = [def.id, ...def.require].filter((k) => typeof meta[k] !== 'string' || meta[k] === '');
+    if (lacking.length > 0) {
+      diagnostics.push(
+        withTypos(
+          warning(
+            'BAD_ROLE',
+            `not a role: frontmatter ${lacking.join(', ')} must be a non-empty string`,
+            frontmatterAt(path, lacking[0]!),
+          ),
+          meta,
+          lacking,
+          [def.id, ...def.require],
+        ),
+      );
+      continue;
+    }
+    if (!isLabelName(id as string)) {
+      diagnostics.push(
+        warning(
+          'BAD_ROLE',
+          `not a role: ${def.id} ${JSON.stringify(id)} is not a valid name (at most 128 characters, none of / \\ : or a control character, no "..", not starting with "." or a space, not ending with a space)`,
+          frontmatterAt(path, def.id),
+        ),
+      );
+      continue;
+    }
+    const previous = raw.get(id as string);
+    // Claude Code calls a plugin's agent `<plugin>:<name>`: an agent of the same name
+    // outside any plugin (a user's `~/.claude/agents/`) is the one `<name>` means.
+    const inPlugin = plugins !== undefined && withinPlugin(path, plugins);
+    if (previous && inPlugin && !withinPlugin(previous.source, plugins)) {
+      diagnostics.push(
+        warning(
+          'DUPLICATE_ROLE',
+          `role ${id} is defined in ${previous.source} and again here, in a plugin: the one outside plugins is kept (Claude Code names this one <plugin>:${id})`,
+          frontmatterAt(path, def.id),
+        ),
+      );
+      continue;
+    }
+    if (previous)
+      diagnostics.push(
+        warning(
+          'DUPLICATE_ROLE',
+          `role ${id} is defined in ${previous.source} and again here; this definition replaces it`,
+          frontmatterAt(path, def.id),
+        ),
+      );
+    const fields = { ...meta };
+    // As Claude Code reads `description`: the two characters `\n` are a line break.
+    for (const key of def.newlineEscapes ?? [])
+      if (typeof fields[key] === 'string') fields[key] = fields[key].replaceAll('\\n', '\n');
+    raw.set(id as string, { fields, source: path });
+  }
+}
+
+/** Folders holding `.claude-plugin/plugin.json` (a Claude Code plugin's root; '' for the pack root). */
+function pluginFolders(allPaths: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (const path of allPaths) {
+    if (path === PLUGIN_JSON) out.add('');
+    else if (path.endsWith(`/${PLUGIN_JSON}`)) out.add(path.slice(0, -PLUGIN_JSON.length - 1));
+  }
+  return out;
+}
+
+const PLUGIN_JSON = '.claude-plugin/plugin.json';
+
+/** Whether a file lies in a plugin (a folder holding `.claude-plugin/plugin.json`). */
+function withinPlugin(path: string, plugins: ReadonlySet<string> | undefined): boolean {
+  if (plugins === undefined || plugins.size === 0) return false;
+  if (plugins.has('')) return true;
+  for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1))
+    if (plugins.has(path.slice(0, i))) return true;
+  return false;
+}
+
+/** The plugin folder of a file straight in its `agents/` folder (`<plugin>/agents/x.md`), if any. */
+function pluginOf(path: string, plugins: ReadonlySet<string>): string | undefined {
+  const slash = path.lastIndexOf('/');
+  const folder = slash === -1 ? '' : path.slice(0, slash);
+  if (folder !== 'agents' && !folder.endsWith('/agents')) return undefined;
+  const root = folder === 'agents' ? '' : folder.slice(0, -'/agents'.length);
+  return plugins.has(root) ? root : undefined;
+}
+
+/**
+ * A plugin agent's frontmatter with Claude Code's fallbacks: the file's name for a
+ * missing id, `Agent from <plugin> plugin` for a missing description (the plugin's name
+ * from its plugin.json, else its folder's).
+ */
+function pluginFallbacks(
+  meta: Record<string, unknown>,
+  path: string,
+  plugin: string,
+  def: NonNullable<RegistryDef['discoverFiles']>,
+  textOf: (path: string) => string | undefined,
+): Record<string, unknown> {
+  const missing = (k: string) => typeof meta[k] !== 'string' || meta[k] === '';
+  if (!missing(def.id) && !def.require.some(missing)) return meta;
+  const out = { ...meta };
+  if (missing(def.id)) out[def.id] = path.slice(path.lastIndexOf('/') + 1).replace(/\.md$/i, '');
+  if (def.require.includes('description') && missing('description'))
+    out.description = `Agent from ${pluginName(plugin, textOf)} plugin`;
+  return out;
+}
+
+/**
+ * True for a file that documents a folder rather than being part of it (`README.md`,
+ * `CHANGELOG.md`, `LICENSE.md`, …, any case): no role, and not said to be none.
+ */
+export function isReadmeLike(path: string): boolean {
+  const base = path.slice(path.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
+  return README_LIKE.has(base.toUpperCase());
+}
+
+const README_LIKE = new Set([
+  'README',
+  'CHANGELOG',
+  'CHANGES',
+  'HISTORY',
+  'CONTRIBUTING',
+  'LICENSE',
+  'LICENCE',
+  'NOTICE',
+  'AUTHORS',
+  'CODE_OF_CONDUCT',
+  'SECURITY',
+]);
+
+/**
+ * True for a text (frontmatter included) that does not even try to open frontmatter: one
+ * whose first line, after any blank lines, is not `---…` (such a file, and one with `---`
+ * after blank lines or a byte order mark, has a BAD_FRONTMATTER warning of its own).
+ */
+/** BAD_ROLE for a registry file named by its path whose top holds no `key:` mapping. */
+function namedFileWithoutKey(path: string, doc: unknown, key: string, yaml: ParsedYaml): Diagnostic {
+  if (!isObject(doc))
+    return error(
+      'BAD_ROLE',
+      `${path} must be a mapping with a ${key}: key (${key}: { <id>: { … } }), not ${kindOf(doc)}`,
+      yaml.locate([]),
+    );
+  const typo = Object.keys(doc).find((k) => isTypoOf(k, key));
+  const d = warning(
+    'BAD_ROLE',
+    `${path} has no ${key}: key${typo === undefined ? '' : `; it has ${JSON.stringify(typo)}: did you mean "${key}"?`}; no role is read from it`,
+    typo === undefined ? yaml.locate([]) : yaml.locate([typo], true),
+  );
+  return typo === undefined ? d : { ...d, suggestions: [key] };
+}
+
+/**
+ * What a record lacks, in words: the fields it has no value for, and those it gives as
+ * something else than text, with their value (`counter's role is the number 42`), not as
+ * if they were not there.
+ */
+function lackingWords(id: string, fields: Record<string, unknown>, lacking: readonly string[]): string {
+  const absent = lacking.filter((k) => fields[k] === undefined || fields[k] === null);
+  const mistyped = lacking.filter((k) => !absent.includes(k));
+  const words: string[] = [];
+  if (absent.length > 0) words.push(`${id} has no ${absent.join(', ')}`);
+  if (mistyped.length > 0)
+    words.push(
+      `${absent.length > 0 ? 'its' : `${id}'s`} ${mistyped.map((k) => `${k} is ${valueWords(fields[k])}`).join(', ')}, not text`,
+    );
+  return words.join('; ');
+}
+
+function valueWords(value: unknown): string {
+  return typeof value === 'object' ? kindOf(value) : `the ${typeof value} ${shownValue(value)}`;
+}
+
+/** A first line `---` that opens frontmatter (strict or lenient). */
+const OPENS_FRONTMATTER = /^---\s*\n/;
+
+function pluginName(plugin: string, textOf: (path: string) => string | undefined): string {
+  const text = textOf(plugin === '' ? PLUGIN_JSON : `${plugin}/${PLUGIN_JSON}`);
+  try {
+    const parsed: unknown = text === undefined ? undefined : JSON.parse(text);
+    if (isObject(parsed) && typeof parsed.name === 'string' && parsed.name !== '') return parsed.name;
+  } catch {
+    // A plugin.json that does not parse: the folder's name.
+  }
+  return plugin.slice(plugin.lastIndexOf('/') + 1) || 'unnamed';
+}
+
+/**
+ * `{ ...first, ...fields }`: the record's own fields over what the file's frontmatter
+ * says. When that is `fields` as it is (the frontmatter's keys lead its keys, in order),
+ * the record keeps its object rather than a copy per role.
+ */
+function under(first: Record<string, unknown>, fields: Record<string, unknown>): Record<string, unknown> {
+  const keys = Object.keys(first);
+  const own = Object.keys(fields);
+  if (keys.length <= own.length && keys.every((k, i) => own[i] === k)) return fields;
+  return { ...first, ...fields };
+}
+
+function pick(meta: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of ['name', 'description', 'tags']) if (meta[key] !== undefined) out[key] = meta[key];
+  return out;
+}
+
+function toRecord(id: string, fields: Record<string, unknown>, source: string): RoleRecord {
+  const roleFile = typeof fields.file === 'string' ? fields.file : id;
+  const { name, description } = fields;
+  const tags = Array.isArray(fields.tags) ? strings(fields.tags) : undefined;
+  // The usual record made whole at once: fields added one by one to an object made with
+  // fewer are held in a separate array.
+  if (typeof name === 'string' && typeof description === 'string' && tags)
+    return { id, fields, source, roleFile, name, description, tags };
+  const record: RoleRecord = { id, fields, source, roleFile };
+  if (typeof name === 'string') record.name = name;
+  if (typeof description === 'string') record.description = description;
+  if (tags) record.tags = tags;
+  return record;
+}
+
+/** What a YAML value is, for a message: `a list`, `a string`, … */
+function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') {
+    const made = value === null ? undefined : Object.getPrototypeOf(value)?.constructor;
+    return made === undefined || made === Object ? 'a mapping' : `a ${made.name}`;
+  }
+  return `a ${typeof value}`;
+}
+
+/** A list as strings: the list itself when it holds only strings (a registry's tags do). */
+function strings(list: unknown[]): string[] {
+  return list.every((item) => typeof item === 'string') ? (list as string[]) : list.map(String);
+}

@@ -1,0 +1,97 @@
+import type { Manifest } from '../pack/manifest.js';
+import type { ResolvedSettings } from '../pack/settings.js';
+import type { Diagnostic } from '../text/diagnostics.js';
+import type { Agent } from './fleet.js';
+import type { PackFile } from './pack-file.js';
+import type { RoleRecord } from './roles.js';
+
+// The shapes of the build step: what goes in, what comes out.
+
+/**
+ * An immutable, fully validated, in-memory view of one pack version. Compose reads only
+ * snapshots; nothing in one changes after it is built.
+ */
+export interface Snapshot {
+  /** Content hash of the pack: same files and preset → same version on every machine. */
+  version: string;
+  /** The preset the manifest is (or extends), if any. */
+  preset?: string;
+  manifest: Manifest;
+  files: ReadonlyMap<string, PackFile>;
+  roles: ReadonlyMap<string, RoleRecord>;
+  fleet: readonly Agent[];
+  /** Settings resolved from defaults and env at load. */
+  settings: ResolvedSettings;
+  /** Folders below the root that hold a `.git` entry, from the reader (see BuildInput). */
+  gitFolders?: readonly string[];
+  /**
+   * Files that are there but could not be read, left out with a warning (`unreadable:
+   * skip`): a dangling symlink, one leaving the pack, one over the size limit. A chain takes
+   * such a file as its folder's (no text), not the folder's next candidate.
+   */
+  unreadable?: ReadonlySet<string>;
+  /**
+   * A pack detected as a layout without roles (agents-md) that also holds one with roles
+   * (a `.claude/agents` folder): that preset, for the hint of a request naming a role.
+   */
+  alsoLayout?: string;
+  /** Absolute pack directory, when loaded from disk. */
+  root?: string;
+  /**
+   * Files outside the pack that operator-set path settings name (CHORUS's defaults
+   * override), by absolute path. Part of the version; watched by the service.
+   */
+  external?: ReadonlyMap<string, PackFile>;
+  /** Warnings found while loading (a snapshot never holds errors). */
+  warnings: Diagnostic[];
+}
+
+export interface BuildInput {
+  /** Pack-relative path (with `/`) → raw bytes. */
+  files: ReadonlyMap<string, Uint8Array>;
+  /** Problems the reader already found (unreadable files, symlinks out of the pack, …). */
+  readDiagnostics?: Diagnostic[];
+  /** Paths the reader refused (too large, unreadable): known to exist, never read. */
+  refused?: ReadonlySet<string>;
+  /**
+   * Folders below the pack root that hold a `.git` entry (nested repositories,
+   * submodules): where a `chain` with `start: git_root` begins. Part of the version.
+   */
+  gitFolders?: readonly string[];
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Force a preset instead of the pack's manifest or its layout. */
+  preset?: string;
+  root?: string;
+  /**
+   * Settings the operator gives (`serve --set`, CLI `--set`): over env, below the request.
+   * Unknown names are ignored here (a request reports them).
+   */
+  operatorSettings?: Readonly<Record<string, unknown>>;
+  /** Files outside the pack the reader read because path settings name them, by absolute path. */
+  external?: ReadonlyMap<string, Uint8Array>;
+  /**
+   * An earlier snapshot of the same pack (a reload's served version): when only a few
+   * files changed, and none that the manifest, registry or fleet are read from, the build
+   * starts from it and decodes only those (same result as a full build, in a fraction of
+   * the time). Unchanged files are recognised by their bytes objects, so pass the bytes a
+   * reader reuses for unchanged files (the folder reader does).
+   */
+  previous?: Snapshot;
+}
+
+export interface LoadResult {
+  /** The snapshot, when the pack has no errors. */
+  snapshot?: Snapshot;
+  /** Every error and warning, sorted by file and position. */
+  diagnostics: Diagnostic[];
+  /**
+   * Absolute paths outside the pack that path settings name and that were not given in
+   * `external`: read them and build again (the source layer's `buildWithExternal` does).
+   */
+  needs?: string[];
+  /**
+   * The pack's manifest when it resolved without error but a later step failed (a
+   * snapshot has its own): what a reader needs to know which files the pack can select.
+   */
+  manifest?: Manifest;
+}

@@ -1,0 +1,608 @@
+import { patchSnapshot, rememberBuild, resolveSettings } from '../../engine/incremental/snapshot-patch.js';
+import { memoByBytes, yamlOfBytes } from '../../engine/memo/parse-memo.js';
+import { isPresetName, PRESET_NAMES, presetText } from '../../layouts/registry.js';
+import { compileGlob, globMatch } from '../pack/glob.js';
+import { type Manifest, resolveManifest } from '../pack/manifest.js';
+import { type ManifestPart, parseManifestPart } from '../pack/manifest-parse.js';
+import { namedFileMissing } from '../pack/named-missing.js';
+import { resolvePackPath } from '../pack/pack-path.js';
+import { operatorPath, pathSettingNames } from '../pack/path-settings.js';
+import { selectPath } from '../pack/select.js';
+import { textPlaceholders } from '../pack/template.js';
+import {
+  type Diagnostic,
+  type DiagnosticCode,
+  error,
+  hasErrors,
+  sortDiagnostics,
+  type Where,
+  warning,
+} from '../text/diagnostics.js';
+import { notTextDiagnostic } from '../text/not-text.js';
+import { byteOrder, isUtf8Text } from '../text/text.js';
+import { type ParsedYaml, parseYaml } from '../text/yaml.js';
+import { buildFleet } from './fleet.js';
+import {
+  DecodedFile,
+  decodeFile,
+  decodePackFile,
+  NOT_UTF8,
+  type PackFile,
+  packVersion,
+  probeKeys,
+  splitOf,
+} from './pack-file.js';
+import { checkRoleFieldTypes, isReadmeLike, registrySteps } from './roles.js';
+import type { BuildInput, LoadResult, Snapshot } from './snapshot-types.js';
+import { runSteps, runStepsSliced, type Yielder } from './yielder.js';
+
+/** The manifest file a pack may hold at its root. */
+export const MANIFEST_FILE = 'strata.yaml';
+
+export type { PackFile } from './pack-file.js';
+
+export type { BuildInput, LoadResult, Snapshot } from './snapshot-types.js';
+
+/**
+ * Builds a snapshot from a pack's files (pure: no I/O). Collects every problem as a
+ * diagnostic; returns a snapshot only when there is no error.
+ */
+export function buildSnapshot(input: BuildInput): LoadResult {
+  return runSteps(buildSteps(input));
+}
+
+/**
+ * {@link buildSnapshot} in steps, giving the event loop a turn whenever `yielder` says
+ * the slice is used up (a service reloading a large pack keeps answering meanwhile).
+ */
+export function buildSnapshotSliced(input: BuildInput, yielder: Yielder): Promise<LoadResult> {
+  return runStepsSliced(buildSteps(input), yielder);
+}
+
+/** The build, yielding between steps of a few hundred files or records. */
+function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
+  // A reload of a pack built before: start from that build when it is exact to.
+  if (input.previous) {
+    const patched = yield* patchSnapshot(input, input.previous, resolveSettings);
+    if (patched) return patched;
+  }
+  const diagnostics: Diagnostic[] = [...(input.readDiagnostics ?? [])];
+  const _env = input.env ?? {};
+  // The reader could not read the pack as a whole: its files say nothing about it.
+  if (diagnostics.some((d) => WHOLE_PACK_CODES.has(d.code))) return finish(diagnostics);
+
+  // 1. Manifest: forced preset, the pack's strata.yaml, or a preset detected from the layout.
+  const paths = [...input.files.keys()];
+  if (!inByteOrder(paths)) paths.sort(byteOrder); // a folder read gives them in order
+  // Checked once per bytes object (the memo); a file that is not UTF-8 is reported once.
+  const notUtf8 = new Set<string>();
+  const strictUtf8 = (path: string): boolean => {
+    const bytes = input.files.get(path);
+    const ok = bytes !== undefined && memoByBytes(bytes, 'utf8', () => isUtf8Text(bytes));
+    if (bytes !== undefined && !ok && !notUtf8.has(path)) {
+      notUtf8.add(path);
+      diagnostics.push(notTextDiagnostic(path, bytes, 'strict'));
+    }
+    return ok;
+  };
+  const yamls = new Map<string, ParsedYaml>();
+  const reported = new Set<string>();
+  // Parsed once: detection reads a YAML file's records before the registry does.
+  const parsedYaml = (path: string): ParsedYaml | undefined => {
+    let parsed = yamls.get(path);
+    if (!parsed) {
+      const bytes = input.files.get(path);
+      parsed = bytes && yamlOfBytes(path, bytes);
+      if (parsed === undefined) return undefined;
+      yamls.set(path, parsed);
+    }
+    return parsed;
+  };
+  const yamlOf = (path: string): ParsedYaml | undefined => {
+    if (!strictUtf8(path)) return undefined;
+    const parsed = parsedYaml(path)!;
+    if (!reported.has(path)) {
+      reported.add(path);
+      diagnostics.push(...parsed.diagnostics);
+    }
+    return parsed;
+  };
+
+  // A role file read as PyYAML reads it (`registry.duplicate_keys: last`): a repeated key's
+  // later value wins, and each repeat is a warning instead of an error.
+  const lastKeyWinsYamlOf = (path: string): ParsedYaml | undefined => {
+    if (!strictUtf8(path)) return undefined;
+    const parsed = parsedYaml(path)!;
+    const lenient = parsed.lastKeyWins;
+    if (!lenient) return yamlOf(path);
+    if (!reported.has(path)) {
+      reported.add(path);
+      for (const { key, at } of lenient.repeats)
+        diagnostics.push(
+          warning(
+            'YAML_SYNTAX',
+            `key ${JSON.stringify(key)} is written again in the same mapping; the later value replaces the earlier one, as PyYAML reads the file`,
+            at,
+          ),
+        );
+    }
+    return { value: lenient.value, diagnostics: [], locate: (p, key) => parsed.locate(p, key) };
+  };
+
+  let rootPart: ManifestPart;
+  let rootKey: string;
+  if (input.preset !== undefined && !isPresetName(input.preset)) {
+    diagnostics.push(
+      error(
+        'UNKNOWN_PRESET',
+        `unknown preset ${JSON.stringify(input.preset)}; presets: ${PRESET_NAMES.join(', ')}`,
+      ),
+    );
+    return finish(diagnostics);
+  }
+  const presetName =
+    input.preset ??
+    (input.files.has(MANIFEST_FILE)
+      ? undefined
+      : // A refused file still exists: an AGENTS.md over the size limit makes the layout agents-md.
+        detectPreset(input.refused?.size ? [...paths, ...input.refused] : paths, (p) =>
+          probeKeys(p, input.files, parsedYaml),
+        ));
+  if (presetName) {
+    rootKey = `preset:${presetName}`;
+    rootPart = presetPart(presetName, diagnostics);
+  } else {
+    rootKey = MANIFEST_FILE;
+    const parsed = yamlOf(MANIFEST_FILE);
+    if (!parsed || parsed.diagnostics.length > 0) return finish(diagnostics);
+    const { part, diagnostics: d } = parseManifestPart(parsed, MANIFEST_FILE);
+    diagnostics.push(...d);
+    rootPart = part;
+  }
+  const { manifest, diagnostics: md } = resolveManifest(rootPart, rootKey, (target, from) => {
+    if (isPresetName(target))
+      return { key: `preset:${target}`, part: presetPart(target, diagnostics), diagnostics: [] };
+    if (!/\.ya?ml$/.test(target)) return undefined;
+    const path = resolvePackPath(from.startsWith('preset:') ? '' : from, target);
+    if (path === undefined || !input.files.has(path)) return undefined;
+    const parsed = yamlOf(path);
+    if (!parsed) return undefined;
+    if (parsed.diagnostics.length > 0) return { key: path, diagnostics: [] };
+    const { part, diagnostics: d } = parseManifestPart(parsed, path);
+    return { key: path, part, diagnostics: d };
+  });
+  diagnostics.push(...md);
+  // Said with a failed build only when the manifest itself is sound (every extends found).
+  const sound = hasErrors(md) ? {} : { manifest };
+  const preset = manifest.chain.map((k) => k.replace(/^preset:/, '')).find(isPresetName);
+
+  // 2. The pack's files (`files:`, `hidden:`), decoded; frontmatter split from prompt files.
+  const chainFiles = new Set(manifest.chain.filter((k) => !k.startsWith('preset:')));
+  const selected = (path: string) => chainFiles.has(path) || selectPath(manifest, path);
+  const dropped = new Set([...paths, ...(input.refused ?? [])].filter((p) => !selected(p)));
+  if (dropped.size > 0) {
+    const kept = diagnostics.filter((d) => d.file === undefined || !dropped.has(d.file));
+    diagnostics.length = 0;
+    diagnostics.push(...kept);
+  }
+  // `unreadable: skip` (agents-md): a selected file the reader refused (a broken symlink,
+  // one leaving the pack, one over the size limit) is left out, as if absent, and said.
+  let unreadable: Set<string> | undefined;
+  if (manifest.unreadable === 'skip' && input.refused && input.refused.size > 0) {
+    const refused = input.refused;
+    for (let i = 0; i < diagnostics.length; i++) {
+      const d = diagnostics[i]!;
+      if (d.severity !== 'error' || d.file === undefined || !refused.has(d.file)) continue;
+      if (!SKIPPABLE.has(d.code)) continue;
+      const raise = d.code === 'FILE_TOO_LARGE' ? ' (--max-file-bytes raises the limit)' : '';
+      // A FIFO or a folder named like the file is no file at all (Codex passes over it too);
+      // anything else is a file there that gives no text.
+      const there = d.code !== 'SPECIAL_FILE';
+      if (there) {
+        unreadable ??= new Set();
+        unreadable.add(d.file);
+      }
+      diagnostics[i] = warning(
+        d.code,
+        `${d.message}; ${there ? 'the file is left out: no text of it is composed, nor the next file of a chain in its place' : 'it is left out, as if it were not there'}${raise}`,
+        d,
+      );
+    }
+  }
+  const rawGlobs = manifest.raw.map(compileGlob);
+  const decodedBefore = earlierDecodings(input.previous, manifest);
+  const files = new Map<string, PackFile>();
+  const frontmatter = new Map<string, ParsedYaml>();
+  const frontmatterSaid = new Set<string>();
+  const filePaths = paths.filter((p) => !dropped.has(p));
+  let step = 0;
+  for (const path of filePaths) {
+    if ((++step & 255) === 0) yield;
+    const bytes = input.files.get(path)!;
+    const isYaml = /\.ya?ml$/i.test(path);
+    const isRaw = !isYaml && rawGlobs.some((g) => g(path));
+    // A YAML file's text is also parsed (once, the memo): decoded through the same step.
+    if (isYaml && !strictUtf8(path)) continue;
+    // An unchanged file of a reload (the same bytes object) is the last build's, as it
+    // was: it costs nothing here. The text is not kept: the file derives it from its
+    // bytes when asked.
+    const mode = isYaml ? 'yaml' : manifest.frontmatter;
+    const before = decodedBefore?.get(path);
+    const decoded =
+      before instanceof DecodedFile && before.sameDecoding(bytes)
+        ? before
+        : decodePackFile(path, bytes, mode, isRaw);
+    if (decoded === NOT_UTF8) {
+      strictUtf8(path); // reports INVALID_UTF8
+      continue;
+    }
+    const { file, split } = decoded instanceof DecodedFile ? { file: decoded, split: undefined } : decoded;
+    if (split) {
+      diagnostics.push(...split.diagnostics);
+      if (split.yaml) frontmatter.set(path, split.yaml);
+      if (split.diagnostics.some((d) => d.code === 'BAD_FRONTMATTER')) frontmatterSaid.add(path);
+    }
+    files.set(path, file);
+  }
+  // Frontmatter positions (fleet diagnostics) from a parse of the file again: a split is
+  // kept only for files with problems, so a loaded pack holds no frontmatter text.
+  const relocated = new Map<string, ParsedYaml | undefined>();
+  const locateMeta = (path: string, key: string): Where => {
+    const kept = frontmatter.get(path);
+    if (kept) return kept.locate([key]);
+    const file = files.get(path);
+    if (!file || file.bodyOffset === 0 || /\.ya?ml$/i.test(path)) return { file: path };
+    if (!relocated.has(path)) relocated.set(path, splitOf(file.text, path, manifest.frontmatter)?.yaml);
+    return relocated.get(path)?.locate([key]) ?? { file: path };
+  };
+
+  if (manifest.layers.length === 0 && !hasErrors(diagnostics)) {
+    diagnostics.push(noLayers(rootPart, rootKey, paths));
+  }
+
+  // 3. Settings from defaults, env and the operator (invalid values fail here, at load).
+  const resolved = resolveSettings(input, manifest);
+  const { settings } = resolved;
+  diagnostics.push(...resolved.diagnostics);
+
+  // 3b. Files outside the pack that operator-set path settings name.
+  const external = new Map<string, PackFile>();
+  const needs: string[] = [];
+  for (const name of pathSettingNames(manifest)) {
+    const value = settings.values[name];
+    if (typeof value !== 'string' || value === '') continue;
+    const where = operatorPath(input.root, value);
+    if (!('external' in where) || external.has(where.external)) continue;
+    const bytes = input.external?.get(where.external);
+    if (bytes === undefined) {
+      needs.push(where.external);
+      continue;
+    }
+    const file = decodeFile(where.external, bytes, diagnostics, new Map());
+    if (file) external.set(where.external, file);
+  }
+
+  // 4. Role registry.
+  // Only decoded files: one that is not UTF-8 already has its INVALID_UTF8 error.
+  const roleFiles: Array<{ path: string; yaml: ParsedYaml }> = [];
+  for (const path of files.keys()) {
+    if (!/\.ya?ml$/i.test(path) || path === MANIFEST_FILE || path === manifest.fleet.file) continue;
+    if (!matchesAny(manifest.registry.files, path)) continue;
+    const yaml = manifest.registry.duplicateKeys === 'last' ? lastKeyWinsYamlOf(path) : yamlOf(path);
+    if (yaml) roleFiles.push({ path, yaml });
+  }
+  yield;
+  const { roles, diagnostics: rd } = yield* registrySteps(
+    manifest.registry,
+    roleFiles,
+    [...files.keys()].filter((p) => !/\.ya?ml$/i.test(p)),
+    (p) => ({ ...files.get(p)?.meta }),
+    locateMeta,
+    (p) => files.get(p)?.text,
+    (p) => frontmatterSaid.has(p),
+  );
+  diagnostics.push(...rd);
+  diagnostics.push(
+    ...checkRoleFieldTypes(roles, roleFieldsOf(manifest), manifest.registry, roleFiles, locateMeta),
+  );
+
+  // 5. Fleet: fleet.yaml and identity frontmatter.
+  yield;
+  const fleetYaml = files.has(manifest.fleet.file) ? yamlOf(manifest.fleet.file) : undefined;
+  // A fleet file the pack's own manifest names must be there: no fleet is not a quiet default.
+  const fleetNamed = manifest.named.find((n) => n.by === 'fleet.file');
+  if (fleetNamed) {
+    const p = fleetNamed.glob;
+    if (dropped.has(p) || (!input.files.has(p) && !input.refused?.has(p))) {
+      const known = [...paths, ...(input.refused ?? [])].filter((k) => /\.ya?ml$/i.test(k));
+      diagnostics.push(namedFileMissing(fleetNamed, 'BAD_FLEET', known, manifest.hidden));
+    }
+  }
+  const { agents, diagnostics: fd } = buildFleet(manifest.fleet, fleetYaml, filePaths, (p) => ({
+    meta: (files.get(p)?.meta as Record<string, unknown>) ?? {},
+    locate: (key: string): Where => locateMeta(p, key),
+  }));
+  diagnostics.push(...fd);
+  if (roles.size > 0) {
+    for (const agent of agents) {
+      if (agent.role !== undefined && !roles.has(agent.role)) {
+        diagnostics.push(
+          error(
+            'UNKNOWN_ROLE',
+            `agent ${agent.id} has unknown role ${agent.role}; known roles: ${[...roles.keys()].join(', ')}`,
+            agent.at ?? { file: agent.source },
+          ),
+        );
+      }
+    }
+  }
+
+  if (needs.length > 0) {
+    for (const path of needs)
+      diagnostics.push(
+        error('PATH_OUTSIDE_PACK', `${path} is outside the pack and was not read; load the pack from disk`, {
+          file: path,
+        }),
+      );
+    return { ...finish(diagnostics), needs, ...sound };
+  }
+  if (hasErrors(diagnostics)) return { ...finish(diagnostics), ...sound };
+  yield;
+  const gitFolders = input.gitFolders?.length ? [...input.gitFolders].sort(byteOrder) : undefined;
+  const snapshot: Snapshot = {
+    version: packVersion(
+      files,
+      [...(input.refused ?? [])].filter((p) => !dropped.has(p)),
+      preset ?? 'manifest',
+      external,
+      gitFolders,
+    ),
+    manifest,
+    files,
+    roles: inByteOrder([...roles.keys()]) ? roles : new Map([...roles].sort(([a], [b]) => byteOrder(a, b))),
+    fleet: agents,
+    settings,
+    warnings: sortDiagnostics(diagnostics),
+  };
+  if (preset) snapshot.preset = preset;
+  if (input.root) snapshot.root = input.root;
+  if (gitFolders) snapshot.gitFolders = gitFolders;
+  if (unreadable) snapshot.unreadable = unreadable;
+  // A detected layout without roles: another layout with roles in the same folder is a hint.
+  if (presetName === 'agents-md' && input.preset === undefined) {
+    const also = alsoDetected(presetName, paths, (p) => probeKeys(p, input.files, parsedYaml));
+    if (also) snapshot.alsoLayout = also;
+  }
+  if (external.size > 0) snapshot.external = external;
+  else
+    rememberBuild(snapshot, {
+      inputFiles: input.files,
+      refused: new Set(input.refused ?? []),
+      preset: input.preset,
+      root: input.root,
+      detected: input.preset === undefined && presetName !== undefined,
+      structural: new Set([
+        MANIFEST_FILE,
+        ...chainFiles,
+        manifest.fleet.file,
+        ...roleFiles.map((f) => f.path),
+        ...agents.map((a) => a.source),
+      ]),
+      dropped,
+      refusedKept: [...(input.refused ?? [])].filter((p) => !dropped.has(p)),
+      raw: (path) => rawGlobs.some((g) => g(path)),
+      warned: new Set(snapshot.warnings.flatMap((d) => (d.file === undefined ? [] : [d.file]))),
+      settingsKey: JSON.stringify(resolved.diagnostics),
+    });
+  return { snapshot, diagnostics: snapshot.warnings };
+}
+
+/**
+ * Which preset a pack without a manifest looks like (docs/pack-format.md, opening
+ * paragraph): the first preset, in the
+ * order of {@link PRESET_NAMES}, whose `detect:` holds — a file matching one of its globs
+ * (and, with `keys`, carrying those keys: a prompt file in its frontmatter, a YAML file in
+ * a top-level record); otherwise chorus (YAML role files, defaults.md or defaults.txt — and
+ * an empty pack, which chorus answers with its fallback). `probe` gives a file's keys.
+ */
+export function detectPreset(
+  paths: readonly string[],
+  probe: (path: string) => ReadonlySet<string>[] = () => [],
+): string {
+  for (const name of PRESET_NAMES) if (detectHolds(name, paths, probe)) return name;
+  // A pack holding a layout's own files (`.claude/agents/*.md`, `agents.yaml`), none of
+  // them usable, and nothing chorus reads, is that layout: its files' problems are then
+  // said (a byte order mark before the frontmatter, an agent without a role), where chorus
+  // would compose its fallback and say nothing of them.
+  for (const name of PRESET_NAMES) {
+    const own = layoutFiles(name, paths);
+    if (own.length > 0 && !paths.some((p) => !own.includes(p) && CHORUS_FILE.test(p))) return name;
+  }
+  return 'chorus';
+}
+
+/**
+ * The files of a preset detected by keys that sit where only that layout keeps them (its
+ * detection globs but catch-alls such as `**\/*.md`; README-like files aside).
+ */
+function layoutFiles(name: string, paths: readonly string[]): string[] {
+  const detect = presetPart(name, []).detect;
+  if (!detect?.keys?.length) return [];
+  const globs = detect.files.filter((g) => !g.startsWith('**/')).map(compileGlob);
+  return paths.filter((p) => globs.some((g) => g(p)) && !isReadmeLike(p));
+}
+
+/**
+ * What chorus reads (top-level YAML role files, defaults.md, defaults.txt): part of what
+ * detection looks at, since a pack holding them stays chorus (see {@link detectPreset}).
+ */
+const CHORUS_FILES = ['*.yaml', '*.yml', 'defaults.md', 'defaults.txt'];
+const CHORUS_FILE = /^(?:[^/]+\.ya?ml|defaults\.md|defaults\.txt)$/;
+
+/**
+ * The first preset after `chosen` in detection order (chorus aside) whose `detect:` also
+ * holds: a repository's root AGENTS.md chose agents-md, and its `.claude/agents` folder
+ * is a claude-agents layout too.
+ */
+export function alsoDetected(
+  chosen: string,
+  paths: readonly string[],
+  probe: (path: string) => ReadonlySet<string>[],
+): string | undefined {
+  const after = PRESET_NAMES.slice(PRESET_NAMES.indexOf(chosen as (typeof PRESET_NAMES)[number]) + 1);
+  return after.find((name) => name !== 'chorus' && detectHolds(name, paths, probe));
+}
+
+/**
+ * Hidden folder names some built-in preset reads (`.claude`): readers walk into these
+ * (never into `..`-prefixed ConfigMap folders); a snapshot keeps their files only when its
+ * manifest opts in with `hidden:`.
+ */
+export function presetHiddenFolders(): string[] {
+  hiddenFolders ??= [...new Set(PRESET_NAMES.flatMap((name) => presetPart(name, []).hidden ?? []))];
+  return [...hiddenFolders];
+}
+
+/**
+ * Every glob some built-in preset's `detect:` looks at: the files that decide which
+ * preset a pack without a manifest is.
+ */
+export function presetDetectFiles(): string[] {
+  detectFiles ??= [
+    ...new Set([
+      ...PRESET_NAMES.flatMap((name) => presetPart(name, []).detect?.files ?? []),
+      ...CHORUS_FILES,
+    ]),
+  ];
+  return [...detectFiles];
+}
+
+/** A built-in preset's manifest as a pack that is only that preset has it (undefined: no such preset). */
+export function presetManifest(name: string): Manifest | undefined {
+  if (!isPresetName(name)) return undefined;
+  const byPreset = (target: string) =>
+    isPresetName(target)
+      ? { key: `preset:${target}`, part: presetPart(target, []), diagnostics: [] }
+      : undefined;
+  return resolveManifest(presetPart(name, []), `preset:${name}`, byPreset).manifest;
+}
+
+/** The presets' detection globs, worked out once. */
+let detectFiles: string[] | undefined;
+
+/** The presets' hidden folders, worked out once (presets are shipped data). */
+let hiddenFolders: string[] | undefined;
+
+// --- internal ---
+
+/** Whether a preset's `detect:` holds for these paths. */
+function detectHolds(
+  name: string,
+  paths: readonly string[],
+  probe: (path: string) => ReadonlySet<string>[],
+): boolean {
+  const detect = presetPart(name, []).detect;
+  if (!detect) return false;
+  const globs = detect.files.map(compileGlob);
+  const keys = detect.keys ?? [];
+  return paths.some(
+    (p) =>
+      globs.some((g) => g(p)) && (keys.length === 0 || probe(p).some((k) => keys.every((key) => k.has(key)))),
+  );
+}
+
+/** Read problems of one file that `unreadable: skip` turns into warnings. */
+const SKIPPABLE: ReadonlySet<string> = new Set([
+  'READ_ERROR',
+  'PATH_OUTSIDE_PACK',
+  'FILE_TOO_LARGE',
+  'SPECIAL_FILE',
+]);
+
+/** Reader errors after which the files read are not the pack (none, or a part of it). */
+const WHOLE_PACK_CODES: ReadonlySet<DiagnosticCode> = new Set([
+  'PACK_TOO_LARGE',
+  'TOO_MANY_FILES',
+  'READ_TIMEOUT',
+  'PACK_UNSTABLE',
+]);
+/** NO_LAYERS: the manifest composes nothing; says what turned layout detection off. */
+/**
+ * The files of the build this one starts from, when that build decoded every path as this
+ * one will (the same frontmatter mode and raw globs): a file there whose bytes object is
+ * the one this build has is this build's decoding of it.
+ */
+function earlierDecodings(
+  previous: Snapshot | undefined,
+  manifest: Snapshot['manifest'],
+): ReadonlyMap<string, PackFile> | undefined {
+  if (previous === undefined) return undefined;
+  const was = previous.manifest;
+  const sameRaw = was.raw.length === manifest.raw.length && was.raw.every((g, i) => g === manifest.raw[i]);
+  return was.frontmatter === manifest.frontmatter && sameRaw ? previous.files : undefined;
+}
+
+function noLayers(root: ManifestPart, rootKey: string, paths: readonly string[]): Diagnostic {
+  const where: Where = root.layersAt ?? { file: root.file, line: 1, col: 1 };
+  if (rootKey !== MANIFEST_FILE || root.extends)
+    return error('NO_LAYERS', 'the manifest composes nothing: its pipeline has no layers', where);
+  const preset = detectPreset(paths);
+  return error(
+    'NO_LAYERS',
+    `${MANIFEST_FILE} composes nothing: it has no layers and no extends, and a ${MANIFEST_FILE} turns off layout detection (without it this pack loads as the ${preset} preset); add "extends: ${preset}" or a layers list`,
+    where,
+  );
+}
+
+/** Whether names are in byte order (checked in one pass; sorting them costs a comparison per step). */
+function inByteOrder(names: readonly string[]): boolean {
+  for (let i = 1; i < names.length; i++) if (byteOrder(names[i - 1]!, names[i]!) > 0) return false;
+  return true;
+}
+
+function finish(diagnostics: Diagnostic[]): LoadResult {
+  return { diagnostics: sortDiagnostics(diagnostics) };
+}
+
+const presetParts = new Map<string, { part: ManifestPart; diagnostics: Diagnostic[] }>();
+
+/** A preset's manifest part, parsed once per process (presets are shipped data). */
+function presetPart(name: string, diagnostics: Diagnostic[]): ManifestPart {
+  let parsed = presetParts.get(name);
+  if (!parsed) {
+    const file = `preset:${name}`;
+    const yaml = parseYaml(presetText(name)!, { file });
+    const result = parseManifestPart(yaml, file);
+    parsed = { part: result.part, diagnostics: [...yaml.diagnostics, ...result.diagnostics] };
+    presetParts.set(name, parsed);
+  }
+  diagnostics.push(...parsed.diagnostics);
+  return parsed.part;
+}
+
+function matchesAny(globs: readonly string[], path: string): boolean {
+  return globs.some((g) => globMatch(g, path));
+}
+
+/**
+ * The role fields layers read as text: those taken whole (`role_field:`, only a string
+ * will do) and those a text template names (`{{role.FIELD}}` in `text:` or `append:`,
+ * where a number or boolean is written as text, but a list or mapping cannot be).
+ */
+function roleFieldsOf(manifest: Manifest): { whole: string[]; templated: string[] } {
+  const whole = new Set<string>();
+  const templated = new Set<string>();
+  const template = (text: string | undefined) => {
+    for (const name of textPlaceholders(text ?? ''))
+      if (name.startsWith('role.')) templated.add(name.slice(5));
+  };
+  for (const layer of manifest.layers) {
+    template(layer.append);
+    for (const source of [layer.source, ...(layer.variants ?? []).map((v) => v.source)]) {
+      if (source?.kind === 'role_field') whole.add(source.field);
+      if (source?.kind === 'text') template(source.text);
+    }
+    for (const variant of layer.variants ?? []) template(variant.append);
+  }
+  return { whole: [...whole], templated: [...templated] };
+}

@@ -1,0 +1,87 @@
+import type { Snapshot } from '../build/snapshot-types.js';
+
+// The folder a chain's path means when it names one the pack does not have.
+
+/**
+ * For a chain's folder path (pack-relative, normalised), the first folder on the way that
+ * the pack does not have (no file of the pack lies in or below it) and the folder of the
+ * pack it differs from only in letter case, Unicode normalisation (NFC `é` against NFD
+ * `e` + U+0301) or Windows separators (`backend\api`), when there is one: a path written so
+ * reads none of that folder's files. Undefined when every folder is the pack's, or when no
+ * folder is that close (a working directory without files of its own is common).
+ *
+ * @example
+ * misnamedFolder(snapshot, 'Backend/api'); // { given: 'Backend', meant: 'backend' }
+ * misnamedFolder(snapshot, 'café'); // { given: 'café', meant: 'café', spelled: 'caf\u00e9 is written cafe\u0301 in the pack' }
+ */
+export function misnamedFolder(
+  snapshot: Snapshot,
+  dir: string,
+): { given: string; meant: string; spelled?: string } | undefined {
+  if (dir === '') return undefined;
+  const { known, byFold } = foldersOf(snapshot);
+  for (let at = dir.indexOf('/'); ; at = dir.indexOf('/', at + 1)) {
+    const folder = at === -1 ? dir : dir.slice(0, at);
+    if (!known.has(folder)) {
+      const meant = byFold.get(fold(folder))?.find((f) => f !== folder);
+      if (meant === undefined) return undefined;
+      // Two spellings that look alike: said in code points.
+      return folder.normalize('NFC') === meant.normalize('NFC')
+        ? {
+            given: folder,
+            meant,
+            spelled: `${codePoints(folder)} is written ${codePoints(meant)} in the pack`,
+          }
+        : { given: folder, meant };
+    }
+    if (at === -1) return undefined;
+  }
+}
+
+// --- internal ---
+
+interface Folders {
+  known: ReadonlySet<string>;
+  byFold: ReadonlyMap<string, string[]>;
+}
+
+const memo = new WeakMap<Snapshot, Folders>();
+
+/** The folders holding a file of the pack (read or not), once per snapshot. */
+function foldersOf(snapshot: Snapshot): Folders {
+  let folders = memo.get(snapshot);
+  if (folders) return folders;
+  const known = new Set<string>();
+  const add = (path: string) => {
+    for (let at = path.lastIndexOf('/'); at > 0; at = path.lastIndexOf('/', at - 1)) {
+      const folder = path.slice(0, at);
+      if (known.has(folder)) break;
+      known.add(folder);
+    }
+  };
+  for (const path of snapshot.files.keys()) add(path);
+  for (const path of snapshot.unreadable ?? []) add(path);
+  for (const folder of snapshot.gitFolders ?? []) add(`${folder}/.git`);
+  const byFold = new Map<string, string[]>();
+  for (const folder of known) {
+    const key = fold(folder);
+    const list = byFold.get(key);
+    if (list) list.push(folder);
+    else byFold.set(key, [folder]);
+  }
+  folders = { known, byFold };
+  memo.set(snapshot, folders);
+  return folders;
+}
+
+/** Non-ASCII characters as `\u` escapes: `café` as `caf\u00e9`, its NFD form as `cafe\u0301`. */
+function codePoints(text: string): string {
+  return [...text]
+    .map((c) => (c.charCodeAt(0) < 0x80 ? c : `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`))
+    .join('');
+}
+
+/** A folder path as a case-blind, normalisation-blind reader with Windows separators sees it. */
+function fold(path: string): string {
+  return path.normalize('NFC').toLowerCase().replace(/\\/g, '/');
+}

@@ -1,0 +1,160 @@
+import type { Agent } from '../build/fleet.js';
+import type { Snapshot } from '../build/snapshot.js';
+import { type Diagnostic, error, warning } from '../text/diagnostics.js';
+import { closestNames, didYouMean, knownList } from '../text/suggest.js';
+import { knownNames } from './known-names.js';
+
+/** What {@link checkRequestNames} found: names reported as unknown (layers using them are not reported again as LAYER_MISSING). */
+export type UnknownNames = ReadonlySet<'role' | 'team' | 'agent'>;
+
+/**
+ * Says when a request names something the pack does not know, with the closest known
+ * names (never silently wrong), adding its diagnostics to `diagnostics`:
+ * - an agent outside the fleet that no identity file names: UNKNOWN_AGENT — an error
+ *   without a role in a pack with a fleet (nothing says what to compose), else a warning
+ *   (a pack without a fleet composes what every role shares, as with no name);
+ * - a role in a pack whose registry is empty and whose files do not name it: UNKNOWN_ROLE
+ *   warning (an unknown role of a non-empty registry is an error, from compose);
+ * - a team no fleet member, team file or team gate knows: UNKNOWN_TEAM warning;
+ * - no role, and no agent or a known one, in a pack that has roles: NO_ROLE warning.
+ * `role` and `team` are the request's, else the fleet member's (`member`: the agent's
+ * fleet entry, when it has one). Returns the names reported as unknown.
+ */
+export function checkRequestNames(
+  snapshot: Snapshot,
+  role: string | undefined,
+  team: string | undefined,
+  agent: string | undefined,
+  member: Agent | undefined,
+  diagnostics: Diagnostic[],
+): UnknownNames {
+  // A fleet member or no agent, a registry role (compose checked it is one) and a known
+  // team or none: nothing to say (the usual request, answered without a list or a set).
+  if (
+    (agent === undefined || member !== undefined) &&
+    role !== undefined &&
+    snapshot.roles.size > 0 &&
+    (team === undefined || knownNames(snapshot).sets.teams.has(team))
+  )
+    return NONE;
+  // Made when a name is unknown: a request whose names are all known shares NONE.
+  let unknown: Set<'role' | 'team' | 'agent'> | undefined;
+  // The known names are worked out only when a check needs them (once per snapshot,
+  // memoised there): a large pack's first request for a known role never needs them.
+
+  // 1. The agent.
+  if (agent !== undefined && !member && !knownNames(snapshot).sets.agents.has(agent)) {
+    const fleet = snapshot.fleet.map((a) => a.id);
+    const suggestions = closestNames(agent, knownNames(snapshot).agents);
+    // A pack without a fleet knows agents only by their identity files.
+    const base =
+      fleet.length > 0
+        ? `agent ${JSON.stringify(agent)} is not in the fleet${didYouMean(suggestions)}`
+        : `agent ${JSON.stringify(agent)} is not known: the pack has no fleet and no file names it${didYouMean(suggestions)}`;
+    const known =
+      fleet.length > 0 ? `fleet: ${knownList(fleet)}` : `agents: ${knownList(knownNames(snapshot).agents)}`;
+    // Without a role, a pack with a fleet has nothing to compose for it (an error); a pack
+    // without one composes what every role shares, as for a request naming nobody.
+    const d =
+      role !== undefined
+        ? warning('UNKNOWN_AGENT', `${base} (${known}; composed for role ${role})`)
+        : fleet.length > 0
+          ? error(
+              'UNKNOWN_AGENT',
+              `${base} (${known}; give a role to compose for an agent outside the fleet)`,
+            )
+          : warning(
+              'UNKNOWN_AGENT',
+              `${base} (${known}): only the layers every role shares are composed; give a role (roles: ${knownList(knownNames(snapshot).roles)})`,
+            );
+    withSuggestions(d, suggestions);
+    diagnostics.push(d);
+    unknown = withName(unknown, 'agent');
+  }
+
+  // 2. The role.
+  if (role === undefined) {
+    // (An unknown agent said so already, with the roles.)
+    if (
+      knownNames(snapshot).roles.length > 0 &&
+      !diagnostics.some((d) => d.severity === 'error') &&
+      !unknown
+    ) {
+      diagnostics.push(
+        warning(
+          'NO_ROLE',
+          `${agent === undefined ? 'no role or agent given' : `no role given for agent ${JSON.stringify(agent)}`}: only the layers every role shares are composed; roles: ${knownList(knownNames(snapshot).roles)}`,
+        ),
+      );
+    }
+  } else if (snapshot.roles.size === 0 && !knownNames(snapshot).sets.roles.has(role)) {
+    const suggestions = closestNames(role, knownNames(snapshot).roles);
+    const why =
+      knownNames(snapshot).roles.length === 0
+        ? 'the pack declares no roles (its registry is empty and no role file names it)'
+        : 'the pack has no role registry and no role file for it';
+    const list =
+      knownNames(snapshot).roles.length === 0
+        ? ''
+        : ` (roles from files: ${knownList(knownNames(snapshot).roles)})`;
+    // A root AGENTS.md chose agents-md; the folder's .claude/agents are read with --preset.
+    const also =
+      snapshot.alsoLayout === undefined
+        ? ''
+        : `; the folder is also a ${snapshot.alsoLayout} layout, whose roles --preset ${snapshot.alsoLayout} reads (${snapshot.preset} was detected first)`;
+    diagnostics.push(
+      withSuggestions(
+        warning(
+          'UNKNOWN_ROLE',
+          `role ${JSON.stringify(role)} is unknown: ${why}${didYouMean(suggestions)}${list}${also}`,
+        ),
+        suggestions,
+      ),
+    );
+    unknown = withName(unknown, 'role');
+  }
+
+  // 3. The team.
+  if (team !== undefined && !knownNames(snapshot).sets.teams.has(team)) {
+    const suggestions = closestNames(team, knownNames(snapshot).teams);
+    const why = knownNames(snapshot).teamUsed
+      ? 'no team file, fleet member or team gate names it'
+      : 'no layer of this pack uses a team';
+    const list =
+      knownNames(snapshot).teams.length === 0 ? '' : ` (teams: ${knownList(knownNames(snapshot).teams)})`;
+    diagnostics.push(
+      withSuggestions(
+        warning(
+          'UNKNOWN_TEAM',
+          `team ${JSON.stringify(team)} is unknown: ${why}${didYouMean(suggestions)}${list}`,
+        ),
+        suggestions,
+      ),
+    );
+    unknown = withName(unknown, 'team');
+  }
+  return unknown ?? NONE;
+}
+
+/** The known role ids closest to `role` (for UNKNOWN_ROLE errors). */
+export function closestRoles(snapshot: Snapshot, role: string): string[] {
+  return closestNames(role, snapshot.roles.keys());
+}
+
+// --- internal ---
+
+const NONE: UnknownNames = new Set();
+
+function withName(
+  names: Set<'role' | 'team' | 'agent'> | undefined,
+  name: 'role' | 'team' | 'agent',
+): Set<'role' | 'team' | 'agent'> {
+  const set = names ?? new Set();
+  set.add(name);
+  return set;
+}
+
+function withSuggestions(d: Diagnostic, suggestions: string[]): Diagnostic {
+  if (suggestions.length > 0) d.suggestions = suggestions;
+  return d;
+}

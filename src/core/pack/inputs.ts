@@ -1,0 +1,182 @@
+import { pythonStr } from '../../layouts/crewai/python-str.js';
+import type { Snapshot } from '../build/snapshot.js';
+import { type Diagnostic, error } from '../text/diagnostics.js';
+import { closestNames, didYouMean } from '../text/suggest.js';
+import { shownValue } from '../text/value-shown.js';
+import type { InputDef, Manifest } from './manifest.js';
+import type { InputFormat } from './manifest-parse.js';
+import { parseSettingValue, type SettingDef, type SettingValue } from './settings.js';
+import { inputPlaceholders, recordInputPlaceholders } from './template.js';
+
+// Request inputs (`--var KEY=VALUE`, API `vars`, query `var.KEY`): declared in the manifest
+// under `inputs:`, typed and checked like settings, never read from the environment. An
+// input without a default is required wherever a placeholder names it.
+
+export type InputSource = 'default' | 'request';
+
+export interface ResolvedInputs {
+  /**
+   * Values given by the request, or defaults, parsed by type; a `format: python` input's
+   * value is the text it is written as (`True`, `['a', 1]`), as CrewAI makes every input a str.
+   */
+  values: Record<string, SettingValue>;
+  /** Each value as templates write it (by the input's `format`). */
+  texts: Record<string, string>;
+  sources: Record<string, InputSource>;
+}
+
+/** Whether a manifest takes request inputs at all. */
+export function takesInputs(manifest: Pick<Manifest, 'inputs' | 'openInputs'>): boolean {
+  return manifest.inputs.length > 0 || manifest.openInputs !== undefined;
+}
+
+/**
+ * Checks a request's vars against the manifest's inputs: unknown names (UNKNOWN_INPUT,
+ * listing the known ones), values of the wrong type (INVALID_INPUT, saying what is
+ * accepted). Defaults fill the inputs the request leaves out.
+ */
+export function resolveInputs(
+  manifest: Pick<Manifest, 'inputs' | 'openInputs'>,
+  vars: Readonly<Record<string, unknown>> | undefined,
+): { inputs: ResolvedInputs; diagnostics: Diagnostic[] } {
+  const values: Record<string, SettingValue> = {};
+  const texts: Record<string, string> = {};
+  const sources: Record<string, InputSource> = {};
+  const diagnostics: Diagnostic[] = [];
+  const { byName, open } = parseDefs(manifest);
+  for (const def of manifest.inputs) {
+    if (def.default === undefined) continue;
+    texts[def.name] = textOf(def.default, def.format);
+    values[def.name] = def.format === 'python' ? texts[def.name]! : def.default;
+    sources[def.name] = 'default';
+  }
+  if (vars === undefined) return { inputs: { values, texts, sources }, diagnostics };
+  for (const name of Object.keys(vars)) {
+    const raw = vars[name];
+    // As everywhere in a request: an undefined value is an absent one.
+    if (raw === undefined) continue;
+    const def = byName.get(name) ?? open;
+    if (!def) {
+      const names = manifest.inputs.map((i) => i.name);
+      const suggestions = closestNames(name, names);
+      const d = error(
+        'UNKNOWN_INPUT',
+        `unknown input ${JSON.stringify(name)}${didYouMean(suggestions)}; known inputs: ${names.join(', ') || '(none)'}`,
+      );
+      diagnostics.push(suggestions.length > 0 ? { ...d, suggestions } : d);
+      continue;
+    }
+    if (def.format === 'python') {
+      const written = pythonStr(raw);
+      if ('problem' in written) {
+        diagnostics.push(
+          error('INVALID_INPUT', `input ${name}: value ${shownValue(raw)} is invalid; ${written.problem}`),
+        );
+        continue;
+      }
+      values[name] = written.text;
+      texts[name] = written.text;
+      sources[name] = 'request';
+      continue;
+    }
+    const parsed = parseSettingValue(def.setting, raw);
+    if ('problem' in parsed) {
+      diagnostics.push(
+        error('INVALID_INPUT', `input ${name}: value ${shownValue(raw)} is invalid; ${parsed.problem}`),
+      );
+      continue;
+    }
+    values[name] = parsed.value;
+    texts[name] = String(parsed.value);
+    sources[name] = 'request';
+  }
+  return { inputs: { values, texts, sources }, diagnostics };
+}
+
+/** The MISSING_INPUT error for an input a placeholder needs and the request does not give. */
+export function missingInput(name: string, where: string, file?: string): Diagnostic {
+  return error(
+    'MISSING_INPUT',
+    `input ${name} has no value: ${where} uses it; give --var ${name}=VALUE (API: vars.${name})`,
+    file === undefined ? {} : { file },
+  );
+}
+
+/** The input a MISSING_INPUT diagnostic (from {@link missingInput}) names, else undefined. */
+export function missingInputName(d: Diagnostic): string | undefined {
+  if (d.code !== 'MISSING_INPUT') return undefined;
+  return /^input (\S+) has no value:/.exec(d.message)?.[1];
+}
+
+/** An input as tools list it: its definition, and whether a request must give it. */
+export interface ListedInput extends InputDef {
+  required: boolean;
+}
+
+/**
+ * The inputs a pack takes, for `explain`, the inspector and `/api/settings`: the declared
+ * ones, then (with open inputs) every other name a placeholder uses in a role record's
+ * string fields or a layer's text, sorted.
+ */
+export function listInputs(snapshot: Snapshot): ListedInput[] {
+  const { manifest } = snapshot;
+  const out: ListedInput[] = manifest.inputs.map((i) => ({ ...i, required: i.default === undefined }));
+  if (!manifest.openInputs) return out;
+  const seen = new Set([...out.map((i) => i.name), ...manifest.settings.map((s) => s.name)]);
+  const used = new Set<string>();
+  const scan = (text: string, record = false) => {
+    const names = record
+      ? recordInputPlaceholders(text, manifest.inputSyntax)
+      : inputPlaceholders(text, manifest.inputSyntax);
+    for (const name of names) if (!seen.has(name) && !name.includes('.')) used.add(name);
+  };
+  for (const role of snapshot.roles.values())
+    for (const value of Object.values(role.fields)) if (typeof value === 'string') scan(value, true);
+  for (const layer of manifest.layers)
+    for (const s of [layer.source, ...(layer.variants ?? []).map((v) => v.source)])
+      if (s?.kind === 'text') scan(s.text);
+  const shape = manifest.openInputs;
+  for (const name of [...used].sort()) out.push({ ...shape, name, required: shape.default === undefined });
+  return out;
+}
+
+// --- internal ---
+
+/** An input's definition as `parseSettingValue` takes it, and how its value is written. */
+interface ParseDef {
+  setting: SettingDef;
+  format?: InputFormat;
+}
+
+/** The inputs' definitions, once per manifest. */
+interface ParseDefs {
+  byName: ReadonlyMap<string, ParseDef>;
+  /** Any other name, when inputs are open. */
+  open?: ParseDef;
+}
+
+const parseDefsMemo = new WeakMap<object, ParseDefs>();
+
+function parseDefs(manifest: Pick<Manifest, 'inputs' | 'openInputs'>): ParseDefs {
+  let defs = parseDefsMemo.get(manifest);
+  if (!defs) {
+    const asSetting = ({ format, ...def }: Omit<InputDef, 'name'>, name: string): ParseDef => {
+      const out: ParseDef = { setting: { ...def, name, default: def.default ?? '' } };
+      if (format !== undefined) out.format = format;
+      return out;
+    };
+    defs = { byName: new Map(manifest.inputs.map((i) => [i.name, asSetting(i, i.name)])) };
+    if (manifest.openInputs) defs.open = asSetting(manifest.openInputs, '*');
+    parseDefsMemo.set(manifest, defs);
+  }
+  return defs;
+}
+
+/** A default (a scalar) as templates write it. */
+function textOf(value: SettingValue, format: InputFormat | undefined): string {
+  if (format === 'python') {
+    const written = pythonStr(value);
+    if ('text' in written) return written.text;
+  }
+  return String(value);
+}

@@ -1,0 +1,713 @@
+import { type Diagnostic, error, type Where } from '../text/diagnostics.js';
+import { closestNames, didYouMean } from '../text/suggest.js';
+import type { ParsedYaml, PathSegment } from '../text/yaml.js';
+import type { Gate } from './gates.js';
+import { type BudgetsSection, parseTokenSections } from './manifest-tokens.js';
+import type { SettingDef, SettingType, SettingValue } from './settings.js';
+import type { TokenizerName } from './tokenizer-names.js';
+
+// Reads one manifest document (a pack's `strata.yaml`, a file it extends, or a preset)
+// into a `ManifestPart`: checked shapes, unknown keys reported with line:col.
+// Parts are merged along the `extends` chain by manifest.ts.
+
+export type LayerSource =
+  | { kind: 'file'; paths: string[]; pathSetting?: string }
+  | { kind: 'input'; name: 'ambient' }
+  | { kind: 'role_field'; field: string }
+  | { kind: 'text'; text: string }
+  | {
+      kind: 'chain';
+      path: string;
+      files: string[];
+      join: string;
+      /** `git_root`: the walk starts at the deepest folder on the path holding `.git`. */
+      start?: 'git_root';
+    };
+
+/** How a layer's text is trimmed before it is joined: both ends, the end only, or not at all. */
+export type TrimMode = 'both' | 'end' | 'none';
+
+/** A declared request input (`--var KEY=VALUE`, API `vars`): typed like a setting, never from env. */
+export interface InputDef {
+  name: string;
+  type: SettingType;
+  /** Absent: the input is required wherever a placeholder names it. */
+  default?: SettingValue;
+  values?: string[];
+  min?: number;
+  max?: number;
+  description?: string;
+  /**
+   * How a value that is not a string is written into text. Absent: a number or boolean as
+   * JSON writes it (`true`, `1.5`). `python`: as Python's `str()` writes it (`True`, `None`,
+   * `['a', 1]`), CrewAI's way; such a string input also takes null, lists and mappings.
+   */
+  format?: InputFormat;
+}
+
+export const INPUT_FORMATS = ['python'] as const;
+export type InputFormat = (typeof INPUT_FORMATS)[number];
+
+/** Roles discovered from prompt files, the id taken from a frontmatter field. */
+export interface DiscoverDef {
+  /** Glob candidates: the first that matches any file is the one used. */
+  files: string[];
+  /** The frontmatter field that holds the role id. */
+  id: string;
+  /** Frontmatter fields that must be strings for a file to be a role. */
+  require: string[];
+  /** Frontmatter fields in which the two characters `\n` are a line break (Claude Code's `description`). */
+  newlineEscapes?: string[];
+  /**
+   * Claude Code plugins: a file straight in the `agents/` folder of a plugin (a folder
+   * holding `.claude-plugin/plugin.json`) whose frontmatter is missing, does not parse or
+   * lacks the id or a required field is still a role: the id falls back to the file's name,
+   * a missing `description` to `Agent from <plugin> plugin`.
+   */
+  plugins?: boolean;
+}
+
+/** Where a config field of `strata config` comes from in a role record. */
+export interface ConfigFieldDef {
+  field: string;
+  /** Split a comma-separated string into a list (a list stays a list). */
+  list?: boolean;
+}
+
+/** When a pack without a manifest looks like this preset. */
+export interface DetectDef {
+  /** Globs; one must match a pack file. */
+  files: string[];
+  /** Keys a matching file must carry: prompt files in frontmatter, YAML files in a top-level record. */
+  keys?: string[];
+}
+
+/** What a layer's missing file (or role field) means. */
+export type MissingPolicy = 'skip' | 'warn' | 'error';
+export const MISSING_POLICIES: readonly MissingPolicy[] = ['skip', 'warn', 'error'];
+
+export interface VariantDef {
+  when?: Gate;
+  source: LayerSource;
+  append?: string;
+}
+
+export interface LayerPatch {
+  id: string;
+  at: Where;
+  remove?: boolean;
+  before?: string;
+  after?: string;
+  description?: string;
+  when?: Gate | null;
+  /** `missing:`, or `required: true` (error) / `required: false` (skip). */
+  missing?: MissingPolicy;
+  source?: LayerSource;
+  append?: string | null;
+  variants?: VariantDef[] | null;
+  trim?: TrimMode;
+  separator?: string | null;
+  maxBytes?: number | string | null;
+}
+
+export interface RegistryDef {
+  /** Glob patterns (pack-relative) of YAML role files. */
+  files: string[];
+  /** The top-level key that holds the role records in a role file. */
+  key: string;
+  /**
+   * Fields a record of a role file must hold as strings to be a role; a record without
+   * one is skipped with a BAD_ROLE warning (CrewAI's agents.yaml: role, goal, backstory).
+   */
+  require?: string[];
+  /** A path template (`roles/{role}.md`) whose matching files also declare roles. */
+  discover?: string;
+  /** Roles from prompt files anywhere under globs, the id from a frontmatter field. */
+  discoverFiles?: DiscoverDef;
+  /**
+   * A key written twice in one mapping of a role file: an error (`error`, the default), or
+   * the later value replaces the earlier one with a YAML_SYNTAX warning (`last`, as PyYAML
+   * reads a CrewAI agents.yaml).
+   */
+  duplicateKeys?: 'error' | 'last';
+}
+
+export interface FleetDef {
+  file: string;
+  /** A path template (`identities/{agent}.md`) whose files' frontmatter may declare agents. */
+  identities?: string;
+}
+
+/** The keys of a manifest part that name files (see `named-files.ts`). */
+export type NamedKey = 'fleet.file' | 'fleet.identities' | 'registry.files' | 'registry.discover';
+/** Where a manifest part writes the keys that name files (for the diagnostics). */
+export type NamedAt = Partial<Record<NamedKey, Where>>;
+
+export interface ManifestPart {
+  file: string;
+  /** Where the `layers:` key is (for NO_LAYERS), when the part has one. */
+  layersAt?: Where;
+  extends?: { target: string; at: Where };
+  name?: string;
+  description?: string;
+  separator?: string;
+  fallback?: string;
+  settings: Array<Partial<SettingDef> & { name: string; at: Where }>;
+  registry?: Partial<RegistryDef>;
+  fleet?: Partial<FleetDef>;
+  /** Where the part writes the keys that name files (`fleet.file`, `registry.files`, …). */
+  namedAt?: NamedAt;
+  layers: LayerPatch[];
+  agentDefaults?: Record<string, unknown>;
+  /** With where each is declared (its name), for the manifest's check of its default. */
+  inputs: Array<InputDef & { at?: Where }>;
+  /** Placeholder form of inputs in text templates and record values: `{name}` or `{{name}}`. */
+  inputSyntax?: InputSyntax;
+  /** Any input name a placeholder uses is an input of this shape (CrewAI's open inputs). */
+  openInputs?: Omit<InputDef, 'name'>;
+  frontmatter?: 'strict' | 'lenient' | 'none';
+  /** `unreadable:`, checked. */
+  unreadable?: 'error' | 'skip';
+  files?: string[];
+  hidden?: string[];
+  raw?: string[];
+  configFields?: Record<string, ConfigFieldDef>;
+  detect?: DetectDef;
+  /** `tokenizer:`, checked. */
+  tokenizer?: TokenizerName;
+  /** `budgets:`, checked, with the position of every entry. */
+  budgets?: BudgetsSection;
+}
+
+export type InputSyntax = '{name}' | '{{name}}';
+
+const TOP_KEYS = [
+  'extends',
+  'name',
+  'description',
+  'separator',
+  'fallback',
+  'settings',
+  'registry',
+  'fleet',
+  'layers',
+  'agent_defaults',
+  'inputs',
+  'input_syntax',
+  'frontmatter',
+  'unreadable',
+  'files',
+  'hidden',
+  'raw',
+  'config_fields',
+  'detect',
+  'budgets',
+  'tokenizer',
+];
+const LAYER_KEYS = [
+  'id',
+  'description',
+  'when',
+  'missing',
+  'required',
+  'file',
+  'path_setting',
+  'input',
+  'role_field',
+  'text',
+  'append',
+  'variants',
+  'before',
+  'after',
+  'remove',
+  'chain',
+  'trim',
+  'separator',
+  'max_bytes',
+];
+const VARIANT_KEYS = ['when', 'file', 'path_setting', 'input', 'role_field', 'text', 'chain', 'append'];
+const SOURCE_KINDS = ['file', 'input', 'role_field', 'text', 'chain'];
+const INPUT_KEYS = ['type', 'default', 'values', 'min', 'max', 'description', 'format'];
+const TRIM_MODES: TrimMode[] = ['both', 'end', 'none'];
+/** A portable environment variable name (POSIX): what a shell can set and a process can read. */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const SETTING_KEYS = ['type', 'default', 'env', 'values', 'min', 'max', 'description'];
+const SETTING_TYPES: SettingType[] = ['boolean', 'enum', 'string', 'integer'];
+const GATE_KEYS = ['setting', 'equals', 'role', 'team', 'agent', 'all', 'any', 'not'];
+
+export function parseManifestPart(
+  yaml: ParsedYaml,
+  file: string,
+): { part: ManifestPart; diagnostics: Diagnostic[] } {
+  const c = new Checker(yaml, file);
+  const part: ManifestPart = { file, settings: [], layers: [], inputs: [] };
+  const root = yaml.value ?? {};
+  const top = c.mapping(root, [], TOP_KEYS);
+  if (!top) return { part, diagnostics: c.diagnostics };
+
+  if (top.extends !== undefined) {
+    const target = c.string(top.extends, ['extends']);
+    if (target) part.extends = { target, at: c.at(['extends']) };
+  }
+  part.name = c.optString(top.name, ['name']);
+  part.description = c.optString(top.description, ['description']);
+  part.separator = c.optString(top.separator, ['separator']);
+  part.fallback = c.optString(top.fallback, ['fallback']);
+
+  if (top.settings !== undefined) {
+    const settings = c.mapping(top.settings, ['settings']);
+    for (const [name, raw] of Object.entries(settings ?? {})) part.settings.push(c.setting(name, raw));
+  }
+  const namedAt: NamedAt = {};
+  if (top.registry !== undefined) {
+    const reg = c.mapping(
+      top.registry,
+      ['registry'],
+      ['files', 'key', 'require', 'discover', 'duplicate_keys'],
+    );
+    if (reg) {
+      part.registry = {};
+      if (reg.files !== undefined) {
+        part.registry.files = c.stringList(reg.files, ['registry', 'files']);
+        namedAt['registry.files'] = c.at(['registry', 'files']);
+      }
+      if (reg.key !== undefined) part.registry.key = c.string(reg.key, ['registry', 'key']);
+      if (reg.require !== undefined)
+        part.registry.require = c.stringList(reg.require, ['registry', 'require']);
+      if (reg.discover !== undefined) namedAt['registry.discover'] = c.at(['registry', 'discover']);
+      if (typeof reg.discover === 'string') part.registry.discover = reg.discover;
+      else if (reg.discover !== undefined) part.registry.discoverFiles = c.discover(reg.discover);
+      if (reg.duplicate_keys === 'error' || reg.duplicate_keys === 'last')
+        part.registry.duplicateKeys = reg.duplicate_keys;
+      else if (reg.duplicate_keys !== undefined)
+        c.bad(['registry', 'duplicate_keys'], 'duplicate_keys must be "error" or "last"');
+    }
+  }
+  if (top.fleet !== undefined) {
+    const fleet = c.mapping(top.fleet, ['fleet'], ['file', 'identities']);
+    if (fleet) {
+      part.fleet = {};
+      if (fleet.file !== undefined) {
+        part.fleet.file = c.string(fleet.file, ['fleet', 'file']);
+        namedAt['fleet.file'] = c.at(['fleet', 'file']);
+      }
+      if (fleet.identities !== undefined) {
+        part.fleet.identities = c.string(fleet.identities, ['fleet', 'identities']);
+        namedAt['fleet.identities'] = c.at(['fleet', 'identities']);
+      }
+    }
+  }
+  if (Object.keys(namedAt).length > 0) part.namedAt = namedAt;
+  if (top.layers !== undefined) {
+    part.layersAt = c.at(['layers'], true);
+    const layers = c.list(top.layers, ['layers']);
+    // One file names each layer once: a second entry with the same id would be applied as
+    // a change to the first (as a child manifest changes its parent's layer), so a copied
+    // entry would silently replace the layer above it.
+    const first = new Map<string, number>();
+    layers?.forEach((raw, i) => {
+      const layer = c.layer(raw, ['layers', i]);
+      if (!layer) return;
+      const earlier = first.get(layer.id);
+      if (earlier !== undefined) {
+        c.bad(
+          ['layers', i, 'id'],
+          `layer id ${layer.id} is given twice in this file (first as layers[${earlier}]); give each layer its own id`,
+        );
+        return;
+      }
+      first.set(layer.id, i);
+      part.layers.push(layer);
+    });
+  }
+  if (top.agent_defaults !== undefined)
+    part.agentDefaults = c.mapping(top.agent_defaults, ['agent_defaults']);
+  if (top.inputs !== undefined) {
+    const inputs = c.mapping(top.inputs, ['inputs']);
+    for (const [name, raw] of Object.entries(inputs ?? {})) {
+      const def = c.input(name, raw);
+      if (!def) continue;
+      if (name === '*') {
+        const { name: _, at: __, ...shape } = def;
+        part.openInputs = shape;
+      } else part.inputs.push(def);
+    }
+  }
+  if (top.input_syntax !== undefined) {
+    if (top.input_syntax === '{name}' || top.input_syntax === '{{name}}') part.inputSyntax = top.input_syntax;
+    else c.bad(['input_syntax'], 'input_syntax must be "{name}" or "{{name}}"');
+  }
+  if (top.unreadable !== undefined) {
+    if (top.unreadable === 'error' || top.unreadable === 'skip') part.unreadable = top.unreadable;
+    else c.bad(['unreadable'], 'unreadable must be error or skip');
+  }
+  if (top.frontmatter !== undefined) {
+    if (top.frontmatter === 'strict' || top.frontmatter === 'lenient' || top.frontmatter === 'none')
+      part.frontmatter = top.frontmatter;
+    else c.bad(['frontmatter'], 'frontmatter must be strict, lenient or none');
+  }
+  for (const key of ['files', 'hidden', 'raw'] as const)
+    if (top[key] !== undefined) part[key] = c.stringList(top[key], [key]);
+  for (const name of part.hidden ?? [])
+    if (!/^\.[^./][^/]*$/.test(name))
+      c.bad(['hidden'], `hidden: ${JSON.stringify(name)} is not a hidden folder name like .claude`);
+  if (top.config_fields !== undefined) {
+    const fields = c.mapping(top.config_fields, ['config_fields']) ?? {};
+    part.configFields = {};
+    for (const [key, raw] of Object.entries(fields)) {
+      const path = ['config_fields', key];
+      if (typeof raw === 'string') part.configFields[key] = { field: raw };
+      else {
+        const m = c.mapping(raw, path, ['field', 'list']);
+        const field = m && c.string(m.field, [...path, 'field']);
+        if (!m || !field) continue;
+        const def: ConfigFieldDef = { field };
+        if (m.list !== undefined) {
+          if (typeof m.list === 'boolean') def.list = m.list;
+          else c.bad([...path, 'list'], 'list must be true or false');
+        }
+        part.configFields[key] = def;
+      }
+    }
+  }
+  if (top.detect !== undefined) {
+    const d = c.mapping(top.detect, ['detect'], ['files', 'keys']);
+    const files = d && c.stringList(d.files, ['detect', 'files']);
+    if (d && files) {
+      part.detect = { files };
+      if (d.keys !== undefined) part.detect.keys = c.stringList(d.keys, ['detect', 'keys']);
+    }
+  }
+  const tokens = parseTokenSections(top, (path, key) => c.at(path, key));
+  c.diagnostics.push(...tokens.diagnostics);
+  if (tokens.tokenizer !== undefined) part.tokenizer = tokens.tokenizer;
+  if (tokens.budgets !== undefined) part.budgets = tokens.budgets;
+  return { part, diagnostics: c.diagnostics };
+}
+
+// --- internal ---
+
+type Obj = Record<string, unknown>;
+
+class Checker {
+  readonly diagnostics: Diagnostic[] = [];
+  constructor(
+    private readonly yaml: ParsedYaml,
+    private readonly file: string,
+  ) {}
+
+  at(path: PathSegment[], key = false): Where {
+    return this.yaml.locate(path, key);
+  }
+
+  bad(path: PathSegment[], message: string, key = false): undefined {
+    this.diagnostics.push(error('BAD_MANIFEST', message, this.at(path, key)));
+    return undefined;
+  }
+
+  /** `min` above `max` admits no value: said at the declaration's key, and both bounds dropped. */
+  bounds(def: { min?: number; max?: number }, path: PathSegment[], what: string): void {
+    if (def.min === undefined || def.max === undefined || def.min <= def.max) return;
+    this.bad(path, `${what}: min ${def.min} is greater than max ${def.max}, so no value is accepted`, true);
+    delete def.min;
+    delete def.max;
+  }
+
+  mapping(value: unknown, path: PathSegment[], allowed?: string[]): Obj | undefined {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      return this.bad(path, `${label(path)} must be a mapping`);
+    }
+    if (allowed) {
+      for (const key of Object.keys(value)) {
+        if (!allowed.includes(key)) {
+          // `extend:` names `extends` as the key meant, as an unknown role names the closest roles.
+          const suggestions = closestNames(key, allowed);
+          const d = error(
+            'UNKNOWN_KEY',
+            `unknown key ${JSON.stringify(key)} in ${label(path)}${didYouMean(suggestions)}; expected one of: ${allowed.join(', ')}`,
+            this.at([...path, key], true),
+          );
+          this.diagnostics.push(suggestions.length > 0 ? { ...d, suggestions } : d);
+        }
+      }
+    }
+    return value as Obj;
+  }
+
+  list(value: unknown, path: PathSegment[]): unknown[] | undefined {
+    return Array.isArray(value) ? value : this.bad(path, `${label(path)} must be a list`);
+  }
+
+  string(value: unknown, path: PathSegment[]): string | undefined {
+    return typeof value === 'string' ? value : this.bad(path, `${label(path)} must be a string`);
+  }
+
+  optString(value: unknown, path: PathSegment[]): string | undefined {
+    return value === undefined ? undefined : this.string(value, path);
+  }
+
+  stringList(value: unknown, path: PathSegment[]): string[] | undefined {
+    if (typeof value === 'string') return [value];
+    const list = this.list(value, path);
+    if (!list) return undefined;
+    if (list.every((v) => typeof v === 'string')) return list as string[];
+    return this.bad(path, `${label(path)} must be a list of strings`);
+  }
+
+  setting(name: string, raw: unknown): Partial<SettingDef> & { name: string; at: Where } {
+    const path = ['settings', name];
+    const out: Partial<SettingDef> & { name: string; at: Where } = { name, at: this.at(path, true) };
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      this.bad(path, `setting name ${JSON.stringify(name)} must be an identifier`, true);
+    const s = this.mapping(raw, path, SETTING_KEYS);
+    if (!s) return out;
+    if (s.type !== undefined) {
+      if (SETTING_TYPES.includes(s.type as SettingType)) out.type = s.type as SettingType;
+      else this.bad([...path, 'type'], `setting type must be one of: ${SETTING_TYPES.join(', ')}`);
+    }
+    if (s.default !== undefined) {
+      if (['string', 'number', 'boolean'].includes(typeof s.default))
+        out.default = s.default as SettingDef['default'];
+      else this.bad([...path, 'default'], 'a setting default must be a scalar');
+    }
+    if (s.env !== undefined) {
+      const env = this.string(s.env, [...path, 'env']);
+      if (env !== undefined && !ENV_NAME.test(env))
+        this.bad(
+          [...path, 'env'],
+          `setting ${name}: env ${JSON.stringify(env)} is no environment variable name (letters, digits and _, not starting with a digit)`,
+        );
+      else if (env !== undefined) out.env = env;
+    }
+    if (s.values !== undefined) out.values = this.stringList(s.values, [...path, 'values']);
+    if (s.description !== undefined) out.description = this.string(s.description, [...path, 'description']);
+    for (const k of ['min', 'max'] as const) {
+      if (s[k] === undefined) continue;
+      if (typeof s[k] === 'number' && Number.isInteger(s[k])) out[k] = s[k] as number;
+      else this.bad([...path, k], `${k} must be an integer`);
+    }
+    this.bounds(out, path, `setting ${name}`);
+    return out;
+  }
+
+  input(name: string, raw: unknown): (InputDef & { at?: Where }) | undefined {
+    const path = ['inputs', name];
+    if (name !== '*' && !/^[A-Za-z_][A-Za-z0-9_-]*$/.test(name))
+      return this.bad(path, `input name ${JSON.stringify(name)} must be an identifier`, true);
+    const s = this.mapping(raw ?? {}, path, INPUT_KEYS);
+    if (!s) return undefined;
+    const def: InputDef & { at?: Where } = { name, type: 'string', at: this.at(path, true) };
+    if (s.type !== undefined) {
+      if (SETTING_TYPES.includes(s.type as SettingType)) def.type = s.type as SettingType;
+      else this.bad([...path, 'type'], `input type must be one of: ${SETTING_TYPES.join(', ')}`);
+    } else if (s.values !== undefined) def.type = 'enum';
+    if (s.default !== undefined) {
+      if (['string', 'number', 'boolean'].includes(typeof s.default)) def.default = s.default as SettingValue;
+      else this.bad([...path, 'default'], 'an input default must be a scalar');
+    }
+    if (s.values !== undefined) def.values = this.stringList(s.values, [...path, 'values']);
+    if (s.description !== undefined) def.description = this.string(s.description, [...path, 'description']);
+    for (const k of ['min', 'max'] as const) {
+      if (s[k] === undefined) continue;
+      if (typeof s[k] === 'number' && Number.isInteger(s[k])) def[k] = s[k] as number;
+      else this.bad([...path, k], `${k} must be an integer`);
+    }
+    this.bounds(def, path, `input ${name}`);
+    if (s.format !== undefined) {
+      if (!(INPUT_FORMATS as readonly unknown[]).includes(s.format))
+        this.bad([...path, 'format'], `format must be one of: ${INPUT_FORMATS.join(', ')}`);
+      else if (def.type !== 'string') this.bad([...path, 'format'], 'format applies to a string input');
+      else def.format = s.format as InputFormat;
+    }
+    return def;
+  }
+
+  discover(raw: unknown): DiscoverDef | undefined {
+    const path = ['registry', 'discover'];
+    const m = this.mapping(raw, path, ['files', 'id', 'require', 'newline_escapes', 'plugins']);
+    if (!m) return undefined;
+    const files = this.stringList(m.files, [...path, 'files']);
+    const id = m.id === undefined ? 'name' : this.string(m.id, [...path, 'id']);
+    const require = m.require === undefined ? [] : this.stringList(m.require, [...path, 'require']);
+    const escapes =
+      m.newline_escapes === undefined ? [] : this.stringList(m.newline_escapes, [...path, 'newline_escapes']);
+    if (!files || !id || !require || !escapes) return undefined;
+    const def: DiscoverDef = { files, id, require };
+    if (escapes.length > 0) def.newlineEscapes = escapes;
+    if (m.plugins === true) def.plugins = true;
+    else if (m.plugins !== undefined && m.plugins !== false)
+      this.bad([...path, 'plugins'], 'plugins must be true or false');
+    return def;
+  }
+
+  layer(raw: unknown, path: PathSegment[]): LayerPatch | undefined {
+    const l = this.mapping(raw, path, LAYER_KEYS);
+    if (!l) return undefined;
+    const id = this.string(l.id, [...path, 'id']);
+    if (!id) return undefined;
+    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(id))
+      return this.bad([...path, 'id'], `layer id ${JSON.stringify(id)} is not a valid id`);
+    const patch: LayerPatch = { id, at: this.at(path) };
+    if (l.remove !== undefined) {
+      if (l.remove === true) patch.remove = true;
+      else if (l.remove !== false) this.bad([...path, 'remove'], 'remove must be true or false');
+    }
+    patch.before = this.optString(l.before, [...path, 'before']);
+    patch.after = this.optString(l.after, [...path, 'after']);
+    patch.description = this.optString(l.description, [...path, 'description']);
+    if (l.when !== undefined) patch.when = l.when === null ? null : this.gate(l.when, [...path, 'when']);
+    if (l.required !== undefined) {
+      if (typeof l.required === 'boolean') patch.missing = l.required ? 'error' : 'skip';
+      else this.bad([...path, 'required'], 'required must be true or false');
+    }
+    if (l.missing !== undefined) {
+      if (l.required !== undefined)
+        this.bad([...path, 'required'], 'give missing or required, not both', true);
+      else if (MISSING_POLICIES.includes(l.missing as MissingPolicy))
+        patch.missing = l.missing as MissingPolicy;
+      else this.bad([...path, 'missing'], `missing must be one of: ${MISSING_POLICIES.join(', ')}`);
+    }
+    if (l.append !== undefined)
+      patch.append = l.append === null ? null : this.string(l.append, [...path, 'append']);
+    if (l.trim !== undefined) {
+      if (TRIM_MODES.includes(l.trim as TrimMode)) patch.trim = l.trim as TrimMode;
+      else this.bad([...path, 'trim'], `trim must be one of: ${TRIM_MODES.join(', ')}`);
+    }
+    if (l.separator !== undefined)
+      patch.separator = l.separator === null ? null : this.string(l.separator, [...path, 'separator']);
+    if (l.max_bytes !== undefined) {
+      const m = l.max_bytes;
+      if (m === null) patch.maxBytes = null;
+      else if ((typeof m === 'number' && Number.isSafeInteger(m) && m >= 0) || typeof m === 'string')
+        patch.maxBytes = m;
+      else
+        this.bad([...path, 'max_bytes'], 'max_bytes must be a byte count or the name of an integer setting');
+    }
+    patch.source = this.source(l, path);
+    if (l.variants !== undefined) {
+      if (l.variants === null) patch.variants = null;
+      else {
+        const list = this.list(l.variants, [...path, 'variants']) ?? [];
+        patch.variants = [];
+        for (const [i, v] of list.entries()) {
+          const vp = [...path, 'variants', i];
+          const variant = this.mapping(v, vp, VARIANT_KEYS);
+          if (!variant) continue;
+          const source = this.source(variant, vp);
+          if (!source) {
+            this.bad(vp, 'a variant needs a source: file, input, role_field, text or chain');
+            continue;
+          }
+          const def: VariantDef = { source };
+          if (variant.when !== undefined) def.when = this.gate(variant.when, [...vp, 'when']);
+          if (variant.append !== undefined) def.append = this.string(variant.append, [...vp, 'append']);
+          patch.variants!.push(def);
+        }
+      }
+    }
+    if (patch.source && patch.variants)
+      this.bad(path, `layer ${id} has both a source and variants; give one`);
+    return patch;
+  }
+
+  source(l: Obj, path: PathSegment[]): LayerSource | undefined {
+    const kinds = SOURCE_KINDS.filter((k) => l[k] !== undefined);
+    if (kinds.length === 0) {
+      if (l.path_setting !== undefined)
+        this.bad([...path, 'path_setting'], 'path_setting needs a file list to fall back on');
+      return undefined;
+    }
+    if (kinds.length > 1) return this.bad(path, `give one source, not ${kinds.join(' and ')}`);
+    const kind = kinds[0]!;
+    if (kind === 'file') {
+      const paths = this.stringList(l.file, [...path, 'file']);
+      if (!paths) return undefined;
+      const src: LayerSource = { kind: 'file', paths };
+      if (l.path_setting !== undefined) {
+        const s = this.string(l.path_setting, [...path, 'path_setting']);
+        if (s) src.pathSetting = s;
+      }
+      return src;
+    }
+    if (l.path_setting !== undefined)
+      this.bad([...path, 'path_setting'], 'path_setting is only for file layers');
+    if (kind === 'input') {
+      if (l.input === 'ambient') return { kind: 'input', name: 'ambient' };
+      return this.bad([...path, 'input'], 'input must be "ambient"');
+    }
+    if (kind === 'role_field') {
+      const field = this.string(l.role_field, [...path, 'role_field']);
+      return field ? { kind: 'role_field', field } : undefined;
+    }
+    if (kind === 'chain') {
+      const cp = [...path, 'chain'];
+      const m = this.mapping(l.chain, cp, ['path', 'files', 'join', 'start']);
+      if (!m) return undefined;
+      const p = this.string(m.path, [...cp, 'path']);
+      const files = this.stringList(m.files, [...cp, 'files']);
+      const join = m.join === undefined ? '\n\n' : this.string(m.join, [...cp, 'join']);
+      if (p === undefined || !files || join === undefined) return undefined;
+      for (const f of files)
+        if (f.includes('/') || f === '' || f === '.' || f === '..')
+          this.bad([...cp, 'files'], `chain files are file names, not paths: ${JSON.stringify(f)}`);
+      const chain: LayerSource = { kind: 'chain', path: p, files, join };
+      if (m.start === 'git_root') chain.start = 'git_root';
+      else if (m.start !== undefined && m.start !== 'pack_root')
+        this.bad([...cp, 'start'], 'chain start must be pack_root or git_root');
+      return chain;
+    }
+    const text = this.string(l.text, [...path, 'text']);
+    return text === undefined ? undefined : { kind: 'text', text };
+  }
+
+  gate(raw: unknown, path: PathSegment[]): Gate | undefined {
+    if (typeof raw === 'string') return { setting: raw };
+    const g = this.mapping(raw, path, GATE_KEYS);
+    if (!g) return undefined;
+    const kinds = ['setting', 'role', 'team', 'agent', 'all', 'any', 'not'].filter((k) => g[k] !== undefined);
+    if (kinds.length !== 1) {
+      return this.bad(path, 'a gate needs exactly one of: setting, role, team, agent, all, any, not');
+    }
+    if (g.equals !== undefined && kinds[0] !== 'setting')
+      return this.bad([...path, 'equals'], 'equals goes with setting');
+    const kind = kinds[0]!;
+    switch (kind) {
+      case 'setting': {
+        const setting = this.string(g.setting, [...path, 'setting']);
+        if (!setting) return undefined;
+        if (g.equals === undefined) return { setting };
+        const eq = g.equals;
+        const ok = (v: unknown) => ['string', 'number', 'boolean'].includes(typeof v);
+        if (Array.isArray(eq) ? eq.every(ok) : ok(eq))
+          return { setting, equals: eq as SettingValue | SettingValue[] };
+        return this.bad([...path, 'equals'], 'equals must be a scalar or a list of scalars');
+      }
+      case 'role':
+      case 'team':
+      case 'agent': {
+        const names = this.stringList(g[kind], [...path, kind]);
+        if (!names) return undefined;
+        return { [kind]: names } as Gate;
+      }
+      case 'all':
+      case 'any': {
+        const list = this.list(g[kind], [...path, kind]) ?? [];
+        const gates = list.map((x, i) => this.gate(x, [...path, kind, i])).filter((x): x is Gate => !!x);
+        return { [kind]: gates } as Gate;
+      }
+      default: {
+        const inner = this.gate(g.not, [...path, 'not']);
+        return inner ? { not: inner } : undefined;
+      }
+    }
+  }
+}
+
+function label(path: PathSegment[]): string {
+  if (path.length === 0) return 'the manifest';
+  return path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : p))
+    .join('.')
+    .replace(/\.\[/g, '[');
+}

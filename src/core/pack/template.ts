@@ -1,0 +1,248 @@
+import { ByteCache } from '../../engine/byte-cache.js';
+import type { SettingValue } from './settings.js';
+
+// Small, strict template forms:
+// - path templates, `roles/{role}.md`, with the request's role, team, agent, role_file,
+//   role_source and declared inputs;
+// - text templates, `Intensity: {{ponytail_intensity}}`, with setting values, role record
+//   fields (`{{role.goal}}`) and request inputs in the manifest's input syntax
+//   (`{{name}}`, or `{name}`).
+// Unknown names are found at load; nothing is evaluated.
+
+export const PATH_PLACEHOLDERS = ['role', 'team', 'agent', 'role_file', 'role_source'] as const;
+export type PathPlaceholder = (typeof PATH_PLACEHOLDERS)[number];
+
+const PATH_RE = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const TEXT_RE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)?)\s*\}\}/g;
+/** `{name}` not inside `{{…}}`: the single-brace input form (names may hold `-`). */
+const SINGLE_RE = /(?<!\{)\{([A-Za-z_][A-Za-z0-9_-]*)\}(?!\})/g;
+const BOTH_RE = new RegExp(`${TEXT_RE.source}|${SINGLE_RE.source}`, 'g');
+/**
+ * `{name}` in a role record's value, as CrewAI finds it: anywhere, `{{name}}` too (its
+ * inner `{name}` is filled and the outer braces kept). Record values take only inputs.
+ */
+const RECORD_SINGLE_RE = /\{([A-Za-z_][A-Za-z0-9_-]*)\}/g;
+
+/** The values a text template may read. */
+export interface TemplateValues {
+  settings: Readonly<Record<string, SettingValue>>;
+  /** The value of an input, or undefined when the request gives none and it has no default. */
+  input(name: string): string | undefined;
+  /** Whether a name is an input (declared, or any name when inputs are open). */
+  isInput(name: string): boolean;
+  /** A field of the requested role's record, already filled with inputs. */
+  field?(name: string): { value: string } | { missing: 'role' | 'field' | 'input'; name: string };
+}
+
+export type FillOutcome = { text: string } | { missing: 'role' | 'field' | 'input'; name: string };
+
+export function pathPlaceholders(template: string): string[] {
+  return [...template.matchAll(PATH_RE)].map((m) => m[1]!);
+}
+
+export function textPlaceholders(template: string): string[] {
+  return [...template.matchAll(TEXT_RE)].map((m) => m[1]!);
+}
+
+/**
+ * Fills a path template. Returns the path, or the first placeholder without a value
+ * (the layer is then skipped with reason `no-value`).
+ */
+export function fillPath(
+  template: string,
+  values: Readonly<Partial<Record<PathPlaceholder, string>>>,
+): { path: string } | { missing: string } {
+  return fillSplitPath(compiled(template), values);
+}
+
+/** A path template split into literals (even indexes) and placeholder names (odd ones). */
+export function splitPath(template: string): string[] {
+  return template.split(PATH_RE);
+}
+
+/** Fills a path template split by {@link splitPath}, as {@link fillPath} does. */
+export function fillSplitPath(
+  parts: readonly string[],
+  values: Readonly<Partial<Record<PathPlaceholder, string>>>,
+): { path: string } | { missing: string } {
+  let path = parts[0] as string;
+  for (let i = 1; i < parts.length; i += 2) {
+    const v = values[parts[i] as PathPlaceholder];
+    if (v === undefined || v === '') return { missing: parts[i]! };
+    path += v + parts[i + 1]!;
+  }
+  return { path };
+}
+
+export function fillText(template: string, settings: Readonly<Record<string, SettingValue>>): string {
+  return template.replace(TEXT_RE, (_, name: string) => String(settings[name] ?? ''));
+}
+
+/** Input names a template writes in the given syntax. */
+export function inputPlaceholders(template: string, syntax: '{name}' | '{{name}}'): string[] {
+  const re = syntax === '{name}' ? SINGLE_RE : TEXT_RE;
+  return [...template.matchAll(re)].map((m) => m[1]!);
+}
+
+/**
+ * Fills a text template in one pass: `{{setting}}`, `{{role.FIELD}}`, and inputs in the
+ * manifest's syntax. The first value that is missing is returned instead of a text.
+ */
+export function fillTemplate(
+  template: string,
+  syntax: '{name}' | '{{name}}',
+  values: TemplateValues,
+): FillOutcome {
+  return fillCompiled(compileTemplate(template, syntax), values);
+}
+
+/** A text template split once into literals and placeholders (see {@link fillCompiled}). */
+export interface CompiledTemplate {
+  syntax: '{name}' | '{{name}}';
+  /** Literal text at even indexes; placeholders at odd ones. */
+  parts: ReadonlyArray<string | TemplatePlaceholder>;
+}
+
+/** One placeholder of a compiled template: `{{double}}` or `{single}`, as written. */
+export interface TemplatePlaceholder {
+  all: string;
+  double?: string;
+  single?: string;
+}
+
+/** Splits a text template into literals and placeholders, for filling many times. */
+export function compileTemplate(template: string, syntax: '{name}' | '{{name}}'): CompiledTemplate {
+  const parts: Array<string | TemplatePlaceholder> = [];
+  let last = 0;
+  for (const m of template.matchAll(syntax === '{name}' ? BOTH_RE : TEXT_RE)) {
+    parts.push(template.slice(last, m.index));
+    const p: TemplatePlaceholder = { all: m[0] };
+    if (m[1] !== undefined) p.double = m[1];
+    else p.single = m[2];
+    parts.push(p);
+    last = m.index + m[0].length;
+  }
+  parts.push(template.slice(last));
+  return { syntax, parts };
+}
+
+/**
+ * Fills a compiled template, as {@link fillTemplate} does: `{{role.FIELD}}` from the
+ * role's record, `{{setting}}` from settings, inputs; the first missing value is returned.
+ */
+export function fillCompiled(template: CompiledTemplate, values: TemplateValues): FillOutcome {
+  const { parts, syntax } = template;
+  let text = parts[0] as string;
+  for (let i = 1; i < parts.length; i += 2) {
+    const p = parts[i] as TemplatePlaceholder;
+    let single = p.single;
+    const double = p.double;
+    let value: string | undefined;
+    if (double !== undefined) {
+      if (values.field && double.startsWith('role.')) {
+        const f = values.field(double.slice(5));
+        if (!('value' in f)) return f;
+        value = f.value;
+      } else if (Object.hasOwn(values.settings, double)) value = String(values.settings[double]);
+      else if (syntax === '{name}' || !values.isInput(double)) value = '';
+      else single = double;
+    }
+    if (value === undefined) {
+      value = values.input(single!);
+      if (value === undefined) return { missing: 'input', name: single! };
+    }
+    text += value + (parts[i + 1] as string);
+  }
+  return { text };
+}
+
+/** Input names a role record's value writes in the given syntax (see {@link fillInputs}). */
+export function recordInputPlaceholders(value: string, syntax: '{name}' | '{{name}}'): string[] {
+  return [...value.matchAll(syntax === '{name}' ? RECORD_SINGLE_RE : TEXT_RE)].map((m) => m[1]!);
+}
+
+/**
+ * Fills the input placeholders of a record value as CrewAI's `interpolate_only` does:
+ * `{topic}` in role, goal and backstory from the run's inputs; in the `{name}` syntax a
+ * `{{topic}}` is filled inside its outer braces, and a value that holds the `{name}` of a
+ * later placeholder of the same value is filled too (each name is replaced in turn). Text
+ * that is not an input placeholder is kept as is.
+ */
+export function fillInputs(
+  value: string,
+  syntax: '{name}' | '{{name}}',
+  values: Pick<TemplateValues, 'input' | 'isInput'>,
+): FillOutcome {
+  if (!value.includes('{')) return { text: value };
+  return fillCompiledInputs(compileInputs(value, syntax), values);
+}
+
+/** Splits a record value into literals and its input placeholders (see {@link fillCompiledInputs}). */
+export function compileInputs(value: string, syntax: '{name}' | '{{name}}'): CompiledTemplate {
+  const parts: Array<string | TemplatePlaceholder> = [];
+  let last = 0;
+  for (const m of value.matchAll(syntax === '{name}' ? RECORD_SINGLE_RE : TEXT_RE)) {
+    parts.push(value.slice(last, m.index), { all: m[0], single: m[1]! });
+    last = m.index + m[0].length;
+  }
+  parts.push(value.slice(last));
+  return { syntax, parts };
+}
+
+/** Fills a value compiled by {@link compileInputs}, as {@link fillInputs} does. */
+export function fillCompiledInputs(
+  compiled: CompiledTemplate,
+  values: Pick<TemplateValues, 'input' | 'isInput'>,
+): FillOutcome {
+  const parts = compiled.parts;
+  let text = parts[0] as string;
+  let braces = false;
+  for (let i = 1; i < parts.length; i += 2) {
+    const p = parts[i] as TemplatePlaceholder;
+    const name = p.single!;
+    let value = p.all;
+    if (values.isInput(name)) {
+      const v = values.input(name);
+      if (v === undefined) return { missing: 'input', name };
+      value = v;
+      if (v.includes('{') || v.includes('}')) braces = true;
+    }
+    text += value + (parts[i + 1] as string);
+  }
+  // A value holding braces may make or hold another `{name}`: filled as CrewAI fills.
+  return braces && compiled.syntax === '{name}' ? { text: fillInTurn(compiled, values) } : { text };
+}
+
+// --- internal ---
+
+/**
+ * CrewAI's `interpolate_only`: for each placeholder of the value in order, every
+ * `{name}` of the text so far is replaced (Python's `str.replace`), so a value that holds
+ * the `{name}` of a later placeholder is filled too (inputs topic = "{year}" and
+ * year = "2024" make "{topic} in {year}" "2024 in 2024"). Every input is known to be set.
+ */
+function fillInTurn(compiled: CompiledTemplate, values: Pick<TemplateValues, 'input' | 'isInput'>): string {
+  const parts = compiled.parts;
+  let text = '';
+  for (const part of parts) text += typeof part === 'string' ? part : part.all;
+  for (let i = 1; i < parts.length; i += 2) {
+    const name = (parts[i] as TemplatePlaceholder).single!;
+    if (!values.isInput(name)) continue;
+    // split/join: a replacement string's `$&` and `$1` are text here, as in Python.
+    text = text.split(`{${name}}`).join(values.input(name)!);
+  }
+  return text;
+}
+
+/** Split templates, across every manifest the process has seen: bounded by bytes. */
+const compiledPaths = new ByteCache<string[]>(1024 * 1024);
+
+/** `a/{role}.md` → ['a/', 'role', '.md']: literals at even indexes, names at odd ones. */
+function compiled(template: string): string[] {
+  let parts = compiledPaths.get(template);
+  if (!parts) {
+    parts = splitPath(template);
+    compiledPaths.set(template, parts, template.length * 4 + parts.length * 64 + 96);
+  }
+  return parts;
+}

@@ -1,0 +1,436 @@
+import {
+  Composer,
+  type Document,
+  isAlias,
+  isMap,
+  isNode,
+  isPair,
+  isScalar,
+  isSeq,
+  type Node,
+  Parser,
+  visit,
+  YAMLParseError,
+  YAMLSeq,
+} from 'yaml';
+import { NOT_SIMPLE, parseSimpleYaml } from '../../engine/fast/yaml-simple.js';
+import { type Diagnostic, type DiagnosticCode, error, type Where } from './diagnostics.js';
+import { decodeText, isPlainAscii, isWellFormedText, LineIndex } from './text.js';
+import { TOO_DEEP_MESSAGE, tooDeepAt } from './yaml-nesting.js';
+
+/** A parsed YAML text that can point back at the line and column of any value in it. */
+export interface ParsedYaml {
+  value: unknown;
+  diagnostics: Diagnostic[];
+  /**
+   * When the text's only problems are repeated mapping keys (each an error in
+   * `diagnostics`, and `value` undefined): the value as PyYAML reads it, a later key
+   * replacing the earlier one's value in the earlier one's place. A reader of files that
+   * Python tools load (CrewAI's agents.yaml) may take it, with the repeats as warnings.
+   */
+  lastKeyWins?: { value: unknown; repeats: RepeatedKey[] };
+  /** Where the value (or, with `key`, the mapping key) at `path` is written. */
+  locate(path: readonly PathSegment[], key?: boolean): Where;
+}
+
+export type PathSegment = string | number;
+
+/** A mapping key written again in the same mapping: its name and where the repeat is. */
+export interface RepeatedKey {
+  key: string;
+  at: Where;
+}
+
+/** True for a mapping: a plain object (not null, not an array), as YAML and JSON parse one. */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+export interface ParseYamlOptions {
+  file: string;
+  /** Lines before the YAML text in its file (frontmatter starts on line 2). */
+  lineOffset?: number;
+  /** Code for syntax errors: YAML_SYNTAX, or BAD_FRONTMATTER inside frontmatter. */
+  syntaxCode?: DiagnosticCode;
+  /**
+   * The bytes the text was decoded from. When the text is exactly them (plain ASCII), the
+   * parse keeps the bytes rather than the text (made again when a position is needed),
+   * and copies its longer string values out of them rather than slicing the text: a
+   * slice of 13 characters or more is a view that keeps the whole text alive.
+   */
+  bytes?: Uint8Array;
+}
+
+/**
+ * Parses YAML text without throwing. Syntax errors, duplicate keys and alias bombs become
+ * diagnostics with positions in the file's own lines. The common shapes (flat or nested
+ * `key: value` maps, see {@link parseSimpleYaml}) are read without a syntax tree; the
+ * rest by the `yaml` package. No syntax tree outlives the call: `locate` (needed only to
+ * point at a problem) parses again when the tree has been collected. Text nested deeper than
+ * `MAX_YAML_NESTING` (100) levels is a syntax error at the first collection past the limit.
+ */
+export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
+  const bytes =
+    options.bytes && options.bytes.length === text.length && isPlainAscii(options.bytes)
+      ? options.bytes
+      : undefined;
+  const source = bytes ?? text;
+  const simple = parseSimpleYaml(text, bytes);
+  if (simple !== NOT_SIMPLE) return new Parsed(source, options, simple, NO_PROBLEMS as Diagnostic[]);
+  const { file, lineOffset = 0, syntaxCode = 'YAML_SYNTAX' } = options;
+  const at = whereIn(text, file, lineOffset);
+  const doc = parseChecked(text);
+  if (typeof doc === 'number')
+    return new Parsed(source, options, undefined, [error(syntaxCode, TOO_DEEP_MESSAGE, at(doc))]);
+  const diagnostics: Diagnostic[] = doc.errors.map((e) =>
+    error(syntaxCode, e.message.split('\n')[0] ?? e.message, at(e.pos[0])),
+  );
+  const repeats: RepeatedKey[] = [];
+  if (diagnostics.length === 0) {
+    for (const { tag, offset } of unreadTags(doc.contents))
+      diagnostics.push(
+        error(
+          syntaxCode,
+          tag === LONE_SURROGATE ? LONE_SURROGATE_MESSAGE : unreadTagMessage(tag),
+          at(offset),
+        ),
+      );
+  }
+  if (diagnostics.length === 0) {
+    for (const { written, value, offset } of integersLosingDigits(doc.contents))
+      diagnostics.push(
+        error(
+          syntaxCode,
+          `the integer ${written} is beyond 2^53: strata (as JSON in JavaScript) would read it as ${value}, another number; quote it to keep its digits as text`,
+          at(offset),
+        ),
+      );
+  }
+  if (diagnostics.length === 0) {
+    for (const { message, offset } of keysWithoutName(doc))
+      diagnostics.push(error(syntaxCode, message, at(offset)));
+  }
+  if (diagnostics.length === 0) {
+    for (const { key, offset } of duplicateKeys(doc.contents)) {
+      diagnostics.push(error(syntaxCode, 'Map keys must be unique', at(offset)));
+      repeats.push({ key, at: at(offset) });
+    }
+  }
+  let value: unknown;
+  if (diagnostics.length === repeats.length) {
+    try {
+      mergeKeysAsPyYaml(doc);
+      value = doc.toJS({ maxAliasCount: 100 });
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      const merge = badMerge(doc);
+      if (merge !== undefined)
+        diagnostics.push(
+          error(
+            syntaxCode,
+            `a \`<<\` merge key takes a mapping, an alias of one, or a list of them`,
+            at(merge),
+          ),
+        );
+      else diagnostics.push(error('YAML_ALIASES', `refused: ${message}`, at(0)));
+    }
+  }
+  if (repeats.length > 0) {
+    const parsed = new Parsed(source, options, undefined, diagnostics, doc);
+    // Only repeated keys: the value as a last-key-wins reader (PyYAML) builds it.
+    if (diagnostics.length === repeats.length) parsed.lastKeyWins = { value, repeats };
+    return parsed;
+  }
+  return new Parsed(source, options, value, diagnostics, doc);
+}
+
+// --- internal ---
+
+/**
+ * The library's own unique-key check is quadratic in a mapping's size; ours is linear.
+ * `<<` merge keys are applied as PyYAML and js-yaml apply them (`<<: *defaults` in a
+ * CrewAI agents.yaml, a shared block of role fields).
+ */
+const DOCUMENT_OPTIONS = { prettyErrors: false, uniqueKeys: false, strict: true, merge: true } as const;
+
+/** The diagnostics of every text the fast path reads (none; shared, frozen). */
+const NO_PROBLEMS: readonly Diagnostic[] = Object.freeze([]);
+
+/**
+ * A parse result holding its text (or the bytes the text is), not its syntax tree (kept
+ * only while memory allows).
+ */
+class Parsed implements ParsedYaml {
+  lastKeyWins?: { value: unknown; repeats: RepeatedKey[] };
+  #doc: WeakRef<Document.Parsed> | undefined;
+  readonly #source: string | Uint8Array;
+  readonly #file: string;
+  readonly #lineOffset: number;
+
+  constructor(
+    source: string | Uint8Array,
+    options: ParseYamlOptions,
+    readonly value: unknown,
+    readonly diagnostics: Diagnostic[],
+    doc?: Document.Parsed,
+  ) {
+    this.#source = source;
+    this.#file = options.file;
+    this.#lineOffset = options.lineOffset ?? 0;
+    if (doc) this.#doc = new WeakRef(doc);
+  }
+
+  locate(path: readonly PathSegment[], key = false): Where {
+    const file = this.#file;
+    const lineOffset = this.#lineOffset;
+    const text = typeof this.#source === 'string' ? this.#source : decodeText(this.#source)!;
+    let doc = this.#doc?.deref();
+    if (!doc) {
+      const parsed = parseChecked(text);
+      if (typeof parsed === 'number') return whereIn(text, file, lineOffset)(parsed);
+      doc = parsed;
+      this.#doc = new WeakRef(doc);
+    }
+    const found = findNode(doc.contents, path, key);
+    return found?.range
+      ? whereIn(text, file, lineOffset)(found.range[0])
+      : { file, line: 1 + lineOffset, col: 1 };
+  }
+}
+
+/**
+ * `parseDocument`, with the nesting checked between parsing (which takes no call stack per
+ * level) and composing (which does): the offset of the first collection nested too deep,
+ * or the document.
+ */
+function parseChecked(text: string): Document.Parsed | number {
+  const tokens = Array.from(new Parser().parse(text));
+  const deep = tooDeepAt(tokens);
+  if (deep !== undefined) return deep;
+  let doc: Document.Parsed | undefined;
+  for (const next of new Composer(DOCUMENT_OPTIONS).compose(tokens, true, text.length)) {
+    if (!doc) doc = next;
+    else {
+      // As parseDocument: a second document is an error of the first.
+      doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', MULTIPLE_DOCS));
+      break;
+    }
+  }
+  return doc!;
+}
+
+/** A pack's YAML file is one document, as PyYAML's `safe_load` (CrewAI's reader) takes one. */
+const MULTIPLE_DOCS =
+  'a second YAML document starts here (after a `---` or `...` line): a pack’s YAML file holds one document';
+
+function whereIn(text: string, file: string, lineOffset: number): (offset: number) => Where {
+  let index: LineIndex | undefined;
+  return (offset) => {
+    index ??= new LineIndex(text);
+    const { line, col } = index.lineCol(offset);
+    return { file, line: line + lineOffset, col };
+  };
+}
+
+/**
+ * The tags of the YAML core schema: what a pack's data is (strings, numbers, booleans,
+ * null, lists and mappings), as JSON and the Python tools that share the files read it.
+ */
+const CORE_TAGS = new Set(
+  ['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`),
+);
+
+/**
+ * Nodes tagged with anything else (`!!binary`, `!!timestamp`, `!!set`, `!!omap`,
+ * `!!pairs`, a custom `!tag`), with their offsets. The `yaml` package makes such a value a
+ * byte array, a Date, a Set or a Map (or keeps a custom one as its text), which no reader
+ * of a pack expects: a `system_prompt: !!binary …` read as "no system_prompt", a
+ * `roles: !!set` as a file without roles. They are refused where they are written.
+ */
+function unreadTags(root: unknown): Array<{ tag: string; offset: number }> {
+  const found: Array<{ tag: string; offset: number }> = [];
+  visit(root as Node, {
+    Node(_, node) {
+      const tag = (node as { tag?: string }).tag;
+      if (tag !== undefined && !CORE_TAGS.has(tag)) found.push({ tag, offset: node.range?.[0] ?? 0 });
+      // A double-quoted `\ud800` escape is a lone surrogate: no Unicode text (its UTF-8
+      // form would be U+FFFD, not what was written).
+      if (
+        isScalar(node) &&
+        node.type === 'QUOTE_DOUBLE' &&
+        typeof node.value === 'string' &&
+        !isWellFormedText(node.value)
+      )
+        found.push({ tag: LONE_SURROGATE, offset: node.range?.[0] ?? 0 });
+    },
+  });
+  return found;
+}
+
+/**
+ * Plain integers too large for a JavaScript number to hold exactly (beyond 2^53), with
+ * their text and offsets: `seed: 12345678901234567890` would be 12345678901234567000 to
+ * every reader here (a config value, a number written into a prompt), where a Python
+ * reader keeps every digit.
+ */
+function integersLosingDigits(root: unknown): Array<{ written: string; value: string; offset: number }> {
+  const found: Array<{ written: string; value: string; offset: number }> = [];
+  visit(root as Node, {
+    Scalar(_, node) {
+      const v = node.value;
+      if (typeof v !== 'number' || !Number.isInteger(v) || Number.isSafeInteger(v) || !Number.isFinite(v))
+        return;
+      const written = node.source ?? '';
+      // 2^53 itself is exact; 2^53 + 1 is not.
+      if (INTEGER_SYNTAX.test(written) && BigInt(written.replace(/^\+/, '')) !== BigInt(v))
+        found.push({ written, value: String(v), offset: node.range?.[0] ?? 0 });
+    },
+  });
+  return found;
+}
+
+/** How YAML's core schema writes an integer (decimal, octal 0o, hex 0x), as `BigInt` reads it. */
+const INTEGER_SYNTAX = /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$/;
+
+/** The stand-in tag of a string holding a lone surrogate (see {@link unreadTags}). */
+const LONE_SURROGATE = 'lone surrogate';
+const LONE_SURROGATE_MESSAGE =
+  'a \\u escape of a lone surrogate (D800-DFFF without its pair) is not Unicode text: write the character itself, or both halves of its pair';
+
+function unreadTagMessage(tag: string): string {
+  const short = tag.startsWith('tag:yaml.org,2002:') ? `!!${tag.slice(18)}` : tag;
+  return `the tag ${short} is not read: a pack holds strings, numbers, booleans, null, lists and mappings (quote the text to keep it as a string)`;
+}
+
+const NULL_KEY_MESSAGE =
+  'a mapping key that is null (`null`, `~` or left empty) is no name (a JavaScript reader makes it "", a Python one None); quote it ("null") to mean the word';
+
+const COLLECTION_KEY_MESSAGE =
+  'a list or mapping used as a mapping key is no name (a JavaScript reader makes it a text no one wrote); a key is a string, number or boolean';
+
+function retypedKeyMessage(written: string, value: number | boolean): string {
+  return `the mapping key ${written} is read as the ${typeof value} ${String(value)}, so its name would be ${JSON.stringify(String(value))}, not what is written; quote it (${JSON.stringify(written)}) to mean the text`;
+}
+
+/**
+ * Mapping keys that name nothing, with their offsets: a null key (`null:`, `~:`, `? ` with
+ * no key), which a JavaScript reader turns into the key `""` and a Python one into `None`,
+ * so that a role or setting would be named by an empty string no one wrote; and a list or
+ * mapping as a key (`? [a, b]`, `{[a]: 1}`), which the `yaml` package would turn into its
+ * YAML text, with a process warning on stderr; and a number or boolean written otherwise
+ * than its text (`007`, `0x1F`, `1.50`, `True`), whose key would be a name no one wrote
+ * (`"7"`); `1:` and `true:` are their own names.
+ */
+function keysWithoutName(doc: Document.Parsed): Array<{ message: string; offset: number }> {
+  const found: Array<{ message: string; offset: number }> = [];
+  visit(doc.contents as Node, {
+    Map(_, map) {
+      for (const pair of map.items) {
+        const key = pair.key as unknown;
+        const offset = (isNode(key) ? key.range?.[0] : undefined) ?? keyOffset(pair, map);
+        if (key === null || (isScalar(key) && key.value === null))
+          found.push({ message: NULL_KEY_MESSAGE, offset });
+        else if (isMap(key) || isSeq(key) || (isAlias(key) && isCollection(key.resolve(doc))))
+          found.push({ message: COLLECTION_KEY_MESSAGE, offset });
+        else if (isScalar(key) && (typeof key.value === 'number' || typeof key.value === 'boolean')) {
+          // `007:` is the number 7, whose key is "7": a name no one wrote.
+          const written = key.source ?? String(key.value);
+          if (written !== String(key.value))
+            found.push({ message: retypedKeyMessage(written, key.value), offset });
+        }
+      }
+    },
+  });
+  return found;
+}
+
+function isCollection(node: unknown): boolean {
+  return isMap(node) || isSeq(node);
+}
+
+/** Where a pair without a key node is: its value, else its mapping. */
+function keyOffset(pair: { value: unknown }, map: Node): number {
+  return (isNode(pair.value) ? pair.value.range?.[0] : undefined) ?? map.range?.[0] ?? 0;
+}
+
+/** Mapping keys that repeat an earlier key of the same mapping, with their offsets. */
+function duplicateKeys(root: unknown): Array<{ key: string; offset: number }> {
+  const found: Array<{ key: string; offset: number }> = [];
+  visit(root as Node, {
+    Map(_, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key)) continue;
+        const key = pair.key.value;
+        if (seen.has(key)) found.push({ key: String(key), offset: pair.key.range?.[0] ?? 0 });
+        seen.add(key);
+      }
+    },
+  });
+  return found;
+}
+
+/**
+ * A mapping with more than one `<<` key takes them as PyYAML does: every one is merged, a
+ * later `<<` over an earlier one (the mapping's own keys over all). The library applies
+ * only the first's values where both have a key; the `<<` keys become one whose list holds
+ * their mappings, the last key's first (in a list, the first mapping wins).
+ */
+function mergeKeysAsPyYaml(doc: Document.Parsed): void {
+  visit(doc.contents as Node, {
+    Map(_, map) {
+      const merges = map.items.filter((p) => isScalar(p.key) && typeof p.key.value === 'symbol');
+      if (merges.length < 2) return;
+      const seq = new YAMLSeq(doc.schema);
+      for (const pair of [...merges].reverse()) {
+        const value = pair.value;
+        if (isSeq(value)) seq.items.push(...value.items);
+        else seq.items.push(value);
+      }
+      merges[0]!.value = seq;
+      map.items = map.items.filter((p) => p === merges[0] || !merges.includes(p));
+    },
+  });
+}
+
+/** The offset of the first `<<` merge key whose value is not a mapping, an alias or a list of them. */
+function badMerge(doc: Document.Parsed): number | undefined {
+  let found: number | undefined;
+  const mergeable = (n: unknown) => isMap(n) || (isAlias(n) && isMap(n.resolve(doc)));
+  visit(doc.contents as Node, {
+    Pair(_, pair) {
+      if (found !== undefined) return visit.BREAK;
+      if (!isScalar(pair.key) || typeof pair.key.value !== 'symbol') return undefined;
+      const v = pair.value;
+      if (mergeable(v) || (isSeq(v) && v.items.every(mergeable))) return undefined;
+      found = pair.key.range?.[0] ?? 0;
+      return visit.BREAK;
+    },
+  });
+  return found;
+}
+
+function findNode(root: unknown, path: readonly PathSegment[], key: boolean): Node | undefined {
+  let node: unknown = root;
+  let last: Node | undefined = isNode(root) ? root : undefined;
+  for (let i = 0; i < path.length; i++) {
+    const seg = path[i];
+    const isLast = i === path.length - 1;
+    if (isMap(node)) {
+      // The last pair with the key: the one a last-key-wins reader keeps.
+      const pair = node.items.findLast(
+        (p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg),
+      );
+      if (!pair) return last;
+      if (isLast && key && isNode(pair.key)) return pair.key;
+      node = pair.value;
+    } else if (isSeq(node) && typeof seg === 'number') {
+      node = node.items[seg];
+    } else {
+      return last;
+    }
+    if (isNode(node)) last = node;
+    else return last;
+  }
+  return last;
+}

@@ -1,0 +1,273 @@
+import { Buffer } from 'node:buffer';
+import { MAX_YAML_NESTING } from '../../core/text/yaml-nesting.js';
+
+/**
+ * Parses the YAML shapes that make up nearly all of a real pack's frontmatter and role
+ * registries, without building a syntax tree: block mappings nested by indentation (keys
+ * like `name` or `max_tasks`), whose values are plain one-line scalars (strings, `null`,
+ * `true`/`false`, small decimal numbers) or one-line flow sequences of plain strings
+ * (`[code, git]`), with blank lines and whole-line comments between them.
+ *
+ * Returns {@link NOT_SIMPLE} for anything else — and for anything the full parser could
+ * read differently or report a problem in (a duplicate key, a tab, a trailing comment, a
+ * quote, a multi-line scalar, an anchor, …) — so the caller falls back to the `yaml`
+ * package and gets its exact values and diagnostics. Where it returns a value, that value
+ * is deep-equal to what `parseDocument(text, { strict: true }).toJS()` gives and the full
+ * parser reports no error (property-tested against it in test/core/yaml-simple.test.ts).
+ *
+ * `bytes`, when given, are the text itself (plain ASCII, one byte a character): string
+ * values of {@link SLICE_MIN} characters or more are copied out of them, so that no value
+ * is a slice keeping the whole text alive.
+ *
+ * @example
+ * parseSimpleYaml('name: Ada\ntags: [dev, ops]\n'); // { name: 'Ada', tags: ['dev', 'ops'] }
+ * parseSimpleYaml('name: "Ada"\n') === NOT_SIMPLE; // quoted: the full parser decides
+ */
+export function parseSimpleYaml(text: string, bytes?: Uint8Array): unknown {
+  const parser = new SimpleParser(text, bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
+  return parser.document();
+}
+
+/** What {@link parseSimpleYaml} returns for text outside the simple shapes. */
+export const NOT_SIMPLE: unique symbol = Symbol('not simple YAML');
+
+// --- internal ---
+
+/** Strings up to this length that repeat across records (`model: fast`, tags) are shared. */
+const INTERN_MAX = 24;
+/** Distinct strings remembered for sharing (the repeated ones show up early). */
+const INTERN_ENTRIES = 256;
+/** Longest key taken here (YAML's implicit-key limit is 1024 characters). */
+const MAX_KEY = 1000;
+/** Mappings with more keys than this are built as dictionaries at once (see {@link largeObject}). */
+const FAST_KEYS = 64;
+/** V8 makes a substring this long or longer a view of the whole string (a sliced string). */
+const SLICE_MIN = 13;
+
+class SimpleParser {
+  /** Start of the current line. */
+  private pos = 0;
+  private readonly intern = new Map<string, string>();
+
+  constructor(
+    private readonly text: string,
+    /** The text's bytes, when it is plain ASCII (see {@link parseSimpleYaml}). */
+    private readonly bytes?: Buffer,
+  ) {}
+
+  document(): unknown {
+    const indent = this.nextContentLine();
+    if (indent === NOT_SIMPLE) return NOT_SIMPLE;
+    if (indent === undefined) return null;
+    if (indent !== 0) return NOT_SIMPLE;
+    const map = this.mapping(0, 1);
+    if (map === NOT_SIMPLE || this.pos < this.text.length) return NOT_SIMPLE;
+    return map;
+  }
+
+  /**
+   * Skips blank and whole-line comment lines; returns the indentation of the next content
+   * line (pos at its start), undefined at the end, NOT_SIMPLE for a tab or carriage return.
+   */
+  private nextContentLine(): number | undefined | typeof NOT_SIMPLE {
+    const { text } = this;
+    while (this.pos < text.length) {
+      let i = this.pos;
+      while (text.charCodeAt(i) === 32) i++;
+      const c = text.charCodeAt(i);
+      if (c === 10) {
+        this.pos = i + 1;
+        continue;
+      }
+      if (i === text.length) {
+        this.pos = i;
+        return undefined;
+      }
+      if (c === 35 /* # */) {
+        const nl = text.indexOf('\n', i);
+        const end = nl === -1 ? text.length : nl;
+        for (let j = i; j < end; j++) if (!commentChar(text.charCodeAt(j))) return NOT_SIMPLE;
+        this.pos = nl === -1 ? text.length : nl + 1;
+        continue;
+      }
+      return i - this.pos;
+    }
+    return undefined;
+  }
+
+  /**
+   * A block mapping whose keys sit at `indent`, `depth` levels deep; pos at the start of its
+   * first line. Past the nesting limit the full parser decides (and refuses it).
+   */
+  private mapping(indent: number, depth: number): Record<string, unknown> | typeof NOT_SIMPLE {
+    if (depth > MAX_YAML_NESTING) return NOT_SIMPLE;
+    const { text } = this;
+    let out: Record<string, unknown> = {};
+    let keys = 0;
+    for (;;) {
+      if (++keys === FAST_KEYS) out = largeObject(out);
+      // One `key:` line.
+      const keyStart = this.pos + indent;
+      let i = keyStart;
+      if (!keyHead(text.charCodeAt(i))) return NOT_SIMPLE;
+      i++;
+      while (keyChar(text.charCodeAt(i))) i++;
+      // YAML limits an implicit key to 1024 characters; a longer one is the full parser's error.
+      if (text.charCodeAt(i) !== 58 /* : */ || i - keyStart > MAX_KEY) return NOT_SIMPLE;
+      const key = text.slice(keyStart, i);
+      if (key === '__proto__' || SPECIAL_WORDS.has(key) || Object.hasOwn(out, key)) return NOT_SIMPLE;
+      i++;
+      const nl = text.indexOf('\n', i);
+      const lineEnd = nl === -1 ? text.length : nl;
+      this.pos = nl === -1 ? text.length : nl + 1;
+      if (i === lineEnd) {
+        // `key:` alone: a nested mapping when the next content line is deeper, else null.
+        const next = this.nextContentLine();
+        if (next === NOT_SIMPLE) return NOT_SIMPLE;
+        if (next !== undefined && next > indent) {
+          const child = this.mapping(next, depth + 1);
+          if (child === NOT_SIMPLE) return NOT_SIMPLE;
+          out[key] = child;
+        } else out[key] = null;
+      } else {
+        if (text.charCodeAt(i) !== 32) return NOT_SIMPLE;
+        while (text.charCodeAt(i) === 32) i++;
+        const value = text.charCodeAt(i) === 91 /* [ */ ? this.flow(i, lineEnd) : this.scalar(i, lineEnd);
+        if (value === NOT_SIMPLE) return NOT_SIMPLE;
+        out[key] = value;
+      }
+      const next = this.nextContentLine();
+      if (next === NOT_SIMPLE) return NOT_SIMPLE;
+      if (next === undefined || next < indent) return out;
+      if (next !== indent) return NOT_SIMPLE;
+    }
+  }
+
+  /** A plain one-line scalar in block context, from `start` to the end of its line. */
+  private scalar(start: number, end: number): unknown {
+    const { text } = this;
+    if (end === start || text.charCodeAt(end - 1) === 32) return NOT_SIMPLE;
+    const first = text.charCodeAt(start);
+    if (first >= 48 && first <= 57) return this.number(start, end);
+    if (!letter(first)) return NOT_SIMPLE;
+    for (let j = start + 1; j < end; j++) {
+      const c = text.charCodeAt(j);
+      if (!blockChar(c)) return NOT_SIMPLE;
+      // `: ` starts a mapping, ` #` a comment; a final `:` is a key.
+      if (c === 58 && (j === end - 1 || text.charCodeAt(j + 1) === 32)) return NOT_SIMPLE;
+      if (c === 35) return NOT_SIMPLE;
+    }
+    const word = this.copy(start, end);
+    const special = SPECIAL_WORDS.get(word);
+    if (special !== undefined) return special.value;
+    return this.share(word);
+  }
+
+  /** Decimal integers and fractions of at most 15 digits each side (exact as doubles). */
+  private number(start: number, end: number): unknown {
+    const word = this.text.slice(start, end);
+    return /^[0-9]{1,15}(\.[0-9]{1,15})?$/.test(word) ? Number(word) : NOT_SIMPLE;
+  }
+
+  /** A one-line flow sequence of plain strings: `[a, b c]`, `[]`. */
+  private flow(start: number, end: number): unknown {
+    const { text } = this;
+    if (text.charCodeAt(end - 1) !== 93 /* ] */) return NOT_SIMPLE;
+    const out: unknown[] = [];
+    let i = start + 1;
+    const close = end - 1;
+    while (text.charCodeAt(i) === 32) i++;
+    if (i === close) return out;
+    for (;;) {
+      const itemStart = i;
+      if (!letter(text.charCodeAt(i))) return NOT_SIMPLE;
+      i++;
+      while (i < close && flowChar(text.charCodeAt(i))) i++;
+      let itemEnd = i;
+      while (itemEnd > itemStart && text.charCodeAt(itemEnd - 1) === 32) itemEnd--;
+      const word = this.copy(itemStart, itemEnd);
+      // A word of the core schema (null, true, …) or with `: `, ` #` inside: not simple.
+      if (SPECIAL_WORDS.has(word) || word.includes(': ') || word.includes(' #')) return NOT_SIMPLE;
+      if (word.endsWith(':')) return NOT_SIMPLE;
+      out.push(this.share(word));
+      if (i === close) return out.slice(); // exact size: a pushed-to array keeps spare room
+      if (text.charCodeAt(i) !== 44 /* , */) return NOT_SIMPLE;
+      i++;
+      if (text.charCodeAt(i) !== 32) return NOT_SIMPLE;
+      while (text.charCodeAt(i) === 32) i++;
+      if (i === close) return NOT_SIMPLE;
+    }
+  }
+
+  /** A value's characters, as a string of their own (not a view of the text) when long. */
+  private copy(start: number, end: number): string {
+    return this.bytes && end - start >= SLICE_MIN
+      ? this.bytes.toString('latin1', start, end)
+      : this.text.slice(start, end);
+  }
+
+  private share(word: string): string {
+    if (word.length > INTERN_MAX) return word;
+    const known = this.intern.get(word);
+    if (known !== undefined) return known;
+    if (this.intern.size < INTERN_ENTRIES) this.intern.set(word, word);
+    return word;
+  }
+}
+
+/**
+ * The same object with the same keys in the same order, in dictionary mode: adding
+ * thousands of keys (a registry of roles) to an object one by one otherwise makes the
+ * engine build a new object shape for each key.
+ */
+function largeObject(from: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  // Deleting a key other than the last one added turns the object into a dictionary.
+  out['\0a'] = 0;
+  out['\0b'] = 0;
+  delete out['\0a'];
+  delete out['\0b'];
+  for (const key of Object.keys(from)) out[key] = from[key];
+  return out;
+}
+
+/** Plain words the core schema reads as something other than a string. */
+const SPECIAL_WORDS = new Map<string, { value: unknown }>([
+  ...['null', 'Null', 'NULL'].map((w) => [w, { value: null }] as const),
+  ...['true', 'True', 'TRUE'].map((w) => [w, { value: true }] as const),
+  ...['false', 'False', 'FALSE'].map((w) => [w, { value: false }] as const),
+]);
+
+function letter(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+
+function keyHead(c: number): boolean {
+  return letter(c) || c === 95;
+}
+
+function keyChar(c: number): boolean {
+  return letter(c) || (c >= 48 && c <= 57) || c === 95 || c === 45;
+}
+
+/** Characters a simple plain scalar may hold after its first (printable, no line breaks). */
+function blockChar(c: number): boolean {
+  if (c >= 32 && c <= 126) return c !== 91 && c !== 93 && c !== 123 && c !== 125;
+  return wideChar(c);
+}
+
+/** In a flow sequence: no flow indicators, no `#`. */
+function flowChar(c: number): boolean {
+  return blockChar(c) && c !== 44 && c !== 35 && c !== 58;
+}
+
+function commentChar(c: number): boolean {
+  return (c >= 32 && c <= 126) || wideChar(c);
+}
+
+/** Beyond ASCII: printable characters of the basic plane that no YAML reader treats specially. */
+function wideChar(c: number): boolean {
+  return (
+    c >= 0xa0 && (c < 0xd800 || c > 0xdfff) && c !== 0xfeff && c !== 0x2028 && c !== 0x2029 && c < 0xfffe
+  );
+}

@@ -1,0 +1,157 @@
+import type { Snapshot } from '../../core/build/snapshot.js';
+import { snapshotCache } from '../snapshot-cache.js';
+
+// The compose memo: a snapshot never changes and compose is pure, so the outcome of a
+// (snapshot, request) pair is computed once and shared. Entries live in the one
+// byte-bounded snapshot cache (with the service's rendered answers and token counts), and
+// shared outcomes are frozen (by `freeze`, deeply), so no caller can change what the next one gets.
+
+/**
+ * The memoised outcome of `compute` for a snapshot and request: computed (and frozen) on
+ * the first call, the same frozen object on later calls while the shared cache keeps it.
+ * The key covers every field of the request, canonically (key order does not matter).
+ * Requests with `ambient` text are not memoised (computed and frozen on every call).
+ *
+ * @example
+ * const outcome = memoCompose(snapshot, request, composeFresh, sizeOf, freezeOutcome);
+ */
+export function memoCompose<Q extends object, R extends object>(
+  snapshot: Snapshot,
+  request: Q,
+  compute: (snapshot: Snapshot, request: Q) => R,
+  bytes: (outcome: R, snapshot: Snapshot) => number,
+  freeze: (outcome: R, snapshot: Snapshot) => R,
+): R {
+  // A request with ambient text is composed every time, as the service's render cache
+  // does: that text is one-off and the client's (up to a whole request body), so keying
+  // on it would copy and compare it on every call and let one client evict everyone's
+  // entries.
+  if ((request as { ambient?: unknown }).ambient !== undefined)
+    return freeze(compute(snapshot, request), snapshot);
+  const fields = requestKey(request);
+  // A value with no canonical form (a cycle, a Date, deep nesting) is composed every time.
+  if (fields === undefined) return freeze(compute(snapshot, request), snapshot);
+  const key = memo.key(snapshot, fields);
+  const hit = memo.getKeyed(key) as R | undefined;
+  if (hit !== undefined) return hit;
+  const outcome = freeze(compute(snapshot, request), snapshot);
+  memo.setKeyed(key, outcome, bytes(outcome, snapshot));
+  return outcome;
+}
+
+/**
+ * A canonical key for a request: every field, object keys sorted, values JSON-quoted (so
+ * parts cannot run into each other); undefined fields are left out, as absent ones. A
+ * request of names only (the usual one) has a shorter key (see {@link namesKey}): the two
+ * forms never meet, as one ends with `;` and the other never does. Undefined for a request
+ * holding a value with no canonical form: a function, a symbol, an object that is no plain
+ * object or array (a Date, a Map), or one nested deeper than {@link MAX_KEY_NESTING} (a
+ * cycle too).
+ */
+export function requestKey(request: object): string | undefined {
+  const names = namesKey(request);
+  if (names !== undefined) return names;
+  try {
+    return fieldsKey(request);
+  } catch (e) {
+    if (e === NO_KEY) return undefined;
+    throw e;
+  }
+}
+
+/** How deep a request's values may nest and still be memoised. */
+export const MAX_KEY_NESTING = 128;
+
+// --- internal ---
+
+/**
+ * The key of a request whose only fields are `role`, `team` and `agent` (strings without
+ * the characters U+0000 and U+0001; undefined ones count as absent): each of the three
+ * in this order, as its value followed by U+0000, or U+0001 when absent. Undefined for
+ * any other request. Made without a list of keys, and short (cheap to look up).
+ */
+function namesKey(request: object): string | undefined {
+  let role: string | undefined;
+  let team: string | undefined;
+  let agent: string | undefined;
+  // `for…in` also sees inherited fields, which compose reads too (`request.role`).
+  for (const name in request) {
+    const value = (request as Record<string, unknown>)[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || !plainName(value)) return undefined;
+    if (name === 'role') role = value;
+    else if (name === 'team') team = value;
+    else if (name === 'agent') agent = value;
+    else return undefined;
+  }
+  return `${nameKey(role)}${nameKey(team)}${nameKey(agent)}`;
+}
+
+function nameKey(value: string | undefined): string {
+  return value === undefined ? '\u0001' : `${value}\u0000`;
+}
+
+/** Whether a string holds neither U+0000 nor U+0001 (one pass). */
+function plainName(value: string): boolean {
+  for (let i = 0; i < value.length; i++) if (value.charCodeAt(i) < 2) return false;
+  return true;
+}
+
+/** The general key: `name=value;` for each field (inherited ones too, as compose reads them), names sorted. */
+function fieldsKey(request: object): string {
+  const names: string[] = [];
+  for (const name in request) names.push(name);
+  inOrder(names);
+  let key = '';
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    const value = (request as Record<string, unknown>)[name];
+    if (value === undefined) continue;
+    key += `${name}=${canonical(value, 0)};`;
+  }
+  return key;
+}
+
+const memo = snapshotCache<object>('compose');
+
+/** An object's keys in sorted order (most requests already list them so: no sort then). */
+function sortedKeys(value: object): string[] {
+  return inOrder(Object.keys(value));
+}
+
+/** Names sorted in place, when they are not in order already; returns them. */
+function inOrder(names: string[]): string[] {
+  for (let i = 1; i < names.length; i++) if (names[i - 1]! > names[i]!) return names.sort();
+  return names;
+}
+
+/** Whether a string holds no quote and no backslash (one pass). */
+function plainString(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 0x22 || c === 0x5c) return false;
+  }
+  return true;
+}
+
+/** Thrown by {@link canonical} for a value with no canonical form. */
+const NO_KEY = Symbol('no canonical key');
+
+function canonical(value: unknown, depth: number): string {
+  // A string without quotes or backslashes is quoted as it is; any other is JSON-escaped
+  // (so it holds a backslash): the two forms never meet.
+  if (typeof value === 'string' && plainString(value)) return `"${value}"`;
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'function' || typeof value === 'symbol') throw NO_KEY;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
+  if (depth >= MAX_KEY_NESTING) throw NO_KEY;
+  if (Array.isArray(value)) return `[${value.map((v) => canonical(v, depth + 1)).join(',')}]`;
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) throw NO_KEY;
+  let out = '{';
+  for (const name of sortedKeys(value)) {
+    const v = (value as Record<string, unknown>)[name];
+    if (v !== undefined) out += `${JSON.stringify(name)}:${canonical(v, depth + 1)},`;
+  }
+  return `${out}}`;
+}

@@ -1,0 +1,301 @@
+import { composeMember, memberLabel, packMembers } from '../../core/build/members.js';
+import { type BuildInput, buildSnapshot, type LoadResult } from '../../core/build/snapshot.js';
+import type { ComposeOutcome } from '../../core/compose/compose.js';
+import { namedGlobsMatchNothing } from '../../core/pack/named-missing.js';
+import type { SettingDef, SettingValue } from '../../core/pack/settings.js';
+import { type Diagnostic, error, info, sortDiagnostics, warning } from '../../core/text/diagnostics.js';
+import { decodeText } from '../../core/text/text.js';
+import { agentConfig } from '../agent-config/agent-config.js';
+import { parseVerbRegistry, renderVerbFragments } from '../verbs/verbs.js';
+import { jsonBlockDiagnostics } from './json-block.js';
+import type { LintCheck, LintContext } from './lint-check.js';
+import { orphanDiagnostics, unreachableLayerDiagnostics } from './reach.js';
+import { composeWithStandIns } from './stand-ins.js';
+import { cacheOrder, tokenBudgets } from './token-checks.js';
+import { ucxlDiagnostics } from './ucxl.js';
+
+export type { LintCheck, LintContext } from './lint-check.js';
+
+/** A fenced ```` ```json ```` block that does not parse (JSON_BLOCK errors). */
+export const jsonBlocks: LintCheck = (ctx) =>
+  [...ctx.texts].flatMap(([path, text]) => jsonBlockDiagnostics(path, text));
+
+/** A `ucxl://` address that does not parse (BAD_UCXL warnings). */
+export const ucxlAddresses: LintCheck = (ctx) =>
+  [...ctx.texts].flatMap(([path, text]) => ucxlDiagnostics(path, text));
+
+/** Files no layer can ever read (ORPHAN_FILE warnings). */
+export const orphanFiles: LintCheck = (ctx) => (ctx.snapshot ? orphanDiagnostics(ctx.snapshot) : []);
+
+/**
+ * `registry.files` of the pack's own manifest none of whose globs matches a pack file: a
+ * BAD_ROLE warning at the key, with the closest YAML file names (`role.yaml` for
+ * `roles.yaml`). One glob matching is enough (alternatives: `[roles.yaml, roles.yml]`).
+ */
+export const namedRoleFiles: LintCheck = (ctx) => {
+  if (!ctx.snapshot) return [];
+  const named = ctx.snapshot.manifest.named.filter((n) => n.by === 'registry.files');
+  const known = [...ctx.texts.keys()].filter((p) => /\.ya?ml$/i.test(p));
+  const found = namedGlobsMatchNothing(named, 'BAD_ROLE', [...ctx.snapshot.files.keys()], known);
+  return found ? [found] : [];
+};
+
+/** Layer file templates that resolve for no fleet member (UNREACHABLE_LAYER warnings). */
+export const unreachableLayers: LintCheck = (ctx) =>
+  ctx.snapshot ? unreachableLayerDiagnostics(ctx.snapshot) : [];
+
+/**
+ * Every member composes (COMPOSE_FAILED errors), with the pack's settings and with every
+ * combination of its boolean and enum settings (up to {@link MAX_SETTING_COMBINATIONS};
+ * beyond that, each value of one setting at a time), inputs that are not given standing in.
+ * A fleet member whose prompt is the fallback text is a FALLBACK_USED warning.
+ */
+export const memberComposes: LintCheck = (ctx) => {
+  const snapshot = ctx.snapshot;
+  if (!snapshot) return [];
+  const out: Diagnostic[] = [];
+  const combos = settingCombinations(snapshot.manifest.settings, snapshot.settings.values);
+  for (const { member, outcome, vars = ctx.vars, standIns = [] } of ctx.members) {
+    const at = snapshot.fleet.find((a) => a.id === member.agent)?.at ?? {};
+    let failure: { outcome: ComposeOutcome; settings?: Record<string, SettingValue> } | undefined;
+    if (!outcome.ok) failure = { outcome };
+    for (const settings of combos) {
+      if (failure) break;
+      const other = composeMember(snapshot, member, settings, vars);
+      if (!other.ok) failure = { outcome: other, settings };
+    }
+    if (failure && !failure.outcome.ok) {
+      const withSettings = failure.settings
+        ? ` with ${Object.entries(failure.settings)
+            .map(([k, v]) => `${k}=${String(v)}`)
+            .join(' ')}`
+        : '';
+      const stoodIn = standIns.length > 0 ? ` (stand-ins for inputs ${standIns.join(', ')})` : '';
+      const why = failure.outcome.diagnostics.map((d) => `${d.code} ${d.message}`).join('; ');
+      out.push(
+        error(
+          'COMPOSE_FAILED',
+          `${memberLabel(member)} does not compose${withSettings}${stoodIn}: ${why}`,
+          at,
+        ),
+      );
+    } else if (outcome.ok && outcome.result.fallback && member.key !== '(default)') {
+      out.push(
+        warning(
+          'FALLBACK_USED',
+          `${memberLabel(member)}: no layer is included; the prompt is the fallback text`,
+          at,
+        ),
+      );
+    }
+  }
+  return out;
+};
+
+/**
+ * The request inputs a compose needs that validate was not given (`--var`): one
+ * INPUTS_NEEDED note naming each input and the members that use it. The members were
+ * checked with stand-ins, so a pack whose agents take run inputs validates without them.
+ */
+export const inputsNeeded: LintCheck = (ctx) => {
+  const byInput = new Map<string, string[]>();
+  for (const { member, standIns = [] } of ctx.members)
+    for (const name of standIns) byInput.set(name, [...(byInput.get(name) ?? []), memberLabel(member)]);
+  if (byInput.size === 0) return [];
+  const listed = [...byInput.keys()].sort().map((name) => {
+    const members = byInput.get(name)!;
+    const shown = members.slice(0, MEMBERS_SHOWN).join(', ');
+    const more = members.length > MEMBERS_SHOWN ? ` and ${members.length - MEMBERS_SHOWN} more` : '';
+    return `${name} (${shown}${more})`;
+  });
+  return [
+    info(
+      'INPUTS_NEEDED',
+      `a compose needs the request inputs ${listed.join(', ')}; checked here with stand-ins (give --var NAME=VALUE to check with values; API: vars.NAME)`,
+    ),
+  ];
+};
+
+/** Members named per input in an INPUTS_NEEDED note. */
+const MEMBERS_SHOWN = 3;
+
+/** Every fleet member's (or role's) agent config is valid (errors from {@link agentConfig}). */
+export const agentConfigs: LintCheck = (ctx) => {
+  const snapshot = ctx.snapshot;
+  if (!snapshot) return [];
+  const requests =
+    snapshot.fleet.length > 0
+      ? snapshot.fleet.filter((a) => a.role !== undefined).map((a) => ({ agent: a.id }))
+      : [...snapshot.roles.keys()].map((role) => ({ role }));
+  const seen = new Set<string>();
+  const out: Diagnostic[] = [];
+  for (const request of requests) {
+    const outcome = agentConfig(snapshot, request);
+    if (outcome.ok) continue;
+    for (const d of outcome.diagnostics) {
+      const key = `${d.code} ${d.file} ${d.message}`;
+      if (!seen.has(key)) out.push(d);
+      seen.add(key);
+    }
+  }
+  return out;
+};
+
+/**
+ * What a member's compose says about the pack: a layer whose `missing: warn` file is gone
+ * (LAYER_MISSING), a fleet member's team no file names (UNKNOWN_TEAM). One warning per
+ * problem, naming the members it touches.
+ */
+export const memberWarnings: LintCheck = (ctx) => {
+  const byProblem = new Map<string, { d: Diagnostic; members: string[] }>();
+  for (const { member, outcome } of ctx.members) {
+    if (!outcome.ok) continue;
+    for (const d of outcome.result.diagnostics) {
+      if (d.code !== 'LAYER_MISSING' && d.code !== 'UNKNOWN_TEAM') continue;
+      const key = `${d.code}\0${d.file ?? ''}\0${d.message}`;
+      const entry = byProblem.get(key) ?? { d, members: [] };
+      entry.members.push(memberLabel(member));
+      byProblem.set(key, entry);
+    }
+  }
+  return [...byProblem.values()].map(({ d, members }) => ({
+    ...d,
+    message: `${d.message} (for ${members.join(', ')})`,
+  }));
+};
+
+/**
+ * A verbs registry in the pack (a YAML file with a top-level `verbs:` list) parses
+ * (BAD_REGISTRY errors), and the fragments in the `_generated/` folder beside it are the
+ * ones `strata generate` renders from it (BAD_REGISTRY warnings for each stale file).
+ */
+export const verbRegistries: LintCheck = (ctx) => {
+  const out: Diagnostic[] = [];
+  for (const [path, text] of ctx.texts) {
+    if (!/\.ya?ml$/i.test(path) || !/^verbs:/m.test(text)) continue;
+    const { verbs, diagnostics } = parseVerbRegistry(text, path);
+    out.push(...diagnostics);
+    if (diagnostics.length > 0) continue;
+    const folder = `${path.includes('/') ? path.slice(0, path.lastIndexOf('/') + 1) : ''}_generated/`;
+    const existing = [...ctx.texts.keys()].filter(
+      (p) => p.startsWith(folder) && !p.slice(folder.length).includes('/'),
+    );
+    if (existing.length === 0) continue;
+    const rendered = renderVerbFragments(verbs);
+    for (const [name, body] of rendered) {
+      const file = `${folder}${name}`;
+      const now = ctx.texts.get(file);
+      if (now === body) continue;
+      const why = now === undefined ? 'is missing' : 'differs from what the registry renders';
+      out.push(
+        warning('BAD_REGISTRY', `${file} ${why}; run strata generate`, {
+          file: now === undefined ? path : file,
+        }),
+      );
+    }
+    for (const file of existing) {
+      if (file.endsWith('.md') && !rendered.has(file.slice(folder.length))) {
+        out.push(
+          warning('BAD_REGISTRY', `stale fragment: ${path} no longer makes it; run strata generate --prune`, {
+            file,
+          }),
+        );
+      }
+    }
+  }
+  return out;
+};
+
+/**
+ * The checks `strata validate` runs after loading, in order. Append a check here to
+ * extend validate (budget and cache-order checks of the tokens feature belong here).
+ */
+export const LINT_CHECKS: LintCheck[] = [
+  jsonBlocks,
+  ucxlAddresses,
+  orphanFiles,
+  namedRoleFiles,
+  unreachableLayers,
+  memberComposes,
+  inputsNeeded,
+  memberWarnings,
+  agentConfigs,
+  verbRegistries,
+  tokenBudgets,
+  cacheOrder,
+];
+
+/** Above this many combinations of boolean and enum settings, validate varies one setting at a time. */
+export const MAX_SETTING_COMBINATIONS = 64;
+
+/**
+ * Lints a whole pack (pure): every load diagnostic of the core, then every check of
+ * `checks`. Returns the snapshot when the pack loads, and every finding sorted by file
+ * and position.
+ *
+ * @example
+ * const read = await readPackDir('examples/roboco');
+ * const { diagnostics } = lintPack({ files: read.files, readDiagnostics: read.diagnostics });
+ */
+export function lintPack(
+  input: BuildInput,
+  checks: readonly LintCheck[] = LINT_CHECKS,
+  options: { vars?: Readonly<Record<string, string>> } = {},
+): LoadResult {
+  const loaded = buildSnapshot(input);
+  if (loaded.needs) return loaded;
+  const texts = new Map<string, string>();
+  for (const [path, bytes] of input.files) {
+    const text = decodeText(bytes);
+    if (text !== undefined) texts.set(path, text);
+  }
+  const snapshot = loaded.snapshot;
+  const members = snapshot
+    ? packMembers(snapshot).map((member) => ({
+        member,
+        ...composeWithStandIns(snapshot, member, options.vars),
+      }))
+    : [];
+  const ctx: LintContext = { texts, members };
+  if (options.vars) ctx.vars = options.vars;
+  if (snapshot) ctx.snapshot = snapshot;
+  const diagnostics = [...loaded.diagnostics, ...checks.flatMap((check) => check(ctx))];
+  const result: LoadResult = { diagnostics: sortDiagnostics(dedupe(diagnostics)) };
+  if (snapshot) result.snapshot = snapshot;
+  // A failed build's sound manifest: the reader reads again with its scope and hidden folders.
+  else if (loaded.manifest) result.manifest = loaded.manifest;
+  return result;
+}
+
+// --- internal ---
+
+/** Setting overrides to try: the full product of boolean/enum values, or one setting at a time. */
+function settingCombinations(
+  defs: readonly SettingDef[],
+  current: Record<string, SettingValue>,
+): Array<Record<string, SettingValue>> {
+  const axes = defs
+    .filter((d) => d.type === 'boolean' || d.type === 'enum')
+    .map((d) => ({ name: d.name, values: d.type === 'boolean' ? [false, true] : [...(d.values ?? [])] }));
+  const total = axes.reduce((n, a) => n * a.values.length, 1);
+  const combos: Array<Record<string, SettingValue>> = [];
+  if (total <= MAX_SETTING_COMBINATIONS) {
+    let partial: Array<Record<string, SettingValue>> = [{}];
+    for (const axis of axes)
+      partial = partial.flatMap((p) => axis.values.map((v) => ({ ...p, [axis.name]: v })));
+    combos.push(...partial);
+  } else {
+    for (const axis of axes) for (const v of axis.values) combos.push({ [axis.name]: v });
+  }
+  return combos.filter((c) => Object.entries(c).some(([k, v]) => current[k] !== v));
+}
+
+function dedupe(diagnostics: Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return diagnostics.filter((d) => {
+    const key = JSON.stringify([d.code, d.severity, d.file, d.line, d.col, d.message]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
