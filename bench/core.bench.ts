@@ -4,10 +4,15 @@ import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { buildSnapshot } from '../src/core/build/snapshot.js';
-import { type ComposeRequest, compose } from '../src/core/compose/compose.js';
+import type { ComposeRequest } from '../src/core/compose/compose.js';
 import { sha256 } from '../src/core/text/text.js';
-import { DEFAULT_CACHE_BYTES, setCacheBudget } from '../src/engine/snapshot-cache.js';
+import { DEFAULT_CACHE_BYTES } from '../src/engine/cache.js';
+import { buildSnapshot, compose, defaultEngine } from '../src/engine/default-engine.js';
+
+const setCacheBudget = (bytes: number) => {
+  defaultEngine.cache.maxBytes = bytes;
+};
+
 import { loadPack, loadPackStrict } from '../src/source/load.js';
 import { fileReuse } from '../src/source/reuse.js';
 import { generateLayout } from './gen-layouts.js';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pino from 'pino';
-import { indexPack } from '../src/engine/incremental/pack-compare.js';
+import { indexPack } from '../src/engine/default-engine.js';
 import { startService } from '../src/server/node.js';
 import { BENCH_LIMITS, generatePack } from './gen-pack.js';
 

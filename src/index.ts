@@ -13,28 +13,23 @@
  */
 
 export type { Agent } from './core/build/fleet.js';
-export { composeMember, type Member, packMembers } from './core/build/members.js';
 export type { RoleRecord } from './core/build/roles.js';
 export {
   type BuildInput,
-  buildSnapshot,
   detectPreset,
   type LoadResult,
   MANIFEST_FILE,
   type PackFile,
   type Snapshot,
 } from './core/build/snapshot.js';
-export { packProblems } from './core/build/usable.js';
 export type { Yielder } from './core/build/yielder.js';
 export {
   type ComposeOutcome,
   type ComposeRequest,
   type ComposeResult,
-  compose,
   type LayerResult,
   SKIP_REASONS,
   type SkipReason,
-  tryCompose,
 } from './core/compose/compose.js';
 export {
   type DegradationReport,
@@ -51,6 +46,7 @@ export {
   type WordedLayer,
   withLayerWording,
 } from './core/compose/explain.js';
+export { composeMember, type Member, packMembers } from './core/compose/members.js';
 export type { LayerDef, LayerSource, Manifest } from './core/pack/manifest.js';
 export { isValidName } from './core/pack/names.js';
 export type { SettingDef, SettingType, SettingValue } from './core/pack/settings.js';
@@ -63,7 +59,24 @@ export {
   PromptError,
   type Severity,
 } from './core/text/diagnostics.js';
-export { comparePacks, indexPack, type PackComparison } from './engine/incremental/pack-compare.js';
+export {
+  buildSnapshot,
+  comparePacks,
+  compose,
+  defaultEngine,
+  indexPack,
+  packProblems,
+  tryCompose,
+} from './engine/default-engine.js';
+export {
+  type Accelerator,
+  type CacheUsage,
+  createEngine,
+  DEFAULT_CACHE_BYTES,
+  type Engine,
+  type EngineOptions,
+} from './engine/engine.js';
+export type { PackComparison } from './engine/incremental/pack-compare.js';
 export { PRESET_NAMES } from './layouts/registry.js';
 export {
   environmentRole,

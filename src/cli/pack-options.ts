@@ -1,15 +1,11 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { LoadResult, Snapshot } from '../core/build/snapshot.js';
-import {
-  type ComposeRequest,
-  type ComposeResult,
-  strictOutcome,
-  tryCompose,
-} from '../core/compose/compose.js';
+import { type ComposeRequest, type ComposeResult, strictOutcome } from '../core/compose/compose.js';
 import { pathSettingNames } from '../core/pack/path-settings.js';
 import { parseSetPairs } from '../core/pack/settings.js';
 import { type Diagnostic, formatDiagnostic, PromptError } from '../core/text/diagnostics.js';
+import { tryCompose } from '../engine/default-engine.js';
 import { PRESET_NAMES } from '../layouts/registry.js';
 import { readBoundedFile } from '../source/bounded-read.js';
 import { requestRole, resolvePackEnvironment } from '../source/environment.js';

@@ -1,6 +1,6 @@
 import type { Snapshot } from '../core/build/snapshot.js';
-import { tryCompose } from '../core/compose/compose.js';
 import { byteOrder } from '../core/text/text.js';
+import { tryCompose } from '../engine/default-engine.js';
 import { type PromptChanges, promptFingerprint } from '../engine/incremental/pack-compare.js';
 
 export type { PromptChanges };

@@ -1,9 +1,10 @@
 import type { LoadResult, Snapshot } from '../core/build/snapshot.js';
-import { packProblemsSliced } from '../core/build/usable.js';
 import { type DegradationReport, degradationDiagnostics } from '../core/compose/degradation.js';
 import type { Manifest } from '../core/pack/manifest.js';
 import { type Diagnostic, error } from '../core/text/diagnostics.js';
-import { comparePacks, indexPack, type PromptChanges } from '../engine/incremental/pack-compare.js';
+import { defaultEngine } from '../engine/default-engine.js';
+import type { Engine } from '../engine/engine.js';
+import type { PromptChanges } from '../engine/incremental/pack-compare.js';
 import { Slices } from '../source/slices.js';
 import { PathHints } from './hints.js';
 
@@ -154,6 +155,8 @@ export interface StoreOptions {
    * reload fails with STRICT_REFUSED and the problems, so ready replicas stay ready.
    */
   strict?: boolean;
+  /** The engine that compares versions (default: the library's shared one). */
+  engine?: Engine;
 }
 
 /**
@@ -176,6 +179,7 @@ export class SnapshotStore {
   #held: HeldReload | null = null;
   #allowLayerLoss: boolean;
   #strict: boolean;
+  #engine: Engine;
   #lastAttempt: Date | undefined;
   #lastRead: ReadKind | undefined;
   #listeners = new Set<(event: StoreEvent) => void>();
@@ -189,6 +193,7 @@ export class SnapshotStore {
     this.#now = options.now ?? (() => new Date());
     this.#allowLayerLoss = options.allowLayerLoss ?? false;
     this.#strict = options.strict ?? false;
+    this.#engine = options.engine ?? defaultEngine;
   }
 
   /** A store that always serves one snapshot (tests, embedding). */
@@ -292,7 +297,8 @@ export class SnapshotStore {
     const at = this.#now();
     this.#lastAttempt = at;
 
-    if (this.#strict && result.snapshot && current) result = await strictRefusal(current, result);
+    if (this.#strict && result.snapshot && current)
+      result = await strictRefusal(this.#engine, current, result);
 
     // 1. A pack with errors: keep serving what we have, report once per distinct failure.
     if (!result.snapshot) {
@@ -337,7 +343,7 @@ export class SnapshotStore {
 
     // 3. One comparison for the guard and the change report, composing only the members
     // the edit can reach, in slices so requests keep being answered meanwhile.
-    const comparison = await comparePacks(current, next, new Slices(Number.POSITIVE_INFINITY));
+    const comparison = await this.#engine.comparePacks(current, next, new Slices(Number.POSITIVE_INFINITY));
     // A version that would degrade members is held unless this reload accepts it.
     const report = current && !this.#allowLayerLoss ? comparison.degradation : undefined;
     const degraded = report?.degraded ? report : undefined;
@@ -365,11 +371,12 @@ export class SnapshotStore {
     this.#state = { snapshot: next, previous: current, loadedAt: at };
     // The first version served: work out what each member reads, in the background, so
     // the next reload composes only what its edit reaches.
-    if (!current) void indexPack(next, new Slices(Number.POSITIVE_INFINITY)).catch(() => undefined);
+    if (!current)
+      void this.#engine.indexPack(next, new Slices(Number.POSITIVE_INFINITY)).catch(() => undefined);
     // Under --strict, readiness asks for the new version's problems: work them out now, in
     // slices, rather than in the first readiness answer.
     if (this.#strict)
-      void packProblemsSliced(next, new Slices(Number.POSITIVE_INFINITY)).catch(() => undefined);
+      void this.#engine.packProblemsSliced(next, new Slices(Number.POSITIVE_INFINITY)).catch(() => undefined);
     this.#held = null;
     const outcome: ReloadOutcome = {
       ...base,
@@ -411,12 +418,12 @@ function sameDiagnostics(a: readonly Diagnostic[], b: readonly Diagnostic[]): bo
  * Under `serve --strict`: a new version with problems, replacing one without, becomes a
  * failed load (STRICT_REFUSED, then every problem); anything else passes unchanged.
  */
-async function strictRefusal(current: Snapshot, result: LoadResult): Promise<LoadResult> {
+async function strictRefusal(engine: Engine, current: Snapshot, result: LoadResult): Promise<LoadResult> {
   const next = result.snapshot!;
   if (next.version === current.version) return result;
   const slices = new Slices(Number.POSITIVE_INFINITY);
-  const problems = await packProblemsSliced(next, slices);
-  if (problems.length === 0 || (await packProblemsSliced(current, slices)).length > 0) return result;
+  const problems = await engine.packProblemsSliced(next, slices);
+  if (problems.length === 0 || (await engine.packProblemsSliced(current, slices)).length > 0) return result;
   const refused = error(
     'STRICT_REFUSED',
     `serve --strict: version ${next.version} has ${problems.length} problem${problems.length === 1 ? '' : 's'} (first: ${problems[0]!.code} ${problems[0]!.message}); version ${current.version} stays`,

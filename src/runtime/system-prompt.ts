@@ -1,5 +1,6 @@
-import { type ComposeRequest, compose } from '../core/compose/compose.js';
+import type { ComposeRequest } from '../core/compose/compose.js';
 import { error, PromptError } from '../core/text/diagnostics.js';
+import { compose } from '../engine/default-engine.js';
 import { requestRole, resolvePackEnvironment } from '../source/environment.js';
 import type { PackLimits } from '../source/limits.js';
 import { openPack } from '../source/open.js';

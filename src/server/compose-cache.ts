@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Snapshot } from '../core/build/snapshot.js';
-import { type ComposeRequest, type ComposeResult, tryCompose } from '../core/compose/compose.js';
+import type { ComposeRequest, ComposeResult } from '../core/compose/compose.js';
 import { withLayerWording } from '../core/compose/explain.js';
 import { type Diagnostic, warning } from '../core/text/diagnostics.js';
-import { snapshotCache } from '../engine/snapshot-cache.js';
+import { defaultEngine, tryCompose } from '../engine/default-engine.js';
 import {
   DEFAULT_TOKEN_BUDGET_MS,
   TokenBudgetError,
@@ -54,7 +54,7 @@ export interface RenderOptions {
 }
 
 /**
- * Composes through the shared byte-bounded snapshot cache (`snapshotCache`): a snapshot
+ * Composes through the engine's byte-bounded cache: a snapshot
  * never changes, so a result is valid for as long as its snapshot is served. Requests
  * with ambient text are composed every time. Token counts of uncached texts are made off
  * the event loop; past the budget the prompt is answered without them, with a
@@ -158,7 +158,7 @@ export function renderedBytes(r: Rendered): number {
 
 // --- internal ---
 
-const rendered = snapshotCache<Rendered>('rendered');
+const rendered = defaultEngine.cache.view<Rendered>('rendered');
 const utf8 = new TextEncoder();
 let maxRenders = DEFAULT_MAX_RENDERS;
 let active = 0;

@@ -1,6 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Diagnostic } from '../core/text/diagnostics.js';
-import { cacheUsage } from '../engine/snapshot-cache.js';
+import { defaultEngine } from '../engine/default-engine.js';
 import type { SnapshotStore } from '../reload/store.js';
 import { VERSION } from '../source/version.js';
 
@@ -150,7 +150,7 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
     help: 'Bytes held by the caches of composed prompts and token counts (all versions, one budget)',
     registers,
     collect() {
-      this.set(cacheUsage().bytes);
+      this.set(defaultEngine.cacheUsage().bytes);
     },
   });
   new Gauge({
@@ -158,7 +158,7 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
     help: 'The byte budget of the caches of composed prompts and token counts (serve --cache-bytes)',
     registers,
     collect() {
-      this.set(cacheUsage().maxBytes);
+      this.set(defaultEngine.cacheUsage().maxBytes);
     },
   });
   new Gauge({

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
 import type { Diagnostic } from '../core/text/diagnostics.js';
-import { setCacheBudget } from '../engine/snapshot-cache.js';
+import { defaultEngine } from '../engine/default-engine.js';
 import { type ReloadSource, stablePackLoader } from '../reload/read.js';
 import { SnapshotStore } from '../reload/store.js';
 import { type PackWatcher, watchPack } from '../reload/watch.js';
@@ -126,7 +126,7 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
   );
   logReloads(store, logger);
   const watching = options.watch !== false && options.dir !== undefined;
-  if (options.cacheBytes !== undefined) setCacheBudget(options.cacheBytes);
+  if (options.cacheBytes !== undefined) defaultEngine.cache.maxBytes = options.cacheBytes;
   if (options.maxRenders !== undefined) setMaxRenders(options.maxRenders);
   const bindHost = options.host ?? DEFAULT_HOST;
   const app = createApp({

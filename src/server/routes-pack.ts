@@ -1,8 +1,8 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { packProblems } from '../core/build/usable.js';
 import { listInputs } from '../core/pack/inputs.js';
 import { error } from '../core/text/diagnostics.js';
 import { closestNames, didYouMean } from '../core/text/suggest.js';
+import { packProblems } from '../engine/default-engine.js';
 import { VERSION } from '../source/version.js';
 import { agentConfig } from '../tooling/agent-config/agent-config.js';
 import { type AppEnv, pickSnapshot, type Service } from './context.js';

@@ -1,13 +1,13 @@
 import {
   type BuildInput,
-  buildSnapshot,
-  buildSnapshotSliced,
   type LoadResult,
   presetHiddenFolders,
   presetManifest,
   type Snapshot,
 } from '../core/build/snapshot.js';
 import { detectionScope, type ReadScope, readScopeOf } from '../core/pack/read-scope.js';
+import { defaultEngine } from '../engine/default-engine.js';
+import type { Engine } from '../engine/engine.js';
 import { isBundleFile, readPackBundle, readStableBundle } from './bundle.js';
 import { buildWithExternal } from './external.js';
 import { readPackAtRevision } from './git.js';
@@ -54,7 +54,7 @@ export interface OpenOptions extends PackLimits {
   /** Hidden folder names to read (default: those a built-in preset reads, plus the manifest's `hidden:`). */
   hidden?: readonly string[];
   /**
-   * The pure step from files to a result (default {@link buildSnapshot}); `lintPack`
+   * The pure step from files to a result (default: the engine's `buildSnapshot`); `lintPack`
    * goes here to load and lint in one pass.
    */
   build?: (input: BuildInput) => LoadResult;
@@ -63,6 +63,8 @@ export interface OpenOptions extends PackLimits {
    * changed (see `BuildInput.previous`); the result is the same as without it.
    */
   previous?: Snapshot;
+  /** The engine that builds the snapshot (default: the library's shared one). */
+  engine?: Engine;
 }
 
 /**
@@ -152,11 +154,12 @@ async function readAndBuildOnce(
   const read = await reader(source, options);
   // A consistent read is a reload's (or a service's start): its build runs in slices, so
   // the service keeps answering while a large pack is built.
+  const engine = options.engine ?? defaultEngine;
   const build =
     options.build ??
     (options.stable
-      ? (i: BuildInput) => buildSnapshotSliced(i, new Slices(Number.POSITIVE_INFINITY))
-      : buildSnapshot);
+      ? (i: BuildInput) => engine.buildSnapshotSliced(i, new Slices(Number.POSITIVE_INFINITY))
+      : (i: BuildInput) => engine.buildSnapshot(i));
   const input: BuildInput = {
     files: read.files,
     readDiagnostics: read.diagnostics,

@@ -1,6 +1,6 @@
-import { memberLabel } from '../core/build/members.js';
 import type { Snapshot } from '../core/build/snapshot.js';
 import { table } from '../core/compose/explain.js';
+import { memberLabel } from '../core/compose/members.js';
 import { sha256 } from '../core/text/text.js';
 import { tokenConfig } from './config.js';
 import { countTokens } from './count.js';

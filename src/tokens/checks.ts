@@ -1,6 +1,6 @@
-import { type Member, memberLabel } from '../core/build/members.js';
 import type { Snapshot } from '../core/build/snapshot.js';
 import type { ComposeResult } from '../core/compose/compose.js';
+import { type Member, memberLabel } from '../core/compose/members.js';
 import { type Diagnostic, error, type Where, warning } from '../core/text/diagnostics.js';
 import { analyzeCache } from './cache.js';
 import { budgetsLocator, tokenConfig } from './config.js';

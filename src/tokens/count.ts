@@ -1,7 +1,7 @@
 import type { Snapshot } from '../core/build/snapshot.js';
 import type { ComposeResult, LayerResult } from '../core/compose/compose.js';
 import { sha256, utf8Length } from '../core/text/text.js';
-import { snapshotCache } from '../engine/snapshot-cache.js';
+import { defaultEngine } from '../engine/default-engine.js';
 import { type BudgetStatus, budgetFor, budgetStatus, nearFrom, tokenConfig } from './config.js';
 import { type EncodingName, getTokenizer, type Tokenizer, type TokenizerName } from './tokenizer.js';
 
@@ -124,7 +124,7 @@ export function rememberCount(snapshot: Snapshot, tokenizer: Tokenizer, hash: st
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 /** Token counts per snapshot, encoding and text hash, in the shared byte-bounded cache. */
-const counts = snapshotCache<number>('tokens');
+const counts = defaultEngine.cache.view<number>('tokens');
 
 function key(tokenizer: Tokenizer, hash: string): string {
   return `${tokenizer.encoding}:${hash}`;

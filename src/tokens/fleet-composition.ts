@@ -1,9 +1,9 @@
-import { composeMember, type Member, packMembers } from '../core/build/members.js';
 import type { Snapshot } from '../core/build/snapshot.js';
 import type { ComposeResult } from '../core/compose/compose.js';
+import { composeMember, type Member, packMembers } from '../core/compose/members.js';
 import type { Diagnostic } from '../core/text/diagnostics.js';
 import { byteOrder } from '../core/text/text.js';
-import { snapshotCache } from '../engine/snapshot-cache.js';
+import { defaultEngine } from '../engine/default-engine.js';
 
 /** Every member's composed prompt, and the members that failed to compose. */
 export interface FleetComposition {
@@ -36,7 +36,7 @@ export function composeFleet(
 
 // --- internal ---
 
-const fleets = snapshotCache<FleetComposition>('fleet');
+const fleets = defaultEngine.cache.view<FleetComposition>('fleet');
 
 /** An upper bound of what a composition holds: its texts, plus a generous amount per layer. */
 function compositionBytes(c: FleetComposition): number {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { Digests } from '../../src/core/build/digests.js';
 import { DecodedFile, decodePackFile, NOT_UTF8, splitPackFile } from '../../src/core/build/pack-file.js';
 import { buildSnapshot } from '../../src/core/build/snapshot.js';
 import { splitFrontmatter } from '../../src/core/text/frontmatter.js';
@@ -170,13 +171,13 @@ describe('a plain file read without decoding', () => {
         (list, mode) => {
           const bytes = Uint8Array.from(list);
           const path = mode === 'yaml' ? 'x.yaml' : 'x.md';
-          const fast = decodePackFile(path, bytes, mode, false);
+          const fast = decodePackFile(path, bytes, mode, false, { digests: new Digests() });
           const text = decodeText(bytes);
           if (text === undefined) {
             expect(fast).toBe(NOT_UTF8);
             return;
           }
-          const slow = splitPackFile(path, bytes.slice(), text, mode, false);
+          const slow = splitPackFile(path, bytes.slice(), text, mode, false, { digests: new Digests() });
           const view = (d: typeof slow | typeof NOT_UTF8) => {
             if (d === NOT_UTF8) return d;
             const file = d instanceof DecodedFile ? d : d.file;

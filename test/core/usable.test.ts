@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { packProblems, packProblemsSliced } from '../../src/core/build/usable.js';
+import { packProblems, packProblemsSliced } from '../../src/core/compose/usable.js';
+import { createEngine } from '../../src/engine/engine.js';
 import { okPack } from '../helpers.js';
 
 // The reasons `serve --strict` gives for not being ready, worked out at once or in steps.
@@ -28,8 +29,14 @@ describe('packProblems', () => {
     const sliced = await packProblemsSliced(snapshot, always);
     expect(pauses).toBe(2);
     expect(sliced).toEqual(packProblems(okPack(PACK)));
-    // Memoised per snapshot: the readiness answer after a reload finds them done.
-    expect(packProblems(snapshot)).toBe(sliced);
+  });
+
+  it("an engine's are worked out once per snapshot: the readiness answer after a reload finds them done", async () => {
+    const engine = createEngine();
+    const snapshot = okPack(PACK);
+    const sliced = await engine.packProblemsSliced(snapshot, { due: true, pause: async () => undefined });
+    expect(sliced).toEqual(packProblems(snapshot));
+    expect(engine.packProblems(snapshot)).toBe(sliced);
   });
 
   it('is empty for a pack whose members compose cleanly', async () => {

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src/cli/atomic-write.js';
-import { cacheUsage, DEFAULT_CACHE_BYTES, setCacheBudget } from '../../src/engine/snapshot-cache.js';
+import { DEFAULT_CACHE_BYTES } from '../../src/engine/cache.js';
+import { defaultEngine } from '../../src/engine/default-engine.js';
 import { type RunningService, startService } from '../../src/server/node.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
 import { appFor, copyFixture, MINI, waitFor } from './helpers.js';
@@ -87,20 +88,20 @@ describe('hostile clients', () => {
     try {
       await writeFile(join(dir, 'base.md'), `${'Base line of a large prompt.\n'.repeat(8000)}`); // ~230 KB
       const { app } = await appFor(dir);
-      setCacheBudget(2 * 1024 * 1024);
+      defaultEngine.cache.maxBytes = 2 * 1024 * 1024;
       for (let i = 0; i < 40; i++) {
         const res = await app.request(`/api/prompts/writer?team=t${i}`);
         expect(res.status).toBe(200);
-        expect(cacheUsage().bytes).toBeLessThanOrEqual(2 * 1024 * 1024);
+        expect(defaultEngine.cacheUsage().bytes).toBeLessThanOrEqual(2 * 1024 * 1024);
       }
-      expect(cacheUsage().entries).toBeGreaterThan(0);
+      expect(defaultEngine.cacheUsage().entries).toBeGreaterThan(0);
       const metrics = await (await app.request('/metrics')).text();
       const held = Number(/^strata_cache_bytes (\d+)$/m.exec(metrics)?.[1]);
       expect(held).toBeGreaterThan(0);
       expect(held).toBeLessThanOrEqual(2 * 1024 * 1024);
       expect(metrics).toMatch(/^strata_cache_budget_bytes 2097152$/m);
     } finally {
-      setCacheBudget(DEFAULT_CACHE_BYTES);
+      defaultEngine.cache.maxBytes = DEFAULT_CACHE_BYTES;
       await cleanup();
     }
   });

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { composeMember, packMembers } from '../../src/core/build/members.js';
 import { buildSnapshot, type LoadResult, type Snapshot } from '../../src/core/build/snapshot.js';
+import { composeMember, packMembers } from '../../src/core/compose/members.js';
+import { defaultEngine } from '../../src/engine/default-engine.js';
 import { sameBytes } from '../../src/engine/incremental/same-bytes.js';
-import { patchedPaths } from '../../src/engine/incremental/snapshot-patch.js';
 import { openPack } from '../../src/source/open.js';
 import { readPackDir } from '../../src/source/read-dir.js';
 import { FileReuse, KeptFiles, SETTLED_MS } from '../../src/source/reuse.js';
@@ -134,7 +134,7 @@ describe('incremental reloads', () => {
     const after = (await incremental()).snapshot!;
     // (A file written within a second of its last read is read again, so the edits of the
     // tests before may be among the paths too.)
-    expect(patchedPaths(before, after)).toContain('doctrine/fable.md');
+    expect(defaultEngine.patchedPaths(before, after)).toContain('doctrine/fable.md');
     expect(observe({ snapshot: after, diagnostics: after.warnings })).toEqual(observe(await fromScratch()));
   });
 

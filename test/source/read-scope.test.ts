@@ -2,13 +2,13 @@ import { cpSync, mkdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } fro
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { composeMember, packMembers } from '../../src/core/build/members.js';
 import {
   buildSnapshot,
   type LoadResult,
   presetManifest,
   type Snapshot,
 } from '../../src/core/build/snapshot.js';
+import { composeMember, packMembers } from '../../src/core/compose/members.js';
 import { readScopeOf } from '../../src/core/pack/read-scope.js';
 import { openPack } from '../../src/source/open.js';
 import { readPackDir } from '../../src/source/read-dir.js';

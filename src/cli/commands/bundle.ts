@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { buildSnapshot } from '../../core/build/snapshot.js';
 import { type Diagnostic, error } from '../../core/text/diagnostics.js';
+import { buildSnapshot } from '../../engine/default-engine.js';
 import { createBundle } from '../../source/bundle.js';
 import { ioReason, writeFileAtomic } from '../atomic-write.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';

@@ -1,6 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
-import { DEFAULT_CACHE_BYTES } from '../../engine/snapshot-cache.js';
+import { DEFAULT_CACHE_BYTES } from '../../engine/cache.js';
 import { MAX_BODY_BYTES } from '../../server/app.js';
 import { DEFAULT_MAX_RENDERS } from '../../server/compose-cache.js';
 import { DEFAULT_CONNECTION_LIMITS } from '../../server/connections.js';

@@ -1,6 +1,6 @@
 import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { packMembers } from '../../core/build/members.js';
+import { packMembers } from '../../core/compose/members.js';
 import { parseSetPairs } from '../../core/pack/settings.js';
 import { type Diagnostic, formatDiagnostic } from '../../core/text/diagnostics.js';
 import { openPack } from '../../source/open.js';

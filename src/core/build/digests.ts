@@ -14,20 +14,28 @@ export interface DigestSpot {
 }
 
 /**
- * The sha256 of `bytes`, written into the current block (a new one when it is full). A
- * block lives while any file whose digest it holds does. The digest comes as hex and is
- * written as bytes: a digest as a buffer would be a small native allocation per file,
- * whose freed holes the process keeps.
+ * Where a build keeps its files' digests: blocks of 1,024, filled in turn. A block lives
+ * while any file whose digest it holds does.
  */
-export function keepDigest(bytes: Uint8Array): DigestSpot {
-  if (used === current.length) {
-    current = Buffer.alloc(BLOCK_BYTES);
-    used = 0;
+export class Digests {
+  #current = Buffer.alloc(0);
+  #used = 0;
+
+  /**
+   * The sha256 of `bytes`, written into the current block (a new one when it is full).
+   * The digest comes as hex and is written as bytes: a digest as a buffer would be a
+   * small native allocation per file, whose freed holes the process keeps.
+   */
+  keep(bytes: Uint8Array): DigestSpot {
+    if (this.#used === this.#current.length) {
+      this.#current = Buffer.alloc(BLOCK_BYTES);
+      this.#used = 0;
+    }
+    const at = this.#used;
+    this.#current.write(hash('sha256', bytes, 'hex'), at, DIGEST_BYTES, 'hex');
+    this.#used += DIGEST_BYTES;
+    return { block: this.#current, at };
   }
-  const at = used;
-  current.write(hash('sha256', bytes, 'hex'), at, DIGEST_BYTES, 'hex');
-  used += DIGEST_BYTES;
-  return { block: current, at };
 }
 
 /** A kept digest as 64 hex digits (the form versions and provenance carry). */
@@ -42,16 +50,13 @@ export function digestHex(block: Uint8Array, at: number): string {
  */
 export class BlockHex {
   #block: Uint8Array | undefined;
-  /** How much of the block was filled when its hex was made (digests are only appended). */
-  #filled = 0;
   #hex = '';
 
   of(block: Uint8Array, at: number): string {
-    if (block !== this.#block || at + DIGEST_BYTES > this.#filled) {
-      const filled = block === current ? used : block.length;
-      this.#hex = Buffer.from(block.buffer, block.byteOffset, filled).toString('hex');
+    if (block !== this.#block) {
+      // No digest is written while a pass reads them: a block's hex holds all it has.
+      this.#hex = Buffer.from(block.buffer, block.byteOffset, block.length).toString('hex');
       this.#block = block;
-      this.#filled = filled;
     }
     return this.#hex.slice(2 * at, 2 * (at + DIGEST_BYTES));
   }
@@ -62,6 +67,3 @@ export class BlockHex {
 const DIGEST_BYTES = 32;
 /** 1,024 digests a block. */
 const BLOCK_BYTES = 1024 * DIGEST_BYTES;
-
-let current = Buffer.alloc(0);
-let used = 0;

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { LayeredMap } from '../../engine/incremental/layered-map.js';
 import type { Manifest } from '../pack/manifest.js';
 import type { Diagnostic } from '../text/diagnostics.js';
 import { type SplitFile, splitFrontmatter, splitFrontmatterLenient } from '../text/frontmatter.js';
@@ -13,8 +12,8 @@ import {
   sha256,
   utf8Length,
 } from '../text/text.js';
-import type { ParsedYaml } from '../text/yaml.js';
-import { BlockHex, digestHex, keepDigest } from './digests.js';
+import type { FastYaml, ParsedYaml } from '../text/yaml.js';
+import { BlockHex, type Digests, digestHex } from './digests.js';
 
 // One pack file decoded for a snapshot, and the version hash over a snapshot's files.
 
@@ -85,28 +84,27 @@ class ChunkedHash {
   }
 }
 
-/**
- * Calls `fn` for a map's entries in byte order of their keys: as they are when already so
- * (a build's files are; checked once per map, and once for all maps layered over one).
- */
+/** Calls `fn` for a map's entries in byte order of their keys (as they are when already so: a build's files are). */
 function forEachInOrder<T>(map: ReadonlyMap<string, T>, fn: (value: T, key: string) => void): void {
-  const keys = LayeredMap.base(map);
-  if (!sortedMaps.has(keys)) {
-    let last: string | undefined;
-    for (const key of keys.keys()) {
-      if (last !== undefined && byteOrder(last, key) > 0) {
-        for (const [k, v] of [...map].sort(([a], [b]) => byteOrder(a, b))) fn(v, k);
-        return;
-      }
-      last = key;
+  let last: string | undefined;
+  for (const key of map.keys()) {
+    if (last !== undefined && byteOrder(last, key) > 0) {
+      for (const [k, v] of [...map].sort(([a], [b]) => byteOrder(a, b))) fn(v, k);
+      return;
     }
-    sortedMaps.add(keys);
+    last = key;
   }
   map.forEach(fn);
 }
 
-/** Maps whose keys were found in byte order (keys never change in a read-only map). */
-const sortedMaps = new WeakSet<ReadonlyMap<string, unknown>>();
+/**
+ * What decoding a build's files shares: where their digests are kept, and a faster YAML
+ * reader for frontmatter, if any (see `ParseYamlOptions.fast`).
+ */
+export interface DecodeContext {
+  digests: Digests;
+  fast?: FastYaml;
+}
 
 /**
  * A pack file decoded and split as a build does (strict UTF-8 unless raw; the frontmatter
@@ -118,13 +116,14 @@ export function decodePackFile(
   bytes: Uint8Array,
   mode: 'yaml' | Manifest['frontmatter'],
   isRaw: boolean,
+  ctx: DecodeContext,
 ): ReturnType<typeof splitPackFile> | typeof NOT_UTF8 {
   // Most files of a large pack are plain ASCII without frontmatter: nothing to decode
   // now (the text is made from the bytes when first asked for).
-  const plain = isRaw ? undefined : splitPlain(path, bytes, mode);
+  const plain = isRaw ? undefined : splitPlain(path, bytes, mode, ctx);
   if (plain !== undefined) return plain;
   const text = isRaw ? decodeLossy(bytes) : decodeText(bytes);
-  return text === undefined ? NOT_UTF8 : splitPackFile(path, bytes, text, mode, isRaw);
+  return text === undefined ? NOT_UTF8 : splitPackFile(path, bytes, text, mode, isRaw, ctx);
 }
 
 /**
@@ -139,23 +138,24 @@ function splitPlain(
   path: string,
   bytes: Uint8Array,
   mode: 'yaml' | Manifest['frontmatter'],
+  ctx: DecodeContext,
 ): ReturnType<typeof splitPackFile> | undefined {
   if (!isPlainAscii(bytes)) return undefined;
   const n = bytes.length;
   // Lenient frontmatter after leading white space is reported (see splitFrontmatterLenient).
   if (mode === 'lenient' && n > 0 && isSpace(bytes[0]!)) return undefined;
   const fenced = n > 0 && (bytes[0] === DASH || bytes[0] === PLUS) && mode !== 'yaml' && mode !== 'none';
-  if (!fenced) return new DecodedFile(path, bytes, NO_META, 0, trimmedSize(bytes, 0), 0);
+  if (!fenced) return new DecodedFile(path, bytes, NO_META, 0, trimmedSize(bytes, 0), 0, ctx.digests);
   // A `+++` fence (TOML frontmatter, said by the split) is split in full.
   if (mode !== 'strict' || bytes[0] === PLUS) return undefined;
   // Up to the line `---` that closes the frontmatter (as splitFrontmatter finds it).
   const close = closingFence(bytes);
   if (close === undefined) return undefined;
-  const split = splitFrontmatter(decodeText(bytes.subarray(0, close))!, path);
+  const split = splitFrontmatter(decodeText(bytes.subarray(0, close))!, path, ctx.fast);
   if (split.bodyOffset !== close) return undefined;
   const meta = Object.keys(split.meta).length > 0 ? split.meta : NO_META;
   const flags = split.diagnostics.length > 0 ? PROBLEMS : 0;
-  const file = new DecodedFile(path, bytes, meta, close, trimmedSize(bytes, close), flags);
+  const file = new DecodedFile(path, bytes, meta, close, trimmedSize(bytes, close), flags, ctx.digests);
   return split.diagnostics.length > 0
     ? { file, split: { yaml: split.yaml, diagnostics: split.diagnostics } }
     : file;
@@ -201,13 +201,14 @@ export function decodeFile(
   bytes: Uint8Array,
   diagnostics: Diagnostic[],
   frontmatter: Map<string, ParsedYaml>,
+  ctx: DecodeContext,
 ): PackFile | undefined {
   const text = decodeText(bytes);
   if (text === undefined) {
     diagnostics.push(notTextDiagnostic(path, bytes, 'strict'));
     return undefined;
   }
-  const decoded = splitPackFile(path, bytes, text, /\.ya?ml$/i.test(path) ? 'yaml' : 'strict', false);
+  const decoded = splitPackFile(path, bytes, text, /\.ya?ml$/i.test(path) ? 'yaml' : 'strict', false, ctx);
   const { file, split } = decoded instanceof DecodedFile ? { file: decoded, split: undefined } : decoded;
   if (split) {
     diagnostics.push(...split.diagnostics);
@@ -228,8 +229,9 @@ export function splitPackFile(
   text: string,
   mode: 'yaml' | Manifest['frontmatter'],
   isRaw: boolean,
+  ctx: DecodeContext,
 ): DecodedFile | { file: DecodedFile; split: Pick<SplitFile, 'yaml' | 'diagnostics'> } {
-  let split = mode === 'yaml' ? undefined : splitOf(text, path, mode);
+  let split = mode === 'yaml' ? undefined : splitOf(text, path, mode, ctx.fast);
   // A raw file is read lossily: bytes that are no UTF-8 text are said, where they are.
   if (isRaw && !isUtf8Text(bytes)) {
     split ??= { meta: {}, body: text, bodyOffset: 0, diagnostics: [] };
@@ -242,7 +244,7 @@ export function splitPackFile(
     (isRaw ? RAW : 0) |
     (split?.retried && split.yaml ? RETRIED : 0) |
     (split && split.diagnostics.length > 0 ? PROBLEMS : 0);
-  const file = new DecodedFile(path, bytes, meta, bodyOffset, utf8Length(prompt), flags);
+  const file = new DecodedFile(path, bytes, meta, bodyOffset, utf8Length(prompt), flags, ctx.digests);
   return split && split.diagnostics.length > 0
     ? { file, split: { yaml: split.yaml, diagnostics: split.diagnostics } }
     : file;
@@ -253,9 +255,10 @@ export function splitOf(
   text: string,
   path: string,
   mode: Manifest['frontmatter'],
+  fast?: FastYaml,
 ): (SplitFile & { retried?: boolean }) | undefined {
   if (mode === 'none') return undefined;
-  return mode === 'lenient' ? splitFrontmatterLenient(text, path) : splitFrontmatter(text, path);
+  return mode === 'lenient' ? splitFrontmatterLenient(text, path, fast) : splitFrontmatter(text, path, fast);
 }
 
 /** The memo's answer for bytes that are not UTF-8 (reported by the build, not kept). */
@@ -306,11 +309,12 @@ export class DecodedFile implements PackFile {
     readonly bodyOffset: number,
     readonly promptBytes: number,
     flags: number,
+    digests: Digests,
   ) {
     this.#buffer = bytes.buffer;
     this.#offset = bytes.byteOffset;
     this.#length = bytes.byteLength;
-    const digest = keepDigest(bytes);
+    const digest = digests.keep(bytes);
     this.#digests = digest.block;
     this.#spot = digest.at | flags;
   }

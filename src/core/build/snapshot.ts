@@ -1,5 +1,3 @@
-import { patchSnapshot, rememberBuild, resolveSettings } from '../../engine/incremental/snapshot-patch.js';
-import { memoByBytes, yamlOfBytes } from '../../engine/memo/parse-memo.js';
 import { isPresetName, PRESET_NAMES, presetText } from '../../layouts/registry.js';
 import { compileGlob, globMatch } from '../pack/glob.js';
 import { type Manifest, resolveManifest } from '../pack/manifest.js';
@@ -19,10 +17,14 @@ import {
   warning,
 } from '../text/diagnostics.js';
 import { notTextDiagnostic } from '../text/not-text.js';
-import { byteOrder, isUtf8Text } from '../text/text.js';
-import { type ParsedYaml, parseYaml } from '../text/yaml.js';
+import { byteOrder, decodeText, isUtf8Text } from '../text/text.js';
+import { type FastYaml, type ParsedYaml, parseYaml } from '../text/yaml.js';
+import type { BuildHooks } from './build-hooks.js';
+import { resolveSettings } from './build-settings.js';
+import { Digests } from './digests.js';
 import { buildFleet } from './fleet.js';
 import {
+  type DecodeContext,
   DecodedFile,
   decodeFile,
   decodePackFile,
@@ -47,25 +49,31 @@ export type { BuildInput, LoadResult, Snapshot } from './snapshot-types.js';
  * Builds a snapshot from a pack's files (pure: no I/O). Collects every problem as a
  * diagnostic; returns a snapshot only when there is no error.
  */
-export function buildSnapshot(input: BuildInput): LoadResult {
-  return runSteps(buildSteps(input));
+export function buildSnapshot(input: BuildInput, hooks: BuildHooks = {}): LoadResult {
+  return runSteps(buildSteps(input, hooks));
 }
 
 /**
  * {@link buildSnapshot} in steps, giving the event loop a turn whenever `yielder` says
  * the slice is used up (a service reloading a large pack keeps answering meanwhile).
  */
-export function buildSnapshotSliced(input: BuildInput, yielder: Yielder): Promise<LoadResult> {
-  return runStepsSliced(buildSteps(input), yielder);
+export function buildSnapshotSliced(
+  input: BuildInput,
+  yielder: Yielder,
+  hooks: BuildHooks = {},
+): Promise<LoadResult> {
+  return runStepsSliced(buildSteps(input, hooks), yielder);
 }
 
 /** The build, yielding between steps of a few hundred files or records. */
-function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
+function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, LoadResult> {
   // A reload of a pack built before: start from that build when it is exact to.
-  if (input.previous) {
-    const patched = yield* patchSnapshot(input, input.previous, resolveSettings);
+  if (input.previous && hooks.patch) {
+    const patched = yield* hooks.patch(input, input.previous);
     if (patched) return patched;
   }
+  const memo = hooks.memo ?? computeOnce;
+  const decoding: DecodeContext = { digests: new Digests(), fast: hooks.fastYaml };
   const diagnostics: Diagnostic[] = [...(input.readDiagnostics ?? [])];
   const _env = input.env ?? {};
   // The reader could not read the pack as a whole: its files say nothing about it.
@@ -78,7 +86,7 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
   const notUtf8 = new Set<string>();
   const strictUtf8 = (path: string): boolean => {
     const bytes = input.files.get(path);
-    const ok = bytes !== undefined && memoByBytes(bytes, 'utf8', () => isUtf8Text(bytes));
+    const ok = bytes !== undefined && memo(bytes, 'utf8', () => isUtf8Text(bytes), '');
     if (bytes !== undefined && !ok && !notUtf8.has(path)) {
       notUtf8.add(path);
       diagnostics.push(notTextDiagnostic(path, bytes, 'strict'));
@@ -92,7 +100,7 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
     let parsed = yamls.get(path);
     if (!parsed) {
       const bytes = input.files.get(path);
-      parsed = bytes && yamlOfBytes(path, bytes);
+      parsed = bytes && memo(bytes, 'yaml', () => yamlOfBytes(path, bytes, hooks.fastYaml), path);
       if (parsed === undefined) return undefined;
       yamls.set(path, parsed);
     }
@@ -231,7 +239,7 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
     const decoded =
       before instanceof DecodedFile && before.sameDecoding(bytes)
         ? before
-        : decodePackFile(path, bytes, mode, isRaw);
+        : decodePackFile(path, bytes, mode, isRaw, decoding);
     if (decoded === NOT_UTF8) {
       strictUtf8(path); // reports INVALID_UTF8
       continue;
@@ -278,7 +286,7 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
       needs.push(where.external);
       continue;
     }
-    const file = decodeFile(where.external, bytes, diagnostics, new Map());
+    const file = decodeFile(where.external, bytes, diagnostics, new Map(), decoding);
     if (file) external.set(where.external, file);
   }
 
@@ -375,7 +383,7 @@ function* buildSteps(input: BuildInput): Generator<void, LoadResult> {
   }
   if (external.size > 0) snapshot.external = external;
   else
-    rememberBuild(snapshot, {
+    hooks.built?.(snapshot, {
       inputFiles: input.files,
       refused: new Set(input.refused ?? []),
       preset: input.preset,
@@ -578,6 +586,17 @@ function presetPart(name: string, diagnostics: Diagnostic[]): ManifestPart {
   }
   diagnostics.push(...parsed.diagnostics);
   return parsed.part;
+}
+
+/** Runs `compute` (a build without a memo works each step out once). */
+function computeOnce<T>(_bytes: Uint8Array, _step: string, compute: () => T): T {
+  return compute();
+}
+
+/** A YAML file's parse from its bytes; undefined when they are not UTF-8. */
+export function yamlOfBytes(path: string, bytes: Uint8Array, fast?: FastYaml): ParsedYaml | undefined {
+  const text = decodeText(bytes);
+  return text === undefined ? undefined : parseYaml(text, { file: path, bytes, fast });
 }
 
 function matchesAny(globs: readonly string[], path: string): boolean {

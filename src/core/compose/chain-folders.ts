@@ -1,3 +1,4 @@
+import { derived } from '../build/derived.js';
 import type { Snapshot } from '../build/snapshot-types.js';
 
 // The folder a chain's path means when it names one the pack does not have.
@@ -45,12 +46,12 @@ interface Folders {
   byFold: ReadonlyMap<string, string[]>;
 }
 
-const memo = new WeakMap<Snapshot, Folders>();
-
 /** The folders holding a file of the pack (read or not), once per snapshot. */
 function foldersOf(snapshot: Snapshot): Folders {
-  let folders = memo.get(snapshot);
-  if (folders) return folders;
+  return derived(snapshot, 'folders', collectFolders);
+}
+
+function collectFolders(snapshot: Snapshot): Folders {
   const known = new Set<string>();
   const add = (path: string) => {
     for (let at = path.lastIndexOf('/'); at > 0; at = path.lastIndexOf('/', at - 1)) {
@@ -69,9 +70,7 @@ function foldersOf(snapshot: Snapshot): Folders {
     if (list) list.push(folder);
     else byFold.set(key, [folder]);
   }
-  folders = { known, byFold };
-  memo.set(snapshot, folders);
-  return folders;
+  return { known, byFold };
 }
 
 /** Non-ASCII characters as `\u` escapes: `café` as `caf\u00e9`, its NFD form as `cafe\u0301`. */

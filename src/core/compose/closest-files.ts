@@ -1,3 +1,4 @@
+import { derived } from '../build/derived.js';
 import type { Snapshot } from '../build/snapshot.js';
 import { closestNames } from '../text/suggest.js';
 
@@ -11,27 +12,7 @@ import { closestNames } from '../text/suggest.js';
  * pack's files are indexed by folder once per snapshot, when first asked.
  */
 export function closestFiles(snapshot: Snapshot, path: string): string[] {
-  let folders = indexes.get(snapshot);
-  if (!folders) {
-    const declared = new Set<string>();
-    for (const agent of snapshot.fleet) {
-      declared.add(agent.id);
-      if (agent.role !== undefined) declared.add(agent.role);
-      if (agent.team !== undefined) declared.add(agent.team);
-    }
-    folders = new Map();
-    for (const file of snapshot.files.keys()) {
-      const [folder, name] = split(file);
-      // (A role its own file declares, as a discovered one, is no other role's name.)
-      const named = stem(name);
-      const role = snapshot.roles.get(named);
-      if (declared.has(named) || (role !== undefined && role.source !== file)) continue;
-      const names = folders.get(folder);
-      if (names) names.push(name);
-      else folders.set(folder, [name]);
-    }
-    indexes.set(snapshot, folders);
-  }
+  const folders = derived(snapshot, 'closest-files', namesByFolder);
   const [folder, name] = split(path);
   const names = folders.get(folder);
   if (!names) return [];
@@ -40,7 +21,27 @@ export function closestFiles(snapshot: Snapshot, path: string): string[] {
 
 // --- internal ---
 
-const indexes = new WeakMap<Snapshot, Map<string, string[]>>();
+/** The pack's file names by folder, but those a fleet, role or team name declares. */
+function namesByFolder(snapshot: Snapshot): Map<string, string[]> {
+  const declared = new Set<string>();
+  for (const agent of snapshot.fleet) {
+    declared.add(agent.id);
+    if (agent.role !== undefined) declared.add(agent.role);
+    if (agent.team !== undefined) declared.add(agent.team);
+  }
+  const folders = new Map<string, string[]>();
+  for (const file of snapshot.files.keys()) {
+    const [folder, name] = split(file);
+    // (A role its own file declares, as a discovered one, is no other role's name.)
+    const named = stem(name);
+    const role = snapshot.roles.get(named);
+    if (declared.has(named) || (role !== undefined && role.source !== file)) continue;
+    const names = folders.get(folder);
+    if (names) names.push(name);
+    else folders.set(folder, [name]);
+  }
+  return folders;
+}
 
 /** A file name without its last extension. */
 function stem(name: string): string {

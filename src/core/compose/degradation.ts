@@ -1,8 +1,8 @@
-import { type Member, memberLabel, packMembers } from '../build/members.js';
 import type { Snapshot } from '../build/snapshot.js';
 import { type Diagnostic, warning } from '../text/diagnostics.js';
 import { byteOrder } from '../text/text.js';
 import { type ComposeOutcome, type ComposeResult, tryCompose } from './compose.js';
+import { type Member, memberLabel, packMembers } from './members.js';
 
 /** A layer a member had in the served version and would not have in the new one. */
 export interface LostLayer {

@@ -1,3 +1,4 @@
+import { derived } from '../build/derived.js';
 import type { Snapshot } from '../build/snapshot.js';
 import type { Gate } from '../pack/gates.js';
 import type { LayerDef, LayerSource } from '../pack/manifest.js';
@@ -24,12 +25,7 @@ export interface KnownNames {
  * knownNames(snapshot).teams; // ['growth', 'payments', 'platform']
  */
 export function knownNames(snapshot: Snapshot): KnownNames {
-  let known = memo.get(snapshot);
-  if (!known) {
-    known = compute(snapshot);
-    memo.set(snapshot, known);
-  }
-  return known;
+  return derived(snapshot, 'known-names', compute);
 }
 
 /** The path templates of a layer's sources (its own and its variants'). */
@@ -41,8 +37,6 @@ export function layerPaths(layer: LayerDef): string[] {
 }
 
 // --- internal ---
-
-const memo = new WeakMap<Snapshot, KnownNames>();
 
 function compute(snapshot: Snapshot): KnownNames {
   const paths = [...snapshot.files.keys()];

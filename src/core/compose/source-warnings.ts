@@ -1,3 +1,4 @@
+import { derived } from '../build/derived.js';
 import type { Snapshot } from '../build/snapshot-types.js';
 import type { Diagnostic } from '../text/diagnostics.js';
 
@@ -24,7 +25,7 @@ interface SourcedLayer {
  */
 export function sourceWarnings(snapshot: Snapshot, layers: readonly SourcedLayer[]): Diagnostic[] {
   if (snapshot.warnings.length === 0) return [];
-  const index = indexOf(snapshot);
+  const index = derived(snapshot, 'warnings-by-file', indexWarnings);
   if (index.byFile.size === 0) return [];
   const found = new Set<Diagnostic>();
   const add = (file: string | undefined) => {
@@ -49,24 +50,17 @@ interface WarningIndex {
   records: Map<string, number>;
 }
 
-const indexes = new WeakMap<Snapshot, WarningIndex>();
-
-function indexOf(snapshot: Snapshot): WarningIndex {
-  let index = indexes.get(snapshot);
-  if (!index) {
-    const byFile = new Map<string, Diagnostic[]>();
-    for (const d of snapshot.warnings) {
-      if (d.file === undefined) continue;
-      const list = byFile.get(d.file);
-      if (list) list.push(d);
-      else byFile.set(d.file, [d]);
-    }
-    const records = new Map<string, number>();
-    if (byFile.size > 0)
-      for (const record of snapshot.roles.values())
-        records.set(record.source, (records.get(record.source) ?? 0) + 1);
-    index = { byFile, records };
-    indexes.set(snapshot, index);
+function indexWarnings(snapshot: Snapshot): WarningIndex {
+  const byFile = new Map<string, Diagnostic[]>();
+  for (const d of snapshot.warnings) {
+    if (d.file === undefined) continue;
+    const list = byFile.get(d.file);
+    if (list) list.push(d);
+    else byFile.set(d.file, [d]);
   }
-  return index;
+  const records = new Map<string, number>();
+  if (byFile.size > 0)
+    for (const record of snapshot.roles.values())
+      records.set(record.source, (records.get(record.source) ?? 0) + 1);
+  return { byFile, records };
 }

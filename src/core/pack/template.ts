@@ -1,4 +1,3 @@
-import { ByteCache } from '../../engine/byte-cache.js';
 import type { SettingValue } from './settings.js';
 
 // Small, strict template forms:
@@ -52,7 +51,7 @@ export function fillPath(
   template: string,
   values: Readonly<Partial<Record<PathPlaceholder, string>>>,
 ): { path: string } | { missing: string } {
-  return fillSplitPath(compiled(template), values);
+  return fillSplitPath(splitPath(template), values);
 }
 
 /** A path template split into literals (even indexes) and placeholder names (odd ones). */
@@ -232,17 +231,4 @@ function fillInTurn(compiled: CompiledTemplate, values: Pick<TemplateValues, 'in
     text = text.split(`{${name}}`).join(values.input(name)!);
   }
   return text;
-}
-
-/** Split templates, across every manifest the process has seen: bounded by bytes. */
-const compiledPaths = new ByteCache<string[]>(1024 * 1024);
-
-/** `a/{role}.md` → ['a/', 'role', '.md']: literals at even indexes, names at odd ones. */
-function compiled(template: string): string[] {
-  let parts = compiledPaths.get(template);
-  if (!parts) {
-    parts = splitPath(template);
-    compiledPaths.set(template, parts, template.length * 4 + parts.length * 64 + 96);
-  }
-  return parts;
 }

@@ -1,5 +1,5 @@
 import { type Diagnostic, error, warning } from './diagnostics.js';
-import { type ParsedYaml, parseYaml } from './yaml.js';
+import { type FastYaml, type ParsedYaml, parseYaml } from './yaml.js';
 
 /** A prompt file split into its frontmatter metadata and its body. */
 export interface SplitFile {
@@ -19,7 +19,7 @@ export interface SplitFile {
  * whose first line is exactly `---` has frontmatter up to the next line that is exactly
  * `---`. Errors carry the file's own line numbers.
  */
-export function splitFrontmatter(text: string, file: string): SplitFile {
+export function splitFrontmatter(text: string, file: string, fast?: FastYaml): SplitFile {
   if (!text.startsWith('---\n') && text !== '---') {
     // `--- ` (an editor's trailing white space) opens no frontmatter: the YAML under it
     // would reach the agent as prompt text, so it is said.
@@ -66,7 +66,7 @@ export function splitFrontmatter(text: string, file: string): SplitFile {
     };
   }
   const yamlText = text.slice(4, close.start);
-  const yaml = parseYaml(yamlText, { file, lineOffset: 1, syntaxCode: 'BAD_FRONTMATTER' });
+  const yaml = parseYaml(yamlText, { file, lineOffset: 1, syntaxCode: 'BAD_FRONTMATTER', fast });
   const diagnostics = [...yaml.diagnostics];
   let meta: Record<string, unknown> = {};
   if (diagnostics.length === 0) {
@@ -103,14 +103,18 @@ function findClosingLine(text: string): { start: number; end: number } | undefin
  * character is double-quoted and the YAML is parsed again. Frontmatter that still does not
  * parse, or is not a mapping, gives no metadata and a BAD_FRONTMATTER warning.
  */
-export function splitFrontmatterLenient(text: string, file: string): SplitFile & { retried?: boolean } {
+export function splitFrontmatterLenient(
+  text: string,
+  file: string,
+  fast?: FastYaml,
+): SplitFile & { retried?: boolean } {
   const match = LENIENT_RE.exec(text);
   if (!match) return { meta: {}, body: text, bodyOffset: 0, diagnostics: unreadFence(text, file) };
   const yamlText = match[1] ?? '';
   const yamlStart = match.indices?.[1]?.[0] ?? 4;
   const lineOffset = (text.slice(0, yamlStart).match(/\n/g) ?? []).length;
   const bodyOffset = match[0].length;
-  const first = parseYaml(yamlText, { file, lineOffset, syntaxCode: 'BAD_FRONTMATTER' });
+  const first = parseYaml(yamlText, { file, lineOffset, syntaxCode: 'BAD_FRONTMATTER', fast });
   let yaml = first;
   let retried = false;
   if (first.diagnostics.length > 0) {

@@ -13,7 +13,6 @@ import {
   YAMLParseError,
   YAMLSeq,
 } from 'yaml';
-import { NOT_SIMPLE, parseSimpleYaml } from '../../engine/fast/yaml-simple.js';
 import { type Diagnostic, type DiagnosticCode, error, type Where } from './diagnostics.js';
 import { decodeText, isPlainAscii, isWellFormedText, LineIndex } from './text.js';
 import { TOO_DEEP_MESSAGE, tooDeepAt } from './yaml-nesting.js';
@@ -59,12 +58,21 @@ export interface ParseYamlOptions {
    * slice of 13 characters or more is a view that keeps the whole text alive.
    */
   bytes?: Uint8Array;
+  /**
+   * A faster reader of the simplest YAML shapes (the engine's): its value, which must be
+   * deep-equal to what this parse gives with no diagnostic, or undefined for text it does
+   * not take (then this parse reads it).
+   */
+  fast?: FastYaml;
 }
+
+/** A reader of some YAML texts that gives the same value as {@link parseYaml}, faster: see `ParseYamlOptions.fast`. */
+export type FastYaml = (text: string, bytes?: Uint8Array) => { value: unknown } | undefined;
 
 /**
  * Parses YAML text without throwing. Syntax errors, duplicate keys and alias bombs become
  * diagnostics with positions in the file's own lines. The common shapes (flat or nested
- * `key: value` maps, see {@link parseSimpleYaml}) are read without a syntax tree; the
+ * `key: value` maps) are read by `options.fast` when given; the
  * rest by the `yaml` package. No syntax tree outlives the call: `locate` (needed only to
  * point at a problem) parses again when the tree has been collected. Text nested deeper than
  * `MAX_YAML_NESTING` (100) levels is a syntax error at the first collection past the limit.
@@ -75,8 +83,8 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
       ? options.bytes
       : undefined;
   const source = bytes ?? text;
-  const simple = parseSimpleYaml(text, bytes);
-  if (simple !== NOT_SIMPLE) return new Parsed(source, options, simple, NO_PROBLEMS as Diagnostic[]);
+  const simple = options.fast?.(text, bytes);
+  if (simple !== undefined) return new Parsed(source, options, simple.value, NO_PROBLEMS as Diagnostic[]);
   const { file, lineOffset = 0, syntaxCode = 'YAML_SYNTAX' } = options;
   const at = whereIn(text, file, lineOffset);
   const doc = parseChecked(text);

@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer';
+import type { FastYaml } from '../../core/text/yaml.js';
 import { MAX_YAML_NESTING } from '../../core/text/yaml-nesting.js';
 
 /**
@@ -271,3 +272,9 @@ function wideChar(c: number): boolean {
     c >= 0xa0 && (c < 0xd800 || c > 0xdfff) && c !== 0xfeff && c !== 0x2028 && c !== 0x2029 && c < 0xfffe
   );
 }
+
+/** {@link parseSimpleYaml} as the core's YAML parse takes a faster reader (`ParseYamlOptions.fast`). */
+export const fastYaml: FastYaml = (text, bytes) => {
+  const value = parseSimpleYaml(text, bytes);
+  return value === NOT_SIMPLE ? undefined : { value };
+};

@@ -1,42 +1,54 @@
-import type { Snapshot } from '../../core/build/snapshot.js';
-import { snapshotCache } from '../snapshot-cache.js';
+import type { Snapshot } from '../../core/build/snapshot-types.js';
+import type { EngineCache, SnapshotCache } from '../cache.js';
 
 // The compose memo: a snapshot never changes and compose is pure, so the outcome of a
-// (snapshot, request) pair is computed once and shared. Entries live in the one
-// byte-bounded snapshot cache (with the service's rendered answers and token counts), and
-// shared outcomes are frozen (by `freeze`, deeply), so no caller can change what the next one gets.
+// (snapshot, request) pair is computed once and shared. Entries live in the engine's one
+// byte-bounded cache (with the service's rendered answers and token counts), and shared
+// outcomes are frozen (by `freeze`, deeply), so no caller can change what the next one gets.
 
 /**
- * The memoised outcome of `compute` for a snapshot and request: computed (and frozen) on
- * the first call, the same frozen object on later calls while the shared cache keeps it.
- * The key covers every field of the request, canonically (key order does not matter).
- * Requests with `ambient` text are not memoised (computed and frozen on every call).
+ * An engine's memo of compose outcomes.
  *
  * @example
- * const outcome = memoCompose(snapshot, request, composeFresh, sizeOf, freezeOutcome);
+ * const memo = new ComposeMemo(cache);
+ * const outcome = memo.outcome(snapshot, request, tryCompose, sizeOf, freezeOutcome);
  */
-export function memoCompose<Q extends object, R extends object>(
-  snapshot: Snapshot,
-  request: Q,
-  compute: (snapshot: Snapshot, request: Q) => R,
-  bytes: (outcome: R, snapshot: Snapshot) => number,
-  freeze: (outcome: R, snapshot: Snapshot) => R,
-): R {
-  // A request with ambient text is composed every time, as the service's render cache
-  // does: that text is one-off and the client's (up to a whole request body), so keying
-  // on it would copy and compare it on every call and let one client evict everyone's
-  // entries.
-  if ((request as { ambient?: unknown }).ambient !== undefined)
-    return freeze(compute(snapshot, request), snapshot);
-  const fields = requestKey(request);
-  // A value with no canonical form (a cycle, a Date, deep nesting) is composed every time.
-  if (fields === undefined) return freeze(compute(snapshot, request), snapshot);
-  const key = memo.key(snapshot, fields);
-  const hit = memo.getKeyed(key) as R | undefined;
-  if (hit !== undefined) return hit;
-  const outcome = freeze(compute(snapshot, request), snapshot);
-  memo.setKeyed(key, outcome, bytes(outcome, snapshot));
-  return outcome;
+export class ComposeMemo {
+  #memo: SnapshotCache<object>;
+
+  constructor(cache: EngineCache) {
+    this.#memo = cache.view<object>('compose');
+  }
+
+  /**
+   * The memoised outcome of `compute` for a snapshot and request: computed (and frozen) on
+   * the first call, the same frozen object on later calls while the cache keeps it. The
+   * key covers every field of the request, canonically (key order does not matter).
+   * Requests with `ambient` text are not memoised (computed and frozen on every call).
+   */
+  outcome<Q extends object, R extends object>(
+    snapshot: Snapshot,
+    request: Q,
+    compute: (snapshot: Snapshot, request: Q) => R,
+    bytes: (outcome: R, snapshot: Snapshot) => number,
+    freeze: (outcome: R, snapshot: Snapshot) => R,
+  ): R {
+    // A request with ambient text is composed every time, as the service's render cache
+    // does: that text is one-off and the client's (up to a whole request body), so keying
+    // on it would copy and compare it on every call and let one client evict everyone's
+    // entries.
+    if ((request as { ambient?: unknown }).ambient !== undefined)
+      return freeze(compute(snapshot, request), snapshot);
+    const fields = requestKey(request);
+    // A value with no canonical form (a cycle, a Date, deep nesting) is composed every time.
+    if (fields === undefined) return freeze(compute(snapshot, request), snapshot);
+    const key = this.#memo.key(snapshot, fields);
+    const hit = this.#memo.getKeyed(key) as R | undefined;
+    if (hit !== undefined) return hit;
+    const outcome = freeze(compute(snapshot, request), snapshot);
+    this.#memo.setKeyed(key, outcome, bytes(outcome, snapshot));
+    return outcome;
+  }
 }
 
 /**
@@ -111,8 +123,6 @@ function fieldsKey(request: object): string {
   }
   return key;
 }
-
-const memo = snapshotCache<object>('compose');
 
 /** An object's keys in sorted order (most requests already list them so: no sort then). */
 function sortedKeys(value: object): string[] {

@@ -10,20 +10,35 @@
 // result per step and file of that read.) A range holds a few results, kept in one small
 // object, or a flat array (step, path, length, value, …) when more.
 
-import { decodeText } from '../../core/text/text.js';
-import { type ParsedYaml, parseYaml } from '../../core/text/yaml.js';
-
-const memo = new WeakMap<ArrayBufferLike, Map<number, Memo | unknown[]>>();
-
 /**
- * `compute()`'s result for these bytes, this step and this path, computed once per bytes
- * object. `step` must name everything else the result depends on (the step and its mode);
- * pass the same few step strings each time (constants), not ones built per file.
+ * One engine's memo of per-bytes results.
  *
  * @example
- * const parsed = memoByBytes(bytes, 'yaml', () => parseYaml(text, { file: path }), path);
+ * const memo = new BytesMemo();
+ * const parsed = memo.get(bytes, 'yaml', () => parseYaml(text, { file: path }), path);
  */
-export function memoByBytes<T>(bytes: Uint8Array, step: string, compute: () => T, path = ''): T {
+export class BytesMemo {
+  #memo = new WeakMap<ArrayBufferLike, Map<number, Memo | unknown[]>>();
+
+  /**
+   * `compute()`'s result for these bytes, this step and this path, computed once per bytes
+   * object. `step` must name everything else the result depends on (the step and its mode);
+   * pass the same few step strings each time (constants), not ones built per file.
+   */
+  get<T>(bytes: Uint8Array, step: string, compute: () => T, path = ''): T {
+    return memoIn(this.#memo, bytes, step, compute, path);
+  }
+}
+
+// --- internal ---
+
+function memoIn<T>(
+  memo: WeakMap<ArrayBufferLike, Map<number, Memo | unknown[]>>,
+  bytes: Uint8Array,
+  step: string,
+  compute: () => T,
+  path: string,
+): T {
   let ranges = memo.get(bytes.buffer);
   const at = bytes.byteOffset;
   const length = bytes.byteLength;
@@ -50,24 +65,6 @@ export function memoByBytes<T>(bytes: Uint8Array, step: string, compute: () => T
     );
   return value;
 }
-
-/**
- * A YAML file's parse, once per bytes object; undefined when the bytes are not UTF-8.
- * Its text is not kept (the parse keeps what it needs, see `ParseYamlOptions.bytes`).
- */
-export function yamlOfBytes(path: string, bytes: Uint8Array): ParsedYaml | undefined {
-  return memoByBytes(
-    bytes,
-    'yaml',
-    () => {
-      const text = decodeText(bytes);
-      return text === undefined ? undefined : parseYaml(text, { file: path, bytes });
-    },
-    path,
-  );
-}
-
-// --- internal ---
 
 /** One remembered result (an object of four fields: smaller than an array of four). */
 class Memo {

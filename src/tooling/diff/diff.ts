@@ -1,6 +1,6 @@
 import { createTwoFilesPatch } from 'diff';
-import { composeMember, type Member, memberLabel, packMembers } from '../../core/build/members.js';
 import type { Snapshot } from '../../core/build/snapshot.js';
+import { composeMember, type Member, memberLabel, packMembers } from '../../core/compose/members.js';
 import { applyOverrides } from '../../core/pack/settings.js';
 import { type Diagnostic, error } from '../../core/text/diagnostics.js';
 import { sha256, utf8Length } from '../../core/text/text.js';

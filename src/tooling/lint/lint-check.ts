@@ -1,6 +1,6 @@
-import type { Member } from '../../core/build/members.js';
 import type { Snapshot } from '../../core/build/snapshot.js';
 import type { ComposeOutcome } from '../../core/compose/compose.js';
+import type { Member } from '../../core/compose/members.js';
 import type { Diagnostic } from '../../core/text/diagnostics.js';
 
 /** What a lint check sees: the pack's texts and, when it loads, its snapshot and composed members. */

@@ -1,10 +1,11 @@
-import { composeMember, memberLabel, packMembers } from '../../core/build/members.js';
-import { type BuildInput, buildSnapshot, type LoadResult } from '../../core/build/snapshot.js';
+import type { BuildInput, LoadResult } from '../../core/build/snapshot.js';
 import type { ComposeOutcome } from '../../core/compose/compose.js';
+import { composeMember, memberLabel, packMembers } from '../../core/compose/members.js';
 import { namedGlobsMatchNothing } from '../../core/pack/named-missing.js';
 import type { SettingDef, SettingValue } from '../../core/pack/settings.js';
 import { type Diagnostic, error, info, sortDiagnostics, warning } from '../../core/text/diagnostics.js';
 import { decodeText } from '../../core/text/text.js';
+import { buildSnapshot } from '../../engine/default-engine.js';
 import { agentConfig } from '../agent-config/agent-config.js';
 import { parseVerbRegistry, renderVerbFragments } from '../verbs/verbs.js';
 import { jsonBlockDiagnostics } from './json-block.js';

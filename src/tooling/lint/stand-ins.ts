@@ -1,6 +1,6 @@
-import { composeMember, type Member } from '../../core/build/members.js';
 import type { Snapshot } from '../../core/build/snapshot.js';
 import type { ComposeOutcome } from '../../core/compose/compose.js';
+import { composeMember, type Member } from '../../core/compose/members.js';
 import { missingInputName } from '../../core/pack/inputs.js';
 import type { Manifest } from '../../core/pack/manifest.js';
 

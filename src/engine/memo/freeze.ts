@@ -1,10 +1,10 @@
-import type { Diagnostic } from '../text/diagnostics.js';
+import type { Diagnostic } from '../../core/text/diagnostics.js';
 
 // Shared compose outcomes are frozen, deeply, so no caller can change what the next one
 // gets. The walk follows the outcome's known shape instead of reading every property:
 // reading would compute the layer hashes, which are computed only when a caller asks. A
 // result's `layers` is not read either: it is finished on its first read, and frozen then
-// (with freezeLayers) when the result is.
+// (by the core's lazy layer list) when the result is.
 
 /**
  * Freezes a compose outcome and everything it holds (result, settings, inputs, diagnostics
@@ -15,15 +15,6 @@ export function freezeOutcome<O extends FreezableOutcome>(outcome: O, settled?: 
   if (outcome.ok) freezeResult(outcome.result, settled);
   else freezeDiagnostics(outcome.diagnostics);
   return Object.freeze(outcome);
-}
-
-/** The diagnostics of a result without any: one shared frozen list. */
-export const NO_DIAGNOSTICS = Object.freeze([]) as unknown as Diagnostic[];
-
-/** Freezes a result's layers, their parts, and the list; returns the list. */
-export function freezeLayers<L extends FreezableLayer>(layers: L[]): readonly L[] {
-  for (const layer of layers) freezeLayer(layer);
-  return Object.freeze(layers);
 }
 
 /** The parts of a compose outcome that hold objects (compose.ts's ComposeOutcome). */
@@ -45,10 +36,6 @@ interface FreezableResult {
   diagnostics: Diagnostic[];
 }
 
-interface FreezableLayer {
-  parts?: object[];
-}
-
 // --- internal ---
 
 function freezeResult(result: FreezableResult, settled: SettledSettings | undefined): void {
@@ -60,16 +47,8 @@ function freezeResult(result: FreezableResult, settled: SettledSettings | undefi
   Object.freeze(result);
 }
 
-function freezeLayer(layer: FreezableLayer): void {
-  if (layer.parts) {
-    for (const part of layer.parts) Object.freeze(part);
-    Object.freeze(layer.parts);
-  }
-  Object.freeze(layer);
-}
-
 function freezeDiagnostics(diagnostics: Diagnostic[]): void {
-  if (diagnostics === NO_DIAGNOSTICS) return;
+  if (Object.isFrozen(diagnostics)) return;
   for (const d of diagnostics) {
     if (d.suggestions) Object.freeze(d.suggestions);
     Object.freeze(d);

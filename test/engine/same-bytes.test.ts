@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sameBytes } from '../../src/engine/incremental/same-bytes.js';
-import { memoByBytes } from '../../src/engine/memo/parse-memo.js';
+import { BytesMemo } from '../../src/engine/memo/parse-memo.js';
 
 describe('the same bytes', () => {
   const buffer = new ArrayBuffer(16);
@@ -24,8 +24,9 @@ describe('the same bytes', () => {
   it('share a parse memo: a step runs once per range, for any view of it', () => {
     const memoBuffer = new ArrayBuffer(32);
     let runs = 0;
+    const memo = new BytesMemo();
     const parse = (offset: number, length: number, path = 'a.yaml') =>
-      memoByBytes(new Uint8Array(memoBuffer, offset, length), 'test-step', () => ++runs, path);
+      memo.get(new Uint8Array(memoBuffer, offset, length), 'test-step', () => ++runs, path);
     expect(parse(0, 8)).toBe(1);
     expect(parse(0, 8)).toBe(1);
     // Another length at the same offset (an empty file beside a full one), another path,

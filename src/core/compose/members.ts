@@ -1,5 +1,5 @@
-import { type ComposeOutcome, type ComposeRequest, tryCompose } from '../compose/compose.js';
-import type { Snapshot } from './snapshot.js';
+import type { Snapshot } from '../build/snapshot.js';
+import { type ComposeOutcome, type ComposeRequest, tryCompose } from './compose.js';
 
 /**
  * The members a pack serves (docs/pack-format.md, "Fleet"): its fleet agents; with no
@@ -51,12 +51,16 @@ export function composeMember(
   member: Member,
   settings?: Readonly<Record<string, unknown>>,
   vars?: Readonly<Record<string, unknown>>,
+  compose: MemberCompose = tryCompose,
 ): ComposeOutcome {
   const request: ComposeRequest = { ...member.request };
   if (settings && Object.keys(settings).length > 0) request.settings = settings;
   if (vars && Object.keys(vars).length > 0) request.vars = vars;
-  return tryCompose(snapshot, request);
+  return compose(snapshot, request);
 }
+
+/** How members are composed: the core's compose, or an engine's. */
+export type MemberCompose = (snapshot: Snapshot, request: ComposeRequest) => ComposeOutcome;
 
 /** A member's name for people: the agent id, `role <id>`, or `(default)`. */
 export function memberLabel(member: Pick<Member, 'agent' | 'role' | 'key'>): string {

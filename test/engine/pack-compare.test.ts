@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { comparePacks, indexPack } from '../../src/engine/incremental/pack-compare.js';
+import { engine } from './pack-compare-harness.js';
+
+const { comparePacks, indexPack } = engine;
+
 import { changedPrompts } from '../../src/reload/changes.js';
 import { builder, checkSequence, type Edit, examplePack, type Files } from './pack-compare-harness.js';
 

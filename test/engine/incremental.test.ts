@@ -1,8 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildSnapshot, type LoadResult, type Snapshot } from '../../src/core/build/snapshot.js';
+import { buildSnapshot as coreBuild, type LoadResult, type Snapshot } from '../../src/core/build/snapshot.js';
 import { tryCompose } from '../../src/core/compose/compose.js';
-import { MAX_PATCHED_FILES, patchedPaths } from '../../src/engine/incremental/snapshot-patch.js';
+import { createEngine } from '../../src/engine/engine.js';
+import { MAX_PATCHED_FILES } from '../../src/engine/incremental/snapshot-patch.js';
+
+const { buildSnapshot, patchedPaths } = createEngine();
+
 import { examplePack } from './pack-compare-harness.js';
 
 // A build given the previous snapshot of the pack starts from it when only a few files
@@ -111,7 +115,7 @@ function check(start: Bytes, batches: Edit[][]): number {
     for (const edit of batch) edit(files);
     const input = new Map(files);
     const withPrevious = buildSnapshot({ files: input, env: {}, previous });
-    const full = buildSnapshot({ files: new Map(input), env: {} });
+    const full = coreBuild({ files: new Map(input), env: {} });
     expect(view(withPrevious)).toEqual(view(full));
     if (withPrevious.snapshot) {
       if (previous && patchedPaths(previous, withPrevious.snapshot)) patched++;
@@ -194,7 +198,7 @@ describe('a build that starts from the previous snapshot', () => {
     files.set('notes.md', encode('Notes.\n'));
     const next = buildSnapshot({ files: new Map(files), env: {}, previous: first.snapshot! });
     expect(next.diagnostics).toEqual([]);
-    expect(view(next)).toEqual(view(buildSnapshot({ files: new Map(files), env: {} })));
+    expect(view(next)).toEqual(view(coreBuild({ files: new Map(files), env: {} })));
   });
 
   it('builds in full when the environment changes a setting, or more files changed than it patches', () => {
@@ -213,6 +217,6 @@ describe('a build that starts from the previous snapshot', () => {
     const all = new Map([...many].map(([p, b]) => [p, p.startsWith('notes/') ? encode(`${decode(b)}!`) : b]));
     const next = buildSnapshot({ files: all, env: {}, previous: base });
     expect(patchedPaths(base, next.snapshot!)).toBeUndefined();
-    expect(view(next)).toEqual(view(buildSnapshot({ files: new Map(all), env: {} })));
+    expect(view(next)).toEqual(view(coreBuild({ files: new Map(all), env: {} })));
   });
 });

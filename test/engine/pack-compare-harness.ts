@@ -1,9 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect } from 'vitest';
-import { buildSnapshot, type Snapshot } from '../../src/core/build/snapshot.js';
+import type { Snapshot } from '../../src/core/build/snapshot.js';
 import { degradation } from '../../src/core/compose/degradation.js';
-import { comparePacks, indexPack } from '../../src/engine/incremental/pack-compare.js';
+import { createEngine } from '../../src/engine/engine.js';
+
+/** The engine the comparison tests build and compare with (one, so it knows what it patched). */
+export const engine = createEngine();
+const { buildSnapshot, comparePacks, indexPack } = engine;
+
 import { changedPrompts } from '../../src/reload/changes.js';
 import { EXAMPLES } from '../helpers.js';
 

@@ -1,10 +1,15 @@
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compose, tryCompose } from '../../src/core/compose/compose.js';
 import { sha256 } from '../../src/core/text/text.js';
+import { createEngine } from '../../src/engine/engine.js';
 import { requestKey } from '../../src/engine/memo/compose-memo.js';
-import { cacheUsage, setCacheBudget } from '../../src/engine/snapshot-cache.js';
 import { loadPackStrict } from '../../src/source/load.js';
+
+/** This file's engine: the memo on, and one with caching off. */
+const engine = createEngine();
+const uncached = createEngine({ cacheBytes: 0 });
+const compose = engine.compose;
+const tryCompose = engine.tryCompose;
 
 const EXAMPLES = join(resolve(import.meta.dirname, '../..'), 'examples');
 const ROBOCO = join(EXAMPLES, 'roboco');
@@ -123,16 +128,11 @@ describe('compose memo', () => {
     const bad = tryCompose(snapshot, { role: 'no-such-role' });
     expect(bad.ok).toBe(false);
     expect(tryCompose(snapshot, { role: 'no-such-role' })).toBe(bad);
-    setCacheBudget(0);
-    try {
-      const agent = snapshot.fleet[1]!.id;
-      const a = compose(snapshot, { agent });
-      const b = compose(snapshot, { agent });
-      expect(b).not.toBe(a);
-      expect(b.text).toBe(a.text);
-    } finally {
-      setCacheBudget(64 * 1024 * 1024);
-    }
+    const agent = snapshot.fleet[1]!.id;
+    const a = uncached.compose(snapshot, { agent });
+    const b = uncached.compose(snapshot, { agent });
+    expect(b).not.toBe(a);
+    expect(b.text).toBe(a.text);
   });
 
   it.each([
@@ -144,9 +144,8 @@ describe('compose memo', () => {
     '%s: every layer and part hash is the sha256 of its byte range, and everything is frozen',
     async (pack, request) => {
       const snapshot = await loadPackStrict(join(EXAMPLES, pack), { env: {} });
-      setCacheBudget(0);
-      try {
-        const result = compose(snapshot, request);
+      {
+        const result = uncached.compose(snapshot, request);
         const bytes = Buffer.from(result.text);
         const ranges = result.layers.flatMap((l) => [l, ...(l.parts ?? [])]).filter((r) => r.included);
         expect(ranges.length).toBeGreaterThan(0);
@@ -164,9 +163,7 @@ describe('compose memo', () => {
           for (const v of Object.values(value)) walk(v);
         };
         walk(result);
-        walk(tryCompose(snapshot, { role: 'no-such-role' }));
-      } finally {
-        setCacheBudget(64 * 1024 * 1024);
+        walk(uncached.tryCompose(snapshot, { role: 'no-such-role' }));
       }
     },
   );
@@ -175,7 +172,7 @@ describe('compose memo', () => {
     const snapshot = await loadPackStrict(ROBOCO, { env: {} });
     const agent = snapshot.fleet[2]!.id;
     compose(snapshot, { agent });
-    const before = cacheUsage();
+    const before = engine.cacheUsage();
     const ambient = 'x'.repeat(64 * 1024);
     const a = compose(snapshot, { agent, ambient });
     const b = compose(snapshot, { agent, ambient });
@@ -183,6 +180,6 @@ describe('compose memo', () => {
     expect(b.text).toBe(a.text);
     expect(a.text.endsWith(ambient)).toBe(true);
     expect(Object.isFrozen(a.layers)).toBe(true);
-    expect(cacheUsage()).toEqual(before);
+    expect(engine.cacheUsage()).toEqual(before);
   });
 });

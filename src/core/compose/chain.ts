@@ -1,0 +1,242 @@
+import type { PackFile } from '../build/pack-file.js';
+import type { Snapshot } from '../build/snapshot-types.js';
+import type { LayerDef, LayerSource } from '../pack/manifest.js';
+import { normalisePackPath } from '../pack/pack-path.js';
+import { hiddenAllowed } from '../pack/select.js';
+import { splitPath } from '../pack/template.js';
+import { type Diagnostic, error, warning } from '../text/diagnostics.js';
+import { isBlank, utf8Length } from '../text/text.js';
+import { misnamedFolder } from './chain-folders.js';
+import { fileAt, type LayerEnv, placeholderValue } from './env.js';
+import { lazyHash, SliceHash } from './lazy-hash.js';
+import { cutToBudget, trimText } from './text-cut.js';
+import type { LayerPart, LayerResult } from './types.js';
+
+/**
+ * A chain layer: for each folder from the pack root down to the filled `path`, the first
+ * of `files` that exists. Each file's text (raw bytes for `raw:` files) is cut to the budget
+ * still left, decoded lossily, kept when not blank, and the budget shrinks by the bytes
+ * kept; the kept texts are joined by `join`. Every file is a part with its own range.
+ */
+export function resolveChain(
+  env: LayerEnv,
+  layer: LayerDef,
+  source: Extract<LayerSource, { kind: 'chain' }>,
+  base: LayerResult,
+  budget: number | undefined,
+): LayerResult {
+  const { diagnostics } = env;
+  const template = splitPath(source.path);
+  let path = template[0]!;
+  for (let i = 1; i < template.length; i += 2) {
+    const v = placeholderValue(env, template[i]!);
+    if (v === undefined || v === '') {
+      base.reason = 'no-value';
+      base.placeholder = template[i]!;
+      return base;
+    }
+    path += v + template[i + 1]!;
+  }
+  const dir = chainFolder(env, layer, source, path);
+  if (dir === undefined) {
+    base.reason = 'missing';
+    return base;
+  }
+  const parts: LayerPart[] = [];
+  let text = '';
+  let kept = 0;
+  let remaining = budget ?? Number.POSITIVE_INFINITY;
+  let offset = 0;
+  const joinBytes = utf8Length(source.join);
+  // Folders from the root down: '', 'a', 'a/b', … (`at`: the length of the folder's path);
+  // with `start: git_root`, from the deepest folder on the path that holds `.git`.
+  const from = source.start === 'git_root' ? gitRootOf(env.snapshot, dir) : 0;
+  if (from > 0) base.chainRoot = dir.slice(0, from);
+  for (let at = from; ; ) {
+    const file = chainFile(env, source, at === 0 ? '' : dir.slice(0, at));
+    if (file) {
+      const part: LayerPart = { source: file.path, included: false };
+      parts.push(part);
+      if (remaining <= 0) part.reason = 'budget';
+      else {
+        // The file's text; a raw file's budget counts its own bytes.
+        let whole: string;
+        let raw: Uint8Array | undefined;
+        let bytes: number | undefined;
+        if (layer.trim === 'none' && file.raw && file.bodyOffset === 0) {
+          raw = file.raw;
+          whole = file.text;
+        } else if (layer.trim === 'both') {
+          whole = file.prompt;
+          bytes = file.promptBytes;
+        } else whole = trimText(file.text.slice(file.bodyOffset), layer.trim);
+        const cut = cutToBudget(whole, bytes, raw, remaining);
+        // A file whose text within the budget is blank is left out for want of budget
+        // (said), one blank whole is left out as blank.
+        if (isBlank(cut.text))
+          part.reason = cut.truncatedFrom === undefined || isBlank(whole) ? 'empty' : 'budget';
+        else {
+          remaining -= cut.used;
+          if (kept > 0) {
+            offset += joinBytes;
+            text += source.join;
+          }
+          kept++;
+          part.included = true;
+          part.start = offset;
+          part.end = offset + cut.bytes;
+          part.bytes = cut.bytes;
+          const start = env.charStart + text.length;
+          env.joined ??= { text: '' };
+          lazyHash(part, new SliceHash(env.joined, start, start + cut.text.length));
+          if (cut.truncatedFrom !== undefined) {
+            part.truncatedFrom = cut.truncatedFrom;
+            env.kept.set(part, cut.used);
+          }
+          offset = part.end;
+          text += cut.text;
+        }
+      }
+    }
+    if (at === dir.length) break;
+    const next = dir.indexOf('/', at + 1);
+    at = next === -1 ? dir.length : next;
+  }
+  base.parts = parts;
+  if (parts.length === 0) {
+    base.reason = 'missing';
+    return base;
+  }
+  if (kept === 0) {
+    base.reason = 'empty';
+    return base;
+  }
+  env.text = text;
+  env.bytes = offset;
+  return base;
+}
+
+/**
+ * TRUNCATED for a cut layer: the file cut (a chain's part, or the layer's own file), its
+ * size before and after, and the files left out for want of budget. `kept`: the bytes of
+ * its source a cut part or layer kept (its text may be longer: a cut inside a character
+ * reads as U+FFFD).
+ */
+export function truncatedWarning(l: LayerResult, kept: ReadonlyMap<object, number>): Diagnostic {
+  const cut = l.parts?.find((p) => p.truncatedFrom !== undefined);
+  const left = (l.parts ?? []).filter((p) => p.reason === 'budget').map((p) => p.source);
+  const after = left.length > 0 ? `; left out, no budget left: ${left.join(', ')}` : '';
+  // Nothing cut short: the budget ran out at a file's end, or left a file only blanks.
+  if (cut === undefined && l.truncatedFrom === undefined)
+    return warning(
+      'TRUNCATED',
+      `layer ${l.id}: its byte budget leaves no text of a file (the layer keeps ${l.bytes} bytes)${after}`,
+      { file: left[0]! },
+    );
+  const source = cut?.source ?? l.source;
+  const from = cut?.truncatedFrom ?? l.truncatedFrom;
+  const to = kept.get(cut ?? l) ?? cut?.bytes ?? l.bytes;
+  const shown = cut?.bytes ?? l.bytes;
+  // A cut inside a character: its first bytes read as U+FFFD, which takes more bytes.
+  const lossy =
+    shown !== undefined && shown !== to
+      ? ` (${shown} bytes in the prompt: bytes that are no whole UTF-8 character, such as a character cut in two, read as U+FFFD)`
+      : '';
+  const layerKeeps = cut ? `; the layer keeps ${l.bytes} bytes` : '';
+  return warning(
+    'TRUNCATED',
+    `layer ${l.id}: ${source === undefined ? 'text ' : ''}cut from ${from} to ${to} bytes by its byte budget${lossy}${layerKeeps}${after}`,
+    source === undefined ? {} : { file: source },
+  );
+}
+
+/** Whether a chain's budget cut one of its files or left one out. */
+export function partTruncated(parts: readonly LayerPart[] | undefined): boolean {
+  if (parts === undefined) return false;
+  for (const p of parts) if (p.truncatedFrom !== undefined || p.reason === 'budget') return true;
+  return false;
+}
+
+// --- internal ---
+
+/**
+ * The pack folder a chain's filled path names (normalised), or undefined when it names
+ * none the pack can read (said): an absolute path, one leaving the pack, a folder the pack
+ * does not read. A folder a letter case or a normalisation away from one the pack has is
+ * said too, and walked as written.
+ */
+function chainFolder(
+  env: LayerEnv,
+  layer: LayerDef,
+  source: Extract<LayerSource, { kind: 'chain' }>,
+  path: string,
+): string | undefined {
+  const { diagnostics } = env;
+  // An absolute path (`--var cwd=$PWD`, `C:\repo`) is not read as one inside the pack.
+  const absolute = ABSOLUTE_PATH.test(path);
+  const dir = absolute ? undefined : normalisePackPath(path);
+  if (dir === undefined) {
+    diagnostics.push(
+      error(
+        'PATH_OUTSIDE_PACK',
+        `layer ${layer.id}: ${JSON.stringify(path)} (from ${source.path}) ${absolute ? 'is an absolute path; give a path relative to the pack root' : 'leaves the pack'}`,
+      ),
+    );
+    return undefined;
+  }
+  // A folder the pack does not read (`.github`, `node_modules`): its files cannot be known.
+  if (dir !== '' && !hiddenAllowed(env.snapshot.manifest.hidden, dir)) {
+    diagnostics.push(
+      error(
+        'PATH_OUTSIDE_PACK',
+        `layer ${layer.id}: ${JSON.stringify(path)} (from ${source.path}) is in a folder the pack does not read (hidden folders and node_modules are read only when the manifest's hidden: names them)`,
+      ),
+    );
+    return undefined;
+  }
+  const misnamed = misnamedFolder(env.snapshot, dir);
+  if (misnamed)
+    diagnostics.push({
+      ...warning(
+        'LAYER_MISSING',
+        `layer ${layer.id}: ${JSON.stringify(path)} (from ${source.path}) names the folder ${JSON.stringify(misnamed.given)}, in which the pack has no file; did you mean ${JSON.stringify(misnamed.meant)}?${misnamed.spelled ? ` (${misnamed.spelled})` : ''} No file in or below it is read`,
+      ),
+      suggestions: [misnamed.meant],
+    });
+  return dir;
+}
+
+/**
+ * Where a walk down to the folder `dir` starts (the length of the start folder's path):
+ * the deepest folder on the way that holds a `.git` entry (a nested repository, a
+ * submodule), else the pack root (0).
+ */
+function gitRootOf(snapshot: Snapshot, dir: string): number {
+  let at = 0;
+  for (const folder of snapshot.gitFolders ?? [])
+    if (folder.length > at && (dir === folder || dir.startsWith(`${folder}/`))) at = folder.length;
+  return at;
+}
+
+/** A path starting at a root: `/…`, `\…`, or a drive letter (`C:\`, `C:/`). */
+const ABSOLUTE_PATH = /^(?:[/\\]|[A-Za-z]:[/\\])/;
+
+/**
+ * The first of a chain's files that exists in a folder of the pack (undefined when that one
+ * could not be read, or there is none).
+ */
+function chainFile(
+  env: LayerEnv,
+  source: Extract<LayerSource, { kind: 'chain' }>,
+  folder: string,
+): PackFile | undefined {
+  let found: PackFile | undefined;
+  for (const name of source.files) {
+    const path = folder === '' ? name : `${folder}/${name}`;
+    found = fileAt(env, path);
+    // A file there that could not be read (a dangling symlink) is still the folder's
+    // pick, as the first candidate that is a file or a symlink: it gives no text.
+    if (found || env.snapshot.unreadable?.has(path)) break;
+  }
+  return found;
+}

@@ -1,0 +1,68 @@
+import type { PackFile } from '../build/pack-file.js';
+import type { RoleRecord } from '../build/roles.js';
+import type { Snapshot } from '../build/snapshot-types.js';
+import type { GateContext } from '../pack/gates.js';
+import type { Diagnostic } from '../text/diagnostics.js';
+import type { ComposeRequest } from './types.js';
+
+/**
+ * What every layer of one compose reads, and where a layer's resolved text is left. It is
+ * the gates' context too (settings, role, team, agent).
+ */
+export interface LayerEnv extends GateContext {
+  /** The `role_file` and `role_source` path placeholders' values. */
+  roleFile: string | undefined;
+  roleSource: string | undefined;
+  snapshot: Snapshot;
+  request: ComposeRequest;
+  diagnostics: Diagnostic[];
+  /** Input values as templates write them. */
+  inputs: Record<string, string>;
+  /** Whether the manifest takes request inputs. */
+  takesInputs: boolean;
+  /** Names the request got wrong (already reported): their layers are not reported again. */
+  unknown: ReadonlySet<string>;
+  /** The role record of the compose's role (`role`), looked up once. */
+  record: RoleRecord | undefined;
+  /** Told every pack path the compose looks up (see `composeReading`). */
+  onRead: ((path: string) => void) | undefined;
+  /** The result text, once the layers are joined (lazy hashes read their slices of it; made with the first). */
+  joined: { text: string } | undefined;
+  /** Character offset in the result text where the layer being resolved would start. */
+  charStart: number;
+  /** Of a cut layer or chain part: the bytes of its source the cut kept (for TRUNCATED). */
+  kept: Map<object, number>;
+  // The layer just resolved, when it is included:
+  /** Its text (undefined: not included). */
+  text: string | undefined;
+  /** Its UTF-8 length, when known. */
+  bytes: number | undefined;
+  /** Set when the text is this file's prompt (its hash is the file's). */
+  file: PackFile | undefined;
+}
+
+/** A pack file by path; every look-up of a compose goes through here. */
+export function fileAt(env: LayerEnv, path: string): PackFile | undefined {
+  env.onRead?.(path);
+  return env.snapshot.files.get(path);
+}
+
+/**
+ * A path placeholder's value: the request's names (and the role record's file and source)
+ * over inputs of the same name.
+ */
+export function placeholderValue(env: LayerEnv, name: string): string | undefined {
+  switch (name) {
+    case 'role':
+      return env.role;
+    case 'team':
+      return env.team;
+    case 'agent':
+      return env.agent;
+    case 'role_file':
+      return env.roleFile;
+    case 'role_source':
+      return env.roleSource;
+  }
+  return env.inputs[name];
+}

@@ -1,0 +1,336 @@
+import type { PackFile } from '../build/pack-file.js';
+import { describeGate, evaluateGate, type Gate } from '../pack/gates.js';
+import { missingInput } from '../pack/inputs.js';
+import type { LayerDef, LayerSource, VariantDef } from '../pack/manifest.js';
+import { normalisePackPath } from '../pack/pack-path.js';
+import { operatorPath } from '../pack/path-settings.js';
+import type { SettingValue } from '../pack/settings.js';
+import {
+  compileInputs,
+  compileTemplate,
+  type FillOutcome,
+  fillCompiled,
+  fillCompiledInputs,
+  fillText,
+  pathPlaceholders,
+  splitPath,
+  type TemplateValues,
+} from '../pack/template.js';
+import { type Diagnostic, error, warning } from '../text/diagnostics.js';
+import { didYouMean } from '../text/suggest.js';
+import { isBlank } from '../text/text.js';
+import { resolveChain } from './chain.js';
+import { closestFiles } from './closest-files.js';
+import { fileAt, type LayerEnv, placeholderValue } from './env.js';
+import { budgetOf, cutToBudget, trimText } from './text-cut.js';
+import type { LayerResult } from './types.js';
+
+/**
+ * Resolves one layer of the pipeline: returns its provenance, and leaves its text
+ * (undefined when the layer is left out), byte length and file in `env`.
+ */
+export function resolveLayer(env: LayerEnv, layer: LayerDef): LayerResult {
+  env.text = undefined;
+  env.bytes = undefined;
+  env.file = undefined;
+  if (layer.when && !evaluateGate(layer.when, env)) return gated(layer, describeGate(layer.when));
+  let chosen: VariantDef | undefined;
+  let variant: number | undefined;
+  if (layer.variants) {
+    variant = layer.variants.findIndex((v) => !v.when || evaluateGate(v.when, env));
+    if (variant === -1) return gated(layer, noVariantText(layer.variants));
+    chosen = layer.variants[variant]!;
+  }
+  const source = chosen ? chosen.source : layer.source!;
+  const append = chosen ? chosen.append : layer.append;
+  const base: LayerResult = { id: layer.id, included: false, kind: source.kind };
+  if (variant !== undefined) base.variant = variant;
+  const budget = budgetOf(layer, env);
+  if (source.kind === 'chain') return resolveChain(env, layer, source, base, budget);
+  const resolved = sourceText(env, layer, source, base);
+  if (resolved === undefined) return base;
+  let { text } = resolved;
+  let { bytes, raw, file } = resolved;
+  if (!text) {
+    base.reason = 'empty';
+    return base;
+  }
+  if (append !== undefined) {
+    base.appended = true;
+    text = `${text}\n\n${fillText(append, env.settings)}`;
+    bytes = undefined;
+    raw = undefined;
+    file = undefined;
+  }
+  if (budget !== undefined) {
+    const cut = cutToBudget(text, bytes, raw, budget);
+    if (isBlank(cut.text)) {
+      base.reason = 'empty';
+      return base;
+    }
+    if (cut.truncatedFrom !== undefined) {
+      base.truncatedFrom = cut.truncatedFrom;
+      env.kept.set(base, cut.used);
+      file = undefined;
+    }
+    env.text = cut.text;
+    env.bytes = cut.bytes;
+    env.file = file;
+    return base;
+  }
+  if (layer.trim !== 'both' && isBlank(text)) {
+    base.reason = 'empty';
+    return base;
+  }
+  env.text = text;
+  env.bytes = bytes;
+  env.file = file;
+  return base;
+}
+
+// --- internal ---
+
+/**
+ * The text of a layer's source (not a chain), trimmed as the layer says, with its UTF-8
+ * length when known, the raw bytes it is the lossy decoding of (a raw file's), and the file
+ * whose prompt it is as it stands. Undefined when the layer is left out (`base` says why).
+ */
+function sourceText(
+  env: LayerEnv,
+  layer: LayerDef,
+  source: Exclude<LayerSource, { kind: 'chain' }>,
+  base: LayerResult,
+): { text: string; bytes?: number; raw?: Uint8Array; file?: PackFile } | undefined {
+  switch (source.kind) {
+    case 'file': {
+      const found = findFile(env, source, layer);
+      if (typeof found === 'string') {
+        base.reason = 'no-value';
+        base.placeholder = found;
+        return undefined;
+      }
+      if ('missing' in found) {
+        if (!found.reported && layer.missing !== 'skip') {
+          const names = source.paths.flatMap(pathPlaceholders).map((p) => (p === 'role_file' ? 'role' : p));
+          const suggestions = closestFiles(env.snapshot, found.missing);
+          missingLayer(
+            env,
+            layer,
+            `${found.missing} is missing${didYouMean(suggestions)}`,
+            { file: found.missing },
+            names,
+            suggestions,
+          );
+        }
+        base.reason = 'missing';
+        base.source = found.missing;
+        return undefined;
+      }
+      base.source = found.path;
+      if (found.frontmatterRetried) base.frontmatterRetried = true;
+      if (layer.trim === 'both') return { text: found.prompt, bytes: found.promptBytes, file: found };
+      // A raw file's text is the lossy decoding of its bytes.
+      if (layer.trim === 'none' && found.raw && found.bodyOffset === 0)
+        return { text: found.text, raw: found.raw };
+      return { text: trimText(found.text.slice(found.bodyOffset), layer.trim) };
+    }
+    case 'input': {
+      if (env.request.ambient === undefined) {
+        base.reason = 'no-value';
+        base.placeholder = 'ambient';
+        return undefined;
+      }
+      return { text: trimText(env.request.ambient, layer.trim) };
+    }
+    case 'role_field': {
+      base.field = source.field;
+      if (env.role === undefined) {
+        base.reason = 'no-value';
+        base.placeholder = 'role';
+        return undefined;
+      }
+      const record = env.record;
+      base.source = record?.source;
+      const value = record?.fields[source.field];
+      if (typeof value !== 'string') {
+        const where = record?.source === undefined ? {} : { file: record.source };
+        missingLayer(env, layer, `role ${env.role} has no ${source.field}`, where, ['role']);
+        base.reason = 'missing';
+        return undefined;
+      }
+      const filled = fillRecordValue(env, value);
+      if (!('text' in filled)) {
+        env.diagnostics.push(missingInput(filled.name, `role ${env.role}'s ${source.field}`, record?.source));
+        base.reason = 'no-value';
+        base.placeholder = filled.name;
+        return undefined;
+      }
+      return { text: trimText(filled.text, layer.trim) };
+    }
+    case 'text': {
+      const used: string[] = [];
+      const compiled = compileTemplate(source.text, env.snapshot.manifest.inputSyntax);
+      const filled =
+        compiled.parts.length === 1 ? { text: source.text } : fillCompiled(compiled, layerValues(env, used));
+      if (used.length > 0) {
+        // Every role field of the template was read, in order, unless one was missing.
+        base.field = [...new Set(used)].join(', ');
+        base.source = env.record?.source;
+      }
+      if (!('text' in filled)) {
+        missingValue(env, layer, base, filled);
+        return undefined;
+      }
+      return { text: trimText(filled.text, layer.trim) };
+    }
+  }
+}
+
+/** The result of a layer left out by its gate (or by all its variants' gates). */
+function gated(layer: LayerDef, gate: string): LayerResult {
+  return { id: layer.id, included: false, reason: 'gated', kind: 'none', gate };
+}
+
+/** The reason of a layer none of whose variants holds. */
+function noVariantText(variants: readonly { when?: Gate }[]): string {
+  return `no variant holds: ${variants.map((v) => (v.when ? describeGate(v.when) : 'always')).join(' | ')}`;
+}
+
+/** What a text template reads: settings, inputs, and fields of the requested role (noted in `used`). */
+function layerValues(env: LayerEnv, used: string[]): TemplateValues {
+  const settings: Readonly<Record<string, SettingValue>> = env.settings;
+  return {
+    settings,
+    input: (name) => env.inputs[name],
+    isInput: (name) =>
+      env.snapshot.manifest.openInputs !== undefined ||
+      env.snapshot.manifest.inputs.some((i) => i.name === name),
+    field: (name) => {
+      if (env.role === undefined) return { missing: 'role', name: 'role' };
+      const value = env.record?.fields[name];
+      if (value === undefined || value === null || typeof value === 'object')
+        return { missing: 'field', name };
+      used.push(name);
+      const filled = fillRecordValue(env, String(value));
+      return 'text' in filled ? { value: filled.text } : filled;
+    },
+  };
+}
+
+/** A role record value with its input placeholders filled. */
+function fillRecordValue(env: LayerEnv, value: string): FillOutcome {
+  if (!env.takesInputs || !value.includes('{')) return { text: value };
+  const compiled = compileInputs(value, env.snapshot.manifest.inputSyntax);
+  if (compiled.parts.length === 1) return { text: value };
+  return fillCompiledInputs(compiled, layerValues(env, []));
+}
+
+/** A template value that is missing: no role (skip), no field (as the layer's `missing:` says), no input (error). */
+function missingValue(
+  env: LayerEnv,
+  layer: LayerDef,
+  base: LayerResult,
+  missing: Exclude<FillOutcome, { text: string }>,
+): void {
+  const role = env.role;
+  const record = env.record;
+  if (missing.missing === 'role') {
+    base.reason = 'no-value';
+    base.placeholder = 'role';
+  } else if (missing.missing === 'input') {
+    env.diagnostics.push(
+      missingInput(missing.name, `layer ${layer.id}${role ? ` (role ${role})` : ''}`, record?.source),
+    );
+    base.reason = 'no-value';
+    base.placeholder = missing.name;
+  } else {
+    const where = record?.source === undefined ? {} : { file: record.source };
+    missingLayer(env, layer, `role ${role} has no ${missing.name}`, where, ['role']);
+    base.reason = 'missing';
+    base.field = missing.name;
+  }
+}
+
+/** The file of a file layer, a missing path, or (a string) the placeholder without a value. */
+function findFile(
+  env: LayerEnv,
+  source: Extract<LayerSource, { kind: 'file' }>,
+  layer: LayerDef,
+): PackFile | { missing: string; reported?: boolean } | string {
+  const { snapshot } = env;
+  // A path named by an operator-set setting must exist; outside the pack, the loader read
+  // it into the snapshot.
+  if (source.pathSetting !== undefined) {
+    const named = env.settings[source.pathSetting];
+    if (typeof named === 'string' && named !== '') {
+      const where = operatorPath(snapshot.root, named);
+      const file =
+        'pack' in where
+          ? fileAt(env, where.pack)
+          : 'external' in where
+            ? snapshot.external?.get(where.external)
+            : undefined;
+      if (file) return file;
+      const def = snapshot.manifest.settings.find((s) => s.name === source.pathSetting);
+      const origin = def?.env && snapshot.settings.sources[def.name] === 'env' ? ` (env ${def.env})` : '';
+      env.diagnostics.push(
+        error(
+          'outside' in where ? 'PATH_OUTSIDE_PACK' : 'REQUIRED_MISSING',
+          `layer ${layer.id}: setting ${source.pathSetting}${origin} names ${JSON.stringify(named)}, which ${'outside' in where ? 'is outside the pack, and the pack has no directory to resolve it against' : 'does not exist'}`,
+        ),
+      );
+      return { missing: named, reported: true };
+    }
+  }
+  let noValue: string | undefined;
+  let first: string | undefined;
+  for (const template of source.paths) {
+    const parts = splitPath(template);
+    let path = parts[0]!;
+    let missing: string | undefined;
+    for (let i = 1; i < parts.length; i += 2) {
+      const v = placeholderValue(env, parts[i]!);
+      if (v === undefined || v === '') {
+        missing = parts[i]!;
+        break;
+      }
+      path += v + parts[i + 1]!;
+    }
+    if (missing !== undefined) {
+      noValue ??= missing;
+      continue;
+    }
+    const normal = normalisePackPath(path);
+    first ??= normal;
+    const file = normal === undefined ? undefined : fileAt(env, normal);
+    if (file) return file;
+  }
+  if (first === undefined) return noValue ?? 'path';
+  return { missing: first };
+}
+
+/**
+ * Reports a layer whose file or role field is missing, as its `missing:` policy says:
+ * `error` → REQUIRED_MISSING; `warn` → LAYER_MISSING, unless the request named something
+ * unknown that the layer depends on (that was already said, with suggestions).
+ */
+function missingLayer(
+  env: LayerEnv,
+  layer: LayerDef,
+  what: string,
+  where: { file?: string },
+  dependsOn: readonly string[],
+  suggestions: readonly string[] = [],
+): void {
+  const withSuggestions = (d: Diagnostic): Diagnostic =>
+    suggestions.length > 0 ? { ...d, suggestions: [...suggestions] } : d;
+  if (layer.missing === 'error') {
+    env.diagnostics.push(
+      withSuggestions(error('REQUIRED_MISSING', `layer ${layer.id} is required: ${what}`, where)),
+    );
+  } else if (layer.missing === 'warn' && !dependsOn.some((n) => env.unknown.has(n))) {
+    env.diagnostics.push(
+      withSuggestions(warning('LAYER_MISSING', `layer ${layer.id} is left out: ${what}`, where)),
+    );
+  }
+}

@@ -1,0 +1,132 @@
+import type { PackFile } from '../build/pack-file.js';
+import { sha256 } from '../text/text.js';
+import type { ComposeResult, LayerPart, LayerResult } from './types.js';
+
+// A layer's (or chain part's) sha256 is an enumerable property computed on first read, so
+// JSON, spreads and equality see it as always; composing does not pay for it. One shared
+// getter reads the hash source, kept in a private field stamped onto the object (a class
+// constructor that returns the object it is given): invisible to keys, spreads and
+// equality, and much cheaper than a second defineProperty.
+//
+// A result's `layers` is an enumerable property too, finished on first read: each included
+// layer (its hash source already stamped on it) gets its `sha256` getter then, and, when
+// the result is frozen (a shared result is), the layers are frozen with it. A caller that
+// reads only the text never pays for either.
+
+/** Included layers and their hash sources (a file, or a text's own), in pairs. */
+export type HashPairs = (LayerResult | PackFile | { hash(): string })[];
+
+/** The hash of the characters [from, to) of the result text, once it is joined. */
+export class SliceHash {
+  #hash: string | undefined;
+  constructor(
+    private readonly joined: { text: string },
+    private readonly from: number,
+    private readonly to: number,
+  ) {}
+  hash(): string {
+    this.#hash ??= sha256(this.joined.text.slice(this.from, this.to));
+    return this.#hash;
+  }
+}
+
+/** Gives `target` a `sha256` property computed from `source` on first read. */
+export function lazyHash(target: LayerResult | LayerPart, source: { hash(): string }): void {
+  new HashSource(target, source);
+  Object.defineProperty(target, 'sha256', HASH_PROPERTY);
+}
+
+/**
+ * Gives a result its `layers` property: `layers`, each included one's `sha256` (from
+ * `hashes`, in pairs) defined when the list is first read.
+ */
+export function attachLayers(result: ComposeResult, layers: LayerResult[], hashes: HashPairs): void {
+  new LayerList(result, layers, hashes);
+  Object.defineProperty(result, 'layers', LAYERS_PROPERTY);
+}
+
+/** Freezes a result's layers, their parts, and the list; returns the list. */
+export function freezeLayers<L extends { parts?: object[] }>(layers: L[]): readonly L[] {
+  for (const layer of layers) {
+    if (layer.parts) {
+      for (const part of layer.parts) Object.freeze(part);
+      Object.freeze(layer.parts);
+    }
+    Object.freeze(layer);
+  }
+  return Object.freeze(layers);
+}
+
+// --- internal ---
+
+class Stamped {
+  constructor(target: object) {
+    // biome-ignore lint/correctness/noConstructorReturn: stamps a private field onto `target`
+    return target;
+  }
+}
+
+/** The hash of a text that is a file's prompt: the file computes it once, for every compose. */
+class FileHashSource extends Stamped {
+  #file: PackFile;
+  constructor(target: object, file: PackFile) {
+    super(target);
+    this.#file = file;
+  }
+  static hash(target: object): string | undefined {
+    return #file in target ? (target as FileHashSource).#file.promptSha256 : undefined;
+  }
+}
+
+/** The hash of any other text (a slice of the result, an appended text). */
+class HashSource extends Stamped {
+  #source: { hash(): string };
+  constructor(target: object, source: { hash(): string }) {
+    super(target);
+    this.#source = source;
+  }
+  static hash(target: object): string {
+    return (target as HashSource).#source.hash();
+  }
+}
+
+const HASH_PROPERTY: PropertyDescriptor = Object.freeze({
+  enumerable: true,
+  get(this: object) {
+    return FileHashSource.hash(this) ?? HashSource.hash(this);
+  },
+});
+
+class LayerList extends Stamped {
+  #layers: LayerResult[];
+  /** Each included layer and its hash source, in pairs; undefined once the list is finished. */
+  #hashes: HashPairs | undefined;
+  constructor(target: object, layers: LayerResult[], hashes: HashPairs) {
+    super(target);
+    this.#layers = layers;
+    this.#hashes = hashes;
+  }
+  static read(target: object): LayerResult[] {
+    const list = target as LayerList;
+    const hashes = list.#hashes;
+    if (hashes !== undefined) {
+      list.#hashes = undefined;
+      for (let i = 0; i < hashes.length; i += 2) {
+        const layer = hashes[i] as LayerResult;
+        const source = hashes[i + 1] as PackFile | { hash(): string };
+        if ('promptSha256' in source) new FileHashSource(layer, source);
+        else new HashSource(layer, source);
+        Object.defineProperty(layer, 'sha256', HASH_PROPERTY);
+      }
+      if (Object.isFrozen(target)) freezeLayers(list.#layers);
+    }
+    return list.#layers;
+  }
+}
+
+const LAYERS_PROPERTY: PropertyDescriptor = Object.freeze({
+  enumerable: true,
+  get(this: object) {
+    return LayerList.read(this);
+  },
+});

@@ -1,0 +1,48 @@
+import type { GateContext } from '../pack/gates.js';
+import type { LayerDef } from '../pack/manifest.js';
+import { decodeLossy, toBytes, utf8Length } from '../text/text.js';
+
+// A layer's text as its manifest shapes it: trimmed, and cut to a byte budget.
+
+/** The layer's byte budget: a count, or an integer setting's value. */
+export function budgetOf(layer: LayerDef, ctx: GateContext): number | undefined {
+  if (layer.maxBytes === undefined) return undefined;
+  if (typeof layer.maxBytes === 'number') return layer.maxBytes;
+  const v = ctx.settings[layer.maxBytes];
+  return typeof v === 'number' ? Math.max(0, v) : undefined;
+}
+
+/**
+ * Text cut to a byte budget and decoded lossily (a cut inside a character leaves U+FFFD).
+ * The budget counts `raw`, when given (a raw file's own bytes, `text` their decoding), else
+ * the text's UTF-8 bytes (`bytes`, when known). `used`: what the cut takes of the budget.
+ */
+export function cutToBudget(
+  text: string,
+  bytes: number | undefined,
+  raw: Uint8Array | undefined,
+  budget: number,
+): { text: string; bytes: number; used: number; truncatedFrom?: number } {
+  if (raw === undefined) {
+    // Text that is not well formed (a lone surrogate from a request) changes when encoded.
+    if (!(text as WellFormed).isWellFormed()) raw = toBytes(text);
+    else {
+      const length = bytes ?? utf8Length(text);
+      if (length <= budget) return { text, bytes: length, used: length };
+      const cut = decodeLossy(toBytes(text).subarray(0, budget));
+      return { text: cut, bytes: utf8Length(cut), used: budget, truncatedFrom: length };
+    }
+    text = decodeLossy(raw);
+    bytes = undefined;
+  }
+  if (raw.length <= budget) return { text, bytes: bytes ?? utf8Length(text), used: raw.length };
+  const cut = decodeLossy(raw.subarray(0, budget));
+  return { text: cut, bytes: utf8Length(cut), used: budget, truncatedFrom: raw.length };
+}
+
+/** `String.prototype.isWellFormed` (ES2024; Node 20 has it). */
+type WellFormed = string & { isWellFormed(): boolean };
+
+export function trimText(text: string, mode: LayerDef['trim']): string {
+  return mode === 'both' ? text.trim() : mode === 'end' ? text.trimEnd() : text;
+}

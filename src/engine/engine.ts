@@ -1,0 +1,158 @@
+import type { BuildHooks } from '../core/build/build-hooks.js';
+import { buildSnapshot, buildSnapshotSliced } from '../core/build/snapshot.js';
+import type { BuildInput, LoadResult, Snapshot } from '../core/build/snapshot-types.js';
+import type { Yielder } from '../core/build/yielder.js';
+import {
+  type ComposeOutcome,
+  type ComposeRequest,
+  type ComposeResult,
+  composeReading,
+  tryCompose as coreCompose,
+} from '../core/compose/compose.js';
+import { packProblems, packProblemsSliced } from '../core/compose/usable.js';
+import { type Diagnostic, PromptError } from '../core/text/diagnostics.js';
+import { type CacheUsage, DEFAULT_CACHE_BYTES, EngineCache, type SnapshotCache } from './cache.js';
+import { fastYaml } from './fast/yaml-simple.js';
+import { PackComparer, type PackComparison } from './incremental/pack-compare.js';
+import { Incremental } from './incremental/snapshot-patch.js';
+import { ComposeMemo } from './memo/compose-memo.js';
+import { freezeOutcome } from './memo/freeze.js';
+import { outcomeBytes } from './memo/outcome-bytes.js';
+import { BytesMemo } from './memo/parse-memo.js';
+
+/** What an engine is made with: its limits, and which accelerators it runs. */
+export interface EngineOptions {
+  /**
+   * Budget of all of the engine's caches together (composed outcomes, rendered answers,
+   * token counts), in bytes; 0 keeps nothing. Default {@link DEFAULT_CACHE_BYTES} (64 MiB).
+   */
+  cacheBytes?: number;
+  /**
+   * Accelerators, each on unless turned off here: `memo` (compose outcomes kept per
+   * snapshot and request), `incremental` (a reload builds from the served snapshot),
+   * `parseMemo` (per-bytes UTF-8 checks and YAML parses kept across builds), `fastYaml`
+   * (the simplest YAML read without a syntax tree). Turning one off never changes a byte
+   * of any answer, only the time it takes: benchmarks and tests do.
+   */
+  accelerators?: Partial<Record<Accelerator, boolean>>;
+}
+
+/** The engine's accelerators, by name (see {@link EngineOptions.accelerators}). */
+export type Accelerator = 'memo' | 'incremental' | 'parseMemo' | 'fastYaml';
+
+/**
+ * strata's core, made fast: builds and composes exactly as the core does, with every
+ * cache held here, bounded by the engine's options.
+ */
+export interface Engine {
+  /** The engine's byte-bounded cache, for callers that keep snapshot-derived answers in it. */
+  readonly cache: EngineCache;
+  /** Builds a snapshot (as the core's `buildSnapshot`), incrementally from `input.previous`. */
+  buildSnapshot(input: BuildInput): LoadResult;
+  /** {@link Engine.buildSnapshot} in steps, giving the event loop a turn when `yielder` is due. */
+  buildSnapshotSliced(input: BuildInput, yielder: Yielder): Promise<LoadResult>;
+  /** The core's `tryCompose`, memoised per snapshot and request; outcomes are frozen and shared. */
+  tryCompose(snapshot: Snapshot, request: ComposeRequest): ComposeOutcome;
+  /** {@link Engine.tryCompose}, throwing a `PromptError` for a bad request. */
+  compose(snapshot: Snapshot, request: ComposeRequest): ComposeResult;
+  /** The core's `packProblems`, worked out once per snapshot. */
+  packProblems(snapshot: Snapshot): Diagnostic[];
+  /** {@link Engine.packProblems} in steps (a service after a reload). */
+  packProblemsSliced(snapshot: Snapshot, yielder: Yielder): Promise<Diagnostic[]>;
+  /**
+   * Compares two versions of a pack for the reload guard and the change report, composing
+   * only the members an edit can reach.
+   */
+  comparePacks(current: Snapshot | undefined, next: Snapshot, yielder?: Yielder): Promise<PackComparison>;
+  /**
+   * The paths whose files may differ between `a` and `b` when this engine built `b` from
+   * `a` incrementally (a superset of those that do); undefined when it did not.
+   */
+  patchedPaths(a: Snapshot, b: Snapshot): readonly string[] | undefined;
+  /** Works out which files each member of a snapshot reads (what {@link Engine.comparePacks} starts from). */
+  indexPack(snapshot: Snapshot, yielder?: Yielder): Promise<ReadonlyMap<string, readonly string[]>>;
+  /** The cache's budget and what it holds now. */
+  cacheUsage(): CacheUsage;
+}
+
+/**
+ * Makes an engine: a cache bounded by `cacheBytes`, and the accelerators. A test or a
+ * service makes its own; the library's plain functions use one shared default engine.
+ *
+ * @example
+ * const engine = createEngine({ cacheBytes: 16 * 1024 * 1024 });
+ * const { snapshot } = engine.buildSnapshot({ files });
+ * const { text } = engine.compose(snapshot!, { agent: 'ada' });
+ */
+export function createEngine(options: EngineOptions = {}): Engine {
+  const on = (name: Accelerator) => options.accelerators?.[name] !== false;
+  const cache = new EngineCache(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
+  const memo = new ComposeMemo(cache);
+  const bytes = new BytesMemo();
+  const incremental = new Incremental();
+  const problems = new WeakMap<Snapshot, Promise<Diagnostic[]> | Diagnostic[]>();
+
+  const hooks: BuildHooks = {};
+  if (on('fastYaml')) hooks.fastYaml = fastYaml;
+  if (on('parseMemo')) hooks.memo = (b, step, compute, path) => bytes.get(b, step, compute, path);
+  if (on('incremental')) {
+    hooks.patch = (input, previous) => incremental.patch(input, previous, hooks);
+    hooks.built = (snapshot, record) => incremental.remember(snapshot, record);
+  }
+  const tryCompose = on('memo')
+    ? (snapshot: Snapshot, request: ComposeRequest) =>
+        memo.outcome(snapshot, request, coreCompose, sizeOf, freezeComposed)
+    : (snapshot: Snapshot, request: ComposeRequest) =>
+        freezeComposed(coreCompose(snapshot, request), snapshot);
+  const comparer = new PackComparer(
+    { tryCompose, composeReading: (s, r, onRead) => composeReading(s, r, onRead) },
+    incremental,
+  );
+
+  return {
+    cache,
+    buildSnapshot: (input) => buildSnapshot(input, hooks),
+    buildSnapshotSliced: (input, yielder) => buildSnapshotSliced(input, yielder, hooks),
+    tryCompose,
+    compose(snapshot, request) {
+      const outcome = tryCompose(snapshot, request);
+      if (!outcome.ok) throw new PromptError(outcome.diagnostics);
+      return outcome.result;
+    },
+    packProblems(snapshot) {
+      const known = problems.get(snapshot);
+      if (Array.isArray(known)) return known;
+      const found = packProblems(snapshot, tryCompose);
+      problems.set(snapshot, found);
+      return found;
+    },
+    async packProblemsSliced(snapshot, yielder) {
+      const known = problems.get(snapshot);
+      if (known) return known;
+      const working = packProblemsSliced(snapshot, yielder, tryCompose);
+      problems.set(snapshot, working);
+      const found = await working;
+      problems.set(snapshot, found);
+      return found;
+    },
+    comparePacks: (current, next, yielder) => comparer.compare(current, next, yielder),
+    indexPack: (snapshot, yielder) => comparer.index(snapshot, yielder),
+    patchedPaths: (a, b) => incremental.patchedPaths(a, b),
+    cacheUsage: () => cache.usage(),
+  };
+}
+
+export type { CacheUsage, SnapshotCache };
+export { DEFAULT_CACHE_BYTES, EngineCache };
+
+// --- internal ---
+
+/** Freezes an outcome; the snapshot's settings objects are frozen already (by its build). */
+function freezeComposed(outcome: ComposeOutcome, snapshot: Snapshot): ComposeOutcome {
+  return freezeOutcome(outcome, snapshot.settings);
+}
+
+/** An upper bound of an outcome's memory (its layers are not read: they are built on first read). */
+function sizeOf(outcome: ComposeOutcome, snapshot: Snapshot): number {
+  return outcomeBytes(outcome, snapshot.manifest.layers.length);
+}
