@@ -3,8 +3,8 @@ import { cp, mkdtemp, readdir, rename, rm, symlink, writeFile } from 'node:fs/pr
 import { createServer } from 'node:net';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
-import { buildSnapshot } from '../src/core/build/snapshot.js';
 import { compose } from '../src/core/compose/compose.js';
+import { buildSnapshot } from '../src/engine/default-engine.js';
 import { readPackDir } from '../src/source/read-dir.js';
 
 // Scale-out: several `strata serve` replicas on one ConfigMap-style pack behind HAProxy

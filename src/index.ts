@@ -16,7 +16,6 @@ export type { Agent } from './core/build/fleet.js';
 export type { RoleRecord } from './core/build/roles.js';
 export {
   type BuildInput,
-  detectPreset,
   type LoadResult,
   MANIFEST_FILE,
   type PackFile,
@@ -47,6 +46,7 @@ export {
   withLayerWording,
 } from './core/compose/explain.js';
 export { composeMember, type Member, packMembers } from './core/compose/members.js';
+export { type InputFormat, type Layout, type Layouts, layoutSet } from './core/layout.js';
 export type { LayerDef, LayerSource, Manifest } from './core/pack/manifest.js';
 export { isValidName } from './core/pack/names.js';
 export type { SettingDef, SettingType, SettingValue } from './core/pack/settings.js';
@@ -77,7 +77,7 @@ export {
   type EngineOptions,
 } from './engine/engine.js';
 export type { PackComparison } from './engine/incremental/pack-compare.js';
-export { PRESET_NAMES } from './layouts/registry.js';
+export { detectPreset, LAYOUTS, PRESET_NAMES } from './layouts/registry.js';
 export {
   environmentRole,
   type PackChoice,

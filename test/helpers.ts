@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import { buildSnapshot, type LoadResult, type Snapshot } from '../src/core/build/snapshot.js';
+import type { LoadResult, Snapshot } from '../src/core/build/snapshot.js';
+import { buildSnapshot } from '../src/engine/default-engine.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const EXAMPLES = join(ROOT, 'examples');

@@ -10,7 +10,9 @@ import {
   tryCompose as coreCompose,
 } from '../core/compose/compose.js';
 import { packProblems, packProblemsSliced } from '../core/compose/usable.js';
+import type { Layouts } from '../core/layout.js';
 import { type Diagnostic, PromptError } from '../core/text/diagnostics.js';
+import { LAYOUTS } from '../layouts/registry.js';
 import { type CacheUsage, DEFAULT_CACHE_BYTES, EngineCache, type SnapshotCache } from './cache.js';
 import { fastYaml } from './fast/yaml-simple.js';
 import { PackComparer, type PackComparison } from './incremental/pack-compare.js';
@@ -35,6 +37,8 @@ export interface EngineOptions {
    * of any answer, only the time it takes: benchmarks and tests do.
    */
   accelerators?: Partial<Record<Accelerator, boolean>>;
+  /** The layouts a pack may be (presets, detection): default the built-in ones. */
+  layouts?: Layouts;
 }
 
 /** The engine's accelerators, by name (see {@link EngineOptions.accelerators}). */
@@ -47,6 +51,8 @@ export type Accelerator = 'memo' | 'incremental' | 'parseMemo' | 'fastYaml';
 export interface Engine {
   /** The engine's byte-bounded cache, for callers that keep snapshot-derived answers in it. */
   readonly cache: EngineCache;
+  /** The layouts its builds know (unless a build's input names its own). */
+  readonly layouts: Layouts;
   /** Builds a snapshot (as the core's `buildSnapshot`), incrementally from `input.previous`. */
   buildSnapshot(input: BuildInput): LoadResult;
   /** {@link Engine.buildSnapshot} in steps, giving the event loop a turn when `yielder` is due. */
@@ -86,6 +92,8 @@ export interface Engine {
  */
 export function createEngine(options: EngineOptions = {}): Engine {
   const on = (name: Accelerator) => options.accelerators?.[name] !== false;
+  const layouts = options.layouts ?? LAYOUTS;
+  const withLayouts = (input: BuildInput): BuildInput => (input.layouts ? input : { ...input, layouts });
   const cache = new EngineCache(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
   const memo = new ComposeMemo(cache);
   const bytes = new BytesMemo();
@@ -96,7 +104,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
   if (on('fastYaml')) hooks.fastYaml = fastYaml;
   if (on('parseMemo')) hooks.memo = (b, step, compute, path) => bytes.get(b, step, compute, path);
   if (on('incremental')) {
-    hooks.patch = (input, previous) => incremental.patch(input, previous, hooks);
+    hooks.patch = (input, previous) => incremental.patch(withLayouts(input), previous, hooks);
     hooks.built = (snapshot, record) => incremental.remember(snapshot, record);
   }
   const tryCompose = on('memo')
@@ -111,8 +119,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
   return {
     cache,
-    buildSnapshot: (input) => buildSnapshot(input, hooks),
-    buildSnapshotSliced: (input, yielder) => buildSnapshotSliced(input, yielder, hooks),
+    layouts,
+    buildSnapshot: (input) => buildSnapshot(withLayouts(input), hooks),
+    buildSnapshotSliced: (input, yielder) => buildSnapshotSliced(withLayouts(input), yielder, hooks),
     tryCompose,
     compose(snapshot, request) {
       const outcome = tryCompose(snapshot, request);

@@ -1,17 +1,33 @@
-import { PRESET_TEXTS } from './preset-texts.js';
+import { detectPreset as detectWith } from '../core/build/detect.js';
+import { type Layouts, layoutSet } from '../core/layout.js';
+import { agentsMd } from './agents-md/layout.js';
+import { chorus } from './chorus/layout.js';
+import { claudeAgents } from './claude-agents/layout.js';
+import { crewai } from './crewai/layout.js';
+import { roboco } from './roboco/layout.js';
 
-// The built-in presets: YAML manifests shipped as each layout's `preset.yaml` and handed to the core as
-// data (src/layouts/preset-texts.ts, generated from those files), so loading one reads no file.
+// The built-in layouts, in detection order: a pack without a manifest is the first whose
+// preset's `detect:` holds, else the last (chorus). A new layout is a folder beside these
+// (its preset.yaml, its layout.ts, a README) and one line here.
 
-/** In detection order: a pack without a manifest is the first whose `detect:` holds, else chorus. */
-export const PRESET_NAMES = ['roboco', 'crewai', 'agents-md', 'claude-agents', 'chorus'] as const;
-export type PresetName = (typeof PRESET_NAMES)[number];
+/** Every built-in layout, as the core takes them. */
+export const LAYOUTS: Layouts = layoutSet([roboco, crewai, agentsMd, claudeAgents, chorus]);
 
-export function isPresetName(name: string): name is PresetName {
-  return (PRESET_NAMES as readonly string[]).includes(name);
+/** The built-in presets' names, in detection order. */
+export const PRESET_NAMES: readonly string[] = LAYOUTS.names;
+
+/**
+ * Which built-in preset a pack without a manifest is, from its paths (and, with `probe`,
+ * the keys its files carry): the first whose `detect:` holds, else chorus.
+ */
+export function detectPreset(
+  paths: readonly string[],
+  probe?: (path: string) => ReadonlySet<string>[],
+): string {
+  return detectWith(LAYOUTS, paths, probe);
 }
 
-/** The manifest text of a built-in preset, or undefined for an unknown name. */
-export function presetText(name: string): string | undefined {
-  return isPresetName(name) && Object.hasOwn(PRESET_TEXTS, name) ? PRESET_TEXTS[name] : undefined;
+/** Whether `name` is a built-in preset. */
+export function isPresetName(name: string): boolean {
+  return LAYOUTS.get(name) !== undefined;
 }

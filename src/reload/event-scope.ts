@@ -1,7 +1,8 @@
 import { lstatSync } from 'node:fs';
+import { type ReadScope, readScopeOf } from '../core/build/read-scope.js';
 import type { Snapshot } from '../core/build/snapshot.js';
 import type { Manifest } from '../core/pack/manifest.js';
-import { type ReadScope, readScopeOf } from '../core/pack/read-scope.js';
+import { LAYOUTS } from '../layouts/registry.js';
 
 /**
  * Whether a file event is about the served pack at all, by the pack's read scope (see
@@ -37,12 +38,12 @@ export class EventScope {
   ): boolean {
     if (snapshot !== this.#snapshot) {
       this.#snapshot = snapshot;
-      this.#scope = readScopeOf(snapshot.manifest);
+      this.#scope = readScopeOf(snapshot.manifest, snapshot.layouts ?? LAYOUTS);
     }
     if (!this.#scope || this.#scope.has(rel)) return true;
     if (failed !== this.#failed) {
       this.#failed = failed;
-      this.#failedScope = failed && readScopeOf(failed);
+      this.#failedScope = failed && readScopeOf(failed, snapshot.layouts ?? LAYOUTS);
     }
     if (failed && (!this.#failedScope || this.#failedScope.has(rel))) return true;
     const st = lstatSync(path, { throwIfNoEntry: false });

@@ -1,8 +1,9 @@
 import { type FSWatcher as NodeWatcher, statSync, watch as watchFolder } from 'node:fs';
 import { lstat, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, relative, sep } from 'node:path';
-import { presetHiddenFolders } from '../core/build/snapshot.js';
+import { presetHiddenFolders } from '../core/build/detect.js';
 import { leftOut } from '../core/pack/select.js';
+import { LAYOUTS } from '../layouts/registry.js';
 import { EventScope } from './event-scope.js';
 import { type FolderWatch, watchFolders } from './folder-watch.js';
 import { ReloadSchedule } from './schedule.js';
@@ -214,7 +215,7 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
 function hidden(root: string, path: string): boolean {
   const rel = relative(root, path);
   if (rel === '' || rel.startsWith(`..${sep}`)) return false;
-  const read = presetHiddenFolders();
+  const read = presetHiddenFolders(LAYOUTS);
   return rel.split(/[/\\]/).some((part) => leftOut(part) && part !== '..data' && !read.includes(part));
 }
 

@@ -1,11 +1,11 @@
 import { z } from '@hono/zod-openapi';
 import { SKIP_REASONS } from '../core/compose/compose.js';
 import type { WordedLayer } from '../core/compose/explain.js';
-import { INPUT_FORMATS } from '../core/pack/manifest-parse.js';
 import { SETTING_SOURCES, SETTING_TYPES } from '../core/pack/settings.js';
 import { ENCODINGS, TOKENIZER_NAMES } from '../core/pack/tokenizer-names.js';
 import { DIAGNOSTIC_CODES, type Diagnostic, SEVERITIES } from '../core/text/diagnostics.js';
 import { MAX_VALUE_NESTING } from '../layouts/crewai/python-str.js';
+import { LAYOUTS } from '../layouts/registry.js';
 import { BUDGET_STATUSES } from '../tokens/config.js';
 import type { TokenizedLayer, TokenizedResult, TokenSummary } from '../tokens/count.js';
 import type { AnthropicBody, OpenAIBody } from '../tokens/providers.js';
@@ -374,10 +374,13 @@ export const SettingsListSchema = z
           values: z.array(z.string()).nullable(),
           description: z.string().nullable(),
           required: z.boolean().openapi({ description: 'A compose that uses it fails without a value' }),
-          format: z.enum(INPUT_FORMATS).nullable().openapi({
-            description:
-              '`python`: a value that is no string is written as Python str() writes it (True, None, lists, mappings), and `vars` may hold any JSON value for it; null: as JSON writes it',
-          }),
+          format: z
+            .enum([...LAYOUTS.formats.keys()] as [string, ...string[]])
+            .nullable()
+            .openapi({
+              description:
+                '`python`: a value that is no string is written as Python str() writes it (True, None, lists, mappings), and `vars` may hold any JSON value for it; null: as JSON writes it',
+            }),
         }),
       )
       .openapi({ description: 'Request inputs (query var.KEY, body vars): declared, or used by the pack' }),

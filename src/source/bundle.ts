@@ -1,8 +1,9 @@
 import { type BigIntStats, promises as fs } from 'node:fs';
 import { promisify } from 'node:util';
 import { gunzip, gzipSync } from 'node:zlib';
-import { presetHiddenFolders } from '../core/build/snapshot.js';
+import { presetHiddenFolders } from '../core/build/detect.js';
 import { error } from '../core/text/diagnostics.js';
+import { LAYOUTS } from '../layouts/registry.js';
 import { type PackLimits, packTooLarge, resolveLimits } from './limits.js';
 import type { PackFiles } from './read-dir.js';
 import { readTar, writeTar } from './tar.js';
@@ -154,7 +155,7 @@ async function readIdentified(
   const read = readTar(tar, {
     maxFileBytes: limits.maxFileBytes,
     maxEntries: limits.maxFiles,
-    hidden: new Set(options.hidden ?? presetHiddenFolders()),
+    hidden: new Set(options.hidden ?? presetHiddenFolders(LAYOUTS)),
   });
   out.files = read.files;
   out.refused = read.refused;

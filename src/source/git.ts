@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { presetHiddenFolders } from '../core/build/snapshot.js';
+import { presetHiddenFolders } from '../core/build/detect.js';
+import type { ReadScope } from '../core/build/read-scope.js';
 import { normalisePackPath } from '../core/pack/pack-path.js';
-import type { ReadScope } from '../core/pack/read-scope.js';
 import { hiddenAllowed } from '../core/pack/select.js';
 import { error } from '../core/text/diagnostics.js';
+import { LAYOUTS } from '../layouts/registry.js';
 import { fileTooLarge, type PackLimits, packTooLarge, resolveLimits, tooManyFiles } from './limits.js';
 import type { PackFiles } from './read-dir.js';
 
@@ -73,7 +74,7 @@ export async function readPackAtRevision(
   // limits on the whole pack, before any content is read.
   const limits = resolveLimits(options);
   const maxBytes = limits.maxFileBytes;
-  const names = options.hidden ?? presetHiddenFolders();
+  const names = options.hidden ?? presetHiddenFolders(LAYOUTS);
   // Only the files the pack can select (see `ReadScope`); a tree with a symlink is read
   // whole (a link may lead to a file the scope leaves out).
   const scope = entries.some((e) => e.mode === SYMLINK) ? undefined : options.scope;

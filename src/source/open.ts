@@ -1,11 +1,6 @@
-import {
-  type BuildInput,
-  type LoadResult,
-  presetHiddenFolders,
-  presetManifest,
-  type Snapshot,
-} from '../core/build/snapshot.js';
-import { detectionScope, type ReadScope, readScopeOf } from '../core/pack/read-scope.js';
+import { presetHiddenFolders, presetManifest } from '../core/build/detect.js';
+import { detectionScope, type ReadScope, readScopeOf } from '../core/build/read-scope.js';
+import type { BuildInput, LoadResult, Snapshot } from '../core/build/snapshot.js';
 import { defaultEngine } from '../engine/default-engine.js';
 import type { Engine } from '../engine/engine.js';
 import { isBundleFile, readPackBundle, readStableBundle } from './bundle.js';
@@ -78,7 +73,7 @@ export interface OpenOptions extends PackLimits {
  * const mem = await openPack({ kind: 'files', files: new Map([['base.md', 'Be brief.']]) });
  */
 export async function openPack(source: PackSource, options: OpenOptions = {}): Promise<OpenResult> {
-  const hidden = options.hidden ?? presetHiddenFolders();
+  const hidden = options.hidden ?? presetHiddenFolders((options.engine ?? defaultEngine).layouts);
   const result = await readAndBuild(source, { ...options, hidden });
   // A manifest may opt in hidden folders no preset reads: read again with them (a failed
   // build's sound manifest too: a file it names may be in one of them).
@@ -110,14 +105,17 @@ export type PackSourceKind = PackSource['kind'];
  */
 async function readAndBuild(source: PackSource, options: OpenOptions): Promise<OpenResult> {
   if (source.kind !== 'dir' && source.kind !== 'git') return readAndBuildOnce(source, options);
-  const preset = options.preset === undefined ? undefined : presetManifest(options.preset);
-  const guess = options.previous ? readScopeOf(options.previous.manifest) : preset && readScopeOf(preset);
+  const layouts = (options.engine ?? defaultEngine).layouts;
+  const preset = options.preset === undefined ? undefined : presetManifest(layouts, options.preset);
+  const guess = options.previous
+    ? readScopeOf(options.previous.manifest, layouts)
+    : preset && readScopeOf(preset, layouts);
   if (guess === undefined) {
     const whole = await readAndBuildOnce(source, options);
     if (options.previous || !whole.diagnostics.some((d) => OVER_LIMITS.has(d.code))) return whole;
-    const probe = await readAndBuildOnce(source, { ...options, scope: detectionScope() });
+    const probe = await readAndBuildOnce(source, { ...options, scope: detectionScope(layouts) });
     const manifest = probe.snapshot?.manifest ?? probe.manifest;
-    const scope = manifest && readScopeOf(manifest);
+    const scope = manifest && readScopeOf(manifest, layouts);
     return scope ? scoped(source, options, scope, whole) : whole;
   }
   return scoped(source, options, guess);
@@ -136,7 +134,7 @@ async function scoped(
 ): Promise<OpenResult> {
   const result = await readAndBuildOnce(source, { ...options, scope });
   const manifest = result.snapshot?.manifest ?? result.manifest;
-  const wanted = manifest && readScopeOf(manifest);
+  const wanted = manifest && readScopeOf(manifest, (options.engine ?? defaultEngine).layouts);
   if (wanted?.key === scope.key) return result;
   // No manifest (strata.yaml does not parse), or one without `files:`: every file.
   if (!wanted) return whole ?? readAndBuildOnce(source, options);

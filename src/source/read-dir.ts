@@ -13,11 +13,12 @@ import {
   statSync,
 } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import { presetHiddenFolders } from '../core/build/snapshot.js';
-import type { ReadScope } from '../core/pack/read-scope.js';
+import { presetHiddenFolders } from '../core/build/detect.js';
+import type { ReadScope } from '../core/build/read-scope.js';
 import { leftOut } from '../core/pack/select.js';
 import { type Diagnostic, error } from '../core/text/diagnostics.js';
 import { byteOrder } from '../core/text/text.js';
+import { LAYOUTS } from '../layouts/registry.js';
 import { changedSince, EntryHash, FILE_LIKE, isDirect, kind, oddKey } from './entry-identity.js';
 import type { FileStats } from './kept-files.js';
 import { openPackRoot, type PackRoot } from './layout.js';
@@ -225,7 +226,7 @@ type ReadLimits = Required<PackLimits> & {
 function readLimits(options: ReadPackOptions): ReadLimits {
   const limits: ReadLimits = {
     ...resolveLimits(options),
-    hidden: new Set(options.hidden ?? presetHiddenFolders()),
+    hidden: new Set(options.hidden ?? presetHiddenFolders(LAYOUTS)),
     reuse: options.reuse ?? fileReuse,
     recheck: options.recheck ?? false,
   };

@@ -12,7 +12,7 @@ import {
   statSync,
 } from 'node:fs';
 import { sep } from 'node:path';
-import type { ReadScope } from '../core/pack/read-scope.js';
+import type { ReadScope } from '../core/build/read-scope.js';
 import { leftOut } from '../core/pack/select.js';
 import { byteOrder } from '../core/text/text.js';
 import { LayeredMap } from '../engine/incremental/layered-map.js';

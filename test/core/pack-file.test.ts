@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Digests } from '../../src/core/build/digests.js';
 import { DecodedFile, decodePackFile, NOT_UTF8, splitPackFile } from '../../src/core/build/pack-file.js';
-import { buildSnapshot } from '../../src/core/build/snapshot.js';
 import { splitFrontmatter } from '../../src/core/text/frontmatter.js';
 import { decodeLossy, decodeText, utf8Length } from '../../src/core/text/text.js';
+import { buildSnapshot } from '../../src/engine/default-engine.js';
 import { sameBytes } from '../../src/engine/incremental/same-bytes.js';
 
 // A loaded pack keeps one copy of each file: its bytes. Text, prompt and prompt hash are

@@ -10,8 +10,8 @@ import { Service } from 'kubernetes-models/v1/Service';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { serviceOptions } from '../../src/cli/commands/serve.js';
-import { buildSnapshot } from '../../src/core/build/snapshot.js';
 import { tryCompose } from '../../src/core/compose/compose.js';
+import { buildSnapshot } from '../../src/engine/default-engine.js';
 import { hostPolicy } from '../../src/server/host-check.js';
 import { ROOT } from '../helpers.js';
 

@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { buildSnapshot, type LoadResult, type Snapshot } from '../../src/core/build/snapshot.js';
+import type { LoadResult, Snapshot } from '../../src/core/build/snapshot.js';
 import { tryCompose } from '../../src/core/compose/compose.js';
 import { DIAGNOSTIC_CODES, type Diagnostic } from '../../src/core/text/diagnostics.js';
 import { utf8Length } from '../../src/core/text/text.js';
+import { buildSnapshot } from '../../src/engine/default-engine.js';
 import { readPackDir } from '../../src/source/read-dir.js';
 import { EXAMPLES } from '../helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildSnapshot } from '../../src/core/build/snapshot.js';
+import { buildSnapshot } from '../../src/engine/default-engine.js';
 import { type LoadRequest, SnapshotStore } from '../../src/reload/store.js';
 
 // Which paths the store asks its loader to read: each reload's hints, and the union of

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildSnapshot } from '../../src/core/build/snapshot.js';
+import { buildSnapshot } from '../../src/engine/default-engine.js';
 import { changedPrompts } from '../../src/reload/changes.js';
 import { SnapshotStore, type StoreEvent } from '../../src/reload/store.js';
 import { checkedApp } from './contract.js';

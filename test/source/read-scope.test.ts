@@ -2,14 +2,12 @@ import { cpSync, mkdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } fro
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  buildSnapshot,
-  type LoadResult,
-  presetManifest,
-  type Snapshot,
-} from '../../src/core/build/snapshot.js';
+import { presetManifest } from '../../src/core/build/detect.js';
+import { readScopeOf } from '../../src/core/build/read-scope.js';
+import type { LoadResult, Snapshot } from '../../src/core/build/snapshot.js';
 import { composeMember, packMembers } from '../../src/core/compose/members.js';
-import { readScopeOf } from '../../src/core/pack/read-scope.js';
+import { buildSnapshot } from '../../src/engine/default-engine.js';
+import { LAYOUTS as BUILT_IN } from '../../src/layouts/registry.js';
 import { openPack } from '../../src/source/open.js';
 import { readPackDir } from '../../src/source/read-dir.js';
 import { FileReuse } from '../../src/source/reuse.js';
@@ -149,7 +147,7 @@ describe('read scope', () => {
   it('a hinted read skips a hinted file the pack cannot select, and reads one it can', async () => {
     const dir = copyOf(join(EXAMPLES, 'agents-md'));
     addBuildOutput(dir, 5);
-    const scope = readScopeOf(presetManifest('agents-md')!)!;
+    const scope = readScopeOf(presetManifest(BUILT_IN, 'agents-md')!, BUILT_IN)!;
     const reuse = new FileReuse();
     const first = await readPackDir(dir, { reuse, scope });
     expect([...first.files.keys()].some((p) => p.startsWith('target/'))).toBe(false);
@@ -164,13 +162,13 @@ describe('read scope', () => {
   });
 
   it('a scope covers the manifest files, the selection and what detection looks at', () => {
-    const scope = readScopeOf(presetManifest('agents-md')!)!;
+    const scope = readScopeOf(presetManifest(BUILT_IN, 'agents-md')!, BUILT_IN)!;
     expect(scope.has('strata.yaml')).toBe(true);
     expect(scope.has('backend/AGENTS.md')).toBe(true);
     expect(scope.has('base.md')).toBe(true); // roboco's detection
     expect(scope.has('config/agents.yaml')).toBe(true); // crewai's
     expect(scope.has('target/debug/f1.rs')).toBe(false);
-    expect(readScopeOf(presetManifest('roboco')!)).toBeUndefined();
+    expect(readScopeOf(presetManifest(BUILT_IN, 'roboco')!, BUILT_IN)).toBeUndefined();
   });
 });
 

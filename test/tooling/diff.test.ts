@@ -1,7 +1,7 @@
 import { appendFileSync, cpSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildSnapshot } from '../../src/core/build/snapshot.js';
+import { buildSnapshot } from '../../src/engine/default-engine.js';
 import { readPackAtRevision } from '../../src/source/git.js';
 import { diffPacks, promptDiff } from '../../src/tooling/diff/diff.js';
 import { cli, EXAMPLES, git, okPack, tempDir, writeFiles } from '../helpers.js';

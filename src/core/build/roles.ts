@@ -1,3 +1,4 @@
+import type { DiscoveryRule, DiscoveryScope } from '../layout.js';
 import { compileGlob, templateMatcher } from '../pack/glob.js';
 import type { RegistryDef } from '../pack/manifest.js';
 import { isLabelName, isValidName } from '../pack/names.js';
@@ -45,8 +46,11 @@ export function buildRegistry(
   frontmatterOf: (path: string) => Record<string, unknown>,
   frontmatterAt?: FrontmatterAt,
   textOf?: (path: string) => string | undefined,
+  discovery?: ReadonlyMap<string, DiscoveryRule>,
 ): { roles: Map<string, RoleRecord>; diagnostics: Diagnostic[] } {
-  return runSteps(registrySteps(registry, yamlFiles, allPaths, frontmatterOf, frontmatterAt, textOf));
+  return runSteps(
+    registrySteps(registry, yamlFiles, allPaths, frontmatterOf, frontmatterAt, textOf, undefined, discovery),
+  );
 }
 
 /** Where a key of a prompt file's frontmatter is written (its line), to point a diagnostic at. */
@@ -59,10 +63,12 @@ export function* registrySteps(
   allPaths: readonly string[],
   frontmatterOf: (path: string) => Record<string, unknown>,
   frontmatterAt: FrontmatterAt = (file) => ({ file }),
-  /** A file's text (a plugin's `plugin.json`, for its name). */
+  /** A file's text (one a discovery rule takes fields from). */
   textOf: (path: string) => string | undefined = () => undefined,
   /** Whether reading a file's frontmatter already gave a warning or an error (it is not said twice). */
   frontmatterSaid: (path: string) => boolean = () => false,
+  /** The discovery rules the layouts add, by name (`registry.discover.<rule>: true`). */
+  discovery: ReadonlyMap<string, DiscoveryRule> = new Map(),
 ): Generator<void, { roles: Map<string, RoleRecord>; diagnostics: Diagnostic[] }> {
   let step = 0;
   const diagnostics: Diagnostic[] = [];
@@ -170,6 +176,7 @@ export function* registrySteps(
       diagnostics,
       textOf,
       frontmatterSaid,
+      discovery,
     );
 
   // 3. Role extends: field inheritance, cycles refused; records of role files without a
@@ -369,6 +376,7 @@ function discoverByField(
   diagnostics: Diagnostic[],
   textOf: (path: string) => string | undefined,
   frontmatterSaid: (path: string) => boolean,
+  discovery: ReadonlyMap<string, DiscoveryRule>,
 ): void {
   const globs = def.files.map(compileGlob);
   const index = globs.findIndex((g) => allPaths.some((p) => g(p)));
@@ -378,12 +386,15 @@ function discoverByField(
   // Markdown file there without frontmatter is said. A catch-all (`**/*.md`) also reads
   // documentation, which is no role and not said.
   const roleFolder = /[^*]\//.test(def.files[index]!);
-  const plugins = def.plugins ? pluginFolders(allPaths) : undefined;
+  const rules: DiscoveryScope[] = [];
+  for (const name of def.rules ?? []) {
+    const rule = discovery.get(name);
+    if (rule) rules.push(rule.forPaths(allPaths, textOf));
+  }
   for (const path of allPaths) {
     if (!glob(path)) continue;
     let meta = frontmatterOf(path);
-    const plugin = plugins && pluginOf(path, plugins);
-    if (plugin !== undefined) meta = pluginFallbacks(meta, path, plugin, def, textOf);
+    for (const rule of rules) meta = rule.fields(path, meta, def.id, def.require);
     const id = meta[def.id];
     if (id === undefined && Object.keys(meta).length === 0) {
       // Said once: without frontmatter, or with an empty one (a frontmatter that could not
@@ -405,7 +416,7 @@ function discoverByField(
         );
       continue;
     }
-    // As Claude Code checks them: an empty string is no value.
+    // An empty string is no value.
     const lacking = [def.id, ...def.require].filter((k) => typeof meta[k] !== 'string' || meta[k] === '');
     if (lacking.length > 0) {
       diagnostics.push(
@@ -433,17 +444,11 @@ function discoverByField(
       continue;
     }
     const previous = raw.get(id as string);
-    // Claude Code calls a plugin's agent `<plugin>:<name>`: an agent of the same name
-    // outside any plugin (a user's `~/.claude/agents/`) is the one `<name>` means.
-    const inPlugin = plugins !== undefined && withinPlugin(path, plugins);
-    if (previous && inPlugin && !withinPlugin(previous.source, plugins)) {
-      diagnostics.push(
-        warning(
-          'DUPLICATE_ROLE',
-          `role ${id} is defined in ${previous.source} and again here, in a plugin: the one outside plugins is kept (Claude Code names this one <plugin>:${id})`,
-          frontmatterAt(path, def.id),
-        ),
-      );
+    // A discovery rule may keep the earlier definition.
+    const kept =
+      previous && rules.map((r) => r.keepEarlier(path, previous.source, id as string)).find(Boolean);
+    if (kept) {
+      diagnostics.push(warning('DUPLICATE_ROLE', kept, frontmatterAt(path, def.id)));
       continue;
     }
     if (previous)
@@ -455,62 +460,11 @@ function discoverByField(
         ),
       );
     const fields = { ...meta };
-    // As Claude Code reads `description`: the two characters `\n` are a line break.
+    // In the `newline_escapes` fields the two characters `\n` are a line break.
     for (const key of def.newlineEscapes ?? [])
       if (typeof fields[key] === 'string') fields[key] = fields[key].replaceAll('\\n', '\n');
     raw.set(id as string, { fields, source: path });
   }
-}
-
-/** Folders holding `.claude-plugin/plugin.json` (a Claude Code plugin's root; '' for the pack root). */
-function pluginFolders(allPaths: readonly string[]): Set<string> {
-  const out = new Set<string>();
-  for (const path of allPaths) {
-    if (path === PLUGIN_JSON) out.add('');
-    else if (path.endsWith(`/${PLUGIN_JSON}`)) out.add(path.slice(0, -PLUGIN_JSON.length - 1));
-  }
-  return out;
-}
-
-const PLUGIN_JSON = '.claude-plugin/plugin.json';
-
-/** Whether a file lies in a plugin (a folder holding `.claude-plugin/plugin.json`). */
-function withinPlugin(path: string, plugins: ReadonlySet<string> | undefined): boolean {
-  if (plugins === undefined || plugins.size === 0) return false;
-  if (plugins.has('')) return true;
-  for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1))
-    if (plugins.has(path.slice(0, i))) return true;
-  return false;
-}
-
-/** The plugin folder of a file straight in its `agents/` folder (`<plugin>/agents/x.md`), if any. */
-function pluginOf(path: string, plugins: ReadonlySet<string>): string | undefined {
-  const slash = path.lastIndexOf('/');
-  const folder = slash === -1 ? '' : path.slice(0, slash);
-  if (folder !== 'agents' && !folder.endsWith('/agents')) return undefined;
-  const root = folder === 'agents' ? '' : folder.slice(0, -'/agents'.length);
-  return plugins.has(root) ? root : undefined;
-}
-
-/**
- * A plugin agent's frontmatter with Claude Code's fallbacks: the file's name for a
- * missing id, `Agent from <plugin> plugin` for a missing description (the plugin's name
- * from its plugin.json, else its folder's).
- */
-function pluginFallbacks(
-  meta: Record<string, unknown>,
-  path: string,
-  plugin: string,
-  def: NonNullable<RegistryDef['discoverFiles']>,
-  textOf: (path: string) => string | undefined,
-): Record<string, unknown> {
-  const missing = (k: string) => typeof meta[k] !== 'string' || meta[k] === '';
-  if (!missing(def.id) && !def.require.some(missing)) return meta;
-  const out = { ...meta };
-  if (missing(def.id)) out[def.id] = path.slice(path.lastIndexOf('/') + 1).replace(/\.md$/i, '');
-  if (def.require.includes('description') && missing('description'))
-    out.description = `Agent from ${pluginName(plugin, textOf)} plugin`;
-  return out;
 }
 
 /**
@@ -581,17 +535,6 @@ function valueWords(value: unknown): string {
 
 /** A first line `---` that opens frontmatter (strict or lenient). */
 const OPENS_FRONTMATTER = /^---\s*\n/;
-
-function pluginName(plugin: string, textOf: (path: string) => string | undefined): string {
-  const text = textOf(plugin === '' ? PLUGIN_JSON : `${plugin}/${PLUGIN_JSON}`);
-  try {
-    const parsed: unknown = text === undefined ? undefined : JSON.parse(text);
-    if (isObject(parsed) && typeof parsed.name === 'string' && parsed.name !== '') return parsed.name;
-  } catch {
-    // A plugin.json that does not parse: the folder's name.
-  }
-  return plugin.slice(plugin.lastIndexOf('/') + 1) || 'unnamed';
-}
 
 /**
  * `{ ...first, ...fields }`: the record's own fields over what the file's frontmatter

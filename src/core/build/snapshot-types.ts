@@ -1,3 +1,4 @@
+import type { Layouts } from '../layout.js';
 import type { Manifest } from '../pack/manifest.js';
 import type { ResolvedSettings } from '../pack/settings.js';
 import type { Diagnostic } from '../text/diagnostics.js';
@@ -31,19 +32,21 @@ export interface Snapshot {
    */
   unreadable?: ReadonlySet<string>;
   /**
-   * A pack detected as a layout without roles (agents-md) that also holds one with roles
-   * (a `.claude/agents` folder): that preset, for the hint of a request naming a role.
+   * A pack detected as a layout without roles that also holds one with roles: that
+   * preset, for the hint of a request naming a role.
    */
   alsoLayout?: string;
   /** Absolute pack directory, when loaded from disk. */
   root?: string;
   /**
-   * Files outside the pack that operator-set path settings name (CHORUS's defaults
-   * override), by absolute path. Part of the version; watched by the service.
+   * Files outside the pack that operator-set path settings name (a defaults override),
+   * by absolute path. Part of the version; watched by the service.
    */
   external?: ReadonlyMap<string, PackFile>;
   /** Warnings found while loading (a snapshot never holds errors). */
   warnings: Diagnostic[];
+  /** The layouts the snapshot was built knowing (its preset's extensions: input formats, record fill). */
+  layouts?: Layouts;
 }
 
 export interface BuildInput {
@@ -61,6 +64,11 @@ export interface BuildInput {
   env?: Readonly<Record<string, string | undefined>>;
   /** Force a preset instead of the pack's manifest or its layout. */
   preset?: string;
+  /**
+   * The layouts the pack may be (its presets, in detection order): what `extends:`,
+   * `--preset` and detection know. None when absent: the pack's manifest says all it means.
+   */
+  layouts?: Layouts;
   root?: string;
   /**
    * Settings the operator gives (`serve --set`, CLI `--set`): over env, below the request.

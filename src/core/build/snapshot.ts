@@ -1,4 +1,4 @@
-import { isPresetName, PRESET_NAMES, presetText } from '../../layouts/registry.js';
+import { layoutSet } from '../layout.js';
 import { compileGlob, globMatch } from '../pack/glob.js';
 import { type Manifest, resolveManifest } from '../pack/manifest.js';
 import { type ManifestPart, parseManifestPart } from '../pack/manifest-parse.js';
@@ -21,6 +21,7 @@ import { byteOrder, decodeText, isUtf8Text } from '../text/text.js';
 import { type FastYaml, type ParsedYaml, parseYaml } from '../text/yaml.js';
 import type { BuildHooks } from './build-hooks.js';
 import { resolveSettings } from './build-settings.js';
+import { alsoDetected, detectPreset, presetPart, withoutRoles } from './detect.js';
 import { Digests } from './digests.js';
 import { buildFleet } from './fleet.js';
 import {
@@ -139,11 +140,12 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
 
   let rootPart: ManifestPart;
   let rootKey: string;
-  if (input.preset !== undefined && !isPresetName(input.preset)) {
+  const layouts = input.layouts ?? layoutSet([]);
+  if (input.preset !== undefined && !layouts.get(input.preset)) {
     diagnostics.push(
       error(
         'UNKNOWN_PRESET',
-        `unknown preset ${JSON.stringify(input.preset)}; presets: ${PRESET_NAMES.join(', ')}`,
+        `unknown preset ${JSON.stringify(input.preset)}; presets: ${layouts.names.join(', ') || 'none'}`,
       ),
     );
     return finish(diagnostics);
@@ -153,36 +155,41 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
     (input.files.has(MANIFEST_FILE)
       ? undefined
       : // A refused file still exists: an AGENTS.md over the size limit makes the layout agents-md.
-        detectPreset(input.refused?.size ? [...paths, ...input.refused] : paths, (p) =>
+        detectPreset(layouts, input.refused?.size ? [...paths, ...input.refused] : paths, (p) =>
           probeKeys(p, input.files, parsedYaml),
         ));
   if (presetName) {
     rootKey = `preset:${presetName}`;
-    rootPart = presetPart(presetName, diagnostics);
+    rootPart = presetPart(layouts, presetName, diagnostics);
   } else {
     rootKey = MANIFEST_FILE;
     const parsed = yamlOf(MANIFEST_FILE);
     if (!parsed || parsed.diagnostics.length > 0) return finish(diagnostics);
-    const { part, diagnostics: d } = parseManifestPart(parsed, MANIFEST_FILE);
+    const { part, diagnostics: d } = parseManifestPart(parsed, MANIFEST_FILE, layouts);
     diagnostics.push(...d);
     rootPart = part;
   }
-  const { manifest, diagnostics: md } = resolveManifest(rootPart, rootKey, (target, from) => {
-    if (isPresetName(target))
-      return { key: `preset:${target}`, part: presetPart(target, diagnostics), diagnostics: [] };
-    if (!/\.ya?ml$/.test(target)) return undefined;
-    const path = resolvePackPath(from.startsWith('preset:') ? '' : from, target);
-    if (path === undefined || !input.files.has(path)) return undefined;
-    const parsed = yamlOf(path);
-    if (!parsed) return undefined;
-    if (parsed.diagnostics.length > 0) return { key: path, diagnostics: [] };
-    const { part, diagnostics: d } = parseManifestPart(parsed, path);
-    return { key: path, part, diagnostics: d };
-  });
+  const { manifest, diagnostics: md } = resolveManifest(
+    rootPart,
+    rootKey,
+    (target, from) => {
+      if (layouts.get(target))
+        return { key: `preset:${target}`, part: presetPart(layouts, target, diagnostics), diagnostics: [] };
+      if (!/\.ya?ml$/.test(target)) return undefined;
+      const path = resolvePackPath(from.startsWith('preset:') ? '' : from, target);
+      if (path === undefined || !input.files.has(path)) return undefined;
+      const parsed = yamlOf(path);
+      if (!parsed) return undefined;
+      if (parsed.diagnostics.length > 0) return { key: path, diagnostics: [] };
+      const { part, diagnostics: d } = parseManifestPart(parsed, path, layouts);
+      return { key: path, part, diagnostics: d };
+    },
+    layouts.names,
+  );
   diagnostics.push(...md);
   // Said with a failed build only when the manifest itself is sound (every extends found).
   const sound = hasErrors(md) ? {} : { manifest };
-  const preset = manifest.chain.map((k) => k.replace(/^preset:/, '')).find(isPresetName);
+  const preset = manifest.chain.filter((k) => k.startsWith('preset:')).map((k) => k.slice(7))[0];
 
   // 2. The pack's files (`files:`, `hidden:`), decoded; frontmatter split from prompt files.
   const chainFiles = new Set(manifest.chain.filter((k) => !k.startsWith('preset:')));
@@ -265,7 +272,7 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   };
 
   if (manifest.layers.length === 0 && !hasErrors(diagnostics)) {
-    diagnostics.push(noLayers(rootPart, rootKey, paths));
+    diagnostics.push(noLayers(rootPart, rootKey, detectPreset(layouts, paths)));
   }
 
   // 3. Settings from defaults, env and the operator (invalid values fail here, at load).
@@ -308,6 +315,7 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
     locateMeta,
     (p) => files.get(p)?.text,
     (p) => frontmatterSaid.has(p),
+    layouts.discovery,
   );
   diagnostics.push(...rd);
   diagnostics.push(
@@ -373,12 +381,13 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
     warnings: sortDiagnostics(diagnostics),
   };
   if (preset) snapshot.preset = preset;
+  snapshot.layouts = layouts;
   if (input.root) snapshot.root = input.root;
   if (gitFolders) snapshot.gitFolders = gitFolders;
   if (unreadable) snapshot.unreadable = unreadable;
   // A detected layout without roles: another layout with roles in the same folder is a hint.
-  if (presetName === 'agents-md' && input.preset === undefined) {
-    const also = alsoDetected(presetName, paths, (p) => probeKeys(p, input.files, parsedYaml));
+  if (presetName !== undefined && input.preset === undefined && withoutRoles(manifest)) {
+    const also = alsoDetected(layouts, presetName, paths, (p) => probeKeys(p, input.files, parsedYaml));
     if (also) snapshot.alsoLayout = also;
   }
   if (external.size > 0) snapshot.external = external;
@@ -405,119 +414,7 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   return { snapshot, diagnostics: snapshot.warnings };
 }
 
-/**
- * Which preset a pack without a manifest looks like (docs/pack-format.md, opening
- * paragraph): the first preset, in the
- * order of {@link PRESET_NAMES}, whose `detect:` holds — a file matching one of its globs
- * (and, with `keys`, carrying those keys: a prompt file in its frontmatter, a YAML file in
- * a top-level record); otherwise chorus (YAML role files, defaults.md or defaults.txt — and
- * an empty pack, which chorus answers with its fallback). `probe` gives a file's keys.
- */
-export function detectPreset(
-  paths: readonly string[],
-  probe: (path: string) => ReadonlySet<string>[] = () => [],
-): string {
-  for (const name of PRESET_NAMES) if (detectHolds(name, paths, probe)) return name;
-  // A pack holding a layout's own files (`.claude/agents/*.md`, `agents.yaml`), none of
-  // them usable, and nothing chorus reads, is that layout: its files' problems are then
-  // said (a byte order mark before the frontmatter, an agent without a role), where chorus
-  // would compose its fallback and say nothing of them.
-  for (const name of PRESET_NAMES) {
-    const own = layoutFiles(name, paths);
-    if (own.length > 0 && !paths.some((p) => !own.includes(p) && CHORUS_FILE.test(p))) return name;
-  }
-  return 'chorus';
-}
-
-/**
- * The files of a preset detected by keys that sit where only that layout keeps them (its
- * detection globs but catch-alls such as `**\/*.md`; README-like files aside).
- */
-function layoutFiles(name: string, paths: readonly string[]): string[] {
-  const detect = presetPart(name, []).detect;
-  if (!detect?.keys?.length) return [];
-  const globs = detect.files.filter((g) => !g.startsWith('**/')).map(compileGlob);
-  return paths.filter((p) => globs.some((g) => g(p)) && !isReadmeLike(p));
-}
-
-/**
- * What chorus reads (top-level YAML role files, defaults.md, defaults.txt): part of what
- * detection looks at, since a pack holding them stays chorus (see {@link detectPreset}).
- */
-const CHORUS_FILES = ['*.yaml', '*.yml', 'defaults.md', 'defaults.txt'];
-const CHORUS_FILE = /^(?:[^/]+\.ya?ml|defaults\.md|defaults\.txt)$/;
-
-/**
- * The first preset after `chosen` in detection order (chorus aside) whose `detect:` also
- * holds: a repository's root AGENTS.md chose agents-md, and its `.claude/agents` folder
- * is a claude-agents layout too.
- */
-export function alsoDetected(
-  chosen: string,
-  paths: readonly string[],
-  probe: (path: string) => ReadonlySet<string>[],
-): string | undefined {
-  const after = PRESET_NAMES.slice(PRESET_NAMES.indexOf(chosen as (typeof PRESET_NAMES)[number]) + 1);
-  return after.find((name) => name !== 'chorus' && detectHolds(name, paths, probe));
-}
-
-/**
- * Hidden folder names some built-in preset reads (`.claude`): readers walk into these
- * (never into `..`-prefixed ConfigMap folders); a snapshot keeps their files only when its
- * manifest opts in with `hidden:`.
- */
-export function presetHiddenFolders(): string[] {
-  hiddenFolders ??= [...new Set(PRESET_NAMES.flatMap((name) => presetPart(name, []).hidden ?? []))];
-  return [...hiddenFolders];
-}
-
-/**
- * Every glob some built-in preset's `detect:` looks at: the files that decide which
- * preset a pack without a manifest is.
- */
-export function presetDetectFiles(): string[] {
-  detectFiles ??= [
-    ...new Set([
-      ...PRESET_NAMES.flatMap((name) => presetPart(name, []).detect?.files ?? []),
-      ...CHORUS_FILES,
-    ]),
-  ];
-  return [...detectFiles];
-}
-
-/** A built-in preset's manifest as a pack that is only that preset has it (undefined: no such preset). */
-export function presetManifest(name: string): Manifest | undefined {
-  if (!isPresetName(name)) return undefined;
-  const byPreset = (target: string) =>
-    isPresetName(target)
-      ? { key: `preset:${target}`, part: presetPart(target, []), diagnostics: [] }
-      : undefined;
-  return resolveManifest(presetPart(name, []), `preset:${name}`, byPreset).manifest;
-}
-
-/** The presets' detection globs, worked out once. */
-let detectFiles: string[] | undefined;
-
-/** The presets' hidden folders, worked out once (presets are shipped data). */
-let hiddenFolders: string[] | undefined;
-
 // --- internal ---
-
-/** Whether a preset's `detect:` holds for these paths. */
-function detectHolds(
-  name: string,
-  paths: readonly string[],
-  probe: (path: string) => ReadonlySet<string>[],
-): boolean {
-  const detect = presetPart(name, []).detect;
-  if (!detect) return false;
-  const globs = detect.files.map(compileGlob);
-  const keys = detect.keys ?? [];
-  return paths.some(
-    (p) =>
-      globs.some((g) => g(p)) && (keys.length === 0 || probe(p).some((k) => keys.every((key) => k.has(key)))),
-  );
-}
 
 /** Read problems of one file that `unreadable: skip` turns into warnings. */
 const SKIPPABLE: ReadonlySet<string> = new Set([
@@ -550,11 +447,10 @@ function earlierDecodings(
   return was.frontmatter === manifest.frontmatter && sameRaw ? previous.files : undefined;
 }
 
-function noLayers(root: ManifestPart, rootKey: string, paths: readonly string[]): Diagnostic {
+function noLayers(root: ManifestPart, rootKey: string, preset: string): Diagnostic {
   const where: Where = root.layersAt ?? { file: root.file, line: 1, col: 1 };
   if (rootKey !== MANIFEST_FILE || root.extends)
     return error('NO_LAYERS', 'the manifest composes nothing: its pipeline has no layers', where);
-  const preset = detectPreset(paths);
   return error(
     'NO_LAYERS',
     `${MANIFEST_FILE} composes nothing: it has no layers and no extends, and a ${MANIFEST_FILE} turns off layout detection (without it this pack loads as the ${preset} preset); add "extends: ${preset}" or a layers list`,
@@ -570,22 +466,6 @@ function inByteOrder(names: readonly string[]): boolean {
 
 function finish(diagnostics: Diagnostic[]): LoadResult {
   return { diagnostics: sortDiagnostics(diagnostics) };
-}
-
-const presetParts = new Map<string, { part: ManifestPart; diagnostics: Diagnostic[] }>();
-
-/** A preset's manifest part, parsed once per process (presets are shipped data). */
-function presetPart(name: string, diagnostics: Diagnostic[]): ManifestPart {
-  let parsed = presetParts.get(name);
-  if (!parsed) {
-    const file = `preset:${name}`;
-    const yaml = parseYaml(presetText(name)!, { file });
-    const result = parseManifestPart(yaml, file);
-    parsed = { part: result.part, diagnostics: [...yaml.diagnostics, ...result.diagnostics] };
-    presetParts.set(name, parsed);
-  }
-  diagnostics.push(...parsed.diagnostics);
-  return parsed.part;
 }
 
 /** Runs `compute` (a build without a memo works each step out once). */

@@ -1,6 +1,7 @@
 import { derived } from '../build/derived.js';
 import type { Agent } from '../build/fleet.js';
 import type { Snapshot } from '../build/snapshot-types.js';
+import type { InputFormat } from '../layout.js';
 import { type ResolvedInputs, resolveInputs, takesInputs } from '../pack/inputs.js';
 import { isLabelName, isValidName } from '../pack/names.js';
 import { pathSettingNames } from '../pack/path-settings.js';
@@ -141,7 +142,9 @@ function composeChecked(
     settings = applied.settings;
   }
   const inputs =
-    takesInputs(manifest) || request.vars !== undefined ? resolveInputs(manifest, request.vars) : NONE;
+    takesInputs(manifest) || request.vars !== undefined
+      ? resolveInputs(manifest, request.vars, snapshot.layouts?.formats ?? NO_FORMATS)
+      : NONE;
   if (inputs.diagnostics.length > 0) return { ok: false, diagnostics: inputs.diagnostics };
 
   // 3. Every layer, in order: its text joined to the others by the separator.
@@ -268,6 +271,9 @@ function requestProblems(snapshot: Snapshot, request: ComposeRequest): Diagnosti
   }
   return problems;
 }
+
+/** No input formats (a snapshot built knowing no layouts). */
+const NO_FORMATS: ReadonlyMap<string, InputFormat> = new Map();
 
 /** The inputs of a manifest that takes none, for a request that gives none. */
 const NONE: { inputs: ResolvedInputs; diagnostics: Diagnostic[] } = Object.freeze({

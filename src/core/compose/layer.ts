@@ -222,7 +222,10 @@ function fillRecordValue(env: LayerEnv, value: string): FillOutcome {
   if (!env.takesInputs || !value.includes('{')) return { text: value };
   const compiled = compileInputs(value, env.snapshot.manifest.inputSyntax);
   if (compiled.parts.length === 1) return { text: value };
-  return fillCompiledInputs(compiled, layerValues(env, []));
+  // The layout's own rule, if it has one (a preset's way of filling record values).
+  const { snapshot } = env;
+  const fill = (snapshot.preset && snapshot.layouts?.get(snapshot.preset)?.fillRecord) || fillCompiledInputs;
+  return fill(compiled, layerValues(env, []));
 }
 
 /** A template value that is missing: no role (skip), no field (as the layer's `missing:` says), no input (error). */

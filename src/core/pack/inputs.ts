@@ -1,10 +1,9 @@
-import { pythonStr } from '../../layouts/crewai/python-str.js';
 import type { Snapshot } from '../build/snapshot.js';
+import type { InputFormat } from '../layout.js';
 import { type Diagnostic, error } from '../text/diagnostics.js';
 import { closestNames, didYouMean } from '../text/suggest.js';
 import { shownValue } from '../text/value-shown.js';
 import type { InputDef, Manifest } from './manifest.js';
-import type { InputFormat } from './manifest-parse.js';
 import { parseSettingValue, type SettingDef, type SettingValue } from './settings.js';
 import { inputPlaceholders, recordInputPlaceholders } from './template.js';
 
@@ -16,8 +15,8 @@ export type InputSource = 'default' | 'request';
 
 export interface ResolvedInputs {
   /**
-   * Values given by the request, or defaults, parsed by type; a `format: python` input's
-   * value is the text it is written as (`True`, `['a', 1]`), as CrewAI makes every input a str.
+   * Values given by the request, or defaults, parsed by type; a formatted input's value is
+   * the text its format writes it as.
    */
   values: Record<string, SettingValue>;
   /** Each value as templates write it (by the input's `format`). */
@@ -38,6 +37,7 @@ export function takesInputs(manifest: Pick<Manifest, 'inputs' | 'openInputs'>): 
 export function resolveInputs(
   manifest: Pick<Manifest, 'inputs' | 'openInputs'>,
   vars: Readonly<Record<string, unknown>> | undefined,
+  formats: ReadonlyMap<string, InputFormat>,
 ): { inputs: ResolvedInputs; diagnostics: Diagnostic[] } {
   const values: Record<string, SettingValue> = {};
   const texts: Record<string, string> = {};
@@ -46,8 +46,9 @@ export function resolveInputs(
   const { byName, open } = parseDefs(manifest);
   for (const def of manifest.inputs) {
     if (def.default === undefined) continue;
-    texts[def.name] = textOf(def.default, def.format);
-    values[def.name] = def.format === 'python' ? texts[def.name]! : def.default;
+    const format = def.format === undefined ? undefined : formats.get(def.format);
+    texts[def.name] = textOf(def.default, format);
+    values[def.name] = format ? texts[def.name]! : def.default;
     sources[def.name] = 'default';
   }
   if (vars === undefined) return { inputs: { values, texts, sources }, diagnostics };
@@ -66,8 +67,9 @@ export function resolveInputs(
       diagnostics.push(suggestions.length > 0 ? { ...d, suggestions } : d);
       continue;
     }
-    if (def.format === 'python') {
-      const written = pythonStr(raw);
+    const format = def.format === undefined ? undefined : formats.get(def.format);
+    if (format) {
+      const written = format.write(raw);
       if ('problem' in written) {
         diagnostics.push(
           error('INVALID_INPUT', `input ${name}: value ${shownValue(raw)} is invalid; ${written.problem}`),
@@ -145,7 +147,8 @@ export function listInputs(snapshot: Snapshot): ListedInput[] {
 /** An input's definition as `parseSettingValue` takes it, and how its value is written. */
 interface ParseDef {
   setting: SettingDef;
-  format?: InputFormat;
+  /** The name of its input format. */
+  format?: string;
 }
 
 /** The inputs' definitions, once per manifest. */
@@ -155,28 +158,19 @@ interface ParseDefs {
   open?: ParseDef;
 }
 
-const parseDefsMemo = new WeakMap<object, ParseDefs>();
-
 function parseDefs(manifest: Pick<Manifest, 'inputs' | 'openInputs'>): ParseDefs {
-  let defs = parseDefsMemo.get(manifest);
-  if (!defs) {
-    const asSetting = ({ format, ...def }: Omit<InputDef, 'name'>, name: string): ParseDef => {
-      const out: ParseDef = { setting: { ...def, name, default: def.default ?? '' } };
-      if (format !== undefined) out.format = format;
-      return out;
-    };
-    defs = { byName: new Map(manifest.inputs.map((i) => [i.name, asSetting(i, i.name)])) };
-    if (manifest.openInputs) defs.open = asSetting(manifest.openInputs, '*');
-    parseDefsMemo.set(manifest, defs);
-  }
+  const asSetting = ({ format, ...def }: Omit<InputDef, 'name'>, name: string): ParseDef => {
+    const out: ParseDef = { setting: { ...def, name, default: def.default ?? '' } };
+    if (format !== undefined) out.format = format;
+    return out;
+  };
+  const defs: ParseDefs = { byName: new Map(manifest.inputs.map((i) => [i.name, asSetting(i, i.name)])) };
+  if (manifest.openInputs) defs.open = asSetting(manifest.openInputs, '*');
   return defs;
 }
 
 /** A default (a scalar) as templates write it. */
 function textOf(value: SettingValue, format: InputFormat | undefined): string {
-  if (format === 'python') {
-    const written = pythonStr(value);
-    if ('text' in written) return written.text;
-  }
-  return String(value);
+  const written = format?.write(value);
+  return written && 'text' in written ? written.text : String(value);
 }

@@ -38,15 +38,22 @@ export interface InputDef {
   max?: number;
   description?: string;
   /**
-   * How a value that is not a string is written into text. Absent: a number or boolean as
-   * JSON writes it (`true`, `1.5`). `python`: as Python's `str()` writes it (`True`, `None`,
-   * `['a', 1]`), CrewAI's way; such a string input also takes null, lists and mappings.
+   * How a value that is not a string is written into text: the name of an input format a
+   * layout adds (`core/layout.ts`). Absent: a number or boolean as JSON writes it (`true`,
+   * `1.5`). A formatted string input also takes null, lists and mappings, as its format
+   * writes them.
    */
-  format?: InputFormat;
+  format?: string;
 }
 
-export const INPUT_FORMATS = ['python'] as const;
-export type InputFormat = (typeof INPUT_FORMATS)[number];
+/**
+ * The names a manifest may use beyond the core's own language: the input formats and role
+ * discovery rules the build's layouts add (a `Layouts` set is one).
+ */
+export interface ManifestLanguage {
+  readonly formats: ReadonlyMap<string, unknown>;
+  readonly discovery: ReadonlyMap<string, unknown>;
+}
 
 /** Roles discovered from prompt files, the id taken from a frontmatter field. */
 export interface DiscoverDef {
@@ -56,15 +63,13 @@ export interface DiscoverDef {
   id: string;
   /** Frontmatter fields that must be strings for a file to be a role. */
   require: string[];
-  /** Frontmatter fields in which the two characters `\n` are a line break (Claude Code's `description`). */
+  /** Frontmatter fields in which the two characters `\n` are a line break. */
   newlineEscapes?: string[];
   /**
-   * Claude Code plugins: a file straight in the `agents/` folder of a plugin (a folder
-   * holding `.claude-plugin/plugin.json`) whose frontmatter is missing, does not parse or
-   * lacks the id or a required field is still a role: the id falls back to the file's name,
-   * a missing `description` to `Agent from <plugin> plugin`.
+   * Discovery rules a layout adds, turned on by name (`<rule>: true`): they may supply
+   * fields a discovered file lacks, and keep an earlier file's role of the same id.
    */
-  plugins?: boolean;
+  rules?: string[];
 }
 
 /** Where a config field of `strata config` comes from in a role record. */
@@ -239,8 +244,9 @@ const GATE_KEYS = ['setting', 'equals', 'role', 'team', 'agent', 'all', 'any', '
 export function parseManifestPart(
   yaml: ParsedYaml,
   file: string,
+  language: ManifestLanguage,
 ): { part: ManifestPart; diagnostics: Diagnostic[] } {
-  const c = new Checker(yaml, file);
+  const c = new Checker(yaml, file, language);
   const part: ManifestPart = { file, settings: [], layers: [], inputs: [] };
   const root = yaml.value ?? {};
   const top = c.mapping(root, [], TOP_KEYS);
@@ -395,6 +401,7 @@ class Checker {
   constructor(
     private readonly yaml: ParsedYaml,
     private readonly file: string,
+    private readonly language: ManifestLanguage,
   ) {}
 
   at(path: PathSegment[], key = false): Where {
@@ -515,17 +522,22 @@ class Checker {
     }
     this.bounds(def, path, `input ${name}`);
     if (s.format !== undefined) {
-      if (!(INPUT_FORMATS as readonly unknown[]).includes(s.format))
-        this.bad([...path, 'format'], `format must be one of: ${INPUT_FORMATS.join(', ')}`);
+      const formats = [...this.language.formats.keys()];
+      if (typeof s.format !== 'string' || !this.language.formats.has(s.format))
+        this.bad(
+          [...path, 'format'],
+          `format must be one of: ${formats.join(', ') || '(none: no layout adds one)'}`,
+        );
       else if (def.type !== 'string') this.bad([...path, 'format'], 'format applies to a string input');
-      else def.format = s.format as InputFormat;
+      else def.format = s.format;
     }
     return def;
   }
 
   discover(raw: unknown): DiscoverDef | undefined {
     const path = ['registry', 'discover'];
-    const m = this.mapping(raw, path, ['files', 'id', 'require', 'newline_escapes', 'plugins']);
+    const rules = [...this.language.discovery.keys()];
+    const m = this.mapping(raw, path, ['files', 'id', 'require', 'newline_escapes', ...rules]);
     if (!m) return undefined;
     const files = this.stringList(m.files, [...path, 'files']);
     const id = m.id === undefined ? 'name' : this.string(m.id, [...path, 'id']);
@@ -535,9 +547,11 @@ class Checker {
     if (!files || !id || !require || !escapes) return undefined;
     const def: DiscoverDef = { files, id, require };
     if (escapes.length > 0) def.newlineEscapes = escapes;
-    if (m.plugins === true) def.plugins = true;
-    else if (m.plugins !== undefined && m.plugins !== false)
-      this.bad([...path, 'plugins'], 'plugins must be true or false');
+    for (const rule of rules) {
+      if (m[rule] === true) (def.rules ??= []).push(rule);
+      else if (m[rule] !== undefined && m[rule] !== false)
+        this.bad([...path, rule], `${rule} must be true or false`);
+    }
     return def;
   }
 

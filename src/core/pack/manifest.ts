@@ -1,4 +1,3 @@
-import { PRESET_NAMES } from '../../layouts/registry.js';
 import { type Diagnostic, error, type Where } from '../text/diagnostics.js';
 import { shownValue } from '../text/value-shown.js';
 import { type Gate, gateSettings } from './gates.js';
@@ -122,6 +121,7 @@ export function resolveManifest(
   root: ManifestPart,
   rootKey: string,
   resolve: PartResolver,
+  presetNames: readonly string[],
 ): { manifest: Manifest; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const parts: ManifestPart[] = [root];
@@ -134,7 +134,7 @@ export function resolveManifest(
       diagnostics.push(
         error(
           'UNKNOWN_PRESET',
-          `extends ${JSON.stringify(target)}: no such preset or manifest file (presets: ${PRESET_NAMES.join(', ')})`,
+          `extends ${JSON.stringify(target)}: no such preset or manifest file (presets: ${presetNames.join(', ') || 'none'})`,
           at,
         ),
       );
@@ -214,8 +214,8 @@ function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[]): Manifest 
     if (def) m.settings.push(def);
   }
   for (const { at, ...input } of inputs.values()) {
-    // A default (a scalar) of a `format: python` input is written as Python writes it.
-    if (input.default === undefined || input.format === 'python') {
+    // A default (a scalar) of a formatted input is written as its format writes it.
+    if (input.default === undefined || input.format !== undefined) {
       m.inputs.push(input);
       continue;
     }

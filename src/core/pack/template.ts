@@ -17,8 +17,8 @@ const TEXT_RE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)?)\s
 const SINGLE_RE = /(?<!\{)\{([A-Za-z_][A-Za-z0-9_-]*)\}(?!\})/g;
 const BOTH_RE = new RegExp(`${TEXT_RE.source}|${SINGLE_RE.source}`, 'g');
 /**
- * `{name}` in a role record's value, as CrewAI finds it: anywhere, `{{name}}` too (its
- * inner `{name}` is filled and the outer braces kept). Record values take only inputs.
+ * `{name}` in a role record's value: anywhere, `{{name}}` too (its inner `{name}` is
+ * filled and the outer braces kept). Record values take only inputs.
  */
 const RECORD_SINGLE_RE = /\{([A-Za-z_][A-Za-z0-9_-]*)\}/g;
 
@@ -161,11 +161,10 @@ export function recordInputPlaceholders(value: string, syntax: '{name}' | '{{nam
 }
 
 /**
- * Fills the input placeholders of a record value as CrewAI's `interpolate_only` does:
- * `{topic}` in role, goal and backstory from the run's inputs; in the `{name}` syntax a
- * `{{topic}}` is filled inside its outer braces, and a value that holds the `{name}` of a
- * later placeholder of the same value is filled too (each name is replaced in turn). Text
- * that is not an input placeholder is kept as is.
+ * Fills the input placeholders of a record value, in one pass: `{topic}` from the
+ * request's inputs (in the `{name}` syntax a `{{topic}}` is filled inside its outer
+ * braces). Text that is not an input placeholder is kept as is, and an input's value is
+ * not read again for placeholders (a layout may fill otherwise: `Layout.fillRecord`).
  */
 export function fillInputs(
   value: string,
@@ -195,7 +194,6 @@ export function fillCompiledInputs(
 ): FillOutcome {
   const parts = compiled.parts;
   let text = parts[0] as string;
-  let braces = false;
   for (let i = 1; i < parts.length; i += 2) {
     const p = parts[i] as TemplatePlaceholder;
     const name = p.single!;
@@ -204,31 +202,8 @@ export function fillCompiledInputs(
       const v = values.input(name);
       if (v === undefined) return { missing: 'input', name };
       value = v;
-      if (v.includes('{') || v.includes('}')) braces = true;
     }
     text += value + (parts[i + 1] as string);
   }
-  // A value holding braces may make or hold another `{name}`: filled as CrewAI fills.
-  return braces && compiled.syntax === '{name}' ? { text: fillInTurn(compiled, values) } : { text };
-}
-
-// --- internal ---
-
-/**
- * CrewAI's `interpolate_only`: for each placeholder of the value in order, every
- * `{name}` of the text so far is replaced (Python's `str.replace`), so a value that holds
- * the `{name}` of a later placeholder is filled too (inputs topic = "{year}" and
- * year = "2024" make "{topic} in {year}" "2024 in 2024"). Every input is known to be set.
- */
-function fillInTurn(compiled: CompiledTemplate, values: Pick<TemplateValues, 'input' | 'isInput'>): string {
-  const parts = compiled.parts;
-  let text = '';
-  for (const part of parts) text += typeof part === 'string' ? part : part.all;
-  for (let i = 1; i < parts.length; i += 2) {
-    const name = (parts[i] as TemplatePlaceholder).single!;
-    if (!values.isInput(name)) continue;
-    // split/join: a replacement string's `$&` and `$1` are text here, as in Python.
-    text = text.split(`{${name}}`).join(values.input(name)!);
-  }
-  return text;
+  return { text };
 }

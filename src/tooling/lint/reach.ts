@@ -31,6 +31,9 @@ export function orphanDiagnostics(snapshot: Snapshot): Diagnostic[] {
     .map(templateRegExp);
   const roleSources = new Set([...snapshot.roles.values()].map((r) => r.source));
   const discovered = (manifest.registry.discoverFiles?.files ?? []).map(compileGlob);
+  const rules = (manifest.registry.discoverFiles?.rules ?? []).map((name) =>
+    snapshot.layouts?.discovery.get(name),
+  );
   const chained = new Set(
     manifest.layers.flatMap((l) =>
       [l.source, ...(l.variants ?? []).map((v) => v.source)].flatMap((s) =>
@@ -42,9 +45,8 @@ export function orphanDiagnostics(snapshot: Snapshot): Diagnostic[] {
   for (const [path, file] of [...snapshot.files].sort(([a], [b]) => byteOrder(a, b))) {
     if (path === MANIFEST_FILE || path === manifest.fleet.file || manifest.chain.includes(path)) continue;
     if (DOC_FILE_RE.test(path) || named.has(path) || roleSources.has(path)) continue;
-    // A Claude Code plugin's plugin.json: read for its name by `discover.plugins`.
-    if (manifest.registry.discoverFiles?.plugins && /(?:^|\/)\.claude-plugin\/plugin\.json$/.test(path))
-      continue;
+    // A file a discovery rule reads (a plugin's plugin.json, for its name).
+    if (rules.some((rule) => rule?.reads(path))) continue;
     if (chained.has(path.slice(path.lastIndexOf('/') + 1)) || discovered.some((match) => match(path)))
       continue;
     if (templates.some((re) => re.test(path)) || declaring.some((re) => re.test(path))) continue;

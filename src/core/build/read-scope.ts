@@ -1,10 +1,12 @@
-import { MANIFEST_FILE, presetDetectFiles } from '../build/snapshot.js';
+import type { Layouts } from '../layout.js';
+import { compileGlob } from '../pack/glob.js';
+import type { Manifest } from '../pack/manifest.js';
 import { byteOrder } from '../text/text.js';
-import { compileGlob } from './glob.js';
-import type { Manifest } from './manifest.js';
+import { presetDetectFiles } from './detect.js';
+import { MANIFEST_FILE } from './snapshot.js';
 
-// Which files of a folder a read must bring for a pack: a project root read for its
-// AGENTS.md files need not read (or count against the limits) its build output.
+// Which files of a folder a read must bring for a pack: a project root read for a few
+// notes files need not read (or count against the limits) its build output.
 
 /**
  * The files a read of a pack's folder must bring so that the build gives what a read of
@@ -28,13 +30,16 @@ export interface ReadScope {
  * manifest is still `manifest`; a reader that finds it changed reads again (see
  * `source/open.ts`).
  */
-export function readScopeOf(manifest: Pick<Manifest, 'files' | 'chain' | 'named'>): ReadScope | undefined {
+export function readScopeOf(
+  manifest: Pick<Manifest, 'files' | 'chain' | 'named'>,
+  layouts: Layouts,
+): ReadScope | undefined {
   if (manifest.files === undefined) return undefined;
   const exact = [...new Set([MANIFEST_FILE, ...manifest.chain.filter((k) => !k.startsWith('preset:'))])].sort(
     byteOrder,
   );
   const named = manifest.named.flatMap((n) => [n.glob, ...(/[*?]/.test(n.glob) ? [] : yamlBeside(n.glob))]);
-  const globs = [...new Set([...manifest.files, ...named, ...presetDetectFiles()])].sort(byteOrder);
+  const globs = [...new Set([...manifest.files, ...named, ...presetDetectFiles(layouts)])].sort(byteOrder);
   const exactSet = new Set(exact);
   const matchers = globs.map(compileGlob);
   return {
@@ -48,8 +53,8 @@ export function readScopeOf(manifest: Pick<Manifest, 'files' | 'chain' | 'named'
  * and every file preset detection looks at. A build of these alone gives the pack's
  * manifest, and so its {@link readScopeOf}, for a pack whose manifest stands alone.
  */
-export function detectionScope(): ReadScope {
-  const globs = presetDetectFiles().sort(byteOrder);
+export function detectionScope(layouts: Layouts): ReadScope {
+  const globs = presetDetectFiles(layouts).sort(byteOrder);
   const matchers = globs.map(compileGlob);
   return {
     key: JSON.stringify([[MANIFEST_FILE], globs, 'detection']),

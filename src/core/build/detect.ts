@@ -1,0 +1,126 @@
+import type { Layouts } from '../layout.js';
+import { compileGlob } from '../pack/glob.js';
+import { type Manifest, resolveManifest } from '../pack/manifest.js';
+import type { ManifestPart } from '../pack/manifest-parse.js';
+import type { Diagnostic } from '../text/diagnostics.js';
+import { isReadmeLike } from './roles.js';
+
+// Which layout a pack without a manifest is, and what the layouts a build knows read.
+
+/**
+ * Which preset a pack without a manifest looks like (docs/pack-format.md, opening
+ * paragraph): the first layout, in detection order, whose preset's `detect:` holds — a
+ * file matching one of its globs (and, with `keys`, carrying those keys: a prompt file in
+ * its frontmatter, a YAML file in a top-level record); otherwise the last layout (the
+ * fallback; an empty pack too, which it answers with its fallback text). `probe` gives a
+ * file's keys.
+ */
+export function detectPreset(
+  layouts: Layouts,
+  paths: readonly string[],
+  probe: (path: string) => ReadonlySet<string>[] = () => [],
+): string {
+  for (const name of layouts.names) if (detectHolds(layouts, name, paths, probe)) return name;
+  const fallback = layouts.names.at(-1) ?? '';
+  const claimed = (layouts.get(fallback)?.fallbackFiles ?? []).map(compileGlob);
+  // A pack holding a layout's own files (its detection globs but catch-alls), none of
+  // them usable, and nothing the fallback reads, is that layout: its files' problems are
+  // then said (a byte order mark before the frontmatter, a record without a field), where
+  // the fallback would compose its fallback text and say nothing of them.
+  for (const name of layouts.names) {
+    const own = layoutFiles(layouts, name, paths);
+    if (own.length > 0 && !paths.some((p) => !own.includes(p) && claimed.some((g) => g(p)))) return name;
+  }
+  return fallback;
+}
+
+/**
+ * The first layout after `chosen` in detection order (the fallback aside) whose `detect:`
+ * also holds: a folder detected as a layout without roles that holds another layout with
+ * roles.
+ */
+export function alsoDetected(
+  layouts: Layouts,
+  chosen: string,
+  paths: readonly string[],
+  probe: (path: string) => ReadonlySet<string>[],
+): string | undefined {
+  const after = layouts.names.slice(layouts.names.indexOf(chosen) + 1, -1);
+  return after.find((name) => detectHolds(layouts, name, paths, probe));
+}
+
+/**
+ * Hidden folder names some layout's preset reads (`hidden:`): readers walk into these
+ * (never into `..`-prefixed ConfigMap folders); a snapshot keeps their files only when its
+ * manifest opts in with `hidden:`.
+ */
+export function presetHiddenFolders(layouts: Layouts): string[] {
+  return [...new Set(layouts.names.flatMap((name) => presetPart(layouts, name, []).hidden ?? []))];
+}
+
+/**
+ * Every glob some layout's `detect:` looks at, and the files the fallback layout reads:
+ * the files that decide which preset a pack without a manifest is.
+ */
+export function presetDetectFiles(layouts: Layouts): string[] {
+  const fallback = layouts.get(layouts.names.at(-1) ?? '')?.fallbackFiles ?? [];
+  return [
+    ...new Set([
+      ...layouts.names.flatMap((name) => presetPart(layouts, name, []).detect?.files ?? []),
+      ...fallback,
+    ]),
+  ];
+}
+
+/** A layout's preset as a manifest, as a pack that is only that preset has it (undefined: no such layout). */
+export function presetManifest(layouts: Layouts, name: string): Manifest | undefined {
+  if (!layouts.get(name)) return undefined;
+  const byPreset = (target: string) =>
+    layouts.get(target)
+      ? { key: `preset:${target}`, part: presetPart(layouts, target, []), diagnostics: [] }
+      : undefined;
+  return resolveManifest(presetPart(layouts, name, []), `preset:${name}`, byPreset, layouts.names).manifest;
+}
+
+/** A layout's preset as a manifest part (its problems added to `diagnostics`). */
+export function presetPart(layouts: Layouts, name: string, diagnostics: Diagnostic[]): ManifestPart {
+  const parsed = layouts.part(name)!;
+  diagnostics.push(...parsed.diagnostics);
+  return parsed.part;
+}
+
+/** Whether a manifest reads no roles (no registry files, no discovery): a layout without roles. */
+export function withoutRoles(manifest: Manifest): boolean {
+  const { registry } = manifest;
+  return registry.files.length === 0 && !registry.discover && !registry.discoverFiles;
+}
+
+// --- internal ---
+
+/** Whether a layout's `detect:` holds for these paths. */
+function detectHolds(
+  layouts: Layouts,
+  name: string,
+  paths: readonly string[],
+  probe: (path: string) => ReadonlySet<string>[],
+): boolean {
+  const detect = presetPart(layouts, name, []).detect;
+  if (!detect) return false;
+  const globs = detect.files.map(compileGlob);
+  const keys = detect.keys ?? [];
+  return paths.some(
+    (p) =>
+      globs.some((g) => g(p)) && (keys.length === 0 || probe(p).some((k) => keys.every((key) => k.has(key)))),
+  );
+}
+
+/**
+ * The files of a layout detected by keys that sit where only that layout keeps them (its
+ * detection globs but catch-alls such as `**\/*.md`; README-like files aside).
+ */
+function layoutFiles(layouts: Layouts, name: string, paths: readonly string[]): string[] {
+  const detect = presetPart(layouts, name, []).detect;
+  if (!detect?.keys?.length) return [];
+  const globs = detect.files.filter((g) => !g.startsWith('**/')).map(compileGlob);
+  return paths.filter((p) => globs.some((g) => g(p)) && !isReadmeLike(p));
+}

@@ -1,0 +1,129 @@
+import { type ManifestPart, parseManifestPart } from './pack/manifest-parse.js';
+import type { CompiledTemplate, FillOutcome, TemplateValues } from './pack/template.js';
+import type { Diagnostic } from './text/diagnostics.js';
+import { parseYaml } from './text/yaml.js';
+
+// A layout is a way teams already lay out their prompt files (a folder of doctrine layers,
+// YAML role files, an agents file, subagent Markdown, nested project notes). strata
+// composes each as a preset: a manifest shipped as data, loaded by the same code as a
+// pack's own `strata.yaml`. What a layout needs beyond the manifest language it adds here,
+// by name, as extensions a manifest then names: an input format (`format: <name>`), a rule
+// for filling inputs into role record values, a role discovery rule
+// (`registry.discover.<name>: true`). The core knows no layout by name: the layouts a
+// build knows are handed to it (`BuildInput.layouts`).
+
+/** One layout, as the core takes it. */
+export interface Layout {
+  /** The preset name (`extends: <name>`, `--preset <name>`). */
+  name: string;
+  /** The preset: a manifest as YAML text. */
+  preset: string;
+  /**
+   * For the layout detection falls back to (the last of a set): the files it reads, as
+   * globs. A pack holding one of these stays this layout even when another layout's own
+   * files are there too.
+   */
+  fallbackFiles?: readonly string[];
+  /** Input formats this layout adds (`inputs.<name>.format: <format>`), by name. */
+  formats?: Readonly<Record<string, InputFormat>>;
+  /** Role discovery rules this layout adds (`registry.discover.<rule>: true`), by name. */
+  discovery?: Readonly<Record<string, DiscoveryRule>>;
+  /**
+   * How a role record value's input placeholders are filled for a pack of this layout
+   * (default: each placeholder once, in one pass: {@link RecordFill}).
+   */
+  fillRecord?: RecordFill;
+}
+
+/** How a request value that is no string is written into text (an input's `format`). */
+export interface InputFormat {
+  /** The value as text, or why it is refused (an INVALID_INPUT). */
+  write(value: unknown): { text: string } | { problem: string };
+}
+
+/**
+ * A role discovery rule: given every path of the pack, the rule for one build. It may
+ * fill in fields a discovered file lacks, and keep an earlier definition of an id.
+ */
+export interface DiscoveryRule {
+  forPaths(paths: readonly string[], textOf: (path: string) => string | undefined): DiscoveryScope;
+  /** Whether the rule reads `path` (a file it takes fields from), besides the discovered files. */
+  reads(path: string): boolean;
+}
+
+/** A {@link DiscoveryRule} for one build. */
+export interface DiscoveryScope {
+  /** A discovered file's frontmatter with the fields the rule supplies (`id`, `require`: the registry's). */
+  fields(
+    path: string,
+    meta: Record<string, unknown>,
+    id: string,
+    require: readonly string[],
+  ): Record<string, unknown>;
+  /**
+   * When `path` defines an id the file `earlier` defined too: the message of the
+   * DUPLICATE_ROLE warning when the earlier one is kept, else undefined (the later replaces it).
+   */
+  keepEarlier(path: string, earlier: string, id: string): string | undefined;
+}
+
+/**
+ * Fills the input placeholders of a role record value compiled by `compileInputs`, from
+ * `values` (the first placeholder without a value is returned instead of a text), as the
+ * core's `fillCompiledInputs` does in one pass, or by the layout's own rule.
+ */
+export type RecordFill = (
+  compiled: CompiledTemplate,
+  values: Pick<TemplateValues, 'input' | 'isInput'>,
+) => FillOutcome;
+
+/** The layouts a build knows: in detection order, the last the one detection falls back to. */
+export interface Layouts {
+  /** Their names, in detection order. */
+  readonly names: readonly string[];
+  /** A layout by name. */
+  get(name: string): Layout | undefined;
+  /** A layout's preset as a manifest part, parsed once per set, and the problems of its text (none for a shipped one). */
+  part(name: string): { part: ManifestPart; diagnostics: Diagnostic[] } | undefined;
+  /** Every input format some layout adds, by name. */
+  readonly formats: ReadonlyMap<string, InputFormat>;
+  /** Every role discovery rule some layout adds, by name. */
+  readonly discovery: ReadonlyMap<string, DiscoveryRule>;
+}
+
+/**
+ * The set of `layouts`, in detection order (the last is the fallback).
+ *
+ * @example
+ * const layouts = layoutSet([{ name: 'notes', preset: 'name: notes\nlayers: [{ id: n, file: notes.md }]\n' }]);
+ */
+export function layoutSet(layouts: readonly Layout[]): Layouts {
+  const byName = new Map(layouts.map((l) => [l.name, l]));
+  const parts = new Map<string, { part: ManifestPart; diagnostics: Diagnostic[] }>();
+  const formats = new Map<string, InputFormat>();
+  const discovery = new Map<string, DiscoveryRule>();
+  for (const l of layouts) {
+    for (const [name, f] of Object.entries(l.formats ?? {})) formats.set(name, f);
+    for (const [name, d] of Object.entries(l.discovery ?? {})) discovery.set(name, d);
+  }
+  const set: Layouts = {
+    names: layouts.map((l) => l.name),
+    get: (name) => byName.get(name),
+    part(name) {
+      const layout = byName.get(name);
+      if (!layout) return undefined;
+      let parsed = parts.get(name);
+      if (!parsed) {
+        const file = `preset:${name}`;
+        const yaml = parseYaml(layout.preset, { file });
+        const result = parseManifestPart(yaml, file, set);
+        parsed = { part: result.part, diagnostics: [...yaml.diagnostics, ...result.diagnostics] };
+        parts.set(name, parsed);
+      }
+      return parsed;
+    },
+    formats,
+    discovery,
+  };
+  return set;
+}
