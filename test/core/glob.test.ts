@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileGlob, globAutomaton, globMatch } from '../../src/core/pack/glob.js';
+import { compileGlob, globAutomaton } from '../../src/core/pack/glob.js';
 
 /** The reference semantics, as a regular expression (only safe on small inputs). */
 function reference(glob: string): RegExp {
@@ -33,7 +33,7 @@ describe('glob matching', () => {
     ['a.b', 'axb', false],
     ['', '', true],
   ])('%s against %s is %s', (glob, path, expected) => {
-    expect(globMatch(glob, path)).toBe(expected);
+    expect(compileGlob(glob)(path)).toBe(expected);
   });
 
   it('agrees with the reference semantics on random globs and paths', () => {
@@ -67,7 +67,7 @@ describe('glob matching', () => {
     const glob = `${'*a'.repeat(12)}*ab.yaml`;
     const name = `${'a'.repeat(35)}.yaml`;
     // The regular expression form of this glob takes longer than the test timeout.
-    expect(globMatch(glob, name)).toBe(false);
-    expect(globMatch(`**${'*a'.repeat(30)}**b.yaml`, `${'a'.repeat(200)}.yaml`)).toBe(false);
+    expect(compileGlob(glob)(name)).toBe(false);
+    expect(compileGlob(`**${'*a'.repeat(30)}**b.yaml`)(`${'a'.repeat(200)}.yaml`)).toBe(false);
   });
 });

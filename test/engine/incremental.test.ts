@@ -1,10 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildSnapshot as core, type BuildInput, type LoadResult, type Snapshot } from '../../src/core/build/snapshot.js';
+import {
+  type BuildInput,
+  buildSnapshot as core,
+  type LoadResult,
+  type Snapshot,
+} from '../../src/core/build/snapshot.js';
 import { tryCompose } from '../../src/core/compose/compose.js';
 import { createEngine } from '../../src/engine/engine.js';
-import { LAYOUTS } from '../../src/layouts/registry.js';
 import { MAX_PATCHED_FILES } from '../../src/engine/incremental/snapshot-patch.js';
+import { LAYOUTS } from '../../src/layouts/registry.js';
 
 const { buildSnapshot, patchedPaths } = createEngine();
 /** The core's own build, with the built-in layouts: what the engine's must equal. */

@@ -48,6 +48,31 @@ describe('scripts/check-imports.ts (npm run check:imports, part of npm test)', (
     ]);
   });
 
+  it('fails a core file importing the engine, and a layout importing the server', () => {
+    const src = copyOfSrc();
+    appendFileSync(
+      join(src, 'core', 'text', 'suggest.ts'),
+      "\nimport type { ByteCache } from '../../engine/byte-cache.js';\n",
+    );
+    appendFileSync(
+      join(src, 'layouts', 'crewai', 'layout.ts'),
+      "\nimport type { HostPolicy } from '../../server/host-check.js';\n",
+    );
+    expect(checkImports(src)).toEqual([
+      'core/text/suggest.ts: imports engine/byte-cache.ts: core/ may import no folder (core/README.md), not engine/',
+      'layouts/crewai/layout.ts: imports server/host-check.ts: layouts/crewai/ may import core (layouts/crewai/README.md), not server/',
+    ]);
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'scripts', 'check-imports.ts'), src],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+      },
+    );
+    expect(r.status).toBe(1);
+  });
+
   it('finds a package a folder may not load, and a folder without its README line', () => {
     const src = copyOfSrc();
     appendFileSync(join(src, 'client', 'sse.ts'), "\nimport 'hono';\n");

@@ -403,7 +403,7 @@ export function probeKeys(
         )
       : new Set<string>();
   if (/\.ya?ml$/i.test(path)) {
-    // A file whose only problem is a repeated key still shows its shape (a CrewAI
+    // A file whose only problem is a repeated key still shows its shape (a file of
     // agents.yaml is read last-key-wins).
     const parsed = yamlOf(path);
     const value = parsed?.lastKeyWins ? parsed.lastKeyWins.value : parsed?.value;

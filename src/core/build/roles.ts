@@ -20,7 +20,7 @@ export interface RoleRecord {
   fields: Record<string, unknown>;
   /** The file that defined the record (for provenance). */
   source: string;
-  /** The role whose files this role uses for `{role_file}` (RoboCo's board roles share `board`). */
+  /** The role whose files this role uses for `{role_file}` (aliased roles share one). */
   roleFile: string;
 }
 
@@ -79,7 +79,7 @@ export function* registrySteps(
     .sort((a, b) => byteOrder(a.path, b.path));
 
   // 1. YAML role files, in byte order of their paths.
-  // An empty key: the records sit at the file's top level (CrewAI's agents.yaml).
+  // An empty key: the records sit at the file's top level (a file of agent records).
   const top = registry.key === '';
   const keyPath = (id: string) => (top ? [id] : [registry.key, id]);
   for (const { path, yaml } of roleFiles) {
@@ -382,7 +382,7 @@ function discoverByField(
   const index = globs.findIndex((g) => allPaths.some((p) => g(p)));
   const glob = globs[index];
   if (!glob) return;
-  // A glob that names a folder (`.claude/agents/**/*.md`) reads a folder of role files: a
+  // A glob that names a folder (`agents/**/*.md`) reads a folder of role files: a
   // Markdown file there without frontmatter is said. A catch-all (`**/*.md`) also reads
   // documentation, which is no role and not said.
   const roleFolder = /[^*]\//.test(def.files[index]!);
@@ -473,10 +473,10 @@ function discoverByField(
  */
 export function isReadmeLike(path: string): boolean {
   const base = path.slice(path.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
-  return README_LIKE.has(base.toUpperCase());
+  return README_LIKE.includes(base.toUpperCase());
 }
 
-const README_LIKE = new Set([
+const README_LIKE: readonly string[] = [
   'README',
   'CHANGELOG',
   'CHANGES',
@@ -488,7 +488,7 @@ const README_LIKE = new Set([
   'AUTHORS',
   'CODE_OF_CONDUCT',
   'SECURITY',
-]);
+];
 
 /**
  * True for a text (frontmatter included) that does not even try to open frontmatter: one

@@ -1,11 +1,11 @@
 import { layoutSet } from '../layout.js';
-import { compileGlob, globMatch } from '../pack/glob.js';
+import { compileGlob } from '../pack/glob.js';
 import { type Manifest, resolveManifest } from '../pack/manifest.js';
 import { type ManifestPart, parseManifestPart } from '../pack/manifest-parse.js';
 import { namedFileMissing } from '../pack/named-missing.js';
 import { resolvePackPath } from '../pack/pack-path.js';
 import { operatorPath, pathSettingNames } from '../pack/path-settings.js';
-import { selectPath } from '../pack/select.js';
+import { pathSelector } from '../pack/select.js';
 import { textPlaceholders } from '../pack/template.js';
 import {
   type Diagnostic,
@@ -78,7 +78,7 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   const diagnostics: Diagnostic[] = [...(input.readDiagnostics ?? [])];
   const _env = input.env ?? {};
   // The reader could not read the pack as a whole: its files say nothing about it.
-  if (diagnostics.some((d) => WHOLE_PACK_CODES.has(d.code))) return finish(diagnostics);
+  if (diagnostics.some((d) => WHOLE_PACK_CODES.includes(d.code))) return finish(diagnostics);
 
   // 1. Manifest: forced preset, the pack's strata.yaml, or a preset detected from the layout.
   const paths = [...input.files.keys()];
@@ -154,7 +154,7 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
     input.preset ??
     (input.files.has(MANIFEST_FILE)
       ? undefined
-      : // A refused file still exists: an AGENTS.md over the size limit makes the layout agents-md.
+      : // A refused file still exists: a notes file over the size limit still decides the layout.
         detectPreset(layouts, input.refused?.size ? [...paths, ...input.refused] : paths, (p) =>
           probeKeys(p, input.files, parsedYaml),
         ));
@@ -193,14 +193,15 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
 
   // 2. The pack's files (`files:`, `hidden:`), decoded; frontmatter split from prompt files.
   const chainFiles = new Set(manifest.chain.filter((k) => !k.startsWith('preset:')));
-  const selected = (path: string) => chainFiles.has(path) || selectPath(manifest, path);
+  const selects = pathSelector(manifest);
+  const selected = (path: string) => chainFiles.has(path) || selects(path);
   const dropped = new Set([...paths, ...(input.refused ?? [])].filter((p) => !selected(p)));
   if (dropped.size > 0) {
     const kept = diagnostics.filter((d) => d.file === undefined || !dropped.has(d.file));
     diagnostics.length = 0;
     diagnostics.push(...kept);
   }
-  // `unreadable: skip` (agents-md): a selected file the reader refused (a broken symlink,
+  // `unreadable: skip`: a selected file the reader refused (a broken symlink,
   // one leaving the pack, one over the size limit) is left out, as if absent, and said.
   let unreadable: Set<string> | undefined;
   if (manifest.unreadable === 'skip' && input.refused && input.refused.size > 0) {
@@ -208,9 +209,9 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
     for (let i = 0; i < diagnostics.length; i++) {
       const d = diagnostics[i]!;
       if (d.severity !== 'error' || d.file === undefined || !refused.has(d.file)) continue;
-      if (!SKIPPABLE.has(d.code)) continue;
+      if (!SKIPPABLE.includes(d.code)) continue;
       const raise = d.code === 'FILE_TOO_LARGE' ? ' (--max-file-bytes raises the limit)' : '';
-      // A FIFO or a folder named like the file is no file at all (Codex passes over it too);
+      // A FIFO or a folder named like the file is no file at all (tools that read such files pass over it too);
       // anything else is a file there that gives no text.
       const there = d.code !== 'SPECIAL_FILE';
       if (there) {
@@ -300,9 +301,10 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   // 4. Role registry.
   // Only decoded files: one that is not UTF-8 already has its INVALID_UTF8 error.
   const roleFiles: Array<{ path: string; yaml: ParsedYaml }> = [];
+  const registryGlobs = manifest.registry.files.map(compileGlob);
   for (const path of files.keys()) {
     if (!/\.ya?ml$/i.test(path) || path === MANIFEST_FILE || path === manifest.fleet.file) continue;
-    if (!matchesAny(manifest.registry.files, path)) continue;
+    if (!registryGlobs.some((g) => g(path))) continue;
     const yaml = manifest.registry.duplicateKeys === 'last' ? lastKeyWinsYamlOf(path) : yamlOf(path);
     if (yaml) roleFiles.push({ path, yaml });
   }
@@ -417,20 +419,15 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
 // --- internal ---
 
 /** Read problems of one file that `unreadable: skip` turns into warnings. */
-const SKIPPABLE: ReadonlySet<string> = new Set([
-  'READ_ERROR',
-  'PATH_OUTSIDE_PACK',
-  'FILE_TOO_LARGE',
-  'SPECIAL_FILE',
-]);
+const SKIPPABLE: readonly string[] = ['READ_ERROR', 'PATH_OUTSIDE_PACK', 'FILE_TOO_LARGE', 'SPECIAL_FILE'];
 
 /** Reader errors after which the files read are not the pack (none, or a part of it). */
-const WHOLE_PACK_CODES: ReadonlySet<DiagnosticCode> = new Set([
+const WHOLE_PACK_CODES: readonly DiagnosticCode[] = [
   'PACK_TOO_LARGE',
   'TOO_MANY_FILES',
   'READ_TIMEOUT',
   'PACK_UNSTABLE',
-]);
+];
 /** NO_LAYERS: the manifest composes nothing; says what turned layout detection off. */
 /**
  * The files of the build this one starts from, when that build decoded every path as this
@@ -477,10 +474,6 @@ function computeOnce<T>(_bytes: Uint8Array, _step: string, compute: () => T): T 
 export function yamlOfBytes(path: string, bytes: Uint8Array, fast?: FastYaml): ParsedYaml | undefined {
   const text = decodeText(bytes);
   return text === undefined ? undefined : parseYaml(text, { file: path, bytes, fast });
-}
-
-function matchesAny(globs: readonly string[], path: string): boolean {
-  return globs.some((g) => globMatch(g, path));
 }
 
 /**

@@ -63,7 +63,7 @@ export function composeReading(
  * Composes a prompt, throwing a {@link PromptError} for a bad request.
  *
  * @example
- * const snapshot = await loadPackStrict('examples/roboco');
+ * const snapshot = await loadPackStrict('prompts');
  * const { text, layers } = compose(snapshot, { agent: 'ada', settings: { fable_mode_enabled: 'on' } });
  */
 export function compose(snapshot: Snapshot, request: ComposeRequest): ComposeResult {
@@ -143,7 +143,7 @@ function composeChecked(
   }
   const inputs =
     takesInputs(manifest) || request.vars !== undefined
-      ? resolveInputs(manifest, request.vars, snapshot.layouts?.formats ?? NO_FORMATS)
+      ? resolveInputs(manifest, request.vars, snapshot.layouts?.formats ?? new Map<string, InputFormat>())
       : NONE;
   if (inputs.diagnostics.length > 0) return { ok: false, diagnostics: inputs.diagnostics };
 
@@ -271,9 +271,6 @@ function requestProblems(snapshot: Snapshot, request: ComposeRequest): Diagnosti
   }
   return problems;
 }
-
-/** No input formats (a snapshot built knowing no layouts). */
-const NO_FORMATS: ReadonlyMap<string, InputFormat> = new Map();
 
 /** The inputs of a manifest that takes none, for a request that gives none. */
 const NONE: { inputs: ResolvedInputs; diagnostics: Diagnostic[] } = Object.freeze({

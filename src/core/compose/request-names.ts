@@ -36,8 +36,8 @@ export function checkRequestNames(
     snapshot.roles.size > 0 &&
     (team === undefined || knownNames(snapshot).sets.teams.has(team))
   )
-    return NONE;
-  // Made when a name is unknown: a request whose names are all known shares NONE.
+    return new Set();
+  // Made when a name is unknown: a request whose names are all known gets an empty set.
   let unknown: Set<'role' | 'team' | 'agent'> | undefined;
   // The known names are worked out only when a check needs them (once per snapshot,
   // memoised there): a large pack's first request for a known role never needs them.
@@ -97,7 +97,7 @@ export function checkRequestNames(
       knownNames(snapshot).roles.length === 0
         ? ''
         : ` (roles from files: ${knownList(knownNames(snapshot).roles)})`;
-    // A root AGENTS.md chose agents-md; the folder's .claude/agents are read with --preset.
+    // A layout without roles was detected first; the other layout's roles are read with --preset.
     const also =
       snapshot.alsoLayout === undefined
         ? ''
@@ -133,7 +133,7 @@ export function checkRequestNames(
     );
     unknown = withName(unknown, 'team');
   }
-  return unknown ?? NONE;
+  return unknown ?? new Set();
 }
 
 /** The known role ids closest to `role` (for UNKNOWN_ROLE errors). */
@@ -142,8 +142,6 @@ export function closestRoles(snapshot: Snapshot, role: string): string[] {
 }
 
 // --- internal ---
-
-const NONE: UnknownNames = new Set();
 
 function withName(
   names: Set<'role' | 'team' | 'agent'> | undefined,

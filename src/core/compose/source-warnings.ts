@@ -17,11 +17,11 @@ interface SourcedLayer {
 
 /**
  * The snapshot's load warnings about the files the included layers' text came from, in
- * load order. A file that defines several role records (a CrewAI `agents.yaml`, a chorus
- * roles file) is left out: its warnings are about records, most of them another role's.
+ * load order. A file that defines several role records (a YAML file of
+ * records) is left out: its warnings are about records, most of them another role's.
  *
  * @example
- * sourceWarnings(snapshot, result.layers); // [INVALID_UTF8 at sub/AGENTS.md:1:4]
+ * sourceWarnings(snapshot, result.layers); // [INVALID_UTF8 at sub/notes.md:1:4]
  */
 export function sourceWarnings(snapshot: Snapshot, layers: readonly SourcedLayer[]): Diagnostic[] {
   if (snapshot.warnings.length === 0) return [];

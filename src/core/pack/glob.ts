@@ -15,25 +15,14 @@ export type GlobMatcher = (path: string) => boolean;
  * compileGlob('roles/**∕*.yaml')('roles/a/b.yaml'); // true
  */
 export function compileGlob(glob: string): GlobMatcher {
-  let matcher = compiled.get(glob);
-  if (!matcher) {
-    const tokens = tokenize(glob);
-    matcher = shortcut(tokens) ?? ((path) => run(tokens, path));
-    if (compiled.size >= MAX_COMPILED) compiled.clear();
-    compiled.set(glob, matcher);
-  }
-  return matcher;
+  const tokens = tokenize(glob);
+  return shortcut(tokens) ?? ((path) => run(tokens, path));
 }
 
 /** The general matcher of a glob, without the shortcuts {@link compileGlob} takes (the reference in tests). */
 export function globAutomaton(glob: string): GlobMatcher {
   const tokens = tokenize(glob);
   return (path) => run(tokens, path);
-}
-
-/** True when `path` matches `glob` (see {@link compileGlob}). */
-export function globMatch(glob: string, path: string): boolean {
-  return compileGlob(glob)(path);
 }
 
 /**
@@ -47,10 +36,6 @@ export function templateMatcher(template: string): (path: string) => string | un
 }
 
 // --- internal ---
-
-/** Globs kept compiled; a pack holds a handful, so this only bounds a hostile one. */
-const MAX_COMPILED = 1024;
-const compiled = new Map<string, GlobMatcher>();
 
 type Token =
   | { kind: 'char'; ch: string }
@@ -80,7 +65,7 @@ function tokenize(glob: string): Token[] {
 
 /**
  * A direct test for the shapes packs use (`base.md`, `roles/*.md`, `roles/**`,
- * `**∕AGENTS.md`, `**∕*.md`), equal to the automaton on every path; undefined for others.
+ * `**∕NOTES.md`, `**∕*.md`), equal to the automaton on every path; undefined for others.
  */
 function shortcut(tokens: readonly Token[]): GlobMatcher | undefined {
   const literal = (from: number, to = tokens.length): string | undefined => {

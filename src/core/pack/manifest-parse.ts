@@ -122,7 +122,7 @@ export interface RegistryDef {
   key: string;
   /**
    * Fields a record of a role file must hold as strings to be a role; a record without
-   * one is skipped with a BAD_ROLE warning (CrewAI's agents.yaml: role, goal, backstory).
+   * one is skipped with a BAD_ROLE warning (a block of shared fields).
    */
   require?: string[];
   /** A path template (`roles/{role}.md`) whose matching files also declare roles. */
@@ -132,7 +132,7 @@ export interface RegistryDef {
   /**
    * A key written twice in one mapping of a role file: an error (`error`, the default), or
    * the later value replaces the earlier one with a YAML_SYNTAX warning (`last`, as PyYAML
-   * reads a CrewAI agents.yaml).
+   * reads a file).
    */
   duplicateKeys?: 'error' | 'last';
 }
@@ -168,7 +168,7 @@ export interface ManifestPart {
   inputs: Array<InputDef & { at?: Where }>;
   /** Placeholder form of inputs in text templates and record values: `{name}` or `{{name}}`. */
   inputSyntax?: InputSyntax;
-  /** Any input name a placeholder uses is an input of this shape (CrewAI's open inputs). */
+  /** Any input name a placeholder uses is an input of this shape (open inputs). */
   openInputs?: Omit<InputDef, 'name'>;
   frontmatter?: 'strict' | 'lenient' | 'none';
   /** `unreadable:`, checked. */
@@ -357,7 +357,7 @@ export function parseManifestPart(
     if (top[key] !== undefined) part[key] = c.stringList(top[key], [key]);
   for (const name of part.hidden ?? [])
     if (!/^\.[^./][^/]*$/.test(name))
-      c.bad(['hidden'], `hidden: ${JSON.stringify(name)} is not a hidden folder name like .claude`);
+      c.bad(['hidden'], `hidden: ${JSON.stringify(name)} is not a hidden folder name like .config`);
   if (top.config_fields !== undefined) {
     const fields = c.mapping(top.config_fields, ['config_fields']) ?? {};
     part.configFields = {};

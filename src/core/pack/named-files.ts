@@ -4,7 +4,7 @@ import { pathPlaceholders } from './template.js';
 
 // Files a pack's own manifest names (its fleet file, its role files, its layers' files):
 // part of the pack whatever `files:` selects, so a `files:` selection taken from a preset
-// (claude-agents reads only Markdown) cannot leave them out without a word.
+// (one that reads only Markdown) cannot leave them out without a word.
 
 /** A file, or the files a glob matches, that a pack's own manifest names. */
 export interface NamedFile {

@@ -9,7 +9,7 @@ export function isValidName(name: string): boolean {
 
 /**
  * True for a role id taken from a file's frontmatter (`registry.discover`): a valid name,
- * or a name as people write one (Claude Code's `name: Frontend Developer`): at most 128
+ * or a name as people write one (`name: Frontend Developer`): at most 128
  * characters, none of them `/`, `\`, `:` or a control character, no `..`, not starting
  * with `.` or white space and not ending with white space.
  */

@@ -1,8 +1,8 @@
 import type { Manifest } from './manifest.js';
 import { normalisePackPath } from './pack-path.js';
 
-// Path settings: string settings a layer's `path_setting:` names (CHORUS's
-// `default_instructions_path`). Only the operator sets them — env var, manifest default,
+// Path settings: string settings a layer's `path_setting:` names (a file of
+// shared defaults an operator points elsewhere). Only the operator sets them — env var, manifest default,
 // `serve --set`, CLI `--set` — and then they may name a file outside the pack, which
 // the loader reads into the snapshot. A request never sets one.
 

@@ -1,25 +1,23 @@
-import { globMatch } from './glob.js';
+import { compileGlob } from './glob.js';
 import type { Manifest } from './manifest.js';
 
 // Which files of a directory belong to a pack: `files:` globs and `hidden:` folders.
 
 /**
- * Whether a pack-relative path is part of the pack: every folder or file name starting
+ * Which pack-relative paths are part of the pack: every folder or file name starting
  * with `.` must be one of the manifest's `hidden:` names, and with `files:` the path must
  * match one of its globs or be a file the pack's own manifest names (`named`: its fleet
- * file, role files, layer files).
+ * file, role files, layer files). The globs are compiled once, for every path asked.
  */
-export function selectPath(manifest: Pick<Manifest, 'files' | 'hidden' | 'named'>, path: string): boolean {
-  if (!hiddenAllowed(manifest.hidden, path)) return false;
-  return (
-    !manifest.files ||
-    manifest.files.some((g) => globMatch(g, path)) ||
-    manifest.named.some((n) => globMatch(n.glob, path))
-  );
+export function pathSelector(
+  manifest: Pick<Manifest, 'files' | 'hidden' | 'named'>,
+): (path: string) => boolean {
+  const globs = manifest.files && [...manifest.files, ...manifest.named.map((n) => n.glob)].map(compileGlob);
+  return (path) => hiddenAllowed(manifest.hidden, path) && (!globs || globs.some((g) => g(path)));
 }
 
 /**
- * Whether every left-out name in a path (`.claude/agents/x.md`, `node_modules/x/AGENTS.md`;
+ * Whether every left-out name in a path (`.config/agents/x.md`, `node_modules/x/NOTES.md`;
  * see {@link leftOut}) is one of `names`.
  */
 export function hiddenAllowed(names: readonly string[], path: string): boolean {
@@ -32,7 +30,7 @@ export function hiddenAllowed(names: readonly string[], path: string): boolean {
 /**
  * Whether a file or folder name is left out of a pack unless `hidden:` names it: a name
  * starting with `.`, or `node_modules` (a project's installed packages: a project root read
- * for its AGENTS.md files would otherwise hold tens of thousands of files).
+ * for a few notes files would otherwise hold tens of thousands of files).
  */
 export function leftOut(name: string): boolean {
   return name.charCodeAt(0) === 46 || name === DEPENDENCIES;

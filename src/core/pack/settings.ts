@@ -30,8 +30,8 @@ export interface ResolvedSettings {
   sources: Record<string, SettingSource>;
 }
 
-const TRUE = new Set(['true', '1', 'yes', 'on']);
-const FALSE = new Set(['false', '0', 'no', 'off']);
+const TRUE: readonly string[] = ['true', '1', 'yes', 'on'];
+const FALSE: readonly string[] = ['false', '0', 'no', 'off'];
 
 /**
  * Parses a raw value (a string from env, `--set` or a query, or a typed JSON value) into
@@ -47,8 +47,8 @@ export function parseSettingValue(
       if (typeof raw === 'number' && (raw === 0 || raw === 1)) return { value: raw === 1 };
       if (typeof raw === 'string') {
         const lower = raw.trim().toLowerCase();
-        if (TRUE.has(lower)) return { value: true };
-        if (FALSE.has(lower)) return { value: false };
+        if (TRUE.includes(lower)) return { value: true };
+        if (FALSE.includes(lower)) return { value: false };
       }
       return { problem: 'accepted values: true/false/1/0/yes/no/on/off' };
     }

@@ -8,7 +8,7 @@ import { decodeLossy, firstNotText } from './text.js';
  * at the line and column of the first bad byte, naming the encoding it was likely saved
  * in: UTF-16 or UTF-32 (a byte order mark, or NUL bytes), or a Latin-1 code page (the
  * byte's character in Windows-1252). A file read strictly is an error; a raw file (read
- * lossily, as Codex reads AGENTS.md) a warning saying what reaches the prompt instead.
+ * lossily, as some tools read their notes files) a warning saying what reaches the prompt instead.
  *
  * @example
  * notTextDiagnostic('roles.yaml', bytes, 'strict');

@@ -25,7 +25,7 @@ export interface ParsedYaml {
    * When the text's only problems are repeated mapping keys (each an error in
    * `diagnostics`, and `value` undefined): the value as PyYAML reads it, a later key
    * replacing the earlier one's value in the earlier one's place. A reader of files that
-   * Python tools load (CrewAI's agents.yaml) may take it, with the repeats as warnings.
+   * Python tools load may take it, with the repeats as warnings.
    */
   lastKeyWins?: { value: unknown; repeats: RepeatedKey[] };
   /** Where the value (or, with `key`, the mapping key) at `path` is written. */
@@ -157,7 +157,7 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
 /**
  * The library's own unique-key check is quadratic in a mapping's size; ours is linear.
  * `<<` merge keys are applied as PyYAML and js-yaml apply them (`<<: *defaults` in a
- * CrewAI agents.yaml, a shared block of role fields).
+ * YAML file of records, a shared block of role fields).
  */
 const DOCUMENT_OPTIONS = { prettyErrors: false, uniqueKeys: false, strict: true, merge: true } as const;
 
@@ -227,7 +227,7 @@ function parseChecked(text: string): Document.Parsed | number {
   return doc!;
 }
 
-/** A pack's YAML file is one document, as PyYAML's `safe_load` (CrewAI's reader) takes one. */
+/** A pack's YAML file is one document, as PyYAML's `safe_load` takes one. */
 const MULTIPLE_DOCS =
   'a second YAML document starts here (after a `---` or `...` line): a pack’s YAML file holds one document';
 
@@ -244,8 +244,8 @@ function whereIn(text: string, file: string, lineOffset: number): (offset: numbe
  * The tags of the YAML core schema: what a pack's data is (strings, numbers, booleans,
  * null, lists and mappings), as JSON and the Python tools that share the files read it.
  */
-const CORE_TAGS = new Set(
-  ['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`),
+const CORE_TAGS: readonly string[] = ['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map(
+  (t) => `tag:yaml.org,2002:${t}`,
 );
 
 /**
@@ -260,7 +260,7 @@ function unreadTags(root: unknown): Array<{ tag: string; offset: number }> {
   visit(root as Node, {
     Node(_, node) {
       const tag = (node as { tag?: string }).tag;
-      if (tag !== undefined && !CORE_TAGS.has(tag)) found.push({ tag, offset: node.range?.[0] ?? 0 });
+      if (tag !== undefined && !CORE_TAGS.includes(tag)) found.push({ tag, offset: node.range?.[0] ?? 0 });
       // A double-quoted `\ud800` escape is a lone surrogate: no Unicode text (its UTF-8
       // form would be U+FFFD, not what was written).
       if (
