@@ -35,7 +35,7 @@ import {
   probeKeys,
   splitOf,
 } from './pack-file.js';
-import { checkRoleFieldTypes, isReadmeLike, registrySteps } from './roles.js';
+import { checkRoleFieldTypes, registrySteps } from './roles.js';
 import type { BuildInput, LoadResult, Snapshot } from './snapshot-types.js';
 import { runSteps, runStepsSliced, type Yielder } from './yielder.js';
 

@@ -25,7 +25,6 @@ export function resolveChain(
   base: LayerResult,
   budget: number | undefined,
 ): LayerResult {
-  const { diagnostics } = env;
   const template = splitPath(source.path);
   let path = template[0]!;
   for (let i = 1; i < template.length; i += 2) {

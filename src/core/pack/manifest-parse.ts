@@ -547,9 +547,10 @@ class Checker {
     if (!files || !id || !require || !escapes) return undefined;
     const def: DiscoverDef = { files, id, require };
     if (escapes.length > 0) def.newlineEscapes = escapes;
+    const on = rules.filter((rule) => m[rule] === true);
+    if (on.length > 0) def.rules = on;
     for (const rule of rules) {
-      if (m[rule] === true) (def.rules ??= []).push(rule);
-      else if (m[rule] !== undefined && m[rule] !== false)
+      if (m[rule] !== undefined && typeof m[rule] !== 'boolean')
         this.bad([...path, rule], `${rule} must be true or false`);
     }
     return def;
