@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import type { LoadResult, Snapshot } from '../src/core/build/snapshot.js';
+import type { BuildInput, LoadResult, Snapshot } from '../src/core/build/snapshot.js';
 import { buildSnapshot } from '../src/engine/default-engine.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -14,13 +14,15 @@ export const FIXTURES = join(ROOT, 'test', 'fixtures');
 /** Builds a snapshot from in-memory files (pure, no disk). */
 export function memPack(
   files: Record<string, string | Uint8Array>,
-  options: { env?: Record<string, string>; preset?: string } = {},
+  options: { env?: Record<string, string>; preset?: string; maxPromptBytes?: number } = {},
 ): LoadResult {
   const map = new Map<string, Uint8Array>();
   for (const [path, content] of Object.entries(files)) {
     map.set(path, typeof content === 'string' ? new TextEncoder().encode(content) : content);
   }
-  return buildSnapshot({ files: map, env: options.env ?? {}, preset: options.preset });
+  const input: BuildInput = { files: map, env: options.env ?? {}, preset: options.preset };
+  if (options.maxPromptBytes !== undefined) input.maxPromptBytes = options.maxPromptBytes;
+  return buildSnapshot(input);
 }
 
 export function okPack(

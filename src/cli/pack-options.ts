@@ -13,6 +13,7 @@ import {
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_MAX_FILES,
   DEFAULT_MAX_PACK_BYTES,
+  DEFAULT_MAX_PROMPT_BYTES,
   DEFAULT_READ_TIMEOUT_MS,
   type PackLimits,
 } from '../source/limits.js';
@@ -27,6 +28,7 @@ export interface PackFlags {
   maxPackBytes?: string;
   maxFiles?: string;
   readTimeout?: string;
+  maxPromptBytes?: string;
   /** `--set KEY=VALUE` pairs: the operator's settings (path settings are read at load). */
   set?: string[];
 }
@@ -65,6 +67,10 @@ export function addPackOptions(cmd: Command): Command {
     .option(
       '--read-timeout <ms>',
       `give up a read of the pack after this long (READ_TIMEOUT; default ${DEFAULT_READ_TIMEOUT_MS})`,
+    )
+    .option(
+      '--max-prompt-bytes <n>',
+      `refuse to compose a prompt, or fill a value, of more bytes (PROMPT_TOO_LARGE; default ${DEFAULT_MAX_PROMPT_BYTES})`,
     );
 }
 
@@ -145,6 +151,8 @@ export function packLocation(flags: PackFlags, io: CliIO): PackLocation {
   if (maxFiles !== undefined) limits.maxFiles = maxFiles;
   const readTimeoutMs = positive(flags.readTimeout, '--read-timeout');
   if (readTimeoutMs !== undefined) limits.readTimeoutMs = readTimeoutMs;
+  const maxPromptBytes = positive(flags.maxPromptBytes, '--max-prompt-bytes');
+  if (maxPromptBytes !== undefined) limits.maxPromptBytes = maxPromptBytes;
   const { source, dir, given, preset } = found.pack;
   const location: PackLocation = { source, limits };
   if (dir !== undefined) location.dir = dir;

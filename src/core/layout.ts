@@ -70,11 +70,13 @@ export interface DiscoveryScope {
 /**
  * Fills the input placeholders of a role record value compiled by `compileInputs`, from
  * `values` (the first placeholder without a value is returned instead of a text), as the
- * core's `fillCompiledInputs` does in one pass, or by the layout's own rule.
+ * core's `fillCompiledInputs` does in one pass, or by the layout's own rule. A text that
+ * would grow past `maxLength` characters is `tooLarge`, said before it is made.
  */
 export type RecordFill = (
   compiled: CompiledTemplate,
   values: Pick<TemplateValues, 'input' | 'isInput'>,
+  maxLength: number,
 ) => FillOutcome;
 
 /** The layouts a build knows: in detection order, the last the one detection falls back to. */

@@ -79,6 +79,7 @@ function openOptions(source: ReloadSource) {
     maxPackBytes: source.maxPackBytes,
     maxFiles: source.maxFiles,
     readTimeoutMs: source.readTimeoutMs,
+    maxPromptBytes: source.maxPromptBytes,
     settings: source.settings,
   };
 }

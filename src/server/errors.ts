@@ -77,6 +77,7 @@ export function statusOf(code: DiagnosticCode): ContentfulStatusCode {
       return 404;
     case 'LAYER_MISSING':
     case 'FALLBACK_USED':
+    case 'PROMPT_TOO_LARGE':
       return 422;
     default:
       return 500;

@@ -145,7 +145,7 @@ const ERROR_TEXT: Record<number, string> = {
   413: 'Body over the size limit',
   409: 'The new version would degrade members and is held; the previous version is still served',
   415: 'Body is not JSON, is in a charset strata cannot read, or is compressed (a Content-Encoding other than identity)',
-  422: 'The reload failed validation; the previous version is still served',
+  422: 'Unprocessable: a reload that failed validation (the previous version is still served), a prompt refused in strict mode, or a prompt over the byte limit (PROMPT_TOO_LARGE, --max-prompt-bytes)',
   500: 'The pack cannot satisfy the request',
   503: 'No pack version is loaded yet',
 };

@@ -52,7 +52,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       responses: {
         200: PROMPT_OK,
         304: NOT_MODIFIED,
-        ...errors(400, 404, 406, 500, 503),
+        ...errors(400, 404, 406, 422, 500, 503),
       },
     }),
     (c) => {
@@ -82,7 +82,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       responses: {
         200: PROMPT_OK,
         304: NOT_MODIFIED,
-        ...errors(400, 404, 406, 500, 503),
+        ...errors(400, 404, 406, 422, 500, 503),
       },
     }),
     (c) => {
@@ -116,7 +116,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       responses: {
         200: PROMPT_OK,
         304: NOT_MODIFIED,
-        ...errors(400, 404, 406, 413, 415, 500, 503),
+        ...errors(400, 404, 406, 413, 415, 422, 500, 503),
       },
     }),
     (c) => {
@@ -140,7 +140,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       request: { body: { content: { 'application/json': { schema: TeamBodySchema } }, required: true } },
       responses: {
         200: json(TeamResultSchema, 'One result per member, in order'),
-        ...errors(400, 404, 413, 415, 500, 503),
+        ...errors(400, 404, 413, 415, 422, 500, 503),
       },
     }),
     async (c) => {

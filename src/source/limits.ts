@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_PROMPT_BYTES } from '../core/compose/prompt-limit.js';
 import { type Diagnostic, error } from '../core/text/diagnostics.js';
 
 /**
@@ -14,12 +15,19 @@ export interface PackLimits {
   maxFiles?: number;
   /** One read of the pack taking longer is READ_TIMEOUT (default 10 s; `--read-timeout`). */
   readTimeoutMs?: number;
+  /**
+   * A prompt composed from the pack may have at most this many bytes, each value filled
+   * into it too: more is PROMPT_TOO_LARGE, said as the text grows (default 4 MiB;
+   * `--max-prompt-bytes`).
+   */
+  maxPromptBytes?: number;
 }
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_PACK_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_MAX_FILES = 10_000;
 export const DEFAULT_READ_TIMEOUT_MS = 10_000;
+export { DEFAULT_MAX_PROMPT_BYTES };
 
 /**
  * Every limit, with defaults filled in. A limit given as anything but a positive safe
@@ -33,6 +41,7 @@ export function resolveLimits(limits: PackLimits = {}): Required<PackLimits> {
     maxPackBytes: checked(limits, 'maxPackBytes', DEFAULT_MAX_PACK_BYTES),
     maxFiles: checked(limits, 'maxFiles', DEFAULT_MAX_FILES),
     readTimeoutMs: checked(limits, 'readTimeoutMs', DEFAULT_READ_TIMEOUT_MS),
+    maxPromptBytes: checked(limits, 'maxPromptBytes', DEFAULT_MAX_PROMPT_BYTES),
   };
 }
 

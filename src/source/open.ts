@@ -169,6 +169,7 @@ async function readAndBuildOnce(
   if (read.gitFolders !== undefined) input.gitFolders = read.gitFolders;
   if (options.settings !== undefined) input.operatorSettings = options.settings;
   if (options.previous !== undefined) input.previous = options.previous;
+  if (options.maxPromptBytes !== undefined) input.maxPromptBytes = options.maxPromptBytes;
   // Files outside the pack that path settings name are read here too (one more build).
   const result: OpenResult = await buildWithExternal(input, build, options.maxFileBytes);
   if (read.read) result.read = read.read;

@@ -45,6 +45,11 @@ export interface Snapshot {
   external?: ReadonlyMap<string, PackFile>;
   /** Warnings found while loading (a snapshot never holds errors). */
   warnings: Diagnostic[];
+  /**
+   * The most bytes a prompt composed from this snapshot may have (default 4 MiB): a
+   * compose that would make more fails with PROMPT_TOO_LARGE, as its text grows.
+   */
+  maxPromptBytes?: number;
   /** The layouts the snapshot was built knowing (its preset's extensions: input formats, record fill). */
   layouts?: Layouts;
 }
@@ -64,6 +69,8 @@ export interface BuildInput {
   env?: Readonly<Record<string, string | undefined>>;
   /** Force a preset instead of the pack's manifest or its layout. */
   preset?: string;
+  /** The most bytes a prompt composed from the snapshot may have (see `Snapshot.maxPromptBytes`). */
+  maxPromptBytes?: number;
   /**
    * The layouts the pack may be (its presets, in detection order): what `extends:`,
    * `--preset` and detection know. None when absent: the pack's manifest says all it means.

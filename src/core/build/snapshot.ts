@@ -384,6 +384,7 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   };
   if (preset) snapshot.preset = preset;
   snapshot.layouts = layouts;
+  if (input.maxPromptBytes !== undefined) snapshot.maxPromptBytes = input.maxPromptBytes;
   if (input.root) snapshot.root = input.root;
   if (gitFolders) snapshot.gitFolders = gitFolders;
   if (unreadable) snapshot.unreadable = unreadable;

@@ -15,6 +15,7 @@ import { requestShapeProblems } from './compose-request.js';
 import type { LayerEnv } from './env.js';
 import { resolveLayer } from './layer.js';
 import { attachLayers, type HashPairs, SliceHash } from './lazy-hash.js';
+import { DEFAULT_MAX_PROMPT_BYTES, promptTooLarge } from './prompt-limit.js';
 import { checkRequestNames, closestRoles } from './request-names.js';
 import { sourceWarnings } from './source-warnings.js';
 import type { ComposeOutcome, ComposeRequest, ComposeResult, LayerResult } from './types.js';
@@ -165,6 +166,8 @@ function composeChecked(
     onRead,
     joined: undefined,
     charStart: 0,
+    maxBytes: snapshot.maxPromptBytes ?? DEFAULT_MAX_PROMPT_BYTES,
+    tooLarge: false,
     kept: new Map(),
     text: undefined,
     bytes: undefined,
@@ -179,6 +182,7 @@ function composeChecked(
     const sep = layer.separator ?? manifest.separator;
     env.charStart = included > 0 ? text.length + sep.length : text.length;
     const info = resolveLayer(env, layer);
+    if (env.tooLarge) return { ok: false, diagnostics };
     const layerText = env.text;
     layers.push(info);
     if (!layerText) continue;
@@ -203,6 +207,10 @@ function composeChecked(
       part.end! += offset;
     }
     offset = info.end;
+    if (offset > env.maxBytes) {
+      diagnostics.push(promptTooLarge(env.maxBytes, `the prompt, at layer ${layer.id},`));
+      return { ok: false, diagnostics };
+    }
     text += layerText;
   }
   if (hasError(diagnostics)) return { ok: false, diagnostics };
@@ -213,7 +221,12 @@ function composeChecked(
     if (l.included && (l.truncatedFrom !== undefined || partTruncated(l.parts)))
       diagnostics.push(truncatedWarning(l, env.kept));
   if (fallback) {
-    text = fillText(manifest.fallback, settings.values);
+    const filled = fillText(manifest.fallback, settings.values, env.maxBytes);
+    if (filled === undefined || utf8Length(filled) > env.maxBytes) {
+      diagnostics.push(promptTooLarge(env.maxBytes, 'the fallback text'));
+      return { ok: false, diagnostics };
+    }
+    text = filled;
     diagnostics.push(warning('FALLBACK_USED', 'no layer was included; the fallback text is the prompt'));
   }
   diagnostics.push(...sourceWarnings(snapshot, layers));

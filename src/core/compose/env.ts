@@ -30,6 +30,10 @@ export interface LayerEnv extends GateContext {
   joined: { text: string } | undefined;
   /** Character offset in the result text where the layer being resolved would start. */
   charStart: number;
+  /** The most bytes the prompt may have (checked as it grows). */
+  maxBytes: number;
+  /** Set when a layer's text grew past {@link LayerEnv.maxBytes} (said: PROMPT_TOO_LARGE). */
+  tooLarge: boolean;
   /** Of a cut layer or chain part: the bytes of its source the cut kept (for TRUNCATED). */
   kept: Map<object, number>;
   // The layer just resolved, when it is included:

@@ -22,6 +22,7 @@ import { isBlank } from '../text/text.js';
 import { resolveChain } from './chain.js';
 import { closestFiles } from './closest-files.js';
 import { fileAt, type LayerEnv, placeholderValue } from './env.js';
+import { promptTooLarge } from './prompt-limit.js';
 import { budgetOf, cutToBudget, trimText } from './text-cut.js';
 import type { LayerResult } from './types.js';
 
@@ -57,7 +58,9 @@ export function resolveLayer(env: LayerEnv, layer: LayerDef): LayerResult {
   }
   if (append !== undefined) {
     base.appended = true;
-    text = `${text}\n\n${fillText(append, env.settings)}`;
+    const tail = fillText(append, env.settings, env.maxBytes);
+    if (tail === undefined) return tooLarge(env, layer, base, 'its appended text');
+    text = `${text}\n\n${tail}`;
     bytes = undefined;
     raw = undefined;
     file = undefined;
@@ -159,6 +162,10 @@ function sourceText(
         return undefined;
       }
       const filled = fillRecordValue(env, value);
+      if ('tooLarge' in filled) {
+        tooLarge(env, layer, base, `role ${env.role}'s ${source.field} filled with the request's inputs`);
+        return undefined;
+      }
       if (!('text' in filled)) {
         env.diagnostics.push(missingInput(filled.name, `role ${env.role}'s ${source.field}`, record?.source));
         base.reason = 'no-value';
@@ -171,11 +178,17 @@ function sourceText(
       const used: string[] = [];
       const compiled = compileTemplate(source.text, env.snapshot.manifest.inputSyntax);
       const filled =
-        compiled.parts.length === 1 ? { text: source.text } : fillCompiled(compiled, layerValues(env, used));
+        compiled.parts.length === 1
+          ? { text: source.text }
+          : fillCompiled(compiled, layerValues(env, used), env.maxBytes);
       if (used.length > 0) {
         // Every role field of the template was read, in order, unless one was missing.
         base.field = [...new Set(used)].join(', ');
         base.source = env.record?.source;
+      }
+      if ('tooLarge' in filled) {
+        tooLarge(env, layer, base, 'its text filled with settings, role fields and inputs');
+        return undefined;
       }
       if (!('text' in filled)) {
         missingValue(env, layer, base, filled);
@@ -184,6 +197,13 @@ function sourceText(
       return { text: trimText(filled.text, layer.trim) };
     }
   }
+}
+
+/** Says a layer's text grew past the prompt's byte limit, and stops the compose there. */
+function tooLarge(env: LayerEnv, layer: LayerDef, base: LayerResult, what: string): LayerResult {
+  env.tooLarge = true;
+  env.diagnostics.push(promptTooLarge(env.maxBytes, `layer ${layer.id}: ${what}`));
+  return base;
 }
 
 /** The result of a layer left out by its gate (or by all its variants' gates). */
@@ -225,7 +245,7 @@ function fillRecordValue(env: LayerEnv, value: string): FillOutcome {
   // The layout's own rule, if it has one (a preset's way of filling record values).
   const { snapshot } = env;
   const fill = (snapshot.preset && snapshot.layouts?.get(snapshot.preset)?.fillRecord) || fillCompiledInputs;
-  return fill(compiled, layerValues(env, []));
+  return fill(compiled, layerValues(env, []), env.maxBytes);
 }
 
 /** A template value that is missing: no role (skip), no field (as the layer's `missing:` says), no input (error). */
@@ -233,7 +253,7 @@ function missingValue(
   env: LayerEnv,
   layer: LayerDef,
   base: LayerResult,
-  missing: Exclude<FillOutcome, { text: string }>,
+  missing: Exclude<FillOutcome, { text: string } | { tooLarge: true }>,
 ): void {
   const role = env.role;
   const record = env.record;

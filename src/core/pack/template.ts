@@ -30,10 +30,19 @@ export interface TemplateValues {
   /** Whether a name is an input (declared, or any name when inputs are open). */
   isInput(name: string): boolean;
   /** A field of the requested role's record, already filled with inputs. */
-  field?(name: string): { value: string } | { missing: 'role' | 'field' | 'input'; name: string };
+  field?(
+    name: string,
+  ): { value: string } | { missing: 'role' | 'field' | 'input'; name: string } | { tooLarge: true };
 }
 
-export type FillOutcome = { text: string } | { missing: 'role' | 'field' | 'input'; name: string };
+/**
+ * A filled template, the first value it lacks, or `tooLarge` when filling it grew past the
+ * length it was allowed (it stopped there).
+ */
+export type FillOutcome =
+  | { text: string }
+  | { missing: 'role' | 'field' | 'input'; name: string }
+  | { tooLarge: true };
 
 export function pathPlaceholders(template: string): string[] {
   return [...template.matchAll(PATH_RE)].map((m) => m[1]!);
@@ -73,8 +82,24 @@ export function fillSplitPath(
   return { path };
 }
 
-export function fillText(template: string, settings: Readonly<Record<string, SettingValue>>): string {
-  return template.replace(TEXT_RE, (_, name: string) => String(settings[name] ?? ''));
+/**
+ * Fills `{{setting}}` placeholders with setting values (an unknown name is empty).
+ * Undefined when the text grows past `maxLength` characters (it stops there).
+ */
+export function fillText(
+  template: string,
+  settings: Readonly<Record<string, SettingValue>>,
+  maxLength = Number.POSITIVE_INFINITY,
+): string | undefined {
+  let text = '';
+  let last = 0;
+  for (const m of template.matchAll(TEXT_RE)) {
+    text += template.slice(last, m.index) + String(settings[m[1]!] ?? '');
+    if (text.length > maxLength) return undefined;
+    last = m.index + m[0].length;
+  }
+  text += template.slice(last);
+  return text.length > maxLength ? undefined : text;
 }
 
 /** Input names a template writes in the given syntax. */
@@ -91,8 +116,9 @@ export function fillTemplate(
   template: string,
   syntax: '{name}' | '{{name}}',
   values: TemplateValues,
+  maxLength = Number.POSITIVE_INFINITY,
 ): FillOutcome {
-  return fillCompiled(compileTemplate(template, syntax), values);
+  return fillCompiled(compileTemplate(template, syntax), values, maxLength);
 }
 
 /** A text template split once into literals and placeholders (see {@link fillCompiled}). */
@@ -127,9 +153,14 @@ export function compileTemplate(template: string, syntax: '{name}' | '{{name}}')
 
 /**
  * Fills a compiled template, as {@link fillTemplate} does: `{{role.FIELD}}` from the
- * role's record, `{{setting}}` from settings, inputs; the first missing value is returned.
+ * role's record, `{{setting}}` from settings, inputs; the first missing value is returned,
+ * and `tooLarge` as soon as the text grows past `maxLength` characters.
  */
-export function fillCompiled(template: CompiledTemplate, values: TemplateValues): FillOutcome {
+export function fillCompiled(
+  template: CompiledTemplate,
+  values: TemplateValues,
+  maxLength = Number.POSITIVE_INFINITY,
+): FillOutcome {
   const { parts, syntax } = template;
   let text = parts[0] as string;
   for (let i = 1; i < parts.length; i += 2) {
@@ -151,6 +182,7 @@ export function fillCompiled(template: CompiledTemplate, values: TemplateValues)
       if (value === undefined) return { missing: 'input', name: single! };
     }
     text += value + (parts[i + 1] as string);
+    if (text.length > maxLength) return { tooLarge: true };
   }
   return { text };
 }
@@ -170,9 +202,10 @@ export function fillInputs(
   value: string,
   syntax: '{name}' | '{{name}}',
   values: Pick<TemplateValues, 'input' | 'isInput'>,
+  maxLength = Number.POSITIVE_INFINITY,
 ): FillOutcome {
   if (!value.includes('{')) return { text: value };
-  return fillCompiledInputs(compileInputs(value, syntax), values);
+  return fillCompiledInputs(compileInputs(value, syntax), values, maxLength);
 }
 
 /** Splits a record value into literals and its input placeholders (see {@link fillCompiledInputs}). */
@@ -191,6 +224,7 @@ export function compileInputs(value: string, syntax: '{name}' | '{{name}}'): Com
 export function fillCompiledInputs(
   compiled: CompiledTemplate,
   values: Pick<TemplateValues, 'input' | 'isInput'>,
+  maxLength = Number.POSITIVE_INFINITY,
 ): FillOutcome {
   const parts = compiled.parts;
   let text = parts[0] as string;
@@ -204,6 +238,7 @@ export function fillCompiledInputs(
       value = v;
     }
     text += value + (parts[i + 1] as string);
+    if (text.length > maxLength) return { tooLarge: true };
   }
   return { text };
 }

@@ -114,6 +114,8 @@ export class Incremental {
     }
     yield;
     const next: Snapshot = { ...previous, warnings: [...previous.warnings] };
+    if (input.maxPromptBytes === undefined) delete next.maxPromptBytes;
+    else next.maxPromptBytes = input.maxPromptBytes;
     if (files) {
       next.files = LayeredMap.over(previous.files, files);
       next.version = packVersion(

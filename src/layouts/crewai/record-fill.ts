@@ -8,8 +8,8 @@ import { fillCompiledInputs, type TemplatePlaceholder } from '../../core/pack/te
  * "{year}" and year = "2024" make "{topic} in {year}" "2024 in 2024"). A value without
  * braces in any input fills as the core's one pass does.
  */
-export const fillInTurn: RecordFill = (compiled, values) => {
-  const once = fillCompiledInputs(compiled, values);
+export const fillInTurn: RecordFill = (compiled, values, maxLength) => {
+  const once = fillCompiledInputs(compiled, values, maxLength);
   if (!('text' in once) || compiled.syntax !== '{name}') return once;
   const parts = compiled.parts;
   let braces = false;
@@ -24,8 +24,14 @@ export const fillInTurn: RecordFill = (compiled, values) => {
   for (let i = 1; i < parts.length; i += 2) {
     const name = (parts[i] as TemplatePlaceholder).single!;
     if (!values.isInput(name)) continue;
-    // split/join: a replacement string's `$&` and `$1` are text here, as in Python.
-    text = text.split(`{${name}}`).join(values.input(name)!);
+    // split/join: a replacement string's `$&` and `$1` are text here, as in Python. The
+    // text it makes is measured first: a value holding many later placeholders would
+    // otherwise multiply (each replacement can grow the text by its count of them).
+    const pieces = text.split(`{${name}}`);
+    const value = values.input(name)!;
+    const grown = text.length + (pieces.length - 1) * (value.length - name.length - 2);
+    if (grown > maxLength) return { tooLarge: true };
+    text = pieces.join(value);
   }
   return { text };
 };

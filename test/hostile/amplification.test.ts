@@ -1,0 +1,115 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_MAX_PROMPT_BYTES } from '../../src/core/compose/prompt-limit.js';
+import { tryCompose } from '../../src/index.js';
+import { stablePackLoader } from '../../src/reload/read.js';
+import { SnapshotStore } from '../../src/reload/store.js';
+import { createApp } from '../../src/server/app.js';
+import { loadPack, loadPackStrict } from '../../src/source/load.js';
+import { cli, EXAMPLES, memPack, tempDir, writeFiles } from '../helpers.js';
+import { appFor } from '../server/helpers.js';
+
+// A request's inputs cannot make a prompt grow without end: CrewAI fills a record value's
+// placeholders in turn, so a value holding the `{name}` of a later placeholder is filled
+// again, and a 64 KB request used to make a 115 MB prompt. Every prompt (and every value
+// filled into one) is bounded in bytes, and the bound is checked as the text grows.
+
+const CREWAI = join(EXAMPLES, 'crewai');
+
+/** 64 KB of vars whose in-turn fill would make a prompt of about 115 MB. */
+const AMPLIFIED = { sector: '{quarter}'.repeat(3600), quarter: 'x'.repeat(32000) };
+
+/** Four inputs each holding many of the next one's placeholder: a 7.4 KB query string. */
+function nested(): string {
+  const vars = {
+    sector: '{quarter}'.repeat(200),
+    quarter: '{audience}'.repeat(200),
+    audience: '{region}'.repeat(200),
+    region: 'x'.repeat(1200),
+  };
+  return Object.entries(vars)
+    .map(([k, v]) => `var.${k}=${encodeURIComponent(v)}`)
+    .join('&');
+}
+
+describe('request inputs that amplify', () => {
+  it('the library: PROMPT_TOO_LARGE, a failed compose, not a 115 MB prompt', async () => {
+    const snapshot = await loadPackStrict(CREWAI, { env: {} });
+    const outcome = tryCompose(snapshot, { role: 'market_analyst', vars: AMPLIFIED });
+    expect(outcome.ok).toBe(false);
+    expect(!outcome.ok && outcome.diagnostics.map((d) => d.code)).toEqual(['PROMPT_TOO_LARGE']);
+    expect(!outcome.ok && outcome.diagnostics[0]!.message).toContain(
+      `more than ${DEFAULT_MAX_PROMPT_BYTES} bytes`,
+    );
+  });
+
+  it('the bound is exact: a prompt of the limit composes, one byte more does not', async () => {
+    const files = {
+      'strata.yaml':
+        'extends: chorus\ninputs:\n  word: { type: string }\nlayers:\n  - id: a\n    text: "{{word}}"\n',
+    };
+    const limit = 1000;
+    const pack = memPack(files, { maxPromptBytes: limit }).snapshot!;
+    expect(pack.maxPromptBytes).toBe(limit);
+    const at = tryCompose(pack, { vars: { word: 'é'.repeat(limit / 2) } });
+    expect(at.ok && at.result.bytes).toBe(limit);
+    const over = tryCompose(pack, { vars: { word: `${'é'.repeat(limit / 2 - 1)}xyz` } });
+    expect(!over.ok && over.diagnostics.map((d) => d.code)).toEqual(['PROMPT_TOO_LARGE']);
+  });
+
+  it('the layers of a pack count too: a prompt joined past the limit fails at the layer that passes it', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'base.md': 'b'.repeat(600), 'roles/dev.md': 'r'.repeat(600) });
+    const { snapshot } = await loadPack(dir, { env: {}, maxPromptBytes: 1000 });
+    const outcome = tryCompose(snapshot!, { role: 'dev' });
+    expect(!outcome.ok && outcome.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      [
+        'PROMPT_TOO_LARGE',
+        'the prompt, at layer role, would be more than 1000 bytes, the limit of a composed prompt (--max-prompt-bytes, maxPromptBytes); nothing was composed',
+      ],
+    ]);
+  });
+
+  it('HTTP: a 64 KB body is 422 PROMPT_TOO_LARGE, and so is a GET whose var.* fill past the limit', async () => {
+    const { app } = await appFor(CREWAI);
+    const post = await app.request('/api/compose', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ role: 'market_analyst', vars: AMPLIFIED }),
+    });
+    expect(post.status).toBe(422);
+    expect(((await post.json()) as { error: { code: string } }).error.code).toBe('PROMPT_TOO_LARGE');
+    // A 7.4 KB query whose fill makes about 400 KB: within the default, over a service's 100 KB.
+    const query = nested();
+    expect(query.length).toBeGreaterThan(7000);
+    expect((await app.request(`/api/prompts/market_analyst?${query}`)).status).toBe(200);
+    const store = new SnapshotStore(stablePackLoader({ dir: CREWAI, env: {}, maxPromptBytes: 100_000 }));
+    await store.reload('initial');
+    const bounded = createApp({ store, heartbeatMs: 0 }).app;
+    const get = await bounded.request(`/api/prompts/market_analyst?${query}`);
+    expect(get.status).toBe(422);
+    expect(((await get.json()) as { error: { code: string } }).error.code).toBe('PROMPT_TOO_LARGE');
+  });
+
+  it('the CLI: exit 1 with the code, nothing printed; --max-prompt-bytes sets the bound', async () => {
+    const vars = ['--var', `sector=${'{quarter}'.repeat(150)}`, '--var', `quarter=${'x'.repeat(1350)}`];
+    const big = await cli(['compose', '--dir', CREWAI, '--role', 'market_analyst', ...vars]);
+    expect(big.code).toBe(0);
+    expect(big.stdout.length).toBeGreaterThan(200_000);
+    const bounded = await cli([
+      'compose',
+      '--dir',
+      CREWAI,
+      '--role',
+      'market_analyst',
+      '--max-prompt-bytes',
+      '100000',
+      ...vars,
+    ]);
+    expect(bounded.code).toBe(1);
+    expect(bounded.stdout).toBe('');
+    expect(bounded.stderr).toMatch(/^error PROMPT_TOO_LARGE: layer role_playing: .* more than 100000 bytes/m);
+    const bad = await cli(['compose', '--dir', CREWAI, '--max-prompt-bytes', '0']);
+    expect(bad.code).toBe(2);
+  });
+});
