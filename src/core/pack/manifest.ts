@@ -180,6 +180,7 @@ function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[]): Manifest 
   const named = new NamedFiles();
   const settings = new Map<string, Partial<SettingDef> & { at?: Where }>();
   const inputs = new Map<string, InputDef & { at?: Where }>();
+  const ids = new Set<string>();
   for (const part of parts) {
     named.part(part);
     const own = !part.file.startsWith('preset:');
@@ -204,7 +205,7 @@ function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[]): Manifest 
     if (part.tokenizer !== undefined) m.tokenizer = part.tokenizer;
     if (part.budgets !== undefined) m.budgets = part.budgets;
     for (const patch of part.layers) {
-      applyLayerPatch(m.layers, patch, diagnostics);
+      applyLayerPatch(m.layers, patch, diagnostics, ids);
       named.layer(patch, own);
     }
   }
@@ -233,14 +234,24 @@ function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[]): Manifest 
   return m;
 }
 
-function applyLayerPatch(layers: LayerDef[], patch: LayerPatch, diagnostics: Diagnostic[]): void {
-  const index = layers.findIndex((l) => l.id === patch.id);
+function applyLayerPatch(
+  layers: LayerDef[],
+  patch: LayerPatch,
+  diagnostics: Diagnostic[],
+  ids: Set<string>,
+): void {
+  // The ids held, kept beside the list: a new layer is placed without a scan.
+  const index = ids.has(patch.id) ? layers.findIndex((l) => l.id === patch.id) : -1;
   if (patch.remove) {
     if (index === -1)
       diagnostics.push(error('BAD_MANIFEST', `cannot remove layer ${patch.id}: no such layer`, patch.at));
-    else layers.splice(index, 1);
+    else {
+      layers.splice(index, 1);
+      ids.delete(patch.id);
+    }
     return;
   }
+  ids.add(patch.id);
   const layer: LayerDef =
     index === -1
       ? { id: patch.id, missing: 'skip', trim: 'both', at: patch.at }

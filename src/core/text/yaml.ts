@@ -171,6 +171,7 @@ const NO_PROBLEMS: readonly Diagnostic[] = Object.freeze([]);
 class Parsed implements ParsedYaml {
   lastKeyWins?: { value: unknown; repeats: RepeatedKey[] };
   #doc: WeakRef<Document.Parsed> | undefined;
+  #lines: WeakRef<{ text: string; at: (offset: number) => Where }> | undefined;
   readonly #source: string | Uint8Array;
   readonly #file: string;
   readonly #lineOffset: number;
@@ -191,18 +192,23 @@ class Parsed implements ParsedYaml {
   locate(path: readonly PathSegment[], key = false): Where {
     const file = this.#file;
     const lineOffset = this.#lineOffset;
-    const text = typeof this.#source === 'string' ? this.#source : decodeText(this.#source)!;
+    // The text and its line index, kept while anything still points into them (a check
+    // locating every layer of a large manifest locates thousands of times).
+    let lines = this.#lines?.deref();
+    if (!lines) {
+      const text = typeof this.#source === 'string' ? this.#source : decodeText(this.#source)!;
+      lines = { text, at: whereIn(text, file, lineOffset) };
+      this.#lines = new WeakRef(lines);
+    }
     let doc = this.#doc?.deref();
     if (!doc) {
-      const parsed = parseChecked(text);
-      if (typeof parsed === 'number') return whereIn(text, file, lineOffset)(parsed);
+      const parsed = parseChecked(lines.text);
+      if (typeof parsed === 'number') return lines.at(parsed);
       doc = parsed;
       this.#doc = new WeakRef(doc);
     }
     const found = findNode(doc.contents, path, key);
-    return found?.range
-      ? whereIn(text, file, lineOffset)(found.range[0])
-      : { file, line: 1 + lineOffset, col: 1 };
+    return found?.range ? lines.at(found.range[0]) : { file, line: 1 + lineOffset, col: 1 };
   }
 }
 
