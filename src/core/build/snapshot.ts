@@ -21,6 +21,7 @@ import { byteOrder, decodeText, isUtf8Text } from '../text/text.js';
 import { type FastYaml, type ParsedYaml, parseYaml } from '../text/yaml.js';
 import type { BuildHooks } from './build-hooks.js';
 import { resolveSettings } from './build-settings.js';
+import { fleetById } from './derived.js';
 import { alsoDetected, detectPreset, presetPart, withoutRoles } from './detect.js';
 import { Digests } from './digests.js';
 import { buildFleet } from './fleet.js';
@@ -385,6 +386,8 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   if (preset) snapshot.preset = preset;
   snapshot.layouts = layouts;
   if (input.maxPromptBytes !== undefined) snapshot.maxPromptBytes = input.maxPromptBytes;
+  // The fleet by id, made with the snapshot: a first compose looks an agent up at once.
+  fleetById(snapshot);
   if (input.root) snapshot.root = input.root;
   if (gitFolders) snapshot.gitFolders = gitFolders;
   if (unreadable) snapshot.unreadable = unreadable;

@@ -1,4 +1,4 @@
-import { derived } from '../build/derived.js';
+import { fleetById } from '../build/derived.js';
 import type { Agent } from '../build/fleet.js';
 import type { Snapshot } from '../build/snapshot-types.js';
 import type { InputFormat } from '../layout.js';
@@ -105,9 +105,9 @@ export function strictOutcome(outcome: ComposeOutcome): ComposeOutcome {
   };
 }
 
-/** A fleet agent by id (the fleet indexed once per snapshot). */
+/** A fleet agent by id (the fleet indexed once per snapshot, when it is built). */
 export function fleetAgent(snapshot: Snapshot, id: string): Agent | undefined {
-  return derived(snapshot, 'fleet-by-id', (s) => new Map(s.fleet.map((a) => [a.id, a]))).get(id);
+  return fleetById(snapshot).get(id);
 }
 
 // --- internal ---

@@ -34,7 +34,7 @@ export function checkRequestNames(
     (agent === undefined || member !== undefined) &&
     role !== undefined &&
     snapshot.roles.size > 0 &&
-    (team === undefined || knownNames(snapshot).sets.teams.has(team))
+    (team === undefined || team === member?.team || knownNames(snapshot).sets.teams.has(team))
   )
     return new Set();
   // Made when a name is unknown: a request whose names are all known gets an empty set.

@@ -1,5 +1,6 @@
 import type { BuildHooks, BuildRecord } from '../../core/build/build-hooks.js';
 import { resolveSettings } from '../../core/build/build-settings.js';
+import { carryDerived, FLEET_BY_ID } from '../../core/build/derived.js';
 import { Digests } from '../../core/build/digests.js';
 import {
   type DecodeContext,
@@ -114,6 +115,8 @@ export class Incremental {
     }
     yield;
     const next: Snapshot = { ...previous, warnings: [...previous.warnings] };
+    // It shares the previous one's fleet: and so the fleet by id.
+    carryDerived(previous, next, FLEET_BY_ID);
     if (input.maxPromptBytes === undefined) delete next.maxPromptBytes;
     else next.maxPromptBytes = input.maxPromptBytes;
     if (files) {

@@ -111,15 +111,27 @@ function plainName(value: string): boolean {
 
 /** The general key: `name=value;` for each field (inherited ones too, as compose reads them), names sorted. */
 function fieldsKey(request: object): string {
+  // Most requests list their fields in order: one pass, no list of names.
+  let key = '';
+  let last: string | undefined;
+  for (const name in request) {
+    if (last !== undefined && last > name) return sortedFieldsKey(request);
+    last = name;
+    const value = (request as Record<string, unknown>)[name];
+    if (value !== undefined) key += `${name}=${canonical(value, 0)};`;
+  }
+  return key;
+}
+
+/** {@link fieldsKey} for a request whose fields are not in order. */
+function sortedFieldsKey(request: object): string {
   const names: string[] = [];
   for (const name in request) names.push(name);
-  inOrder(names);
+  names.sort();
   let key = '';
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i]!;
+  for (const name of names) {
     const value = (request as Record<string, unknown>)[name];
-    if (value === undefined) continue;
-    key += `${name}=${canonical(value, 0)};`;
+    if (value !== undefined) key += `${name}=${canonical(value, 0)};`;
   }
   return key;
 }
@@ -144,13 +156,18 @@ function plainString(value: string): boolean {
   return true;
 }
 
+/** A string JSON-quoted: as it is when it holds no quote and no backslash (then the two forms never meet). */
+function quoted(value: string): string {
+  return plainString(value) ? `"${value}"` : JSON.stringify(value);
+}
+
 /** Thrown by {@link canonical} for a value with no canonical form. */
 const NO_KEY = Symbol('no canonical key');
 
 function canonical(value: unknown, depth: number): string {
   // A string without quotes or backslashes is quoted as it is; any other is JSON-escaped
   // (so it holds a backslash): the two forms never meet.
-  if (typeof value === 'string' && plainString(value)) return `"${value}"`;
+  if (typeof value === 'string') return quoted(value);
   if (typeof value === 'bigint') return `${value}n`;
   if (typeof value === 'function' || typeof value === 'symbol') throw NO_KEY;
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
@@ -161,7 +178,7 @@ function canonical(value: unknown, depth: number): string {
   let out = '{';
   for (const name of sortedKeys(value)) {
     const v = (value as Record<string, unknown>)[name];
-    if (v !== undefined) out += `${JSON.stringify(name)}:${canonical(v, depth + 1)},`;
+    if (v !== undefined) out += `${quoted(name)}:${canonical(v, depth + 1)},`;
   }
   return `${out}}`;
 }
