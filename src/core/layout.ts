@@ -1,4 +1,5 @@
-import { type ManifestPart, parseManifestPart } from './pack/manifest-parse.js';
+import { parseManifestPart } from './pack/manifest-parse.js';
+import type { ManifestPart } from './pack/manifest-part.js';
 import type { CompiledTemplate, FillOutcome, TemplateValues } from './pack/template.js';
 import type { Diagnostic } from './text/diagnostics.js';
 import { parseYaml } from './text/yaml.js';

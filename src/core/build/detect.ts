@@ -1,7 +1,7 @@
 import type { Layouts } from '../layout.js';
 import { compileGlob } from '../pack/glob.js';
 import { type Manifest, resolveManifest } from '../pack/manifest.js';
-import type { ManifestPart } from '../pack/manifest-parse.js';
+import type { ManifestPart } from '../pack/manifest-part.js';
 import type { Diagnostic } from '../text/diagnostics.js';
 import { isReadmeLike } from './roles.js';
 

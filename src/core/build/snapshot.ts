@@ -1,7 +1,8 @@
 import { layoutSet } from '../layout.js';
 import { compileGlob } from '../pack/glob.js';
 import { type Manifest, resolveManifest } from '../pack/manifest.js';
-import { type ManifestPart, parseManifestPart } from '../pack/manifest-parse.js';
+import { parseManifestPart } from '../pack/manifest-parse.js';
+import type { ManifestPart } from '../pack/manifest-part.js';
 import { namedFileMissing } from '../pack/named-missing.js';
 import { resolvePackPath } from '../pack/pack-path.js';
 import { operatorPath, pathSettingNames } from '../pack/path-settings.js';

@@ -14,7 +14,7 @@ import type {
   RegistryDef,
   TrimMode,
   VariantDef,
-} from './manifest-parse.js';
+} from './manifest-part.js';
 import type { BudgetsSection } from './manifest-tokens.js';
 import { type NamedFile, NamedFiles } from './named-files.js';
 import { parseSettingValue, type SettingDef } from './settings.js';
@@ -33,7 +33,7 @@ export type {
   RegistryDef,
   TrimMode,
   VariantDef,
-} from './manifest-parse.js';
+} from './manifest-part.js';
 
 /** One step of the pipeline after `extends` is resolved. */
 export interface LayerDef {

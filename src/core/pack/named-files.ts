@@ -1,5 +1,5 @@
 import type { Where } from '../text/diagnostics.js';
-import type { LayerPatch, LayerSource, ManifestPart, NamedKey } from './manifest-parse.js';
+import type { LayerPatch, LayerSource, ManifestPart, NamedKey } from './manifest-part.js';
 import { pathPlaceholders } from './template.js';
 
 // Files a pack's own manifest names (its fleet file, its role files, its layers' files):
