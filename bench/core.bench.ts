@@ -15,6 +15,7 @@ const setCacheBudget = (bytes: number) => {
 
 import { loadPack, loadPackStrict } from '../src/source/load.js';
 import { fileReuse } from '../src/source/reuse.js';
+import { acceleratorRows } from './accelerators.js';
 import { generateLayout } from './gen-layouts.js';
 import { BENCH_LIMITS, generatePack } from './gen-pack.js';
 import { compare, cpuClock, machine } from './measure.js';
@@ -37,17 +38,20 @@ const log = (line: string) => {
 
 log(`machine: ${machine()}; ${new Date().toISOString().slice(0, 10)}`);
 
-// `--only compose,load,layouts,reload` runs some sections (default: all). `--roles` picks the
+// `--only compose,accelerators,load,layouts,reload` runs some sections (default: all). `--roles` picks the
 // generated packs' sizes for load and reload (default 1000,10000; add 50000 for the largest).
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg === -1 ? undefined : new Set(process.argv[onlyArg + 1]!.split(','));
-const section = (name: 'compose' | 'load' | 'layouts' | 'reload') => !only || only.has(name);
+const section = (name: 'compose' | 'accelerators' | 'load' | 'layouts' | 'reload') => !only || only.has(name);
 let gcNow: ((options?: { type: 'minor' | 'major' }) => void) | undefined;
 /** The load rows' pair measured after a full collection. */
 const [FULL_FLOOR, FULL_LOAD] = ['readFileSync after a full collection', 'load after a full collection'];
 
 // (1) Compose throughput over every fleet member of examples/roboco.
 if (section('compose')) await composeRows();
+
+// (1c) Each accelerator of the engine against the engine without it; the first compose.
+if (section('accelerators')) await acceleratorRows(log, loadAverage);
 
 async function composeRows(): Promise<void> {
   const snapshot = await loadPackStrict(join(import.meta.dirname, '..', 'examples', 'roboco'), { env: {} });

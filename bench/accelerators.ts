@@ -1,0 +1,176 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { buildSnapshot as coreBuild } from '../src/core/build/snapshot.js';
+import { tryCompose as coreCompose } from '../src/core/compose/compose.js';
+import { sha256 } from '../src/core/text/text.js';
+import { type Accelerator, createEngine, type Engine } from '../src/engine/engine.js';
+import { LAYOUTS } from '../src/layouts/registry.js';
+import { generatePack } from './gen-pack.js';
+import { compare } from './measure.js';
+
+// Each accelerator of the engine against the engine without it, measured in the same run:
+// an accelerator keeps its place only while its row says it pays (src/engine/README.md).
+// And the rows of a first compose and of a memo hit that the engine's shape is for.
+
+/** Rows for `npm run bench` (section `accelerators`). */
+export async function acceleratorRows(log: (line: string) => void, load: () => string): Promise<void> {
+  const roboco = readTree(join(import.meta.dirname, '..', 'examples', 'roboco'));
+  log('');
+  log(`## The engine's accelerators, each against the engine without it (load ${load()})`);
+  log('');
+  log('| accelerator | what is timed | with it | without it | **without / with** |');
+  log('| --- | --- | --- | --- | --- |');
+
+  // memo: a repeated request of each kind, with the memo and without.
+  for (const [label, request] of [
+    ['names only', { agent: 'ada' }],
+    ['settings', { agent: 'ada', settings: { fable_mode_enabled: 'on' } }],
+    [
+      'settings and vars',
+      { role: 'developer', settings: { fable_mode_enabled: 'on', ponytail_intensity: 'lite' } },
+    ],
+  ] as const) {
+    const on = createEngine();
+    const off = createEngine({ accelerators: { memo: false } });
+    const snapshot = on.buildSnapshot({ files: roboco, env: {} }).snapshot!;
+    const N = 20_000;
+    const r = await compare(
+      () => {
+        for (let i = 0; i < N; i++) on.tryCompose(snapshot, request);
+      },
+      () => {
+        for (let i = 0; i < N; i++) off.tryCompose(snapshot, request);
+      },
+    );
+    log(
+      `| memo | a repeated compose (${label}), roboco | ${us(r.baseline / N)} | ${us(r.subject / N)} | **${r.ratio.toFixed(1)}** |`,
+    );
+  }
+
+  // fastYaml: a 1,000-role pack built from fresh bytes.
+  const dir = mkdtempSync(join(tmpdir(), 'strata-bench-acc-'));
+  try {
+    generatePack(dir, 1000);
+    const files = readTree(dir);
+    const fresh = () => new Map([...files].map(([p, b]) => [p, b.slice()]));
+    const buildWith = (engine: Engine) => () => engine.buildSnapshot({ files: fresh(), env: {} });
+    const noIncremental = { incremental: false } as const;
+    const fast = await compare(
+      buildWith(engineWithout([], noIncremental)),
+      buildWith(engineWithout(['fastYaml'], noIncremental)),
+      3,
+      1000,
+      3,
+    );
+    log(
+      `| fastYaml | a build of 1,000 roles from fresh bytes | ${ms(fast.baseline)} | ${ms(fast.subject)} | **${fast.ratio.toFixed(1)}** |`,
+    );
+    // parseMemo: an edit of roles.yaml (the registry: the whole pack is built again) in a
+    // pack whose 10,000-agent fleet.yaml is unchanged, its parse kept from the last build.
+    const fleet = ['agents:'];
+    for (let i = 0; i < 10_000; i++)
+      fleet.push(`  - id: agent-${i}`, `    role: role-${i % 1000}`, `    team: team-${i % 10}`);
+    const withFleet = new Map(files).set('fleet.yaml', new TextEncoder().encode(`${fleet.join('\n')}\n`));
+    const registryEdit = (engine: Engine) => {
+      let n = 0;
+      const roles = new TextDecoder().decode(files.get('roles.yaml'));
+      return () => {
+        const next = new Map(withFleet);
+        next.set(
+          'roles.yaml',
+          new TextEncoder().encode(roles.replace('Does task family 3.', `Edit ${n++}.`)),
+        );
+        engine.buildSnapshot({ files: next, env: {} });
+      };
+    };
+    const memo = await compare(
+      registryEdit(createEngine()),
+      registryEdit(engineWithout(['parseMemo'])),
+      3,
+      1000,
+      3,
+    );
+    log(
+      `| parseMemo | a roles.yaml edit of 1,000 roles beside an unchanged 10,000-agent fleet.yaml (built in full) | ${ms(memo.baseline)} | ${ms(memo.subject)} | **${memo.ratio.toFixed(1)}** |`,
+    );
+
+    // incremental: a one-file edit of the same pack, built from the served snapshot.
+    const edit = (engine: Engine) => {
+      const first = engine.buildSnapshot({ files, env: {} }).snapshot!;
+      let n = 0;
+      return () => {
+        const next = new Map(files);
+        next.set('roles/role-7.md', new TextEncoder().encode(`Role seven, edit ${n++}.\n`));
+        engine.buildSnapshot({ files: next, env: {}, previous: first });
+      };
+    };
+    const inc = await compare(edit(createEngine()), edit(engineWithout(['incremental'])), 3, 1000, 3);
+    log(
+      `| incremental | a one-file edit of 1,000 roles, built from the served snapshot | ${ms(inc.baseline)} | ${ms(inc.subject)} | **${inc.ratio.toFixed(1)}** |`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  // The first compose of a freshly built snapshot, against join + sha256 of its layers.
+  log('');
+  log(`## A first compose on a freshly built snapshot (roboco, a settings request; load ${load()})`);
+  log('');
+  log('| | µs | **/ join + sha256** (target <= 3) |');
+  log('| --- | --- | --- |');
+  const request = { agent: 'ada', settings: { fable_mode_enabled: 'on' } };
+  const build = () => coreBuild({ files: copy(roboco), env: {}, layouts: LAYOUTS }).snapshot!;
+  const sample = coreCompose(build(), request);
+  if (!sample.ok) throw new Error('the roboco request does not compose');
+  const text = Buffer.from(sample.result.text);
+  const parts = sample.result.layers
+    .filter((l) => l.included)
+    .map((l) => text.subarray(l.start!, l.end!).toString());
+  const sep = build().manifest.separator;
+  const N = 300;
+  const base: number[] = [];
+  const subject: number[] = [];
+  for (let round = 0; round < 9; round++) {
+    const snapshots = Array.from({ length: N }, build);
+    let t = performance.now();
+    for (let i = 0; i < N; i++) sha256(parts.join(sep));
+    base.push((performance.now() - t) / N);
+    t = performance.now();
+    for (const s of snapshots) coreCompose(s, request);
+    subject.push((performance.now() - t) / N);
+  }
+  const first = { baseline: median(base), subject: median(subject), ratio: median(subject) / median(base) };
+  log(`| join + sha256 of the layers | ${us(first.baseline)} | 1.0 |`);
+  log(`| the core's first compose | ${us(first.subject)} | **${first.ratio.toFixed(1)}** |`);
+}
+
+// --- internal ---
+
+/** An engine with every accelerator but `off` (and any other option given). */
+function engineWithout(off: Accelerator[], more: Partial<Record<Accelerator, boolean>> = {}): Engine {
+  return createEngine({ accelerators: { ...more, ...Object.fromEntries(off.map((a) => [a, false])) } });
+}
+
+function readTree(root: string): Map<string, Uint8Array> {
+  const out = new Map<string, Uint8Array>();
+  for (const e of readdirSync(root, { withFileTypes: true, recursive: true }))
+    if (e.isFile()) {
+      const path = join(e.parentPath, e.name);
+      out.set(relative(root, path).split('\\').join('/'), readFileSync(path));
+    }
+  return out;
+}
+
+function copy(files: Map<string, Uint8Array>): Map<string, Uint8Array> {
+  return new Map([...files].map(([p, b]) => [p, b.slice()]));
+}
+
+/** The middle of some timings (the first round, a warm-up, is dropped). */
+function median(xs: number[]): number {
+  const kept = xs.slice(1).sort((a, b) => a - b);
+  return kept[Math.floor(kept.length / 2)]!;
+}
+
+const us = (msValue: number) => `${(msValue * 1000).toFixed(2)} µs`;
+const ms = (msValue: number) => `${msValue.toFixed(1)} ms`;
