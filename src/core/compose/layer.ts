@@ -1,4 +1,6 @@
+import { derived } from '../build/derived.js';
 import type { PackFile } from '../build/pack-file.js';
+import type { Snapshot } from '../build/snapshot-types.js';
 import { describeGate, evaluateGate, type Gate } from '../pack/gates.js';
 import { missingInput } from '../pack/inputs.js';
 import type { LayerDef, LayerSource, VariantDef } from '../pack/manifest.js';
@@ -6,6 +8,7 @@ import { normalisePackPath } from '../pack/pack-path.js';
 import { operatorPath } from '../pack/path-settings.js';
 import type { SettingValue } from '../pack/settings.js';
 import {
+  type CompiledTemplate,
   compileInputs,
   compileTemplate,
   type FillOutcome,
@@ -176,11 +179,11 @@ function sourceText(
     }
     case 'text': {
       const used: string[] = [];
-      const compiled = compileTemplate(source.text, env.snapshot.manifest.inputSyntax);
+      const compiled = compiledText(env.snapshot, source.text);
       const filled =
         compiled.parts.length === 1
           ? { text: source.text }
-          : fillCompiled(compiled, layerValues(env, used), env.maxBytes);
+          : fillCompiled(compiled, new LayerValues(env, used), env.maxBytes);
       if (used.length > 0) {
         // Every role field of the template was read, in order, unless one was missing.
         base.field = [...new Set(used)].join(', ');
@@ -217,35 +220,63 @@ function noVariantText(variants: readonly { when?: Gate }[]): string {
 }
 
 /** What a text template reads: settings, inputs, and fields of the requested role (noted in `used`). */
-function layerValues(env: LayerEnv, used: string[]): TemplateValues {
-  const settings: Readonly<Record<string, SettingValue>> = env.settings;
-  return {
-    settings,
-    input: (name) => env.inputs[name],
-    isInput: (name) =>
-      env.snapshot.manifest.openInputs !== undefined ||
-      env.snapshot.manifest.inputs.some((i) => i.name === name),
-    field: (name) => {
-      if (env.role === undefined) return { missing: 'role', name: 'role' };
-      const value = env.record?.fields[name];
-      if (value === undefined || value === null || typeof value === 'object')
-        return { missing: 'field', name };
-      used.push(name);
-      const filled = fillRecordValue(env, String(value));
-      return 'text' in filled ? { value: filled.text } : filled;
-    },
-  };
+class LayerValues implements TemplateValues {
+  readonly settings: Readonly<Record<string, SettingValue>>;
+  constructor(
+    private readonly env: LayerEnv,
+    private readonly used: string[],
+  ) {
+    this.settings = env.settings;
+  }
+  input(name: string): string | undefined {
+    return this.env.inputs[name];
+  }
+  isInput(name: string): boolean {
+    const { manifest } = this.env.snapshot;
+    return manifest.openInputs !== undefined || manifest.inputs.some((i) => i.name === name);
+  }
+  field(name: string): { value: string } | Exclude<FillOutcome, { text: string }> {
+    const { env } = this;
+    if (env.role === undefined) return { missing: 'role', name: 'role' };
+    const value = env.record?.fields[name];
+    if (value === undefined || value === null || typeof value === 'object') return { missing: 'field', name };
+    this.used.push(name);
+    const filled = fillRecordValue(env, String(value));
+    return 'text' in filled ? { value: filled.text } : filled;
+  }
 }
 
 /** A role record value with its input placeholders filled. */
 function fillRecordValue(env: LayerEnv, value: string): FillOutcome {
   if (!env.takesInputs || !value.includes('{')) return { text: value };
-  const compiled = compileInputs(value, env.snapshot.manifest.inputSyntax);
+  const { snapshot } = env;
+  const compiled = compiledRecordValue(snapshot, value);
   if (compiled.parts.length === 1) return { text: value };
   // The layout's own rule, if it has one (a preset's way of filling record values).
-  const { snapshot } = env;
   const fill = (snapshot.preset && snapshot.layouts?.get(snapshot.preset)?.fillRecord) || fillCompiledInputs;
-  return fill(compiled, layerValues(env, []), env.maxBytes);
+  return fill(compiled, new LayerValues(env, []), env.maxBytes);
+}
+
+/** A layer's text template, split into literals and placeholders once per snapshot. */
+function compiledText(snapshot: Snapshot, text: string): CompiledTemplate {
+  const compiled = derived(snapshot, 'compiled-texts', () => new Map<string, CompiledTemplate>());
+  let found = compiled.get(text);
+  if (!found) {
+    found = compileTemplate(text, snapshot.manifest.inputSyntax);
+    compiled.set(text, found);
+  }
+  return found;
+}
+
+/** A role record value, split into literals and its input placeholders once per snapshot. */
+function compiledRecordValue(snapshot: Snapshot, value: string): CompiledTemplate {
+  const compiled = derived(snapshot, 'compiled-record-values', () => new Map<string, CompiledTemplate>());
+  let found = compiled.get(value);
+  if (!found) {
+    found = compileInputs(value, snapshot.manifest.inputSyntax);
+    compiled.set(value, found);
+  }
+  return found;
 }
 
 /** A template value that is missing: no role (skip), no field (as the layer's `missing:` says), no input (error). */

@@ -43,7 +43,6 @@ export function resolveInputs(
   const texts: Record<string, string> = {};
   const sources: Record<string, InputSource> = {};
   const diagnostics: Diagnostic[] = [];
-  const { byName, open } = parseDefs(manifest);
   for (const def of manifest.inputs) {
     if (def.default === undefined) continue;
     const format = def.format === undefined ? undefined : formats.get(def.format);
@@ -56,7 +55,7 @@ export function resolveInputs(
     const raw = vars[name];
     // As everywhere in a request: an undefined value is an absent one.
     if (raw === undefined) continue;
-    const def = byName.get(name) ?? open;
+    const def = parseDef(manifest, name);
     if (!def) {
       const names = manifest.inputs.map((i) => i.name);
       const suggestions = closestNames(name, names);
@@ -151,22 +150,17 @@ interface ParseDef {
   format?: string;
 }
 
-/** The inputs' definitions, once per manifest. */
-interface ParseDefs {
-  byName: ReadonlyMap<string, ParseDef>;
-  /** Any other name, when inputs are open. */
-  open?: ParseDef;
+/** The definition of input `name` (a declared one, else the open inputs' shape), as a setting's. */
+function parseDef(manifest: Pick<Manifest, 'inputs' | 'openInputs'>, name: string): ParseDef | undefined {
+  const declared = manifest.inputs.find((i) => i.name === name);
+  if (declared) return asSetting(declared, name);
+  return manifest.openInputs && asSetting(manifest.openInputs, '*');
 }
 
-function parseDefs(manifest: Pick<Manifest, 'inputs' | 'openInputs'>): ParseDefs {
-  const asSetting = ({ format, ...def }: Omit<InputDef, 'name'>, name: string): ParseDef => {
-    const out: ParseDef = { setting: { ...def, name, default: def.default ?? '' } };
-    if (format !== undefined) out.format = format;
-    return out;
-  };
-  const defs: ParseDefs = { byName: new Map(manifest.inputs.map((i) => [i.name, asSetting(i, i.name)])) };
-  if (manifest.openInputs) defs.open = asSetting(manifest.openInputs, '*');
-  return defs;
+function asSetting({ format, ...def }: Omit<InputDef, 'name'>, name: string): ParseDef {
+  const out: ParseDef = { setting: { ...def, name, default: def.default ?? '' } };
+  if (format !== undefined) out.format = format;
+  return out;
 }
 
 /** A default (a scalar) as templates write it. */
