@@ -58,7 +58,9 @@ export function checkImports(src: string): string[] {
 
 /**
  * The packages a file of src loads, itself or through the src files it imports
- * (transitively; type-only imports count too), sorted.
+ * (transitively, dynamic imports included), sorted. A type-only import or export
+ * (`import type … from`, `export type … from`) is erased at build and loads nothing, so it
+ * is not followed.
  */
 export function packagesReached(src: string, entry: string): string[] {
   const seen = new Set<string>();
@@ -66,7 +68,7 @@ export function packagesReached(src: string, entry: string): string[] {
   const visit = (file: string) => {
     if (seen.has(file)) return;
     seen.add(file);
-    for (const spec of importsOf(file)) {
+    for (const spec of importsOf(file, { values: true })) {
       if (!spec.startsWith('.')) packages.add(spec.startsWith('node:') ? spec : packageName(spec));
       else {
         const target = resolveImport(file, spec);
@@ -158,13 +160,19 @@ function packageName(spec: string): string {
   return spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
 }
 
-/** Import specifiers of a file: import/export … from, import type, import(), require(). */
-function importsOf(file: string): string[] {
+/**
+ * Import specifiers of a file: import/export … from, import type, import(), require();
+ * with `values`, without the type-only ones (`import type`, `export type`).
+ */
+function importsOf(file: string, options: { values?: boolean } = {}): string[] {
   const code = withoutComments(readFileSync(file, 'utf8'));
   const specs: string[] = [];
-  for (const re of IMPORT_PATTERNS) for (const m of code.matchAll(re)) specs.push(m[2]!);
+  for (const re of IMPORT_PATTERNS)
+    for (const m of code.matchAll(re)) if (!options.values || !TYPE_ONLY.test(m[0])) specs.push(m[2]!);
   return specs;
 }
+
+const TYPE_ONLY = /^(?:import|export)\s+type\s/;
 
 const IMPORT_PATTERNS = [
   /\b(?:import|export)\s[^;]*?\bfrom\s*(['"])([^'"\n]+)\1/g,

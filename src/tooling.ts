@@ -9,6 +9,16 @@
  * @packageDocumentation
  */
 
+export {
+  type AnthropicBody,
+  type AnthropicTextBlock,
+  anthropicBody,
+  type OpenAIBody,
+  openaiBody,
+  PROVIDER_FORMATS,
+  type ProviderFormat,
+  providerBody,
+} from './formats/registry.js';
 export { changedPrompts, type PromptChanges } from './reload/changes.js';
 export { type ReloadSource, readOnce, stablePackLoader } from './reload/read.js';
 export {
@@ -43,16 +53,6 @@ export {
   type TokenSummary,
   withTokens,
 } from './tokens/count.js';
-export {
-  type AnthropicBody,
-  type AnthropicTextBlock,
-  anthropicBody,
-  type OpenAIBody,
-  openaiBody,
-  PROVIDER_FORMATS,
-  type ProviderFormat,
-  providerBody,
-} from './tokens/providers.js';
 export {
   ENCODINGS,
   type EncodingName,

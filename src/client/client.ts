@@ -1,3 +1,4 @@
+import type { ProviderFormat } from '../formats/registry.js';
 import { SseParser } from './sse.js';
 
 /** What the client asks the prompt service for. */
@@ -18,8 +19,8 @@ export interface PromptClientOptions {
    * no ETag: every uncached `get()` composes.
    */
   ambient?: string;
-  /** Ask for a provider request body (`openai`, `anthropic`) instead of the result; see {@link ClientPrompt.body}. */
-  format?: 'openai' | 'anthropic';
+  /** Ask for a provider request body (`openai`, `anthropic`: see src/formats/) instead of the result; see {@link ClientPrompt.body}. */
+  format?: ProviderFormat;
   /** The prompt to use before the first successful fetch (e.g. a copy baked into the image). */
   fallback?: string;
   /** Per-request timeout (default 5 s). */

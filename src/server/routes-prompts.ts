@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import type { Snapshot } from '../core/build/snapshot.js';
 import { type ComposeRequest, strictOutcome } from '../core/compose/compose.js';
 import type { Diagnostic } from '../core/text/diagnostics.js';
-import { type ProviderFormat, providerBody } from '../tokens/providers.js';
+import { PROVIDER_FORMATS, type ProviderFormat, providerBody } from '../formats/registry.js';
 import { composeRendered, peekRendered, type Rendered, type RenderOutcome } from './compose-cache.js';
 import { type AppEnv, pickSnapshot, type Service } from './context.js';
 import { diagnosticsResponse, errorResponse } from './errors.js';
@@ -23,10 +23,9 @@ import {
 import type { DirectHandler } from './route-table.js';
 import {
   AgentPromptQuerySchema,
-  AnthropicBodySchema,
   ComposeBodySchema,
   ComposeResultSchema,
-  OpenAIBodySchema,
+  FORMAT_SCHEMAS,
   PromptQuerySchema,
   TeamBodySchema,
   TeamResultSchema,
@@ -46,8 +45,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       parameters: [SET_PARAMS, VAR_PARAMS, IF_NONE_MATCH],
       tags: ['prompts'],
       summary: "A role's composed prompt",
-      description:
-        'Query `set.KEY=VALUE` overrides a setting; `var.KEY=VALUE` gives a request input the pack declares. `Accept: text/plain` answers the bare text; `format=openai|anthropic` a provider request body. Each representation has its own `ETag` (text: the text sha256; JSON and formats: the body sha256); an `If-None-Match` naming it answers 304.',
+      description: `Query \`set.KEY=VALUE\` overrides a setting; \`var.KEY=VALUE\` gives a request input the pack declares. \`Accept: text/plain\` answers the bare text; \`format=${PROVIDER_FORMATS.join('|')}\` a provider request body. Each representation has its own \`ETag\` (text: the text sha256; JSON and formats: the body sha256); an \`If-None-Match\` naming it answers 304.`,
       request: { params: z.object({ role: z.string() }), query: PromptQuerySchema },
       responses: {
         200: PROMPT_OK,
@@ -250,9 +248,8 @@ function directPrompt(kind: 'role' | 'agent', plain: readonly ('role' | 'team' |
 const PROMPT_OK = {
   content: {
     'application/json': {
-      schema: z.union([ComposeResultSchema, OpenAIBodySchema, AnthropicBodySchema]).openapi({
-        description:
-          'The result with provenance; with `format=openai` or `format=anthropic`, that provider body',
+      schema: z.union([ComposeResultSchema, ...Object.values(FORMAT_SCHEMAS)]).openapi({
+        description: `The result with provenance; with ${PROVIDER_FORMATS.map((f) => `\`format=${f}\``).join(' or ')}, that provider body`,
       }),
     },
     'text/plain': { schema: z.string().openapi({ description: 'The bare prompt text' }) },

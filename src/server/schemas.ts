@@ -4,12 +4,11 @@ import type { WordedLayer } from '../core/compose/explain.js';
 import { SETTING_SOURCES, SETTING_TYPES } from '../core/pack/settings.js';
 import { ENCODINGS, TOKENIZER_NAMES } from '../core/pack/tokenizer-names.js';
 import { DIAGNOSTIC_CODES, type Diagnostic, SEVERITIES } from '../core/text/diagnostics.js';
+import { FORMATS, PROVIDER_FORMATS, type ProviderBodies, type ProviderFormat } from '../formats/registry.js';
 import { MAX_VALUE_NESTING } from '../layouts/crewai/python-str.js';
 import { LAYOUTS } from '../layouts/registry.js';
 import { BUDGET_STATUSES } from '../tokens/config.js';
 import type { TokenizedLayer, TokenizedResult, TokenSummary } from '../tokens/count.js';
-import type { AnthropicBody, OpenAIBody } from '../tokens/providers.js';
-import { PROVIDER_FORMATS } from '../tokens/providers.js';
 import type { AgentConfig } from '../tooling/agent-config/agent-config.js';
 import { HTTP_ERROR_CODES } from './errors.js';
 
@@ -207,9 +206,8 @@ export const TokenSummarySchema = z
       'Token counts of the whole text. Absent when counting took longer than the request budget: the result then carries a TOKEN_BUDGET_EXCEEDED warning (and `X-Strata-Warnings` names it).',
   });
 
-const ProviderFormat = z.enum(PROVIDER_FORMATS).openapi({
-  description:
-    'Answer a provider request body instead of the result: openai `{messages:[{role:"system",content}]}`, or anthropic `{system:[text blocks]}` with cache_control breakpoints after the layers the whole fleet shares and at the end',
+const ProviderFormatName = z.enum(PROVIDER_FORMATS).openapi({
+  description: `Answer a provider request body instead of the result: ${PROVIDER_FORMATS.map((f) => FORMATS[f].shape).join(', or ')}`,
 });
 
 export const ComposeResultSchema = z
@@ -236,9 +234,7 @@ export const OpenAIBodySchema = z
   .object({
     messages: z.array(z.object({ role: z.literal('system'), content: z.string() })).length(1),
   })
-  .openapi('OpenAIBody', {
-    description: '`format=openai`: the prompt as the system message of a Chat Completions request',
-  });
+  .openapi('OpenAIBody', { description: formatDescription('openai') });
 
 export const AnthropicBodySchema = z
   .object({
@@ -250,10 +246,13 @@ export const AnthropicBodySchema = z
       }),
     ),
   })
-  .openapi('AnthropicBody', {
-    description:
-      '`format=anthropic`: the prompt as system blocks of a Messages request, with cache breakpoints',
-  });
+  .openapi('AnthropicBody', { description: formatDescription('anthropic') });
+
+/** The body schema of every provider format (src/formats/), by name: a format without one fails the typecheck. */
+export const FORMAT_SCHEMAS = {
+  openai: OpenAIBodySchema,
+  anthropic: AnthropicBodySchema,
+} satisfies Record<ProviderFormat, z.ZodType>;
 
 /** The longest `?ambient=` of a GET prompt, in characters, by default (`serve --max-query-ambient`). */
 export const MAX_QUERY_AMBIENT = 32 * 1024;
@@ -270,7 +269,7 @@ export const PromptQuerySchema = z.object({
       description: `Ambient text; at most ${MAX_QUERY_AMBIENT} characters by default (\`serve --max-query-ambient\`), else 400 BAD_REQUEST`,
     }),
   version: Version.optional(),
-  format: ProviderFormat.optional(),
+  format: ProviderFormatName.optional(),
   strict: StrictQuery.optional(),
 });
 
@@ -289,7 +288,7 @@ export const ComposeBodySchema = z
       description: 'Request inputs the pack declares (its `inputs:`), parsed by type like settings',
     }),
     version: Version.optional(),
-    format: ProviderFormat.optional(),
+    format: ProviderFormatName.optional(),
     strict: Strict.optional(),
   })
   .openapi('ComposeRequest');
@@ -558,18 +557,21 @@ const contract: {
     SameKeys<AgentConfig, z.infer<typeof AgentConfigSchema>>,
     Fits<AgentConfig, typeof AgentConfigSchema>,
   ];
-  openai: Fits<OpenAIBody, typeof OpenAIBodySchema>;
-  anthropic: Fits<AnthropicBody, typeof AnthropicBodySchema>;
+  formats: { [F in ProviderFormat]: Fits<ProviderBodies[F], (typeof FORMAT_SCHEMAS)[F]> };
 } = {
   result: [true, true],
   layer: [true, true],
   tokens: [true, true],
   diagnostic: [true, true],
   config: [true, true],
-  openai: true,
-  anthropic: true,
+  formats: { openai: true, anthropic: true },
 };
 void contract;
+
+/** A provider body's description: `format=NAME`: what it is. */
+function formatDescription(format: ProviderFormat): string {
+  return `\`format=${format}\`: ${FORMATS[format].summary}`;
+}
 
 function isPlainObject(v: object): boolean {
   const proto = Object.getPrototypeOf(v);

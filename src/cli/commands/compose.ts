@@ -2,10 +2,10 @@ import type { Command } from 'commander';
 import type { Snapshot } from '../../core/build/snapshot.js';
 import type { ComposeRequest, ComposeResult } from '../../core/compose/compose.js';
 import { formatExplain } from '../../core/compose/explain.js';
+import { isProviderFormat, PROVIDER_FORMATS, providerBody } from '../../formats/registry.js';
 import { analyzeCache, formatCacheReport } from '../../tokens/cache.js';
 import { tokenConfig } from '../../tokens/config.js';
 import { withTokens } from '../../tokens/count.js';
-import { isProviderFormat, PROVIDER_FORMATS, providerBody } from '../../tokens/providers.js';
 import { getTokenizer, isTokenizerName, TOKENIZER_NAMES, type Tokenizer } from '../../tokens/tokenizer.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import {
@@ -22,7 +22,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
   addRequestOptions(program.command('compose'))
     .description('print the composed prompt (exactly its bytes) for a role, team and agent')
     .option('--json', 'print the result object with provenance and token counts instead')
-    .option('--format <format>', 'text | json | openai | anthropic (a provider request body)')
+    .option('--format <format>', `${OUTPUT_FORMATS.join(' | ')} (a provider request body)`)
     .addHelpText('after', EXIT_HELP)
     .option(
       '--tokenizer <name>',
@@ -31,10 +31,9 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .action(async (flags: TokenFlags & { json?: boolean; format?: string }) => {
       const format = flags.format ?? (flags.json ? 'json' : 'text');
       checkTokenizerFlag(flags);
-      if (!['text', 'json', ...PROVIDER_FORMATS].includes(format)) {
-        throw new UsageError(
-          `--format must be text, json, openai or anthropic, not ${JSON.stringify(format)}`,
-        );
+      if (!OUTPUT_FORMATS.includes(format)) {
+        const names = `${OUTPUT_FORMATS.slice(0, -1).join(', ')} or ${OUTPUT_FORMATS.at(-1)}`;
+        throw new UsageError(`--format must be ${names}, not ${JSON.stringify(format)}`);
       }
       if (flags.json && format !== 'json') throw new UsageError('give --json or --format, not both');
       exit(
@@ -72,6 +71,9 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
 }
 
 // --- internal ---
+
+/** What `compose --format` prints: the text, the result, or a provider body (src/formats/). */
+const OUTPUT_FORMATS: readonly string[] = ['text', 'json', ...PROVIDER_FORMATS];
 
 const EXIT_HELP =
   '\nExit status: 0 composed (warnings allowed), 1 an error in the pack or the request, 2 a usage error.';

@@ -3,8 +3,8 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Snapshot } from '../../src/core/build/snapshot.js';
 import { compose } from '../../src/core/compose/compose.js';
+import { type AnthropicBody, anthropicBody, openaiBody, providerBody } from '../../src/formats/registry.js';
 import { loadPackStrict } from '../../src/source/load.js';
-import { type AnthropicBody, anthropicBody, openaiBody, providerBody } from '../../src/tokens/providers.js';
 import { EXAMPLES, FIXTURES, okPack } from '../helpers.js';
 
 const FLEET = join(FIXTURES, 'tokens-fleet');
