@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pino from 'pino';
 import { indexPack } from '../src/engine/default-engine.js';
-import { startService } from '../src/server/node.js';
+import { startService } from '../src/server/node/start.js';
 import { BENCH_LIMITS, generatePack } from './gen-pack.js';
 
 /** How {@link reloadRows} edits and measures. */

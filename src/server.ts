@@ -11,12 +11,12 @@
 
 export { type InspectorAsset, inspectorAssets } from './inspector/assets.js';
 export { type AppOptions, createApp, MAX_BODY_BYTES, type StrataApp } from './server/app.js';
-export { MAX_PENDING_BYTES, MAX_PENDING_EVENTS } from './server/events.js';
 export {
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   type RunningService,
   type ServiceOptions,
   type StartOutcome,
   startService,
-} from './server/node.js';
-export { MAX_QUERY_AMBIENT, MAX_TEAM_MEMBERS } from './server/schemas.js';
+} from './server/node/start.js';
+export { MAX_QUERY_AMBIENT, MAX_TEAM_MEMBERS } from './server/schemas/schemas.js';
+export { MAX_PENDING_BYTES, MAX_PENDING_EVENTS } from './server/service/events.js';

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compose } from '../../src/core/compose/compose.js';
-import { type RunningService, startService } from '../../src/server/node.js';
+import { type RunningService, startService } from '../../src/server/node/start.js';
 import { loadPack } from '../../src/source/load.js';
 
 // The Python client (clients/python) against the real service on loopback, with Debian's

@@ -6,7 +6,7 @@ import { serviceOptions } from '../../src/cli/commands/serve.js';
 import { UsageError } from '../../src/cli/io.js';
 import { PromptError } from '../../src/core/text/diagnostics.js';
 import { systemPrompt } from '../../src/runtime/system-prompt.js';
-import { startService } from '../../src/server/node.js';
+import { startService } from '../../src/server/node/start.js';
 import { cli, EXAMPLES, ROOT } from '../helpers.js';
 
 /**

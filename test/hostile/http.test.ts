@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningService, startService } from '../../src/server/node.js';
-import { parseQuery } from '../../src/server/query.js';
+import { parseQuery } from '../../src/server/middleware/query.js';
+import { type RunningService, startService } from '../../src/server/node/start.js';
 import { EXAMPLES } from '../helpers.js';
 import { appFor, MINI, MINI_PROMPTS, waitFor } from '../server/helpers.js';
 

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { startService } from '../../src/server/node.js';
+import { startService } from '../../src/server/node/start.js';
 import { EXAMPLES } from '../helpers.js';
 
 /** A running strata service over a temp copy of an example pack, on 127.0.0.1. */

@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningService, startService } from '../../src/server/node.js';
+import { type RunningService, startService } from '../../src/server/node/start.js';
 import { appFor, MINI, MINI_PROMPTS } from './helpers.js';
 
 // Request bodies on a real socket: read once from the node stream, within the limit,

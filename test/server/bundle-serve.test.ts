@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startService } from '../../src/server/node.js';
+import { startService } from '../../src/server/node/start.js';
 import { createBundle } from '../../src/source/bundle.js';
 import { readPackDir } from '../../src/source/read-dir.js';
 import { cli, EXAMPLES } from '../helpers.js';

@@ -4,7 +4,7 @@ import { dirname, join, relative } from 'node:path';
 import pino from 'pino';
 import { expect } from 'vitest';
 import { sha256 } from '../../src/core/text/text.js';
-import { startService } from '../../src/server/node.js';
+import { startService } from '../../src/server/node/start.js';
 import { copyFixture, SEP, spawnServe, waitFor } from './helpers.js';
 
 // The consistency check behind consistency.test.ts (a short run, the service in this

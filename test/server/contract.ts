@@ -2,7 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { createApp, type StrataApp } from '../../src/server/app.js';
-import { openApiDocument } from '../../src/server/openapi.js';
+import { openApiDocument } from '../../src/server/routes/openapi.js';
 
 /**
  * Checks real answers against the service's own OpenAPI document: status, content type,

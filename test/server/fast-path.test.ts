@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, logRequest, writeAccessLines } from '../../src/server/logging.js';
-import { type RunningService, startService } from '../../src/server/node.js';
-import { routeTable } from '../../src/server/route.js';
-import { RouteTable } from '../../src/server/route-table.js';
+import { type RunningService, startService } from '../../src/server/node/start.js';
+import { routeTable } from '../../src/server/routes/route.js';
+import { RouteTable } from '../../src/server/routes/route-table.js';
+import { createLogger, logRequest, writeAccessLines } from '../../src/server/service/logging.js';
 import { checkedFetch } from './contract.js';
 import { MINI } from './helpers.js';
 

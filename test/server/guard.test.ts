@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compose } from '../../src/core/compose/compose.js';
-import { type RunningService, startService } from '../../src/server/node.js';
+import { type RunningService, startService } from '../../src/server/node/start.js';
 import { loadPack } from '../../src/source/load.js';
 import { EXAMPLES } from '../helpers.js';
 import { eventStream, waitFor } from './helpers.js';

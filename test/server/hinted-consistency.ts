@@ -6,7 +6,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compose } from '../../src/core/compose/compose.js';
 import type { ReadKind } from '../../src/reload/store.js';
-import { startService } from '../../src/server/node.js';
+import { startService } from '../../src/server/node/start.js';
 import { FIXTURES } from '../helpers.js';
 import { snapshotOf, waitFor } from './helpers.js';
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src/cli/atomic-write.js';
 import { DEFAULT_CACHE_BYTES } from '../../src/engine/cache.js';
 import { defaultEngine } from '../../src/engine/default-engine.js';
-import { type RunningService, startService } from '../../src/server/node.js';
+import { type RunningService, startService } from '../../src/server/node/start.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
 import { appFor, copyFixture, MINI, waitFor } from './helpers.js';
 

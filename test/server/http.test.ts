@@ -3,7 +3,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/core/text/text.js';
 import { createApp } from '../../src/server/app.js';
-import { type RunningService, startService } from '../../src/server/node.js';
+import { type RunningService, startService } from '../../src/server/node/start.js';
 import { checkedApp, checkedFetch } from './contract.js';
 import { appFor, MINI, MINI_PROMPTS, memoryStore, ROOT } from './helpers.js';
 

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compose } from '../../src/core/compose/compose.js';
-import { startService } from '../../src/server/node.js';
+import { startService } from '../../src/server/node/start.js';
 import { SETTLED_MS } from '../../src/source/reuse.js';
 import { FIXTURES } from '../helpers.js';
 import { snapshotOf, waitFor } from './helpers.js';

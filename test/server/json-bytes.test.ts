@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonBytes } from '../../src/server/json-bytes.js';
+import { jsonBytes } from '../../src/server/answers/json-bytes.js';
 
 // The direct serialisation of an answer must give exactly the bytes of
 // `TextEncoder.encode(JSON.stringify(value))`, whatever the text holds.

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseJson } from '../../src/server/json-parse.js';
+import { parseJson } from '../../src/server/middleware/json-parse.js';
 
 // parseJson must be JSON.parse: the same value (members, order, -0, `__proto__` as an own
 // member) for every valid text, and JSON.parse's own error for every invalid one.

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { createMetrics } from '../../src/server/metrics.js';
+import { createMetrics } from '../../src/server/service/metrics.js';
 import { appFor, MINI } from './helpers.js';
 
 /** `/metrics` (with Node's process metrics, as `strata serve` has them) passes `promtool check metrics`. */

@@ -4,7 +4,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SnapshotStore } from '../../src/reload/store.js';
 import { createApp } from '../../src/server/app.js';
-import { startService } from '../../src/server/node.js';
+import { startService } from '../../src/server/node/start.js';
 import { EXAMPLES, okPack, tempDir, writeFiles } from '../helpers.js';
 import { snapshotOf } from './helpers.js';
 

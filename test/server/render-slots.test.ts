@@ -5,8 +5,8 @@ import {
   renderedBytes,
   renderLoad,
   setMaxRenders,
-} from '../../src/server/compose-cache.js';
-import { COPIES_IN_FLIGHT, EXTERNAL_GC_STEP, memoryBound } from '../../src/server/memory-bound.js';
+} from '../../src/server/answers/compose-cache.js';
+import { COPIES_IN_FLIGHT, EXTERNAL_GC_STEP, memoryBound } from '../../src/server/answers/memory-bound.js';
 import { stopCountWorker } from '../../src/tokens/count-off-thread.js';
 import { memoryStore } from './helpers.js';
 

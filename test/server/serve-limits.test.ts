@@ -2,8 +2,8 @@ import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { serviceOptions } from '../../src/cli/commands/serve.js';
 import { run } from '../../src/cli/run.js';
-import { createLogger } from '../../src/server/logging.js';
-import { startService } from '../../src/server/node.js';
+import { startService } from '../../src/server/node/start.js';
+import { createLogger } from '../../src/server/service/logging.js';
 import { MINI, ROOT, serveInProcess, waitFor } from './helpers.js';
 
 // The request limits that `strata serve` takes as flags: parsed, refused when invalid,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeUtf8 } from '../../src/server/utf8-text.js';
+import { decodeUtf8 } from '../../src/server/middleware/utf8-text.js';
 
 // decodeUtf8 must agree with the WHATWG decoder it replaces (fatal, BOM skipped) on
 // every input: the same text for UTF-8, undefined exactly where the decoder throws.

@@ -1,20 +1,20 @@
 import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
 import { DEFAULT_CACHE_BYTES } from '../../engine/cache.js';
+import { DEFAULT_MAX_RENDERS } from '../../server/answers/compose-cache.js';
 import { MAX_BODY_BYTES } from '../../server/app.js';
-import { DEFAULT_MAX_RENDERS } from '../../server/compose-cache.js';
-import { DEFAULT_CONNECTION_LIMITS } from '../../server/connections.js';
-import { createCors } from '../../server/cors.js';
-import { MAX_PENDING_BYTES, MAX_PENDING_EVENTS } from '../../server/events.js';
-import { bufferedWriter, createLogger, LOG_LEVELS, type LogLevel } from '../../server/logging.js';
+import { createCors } from '../../server/middleware/cors.js';
+import { DEFAULT_CONNECTION_LIMITS } from '../../server/node/connections.js';
 import {
   DEFAULT_HOST,
   DEFAULT_PORT,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   type ServiceOptions,
   startService,
-} from '../../server/node.js';
-import { MAX_QUERY_AMBIENT, MAX_TEAM_MEMBERS } from '../../server/schemas.js';
+} from '../../server/node/start.js';
+import { MAX_QUERY_AMBIENT, MAX_TEAM_MEMBERS } from '../../server/schemas/schemas.js';
+import { MAX_PENDING_BYTES, MAX_PENDING_EVENTS } from '../../server/service/events.js';
+import { bufferedWriter, createLogger, LOG_LEVELS, type LogLevel } from '../../server/service/logging.js';
 import { environmentRole } from '../../source/environment.js';
 import { DEFAULT_TOKEN_BUDGET_MS } from '../../tokens/count-off-thread.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';

@@ -1,4 +1,4 @@
-import { isWellFormedText } from '../core/text/text.js';
+import { isWellFormedText } from '../../core/text/text.js';
 
 /**
  * What JSON.parse accepts but a request body must not hold, found in one pass over the

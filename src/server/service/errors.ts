@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { Diagnostic, DiagnosticCode } from '../core/text/diagnostics.js';
+import type { Diagnostic, DiagnosticCode } from '../../core/text/diagnostics.js';
 
 /** Codes of the service's own errors, beside the diagnostic codes of the core. */
 export const HTTP_ERROR_CODES = [

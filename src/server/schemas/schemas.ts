@@ -1,16 +1,21 @@
 import { z } from '@hono/zod-openapi';
-import { SKIP_REASONS } from '../core/compose/compose.js';
-import type { WordedLayer } from '../core/compose/explain.js';
-import { SETTING_SOURCES, SETTING_TYPES } from '../core/pack/settings.js';
-import { ENCODINGS, TOKENIZER_NAMES } from '../core/pack/tokenizer-names.js';
-import { DIAGNOSTIC_CODES, type Diagnostic, SEVERITIES } from '../core/text/diagnostics.js';
-import { FORMATS, PROVIDER_FORMATS, type ProviderBodies, type ProviderFormat } from '../formats/registry.js';
-import { MAX_VALUE_NESTING } from '../layouts/crewai/python-str.js';
-import { LAYOUTS } from '../layouts/registry.js';
-import { BUDGET_STATUSES } from '../tokens/config.js';
-import type { TokenizedLayer, TokenizedResult, TokenSummary } from '../tokens/count.js';
-import type { AgentConfig } from '../tooling/agent-config/agent-config.js';
-import { HTTP_ERROR_CODES } from './errors.js';
+import { SKIP_REASONS } from '../../core/compose/compose.js';
+import type { WordedLayer } from '../../core/compose/explain.js';
+import { SETTING_SOURCES, SETTING_TYPES } from '../../core/pack/settings.js';
+import { ENCODINGS, TOKENIZER_NAMES } from '../../core/pack/tokenizer-names.js';
+import { DIAGNOSTIC_CODES, type Diagnostic, SEVERITIES } from '../../core/text/diagnostics.js';
+import {
+  FORMATS,
+  PROVIDER_FORMATS,
+  type ProviderBodies,
+  type ProviderFormat,
+} from '../../formats/registry.js';
+import { MAX_VALUE_NESTING } from '../../layouts/crewai/python-str.js';
+import { LAYOUTS } from '../../layouts/registry.js';
+import { BUDGET_STATUSES } from '../../tokens/config.js';
+import type { TokenizedLayer, TokenizedResult, TokenSummary } from '../../tokens/count.js';
+import type { AgentConfig } from '../../tooling/agent-config/agent-config.js';
+import { HTTP_ERROR_CODES } from '../service/errors.js';
 
 // The API's schemas: they validate request bodies and queries and generate
 // `/openapi.json`, so the document and the validation cannot disagree.

@@ -1,15 +1,35 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { Snapshot } from '../core/build/snapshot.js';
-import { type ComposeRequest, strictOutcome } from '../core/compose/compose.js';
-import type { Diagnostic } from '../core/text/diagnostics.js';
-import { PROVIDER_FORMATS, type ProviderFormat, providerBody } from '../formats/registry.js';
-import { composeRendered, peekRendered, type Rendered, type RenderOutcome } from './compose-cache.js';
-import { type AppEnv, pickSnapshot, type Service } from './context.js';
-import { diagnosticsResponse, errorResponse } from './errors.js';
-import { header } from './fast-path.js';
-import { bodyAnswer, PROMPT_TYPES, promptAnswer, rawHeaders, warningCodes } from './prompt-response.js';
-import { badQueryMessage, parseQuery } from './query.js';
+import type { Snapshot } from '../../core/build/snapshot.js';
+import { type ComposeRequest, strictOutcome } from '../../core/compose/compose.js';
+import type { Diagnostic } from '../../core/text/diagnostics.js';
+import { PROVIDER_FORMATS, type ProviderFormat, providerBody } from '../../formats/registry.js';
+import {
+  composeRendered,
+  peekRendered,
+  type Rendered,
+  type RenderOutcome,
+} from '../answers/compose-cache.js';
+import {
+  bodyAnswer,
+  PROMPT_TYPES,
+  promptAnswer,
+  rawHeaders,
+  warningCodes,
+} from '../answers/prompt-response.js';
+import { badQueryMessage, parseQuery } from '../middleware/query.js';
+import { header } from '../node/fast-path.js';
+import {
+  AgentPromptQuerySchema,
+  ComposeBodySchema,
+  ComposeResultSchema,
+  FORMAT_SCHEMAS,
+  PromptQuerySchema,
+  TeamBodySchema,
+  TeamResultSchema,
+} from '../schemas/schemas.js';
+import { type AppEnv, pickSnapshot, type Service } from '../service/context.js';
+import { diagnosticsResponse, errorResponse } from '../service/errors.js';
 import {
   addRoute,
   errors,
@@ -21,15 +41,6 @@ import {
   valid,
 } from './route.js';
 import type { DirectHandler } from './route-table.js';
-import {
-  AgentPromptQuerySchema,
-  ComposeBodySchema,
-  ComposeResultSchema,
-  FORMAT_SCHEMAS,
-  PromptQuerySchema,
-  TeamBodySchema,
-  TeamResultSchema,
-} from './schemas.js';
 
 /**
  * The compose endpoints: `GET /api/prompts/{role}`, `GET /api/agents/{agent}/prompt`,

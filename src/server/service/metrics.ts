@@ -1,8 +1,8 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { Diagnostic } from '../core/text/diagnostics.js';
-import { defaultEngine } from '../engine/default-engine.js';
-import type { SnapshotStore } from '../reload/store.js';
-import { VERSION } from '../source/version.js';
+import type { Diagnostic } from '../../core/text/diagnostics.js';
+import { defaultEngine } from '../../engine/default-engine.js';
+import type { SnapshotStore } from '../../reload/store.js';
+import { VERSION } from '../../source/version.js';
 
 /** The service's Prometheus metrics, in a registry of their own. */
 export interface ServiceMetrics {

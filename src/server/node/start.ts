@@ -2,16 +2,20 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
-import type { Diagnostic } from '../core/text/diagnostics.js';
-import { defaultEngine } from '../engine/default-engine.js';
-import { type ReloadSource, stablePackLoader } from '../reload/read.js';
-import { SnapshotStore } from '../reload/store.js';
-import { type PackWatcher, watchPack } from '../reload/watch.js';
-import { tokenConfig } from '../tokens/config.js';
-import { stopCountWorker, warmCountWorker } from '../tokens/count-off-thread.js';
-import { getTokenizer } from '../tokens/tokenizer.js';
-import { createApp, type StrataApp } from './app.js';
-import { setMaxRenders } from './compose-cache.js';
+import type { Diagnostic } from '../../core/text/diagnostics.js';
+import { defaultEngine } from '../../engine/default-engine.js';
+import { type ReloadSource, stablePackLoader } from '../../reload/read.js';
+import { SnapshotStore } from '../../reload/store.js';
+import { type PackWatcher, watchPack } from '../../reload/watch.js';
+import { tokenConfig } from '../../tokens/config.js';
+import { stopCountWorker, warmCountWorker } from '../../tokens/count-off-thread.js';
+import { getTokenizer } from '../../tokens/tokenizer.js';
+import { setMaxRenders } from '../answers/compose-cache.js';
+import { createApp, type StrataApp } from '../app.js';
+import { deferContinue } from '../middleware/continue.js';
+import { routeTable } from '../routes/route.js';
+import { createLogger, logReloads } from '../service/logging.js';
+import { createMetrics } from '../service/metrics.js';
 import {
   type ConnectionGuard,
   type ConnectionLimits,
@@ -19,12 +23,8 @@ import {
   guardConnections,
   serverOptions,
 } from './connections.js';
-import { deferContinue } from './continue.js';
 import { createFastPath } from './fast-path.js';
 import { lingerOnClose } from './linger.js';
-import { createLogger, logReloads } from './logging.js';
-import { createMetrics } from './metrics.js';
-import { routeTable } from './route.js';
 import {
   answerClientError,
   answerServerOptions,

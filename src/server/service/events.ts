@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
-import type { SnapshotStore, StoreEvent } from '../reload/store.js';
+import type { SnapshotStore, StoreEvent } from '../../reload/store.js';
 
 /** The events of `/api/events`, by name (none is a name EventSource gives a meaning to). */
 export const SSE_EVENTS = ['hello', 'reload', 'reload-failed', 'recovered'] as const;

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { RequestError } from '@hono/node-server';
-import type { ErrorBody, HttpErrorCode } from './errors.js';
-import { SECURITY_HEADERS } from './security-headers.js';
+import { SECURITY_HEADERS } from '../middleware/headers.js';
+import type { ErrorBody, HttpErrorCode } from '../service/errors.js';
 
 /**
  * Answers for requests the app never sees, as coded JSON errors with the security headers

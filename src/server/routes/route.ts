@@ -1,8 +1,8 @@
 import type { OpenAPIHono, RouteConfig, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { AppEnv } from './context.js';
+import { ErrorSchema } from '../schemas/schemas.js';
+import type { AppEnv } from '../service/context.js';
 import { type DirectHandler, type RouteQuery, RouteTable } from './route-table.js';
-import { ErrorSchema } from './schemas.js';
 
 /** A route handler that answers a plain Response (bodies are often pre-serialised). */
 export type PlainHandler = (c: Context<AppEnv>) => Response | Promise<Response>;

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Diagnostic } from '../core/text/diagnostics.js';
-import type { Service } from './context.js';
-import { type AccessLine, requestId, writeAccessLines } from './logging.js';
-import type { RouteTable, TableRoute } from './route-table.js';
+import type { Diagnostic } from '../../core/text/diagnostics.js';
+import type { RouteTable, TableRoute } from '../routes/route-table.js';
+import type { Service } from '../service/context.js';
+import { type AccessLine, requestId, writeAccessLines } from '../service/logging.js';
 
 /**
  * The node server's direct path: a `GET` or `HEAD` whose route in the app's routing table

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { Snapshot } from '../core/build/snapshot.js';
-import type { ComposeRequest, ComposeResult } from '../core/compose/compose.js';
-import { withLayerWording } from '../core/compose/explain.js';
-import { type Diagnostic, warning } from '../core/text/diagnostics.js';
-import { defaultEngine, tryCompose } from '../engine/default-engine.js';
+import type { Snapshot } from '../../core/build/snapshot.js';
+import type { ComposeRequest, ComposeResult } from '../../core/compose/compose.js';
+import { withLayerWording } from '../../core/compose/explain.js';
+import { type Diagnostic, warning } from '../../core/text/diagnostics.js';
+import { defaultEngine, tryCompose } from '../../engine/default-engine.js';
 import {
   DEFAULT_TOKEN_BUDGET_MS,
   TokenBudgetError,
   withTokensOffThread,
-} from '../tokens/count-off-thread.js';
+} from '../../tokens/count-off-thread.js';
 import { jsonBytes } from './json-bytes.js';
 import type { PromptAnswers } from './prompt-answer.js';
 

@@ -1,11 +1,11 @@
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
-import type { Snapshot } from '../core/build/snapshot.js';
-import type { PackState, SnapshotStore } from '../reload/store.js';
-import type { Cors } from './cors.js';
+import type { Snapshot } from '../../core/build/snapshot.js';
+import type { PackState, SnapshotStore } from '../../reload/store.js';
+import type { Cors } from '../middleware/cors.js';
+import type { HostPolicy } from '../middleware/host.js';
 import { errorResponse } from './errors.js';
 import type { EventHub } from './events.js';
-import type { HostPolicy } from './host-check.js';
 import type { ServiceMetrics } from './metrics.js';
 
 /** Variables a request carries through the app. */

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context, HonoRequest, MiddlewareHandler } from 'hono';
-import type { AppEnv } from './context.js';
+import type { AppEnv } from '../service/context.js';
+import { errorResponse } from '../service/errors.js';
 import { continueBody } from './continue.js';
-import { errorResponse } from './errors.js';
 import { jsonBodyProblem } from './json-check.js';
 import { parseJson } from './json-parse.js';
 import { decodeUtf8 } from './utf8-text.js';

@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import type { ReloadOptions } from '../reload/store.js';
-import { checkAdmin } from './auth.js';
-import type { AppEnv, Service } from './context.js';
-import { errorResponse } from './errors.js';
+import type { ReloadOptions } from '../../reload/store.js';
+import { checkAdmin } from '../middleware/auth.js';
+import { ReloadBodySchema, ReloadRefusedSchema, ReloadSchema } from '../schemas/schemas.js';
+import type { AppEnv, Service } from '../service/context.js';
+import { errorResponse } from '../service/errors.js';
 import { addRoute, errors, json } from './route.js';
-import { ReloadBodySchema, ReloadRefusedSchema, ReloadSchema } from './schemas.js';
 
 /** `POST /api/prompts/reload`: reload on demand (and accept a held version), behind the admin token. */
 export function addAdminRoutes(app: OpenAPIHono<AppEnv>, service: Service): void {

@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { VERSION } from '../source/version.js';
-import type { AppEnv } from './context.js';
+import { VERSION } from '../../source/version.js';
+import type { AppEnv } from '../service/context.js';
 import { routeTable } from './route.js';
 
 /** The OpenAPI version of `/openapi.json`. */

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Diagnostic } from '../core/text/diagnostics.js';
-import type { Service } from './context.js';
+import type { Diagnostic } from '../../core/text/diagnostics.js';
+import type { Service } from '../service/context.js';
 
 /**
  * The service's one routing table: every route, as `addRoute` declares it (method, path

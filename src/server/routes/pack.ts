@@ -1,14 +1,20 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { listInputs } from '../core/pack/inputs.js';
-import { error } from '../core/text/diagnostics.js';
-import { closestNames, didYouMean } from '../core/text/suggest.js';
-import { packProblems } from '../engine/default-engine.js';
-import { VERSION } from '../source/version.js';
-import { agentConfig } from '../tooling/agent-config/agent-config.js';
-import { type AppEnv, pickSnapshot, type Service } from './context.js';
-import { diagnosticsResponse, errorResponse } from './errors.js';
+import { listInputs } from '../../core/pack/inputs.js';
+import { error } from '../../core/text/diagnostics.js';
+import { closestNames, didYouMean } from '../../core/text/suggest.js';
+import { packProblems } from '../../engine/default-engine.js';
+import { VERSION } from '../../source/version.js';
+import { agentConfig } from '../../tooling/agent-config/agent-config.js';
+import {
+  AgentConfigSchema,
+  FleetSchema,
+  RolesSchema,
+  SettingsListSchema,
+  StatusSchema,
+} from '../schemas/schemas.js';
+import { type AppEnv, pickSnapshot, type Service } from '../service/context.js';
+import { diagnosticsResponse, errorResponse } from '../service/errors.js';
 import { addRoute, errors, json } from './route.js';
-import { AgentConfigSchema, FleetSchema, RolesSchema, SettingsListSchema, StatusSchema } from './schemas.js';
 
 /**
  * What the pack holds and how the service is doing: `GET /api/roles`, `/api/fleet`,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pino, { type Logger } from 'pino';
-import { formatDiagnostic } from '../core/text/diagnostics.js';
-import type { SnapshotStore } from '../reload/store.js';
+import { formatDiagnostic } from '../../core/text/diagnostics.js';
+import type { SnapshotStore } from '../../reload/store.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

@@ -1,8 +1,8 @@
-import type { Diagnostic } from '../core/text/diagnostics.js';
+import type { Diagnostic } from '../../core/text/diagnostics.js';
+import { SECURITY_HEADERS } from '../middleware/headers.js';
 import { negotiate } from './accept.js';
 import { bytesEtag, type Rendered } from './compose-cache.js';
 import type { PromptAnswer } from './prompt-answer.js';
-import { SECURITY_HEADERS } from './security-headers.js';
 
 export type { PromptAnswer, PromptAnswers } from './prompt-answer.js';
 

@@ -1,4 +1,4 @@
-import { sha256 } from '../core/text/text.js';
+import { sha256 } from '../../core/text/text.js';
 
 export type AdminCheck = 'ok' | 'disabled' | 'unauthorized';
 
