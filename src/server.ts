@@ -18,5 +18,5 @@ export {
   type StartOutcome,
   startService,
 } from './server/node/start.js';
-export { MAX_QUERY_AMBIENT, MAX_TEAM_MEMBERS } from './server/schemas/schemas.js';
+export { MAX_QUERY_AMBIENT, MAX_TEAM_MEMBERS } from './server/schemas/requests.js';
 export { MAX_PENDING_BYTES, MAX_PENDING_EVENTS } from './server/service/events.js';

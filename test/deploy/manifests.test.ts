@@ -12,7 +12,7 @@ import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { serviceOptions } from '../../src/cli/commands/serve.js';
 import { tryCompose } from '../../src/core/compose/compose.js';
 import { buildSnapshot } from '../../src/engine/default-engine.js';
-import { hostPolicy } from '../../src/server/middleware/host.js';
+import { hostPolicy } from '../../src/server/service/host-policy.js';
 import { ROOT } from '../helpers.js';
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');

@@ -3,10 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFastPath } from '../../src/server/node/fast-path.js';
 import { type RunningService, startService } from '../../src/server/node/start.js';
 import { routeTable } from '../../src/server/routes/route.js';
-import { RouteTable } from '../../src/server/routes/route-table.js';
 import { createLogger, logRequest, writeAccessLines } from '../../src/server/service/logging.js';
+import { RouteTable } from '../../src/server/service/route-table.js';
 import { checkedFetch } from './contract.js';
 import { MINI } from './helpers.js';
 
@@ -102,24 +103,115 @@ describe('one routing table for the app and the node server', () => {
     const direct = routeTable(service.app.app)
       .routes.filter((r) => r.direct)
       .map((r) => r.path);
-    expect(direct.sort()).toEqual(['/api/agents/{agent}/prompt', '/api/prompts/{role}', '/healthz']);
+    expect(direct.sort()).toEqual([
+      '/api/agents/{agent}/prompt',
+      '/api/compose',
+      '/api/prompts/{role}',
+      '/healthz',
+      '/readyz',
+    ]);
   });
 
-  it.each([
+  const json = { 'content-type': 'application/json' };
+  it.each<[string, string, Record<string, string>, string?]>([
     ['GET', '/healthz', {}],
     ['HEAD', '/healthz', {}],
+    ['GET', '/readyz', {}],
     ['GET', '/api/prompts/writer?team=blue&agent=w1', { accept: 'text/plain' }],
     ['HEAD', '/api/prompts/critic', {}],
     ['GET', '/api/agents/w1/prompt?set.fable_mode_enabled=on', {}],
-  ])('%s %s: the direct answer is the app’s, byte for byte', async (method, path, headers) => {
+    ['GET', '/api/prompts/writer?version=current', {}],
+    ['GET', '/api/prompts/writer?format=openai', {}],
+    ['GET', '/api/agents/w1/prompt?format=anthropic', {}],
+    ['GET', '/api/prompts/writer?strict=true&team=blue', {}],
+    ['GET', '/api/prompts/writer?strict=1&team=nosuch', {}],
+    ['GET', '/api/prompts/writer?ambient=Today+is+Monday', { accept: 'text/plain' }],
+    ['GET', '/api/prompts/nosuch', {}],
+    ['GET', '/api/prompts/writer?team=', {}],
+    ['GET', '/api/prompts/writer?team=a&team=b', {}],
+    ['GET', '/api/prompts/writer?set.x=1&set.x=2', {}],
+    ['GET', '/api/prompts/writer?version=previous', {}],
+    ['GET', '/api/prompts/writer?format=gemini', {}],
+    ['GET', '/api/prompts/writer', { accept: 'image/png' }],
+    ['POST', '/api/compose', json, '{"role":"writer","team":"blue"}'],
+    [
+      'POST',
+      '/api/compose',
+      { ...json, accept: 'text/plain' },
+      '{"agent":"w1","settings":{"fable_mode_enabled":"on"}}',
+    ],
+    ['POST', '/api/compose', json, '{"role":"critic","format":"openai","version":"current","strict":true}'],
+    ['POST', '/api/compose', json, '{"role":"writer","ambient":"Today is Monday."}'],
+    ['POST', '/api/compose', json, '{"role":"nosuch"}'],
+    ['POST', '/api/compose', json, '{"role":"writer","colour":"red"}'],
+    ['POST', '/api/compose', json, '{"role":"writer"'],
+    ['POST', '/api/compose', json, '{"role":"writer","role":"critic"}'],
+    ['POST', '/api/compose', { 'content-type': 'application/json; charset=utf-8' }, '{"role":"writer"}'],
+    ['POST', '/api/compose', { 'content-type': 'text/plain' }, '{"role":"writer"}'],
+  ])('%s %s %j %s: the direct answer is the app’s, byte for byte', async (method, path, headers, body) => {
     const plain = await appOnly();
     try {
-      await fetch(service.url + path, { method, headers }); // fills the render cache
-      const viaApp = await snapshotOf(await fetch(plain.url + path, { method, headers }));
-      const direct = await snapshotOf(await fetch(service.url + path, { method, headers }));
-      expect(direct).toEqual(viaApp);
+      await fetch(service.url + path, { method, headers, body }); // fills the render cache
+      for (const ifNoneMatch of [undefined, 'nothing']) {
+        const h = ifNoneMatch ? { ...headers, 'if-none-match': ifNoneMatch } : headers;
+        const viaApp = await snapshotOf(await fetch(plain.url + path, { method, headers: h, body }));
+        const direct = await snapshotOf(await fetch(service.url + path, { method, headers: h, body }));
+        expect(direct).toEqual(viaApp);
+        if (viaApp.headers.etag) {
+          const e = { ...headers, 'if-none-match': viaApp.headers.etag };
+          const notModified = await snapshotOf(await fetch(service.url + path, { method, headers: e, body }));
+          expect(notModified).toEqual(
+            await snapshotOf(await fetch(plain.url + path, { method, headers: e, body })),
+          );
+          expect(notModified.status).toBe(304);
+        }
+      }
     } finally {
       await plain.close();
+    }
+  });
+
+  it('answers the prompt routes, every query variant and POST /api/compose without the app', async () => {
+    let viaApp = 0;
+    const app = getRequestListener(service.app.fetch);
+    const fast = createFastPath(service.app.service, routeTable(service.app.app), app);
+    const server = createServer((req, res) => {
+      if (fast(req, res)) return;
+      viaApp++;
+      void app(req, res);
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const json = { 'content-type': 'application/json' };
+    try {
+      for (const [path, init, status] of [
+        ['/readyz', {}, 200],
+        ['/api/prompts/writer?version=current&format=openai&strict=true', {}, 200],
+        ['/api/prompts/writer?ambient=now', { headers: { accept: 'text/plain' } }, 200],
+        ['/api/prompts/nosuch', {}, 404],
+        ['/api/prompts/writer?team=', {}, 400],
+        [
+          '/api/compose',
+          { method: 'POST', headers: json, body: '{"role":"writer","format":"anthropic"}' },
+          200,
+        ],
+        ['/api/compose', { method: 'POST', headers: json, body: '{"role":"writer"' }, 400],
+        ['/api/compose', { method: 'POST', headers: json, body: 'x'.repeat(70_000) }, 413],
+      ] as const) {
+        expect((await fetch(url + path, init)).status, path).toBe(status);
+      }
+      expect(viaApp).toBe(0);
+      // What the direct path leaves: another route, a body that is not JSON, a refused query.
+      for (const [path, init] of [
+        ['/api/roles', {}],
+        ['/api/compose', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' }],
+        ['/api/prompts/writer?colour=red', {}],
+      ] as const)
+        await fetch(url + path, init);
+      expect(viaApp).toBe(3);
+    } finally {
+      await new Promise((done) => server.close(done));
+      fast.flush();
     }
   });
 
@@ -127,7 +219,7 @@ describe('one routing table for the app and the node server', () => {
     const table = new RouteTable();
     table.add('get', '/x/{id}', 'getX', ({ params }) => ({
       status: 200,
-      headers: ['content-type', 'text/plain', 'content-length', String(params.id!.length)],
+      headers: { 'content-type': 'text/plain' },
       body: new TextEncoder().encode(params.id),
     }));
     table.add('get', '/y', 'getY');

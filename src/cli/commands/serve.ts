@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import { DEFAULT_CACHE_BYTES } from '../../engine/cache.js';
 import { DEFAULT_MAX_RENDERS } from '../../server/answers/compose-cache.js';
 import { MAX_BODY_BYTES } from '../../server/app.js';
-import { createCors } from '../../server/middleware/cors.js';
 import { DEFAULT_CONNECTION_LIMITS } from '../../server/node/connections.js';
 import {
   DEFAULT_HOST,
@@ -12,7 +11,8 @@ import {
   type ServiceOptions,
   startService,
 } from '../../server/node/start.js';
-import { MAX_QUERY_AMBIENT, MAX_TEAM_MEMBERS } from '../../server/schemas/schemas.js';
+import { MAX_QUERY_AMBIENT, MAX_TEAM_MEMBERS } from '../../server/schemas/requests.js';
+import { createCors } from '../../server/service/cors.js';
 import { MAX_PENDING_BYTES, MAX_PENDING_EVENTS } from '../../server/service/events.js';
 import { bufferedWriter, createLogger, LOG_LEVELS, type LogLevel } from '../../server/service/logging.js';
 import { environmentRole } from '../../source/environment.js';

@@ -1,14 +1,10 @@
 // The shapes of a prompt's HTTP answers (made by prompt-response.ts, kept on the rendered prompt).
+import type { ProviderFormat } from '../../formats/registry.js';
+import type { Answer } from '../service/answer.js';
 
 /** A composed prompt's HTTP answer, independent of the server framework. */
-export interface PromptAnswer {
+export interface PromptAnswer extends Answer {
   status: 200 | 304;
-  /** Header names in lower case. */
-  headers: Record<string, string>;
-  /** UTF-8 bytes; undefined for 304. */
-  body?: Uint8Array<ArrayBuffer>;
-  /** The headers as node's flat list, once `rawHeaders` (prompt-response.ts) has made it. */
-  raw?: string[];
 }
 
 /** The answers made of one rendered prompt, by representation (`promptAnswer` in prompt-response.ts makes them). */
@@ -17,4 +13,6 @@ export interface PromptAnswers {
   json?: PromptAnswer;
   textNotModified?: PromptAnswer;
   jsonNotModified?: PromptAnswer;
+  /** Provider bodies (`format=`), by format: each serialised and hashed once. */
+  formats?: Partial<Record<ProviderFormat, { ok: PromptAnswer; notModified: PromptAnswer }>>;
 }

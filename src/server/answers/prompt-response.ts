@@ -1,5 +1,7 @@
+import type { Snapshot } from '../../core/build/snapshot.js';
+import type { ComposeRequest } from '../../core/compose/compose.js';
 import type { Diagnostic } from '../../core/text/diagnostics.js';
-import { SECURITY_HEADERS } from '../middleware/headers.js';
+import { type ProviderFormat, providerBody } from '../../formats/registry.js';
 import { negotiate } from './accept.js';
 import { bytesEtag, type Rendered } from './compose-cache.js';
 import type { PromptAnswer } from './prompt-answer.js';
@@ -54,28 +56,40 @@ export function promptAnswer(
 }
 
 /**
- * The answer of a provider-format request (`?format=openai|anthropic`): the body's own
- * ETag, and 304 when `If-None-Match` names it.
+ * The answer of a provider-format request (`?format=openai|anthropic`, src/formats/): the
+ * provider body (made once per rendered prompt, kept on it), with its own ETag, and 304
+ * when `If-None-Match` names it. No `Vary`: the body does not depend on `Accept`.
  */
-export function bodyAnswer(
-  body: Uint8Array<ArrayBuffer>,
-  version: string,
+export function formatAnswer(
+  rendered: Rendered,
+  snapshot: Snapshot,
+  request: ComposeRequest,
+  format: ProviderFormat,
   ifNoneMatch: string | undefined,
 ): PromptAnswer {
-  const etag = bytesEtag(body);
-  const headers = { etag, 'cache-control': 'no-cache', 'x-strata-version': version };
-  if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag)) return { status: 304, headers };
-  return { status: 200, headers: { ...headers, 'content-type': 'application/json' }, body };
-}
-
-/** An answer's headers as node's flat `[name, value, …]` list, with Content-Length; built once per answer. */
-export function rawHeaders(answer: PromptAnswer): string[] {
-  if (!answer.raw) {
-    const raw = Object.entries(answer.headers).flat();
-    if (answer.body !== undefined) raw.push('content-length', String(answer.body.byteLength));
-    answer.raw = raw;
+  rendered.answers ??= {};
+  rendered.answers.formats ??= {};
+  const formats = rendered.answers.formats;
+  let made = formats[format];
+  if (!made) {
+    const body = providerBody(snapshot, rendered.result, format, { settings: request.settings });
+    const bytes = utf8.encode(JSON.stringify(body));
+    const etag = bytesEtag(bytes);
+    const headers: Record<string, string> = {
+      etag,
+      'cache-control': 'no-cache',
+      'x-strata-version': snapshot.version,
+    };
+    const codes = warningCodes(rendered.result.diagnostics);
+    if (codes.length > 0) headers['x-strata-warnings'] = codes.join(', ');
+    made = {
+      ok: { status: 200, headers: { ...headers, 'content-type': 'application/json' }, body: bytes },
+      notModified: { status: 304, headers },
+    };
+    formats[format] = made;
   }
-  return answer.raw;
+  const etag = made.notModified.headers.etag!;
+  return ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag) ? made.notModified : made.ok;
 }
 
 /** The distinct codes of the warnings, in order (the `X-Strata-Warnings` header). */
@@ -85,11 +99,10 @@ export function warningCodes(diagnostics: readonly Diagnostic[]): string[] {
 
 // --- internal ---
 
-const SECURITY = Object.fromEntries(SECURITY_HEADERS.map(([name, value]) => [name.toLowerCase(), value]));
+const utf8 = new TextEncoder();
 
 function commonHeaders(rendered: Rendered, etag: string): Record<string, string> {
   const headers: Record<string, string> = {
-    ...SECURITY,
     etag,
     'cache-control': 'no-cache',
     vary: 'Accept',

@@ -1,24 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Context, HonoRequest, MiddlewareHandler } from 'hono';
+import type { HonoRequest, MiddlewareHandler } from 'hono';
+import { type Answer, sendAnswer } from '../service/answer.js';
 import type { AppEnv } from '../service/context.js';
-import { errorResponse } from '../service/errors.js';
+import { errorAnswer } from '../service/errors.js';
 import { continueBody } from './continue.js';
 import { jsonBodyProblem } from './json-check.js';
 import { parseJson } from './json-parse.js';
 import { decodeUtf8 } from './utf8-text.js';
 
 /**
- * Reads every `POST` body once, with a byte cap, before the route sees it: a body with a
- * `Content-Encoding` (gzip, deflate, br: anything but identity) is answered 415 before a
- * byte is read (never inflated: no decompression bomb), a
- * `Content-Length` over the cap is answered 413 before a byte is read, and a streamed
- * body is counted as it arrives and refused (413, connection closed) at the first byte
- * past the cap, so no request holds more than `limit` bytes. The bytes are read straight
- * from the node socket when there is one (no web stream), decoded once (joined in a
- * reused buffer when they came in several chunks) and let go: hono's body cache holds
- * the text, which the handlers read, and `c.req.json()` (the validators) parses it with
- * {@link parseJson}, whose strings are slices of it, so a body is held once, as text.
- * (`c.req.arrayBuffer()` gives that text's UTF-8 bytes; no route reads raw bytes.)
+ * Reads every `POST` body once, with a byte cap, before the route sees it ({@link readBody}):
+ * the route reads the decoded text from hono's body cache, and `c.req.json()` (the
+ * validators) parses it with {@link parseJson}, whose strings are slices of it, so a body
+ * is held once, as text. (`c.req.arrayBuffer()` gives that text's UTF-8 bytes; no route
+ * reads raw bytes.) A body the node server already read for a route it then left to the
+ * app ({@link stashBody}) is taken as read.
  *
  * @example
  * app.use('/api/*', readBodies(64 * 1024));
@@ -26,65 +22,14 @@ import { decodeUtf8 } from './utf8-text.js';
 export function readBodies(limit: number): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (c.req.method !== 'POST') return next();
-    const tooLarge = () => {
-      c.header('Connection', 'close');
-      return errorResponse(c, 413, 'BODY_TOO_LARGE', `request body is over ${limit} bytes`);
-    };
-    // A compressed body is refused before a byte of it is read or inflated (a small gzip
-    // body may inflate to gigabytes): as a charset strata cannot read, 415, saying what it
-    // reads. Unread, the body is left on the connection, so it closes.
-    const encoding = c.req.header('content-encoding');
-    if (encoding !== undefined && !isIdentity(encoding)) {
-      c.header('Connection', 'close');
-      c.header('Accept-Encoding', 'identity');
-      return errorResponse(
-        c,
-        415,
-        'UNSUPPORTED_MEDIA_TYPE',
-        `the body's Content-Encoding ${JSON.stringify(encoding.slice(0, 100))} is not one strata reads; send the body uncompressed (identity)`,
-      );
-    }
-    const declared = c.req.header('content-length');
-    if (declared !== undefined && Number(declared) > limit) return tooLarge();
-    const chunks = await readCapped(c, limit);
-    if (chunks === undefined) return tooLarge();
-    if (chunks === CUT) {
-      // The client went away mid-body: nobody reads this answer, but it is an answer, not a fault.
-      c.header('Connection', 'close');
-      return errorResponse(c, 400, 'BAD_REQUEST', 'the request body ended before its end');
-    }
-    const contentType = c.req.header('content-type') ?? '';
-    const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
-    if (mediaType === '' && chunks.length > 0) {
-      return errorResponse(c, 415, 'UNSUPPORTED_MEDIA_TYPE', 'the body must be application/json');
-    }
-    // The body is read in the charset it declares (UTF-8 when it declares none), strictly:
-    // bytes that are not that charset are refused, never decoded to U+FFFD and composed.
-    const decoder = decoderFor(contentType);
-    if (typeof decoder === 'string') {
-      return errorResponse(
-        c,
-        415,
-        'UNSUPPORTED_MEDIA_TYPE',
-        `the body's charset ${JSON.stringify(decoder)} is not one strata can read; send UTF-8`,
-      );
-    }
-    // The text is decoded here, once, and the bytes let go: the request holds one copy of
-    // its body, as text (`c.req.arrayBuffer()` gives that text's UTF-8 bytes).
-    const text = decode(chunks, decoder);
-    if (text === undefined) {
-      return errorResponse(
-        c,
-        400,
-        'BAD_REQUEST',
-        `the request body is not valid ${decoder.encoding === 'utf-8' ? 'UTF-8' : decoder.encoding}`,
-      );
-    }
-    // What JSON.parse would take but cannot mean what was sent: a repeated key, a lone
-    // surrogate escape (see jsonBodyProblem).
-    const problem = mediaType.includes('json') ? jsonBodyProblem(text) : undefined;
-    if (problem !== undefined) return errorResponse(c, 400, 'BAD_REQUEST', problem);
-    (c.req.bodyCache as Record<string, Promise<unknown>>).text = Promise.resolve(text);
+    const env = c.env as { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined;
+    const read = await readBody(
+      { incoming: env?.incoming, outgoing: env?.outgoing, stream: () => c.req.raw.body },
+      (name) => c.req.header(name),
+      limit,
+    );
+    if ('status' in read) return sendAnswer(c, read);
+    (c.req.bodyCache as Record<string, Promise<unknown>>).text = Promise.resolve(read.text);
     // `c.req.json()` (what the validators read) parses that text as JSON.parse does, with
     // its strings taken as slices of it rather than second copies. One shared function,
     // not a closure per request: V8's young-generation collector keeps a closure stored
@@ -93,6 +38,122 @@ export function readBodies(limit: number): MiddlewareHandler<AppEnv> {
     c.req.json = jsonOfText as typeof c.req.json;
     return next();
   };
+}
+
+/** Where a body comes from: the node request (and its response, for `100 Continue`), else a web stream. */
+export interface BodySource {
+  incoming?: IncomingMessage;
+  outgoing?: ServerResponse;
+  stream?: () => ReadableStream<Uint8Array> | null;
+}
+
+/** A request header by name (lower case), repeated ones joined. */
+export type HeaderOf = (name: string) => string | undefined;
+
+/**
+ * Reads a `POST` body once, with a byte cap: a body with a `Content-Encoding` (gzip,
+ * deflate, br: anything but identity) is answered 415 before a byte is read (never
+ * inflated: no decompression bomb), a `Content-Length` over the cap 413 before a byte is
+ * read, and a streamed body is counted as it arrives and refused (413, connection closed)
+ * at the first byte past the cap, so no request holds more than `limit` bytes. The bytes
+ * are read straight from the node socket when there is one (no web stream), decoded once
+ * in the charset the body declares, strictly (joined in a reused buffer when they came in
+ * several chunks), and let go. Gives the text and its media type, or the error answer.
+ * The hono app and the node server's direct path both read bodies with it.
+ */
+export async function readBody(
+  source: BodySource,
+  header: HeaderOf,
+  limit: number,
+): Promise<BodyText | Answer> {
+  const kept = source.incoming && stashed.get(source.incoming);
+  if (kept) return kept;
+  const refused = bodyRefusal(header, limit);
+  if (refused) return refused;
+  const chunks = await readCapped(source, limit);
+  if (chunks === undefined) return tooLarge(limit);
+  if (chunks === CUT) {
+    // The client went away mid-body: nobody reads this answer, but it is an answer, not a fault.
+    return errorAnswer(400, 'BAD_REQUEST', 'the request body ended before its end', undefined, CLOSE);
+  }
+  const contentType = header('content-type') ?? '';
+  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+  if (mediaType === '' && chunks.length > 0) {
+    return errorAnswer(415, 'UNSUPPORTED_MEDIA_TYPE', 'the body must be application/json');
+  }
+  // The body is read in the charset it declares (UTF-8 when it declares none), strictly:
+  // bytes that are not that charset are refused, never decoded to U+FFFD and composed.
+  const decoder = decoderFor(contentType);
+  if (typeof decoder === 'string') {
+    return errorAnswer(
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      `the body's charset ${JSON.stringify(decoder)} is not one strata can read; send UTF-8`,
+    );
+  }
+  // The text is decoded here, once, and the bytes let go: the request holds one copy of
+  // its body, as text.
+  const text = decode(chunks, decoder);
+  if (text === undefined) {
+    return errorAnswer(
+      400,
+      'BAD_REQUEST',
+      `the request body is not valid ${decoder.encoding === 'utf-8' ? 'UTF-8' : decoder.encoding}`,
+    );
+  }
+  // What JSON.parse would take but cannot mean what was sent: a repeated key, a lone
+  // surrogate escape (see jsonBodyProblem).
+  const problem = mediaType.includes('json') ? jsonBodyProblem(text) : undefined;
+  if (problem !== undefined) return errorAnswer(400, 'BAD_REQUEST', problem);
+  return { text, mediaType };
+}
+
+/** A body read whole: its text, and its media type (lower case, no parameters). */
+export interface BodyText {
+  text: string;
+  mediaType: string;
+}
+
+/**
+ * The answer to a body refused before a byte of it is read: a `Content-Encoding` other
+ * than identity (415), a `Content-Length` over the limit (413); undefined when it may be read.
+ */
+export function bodyRefusal(header: HeaderOf, limit: number): Answer | undefined {
+  // A compressed body is refused before a byte of it is read or inflated (a small gzip
+  // body may inflate to gigabytes): as a charset strata cannot read, 415, saying what it
+  // reads. Unread, the body is left on the connection, so it closes.
+  const encoding = header('content-encoding');
+  if (encoding !== undefined && !isIdentity(encoding)) {
+    return errorAnswer(
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      `the body's Content-Encoding ${JSON.stringify(encoding.slice(0, 100))} is not one strata reads; send the body uncompressed (identity)`,
+      undefined,
+      { connection: 'close', 'accept-encoding': 'identity' },
+    );
+  }
+  const declared = header('content-length');
+  if (declared !== undefined && Number(declared) > limit) return tooLarge(limit);
+  return undefined;
+}
+
+/**
+ * Whether a request's body is JSON as the app's route reads it: a `Content-Type` of
+ * `application/json` (or `application/…+json`), with parameters, which the route's media
+ * type check lets through and its validator parses. The node server's direct path reads
+ * only such bodies; any other request goes to the app with its body unread.
+ */
+export function plainJsonBody(header: HeaderOf): boolean {
+  const type = header('content-type');
+  return type !== undefined && JSON_REQUEST.test(type);
+}
+
+/**
+ * Keeps a body the node server read for a request it then hands to the app, which takes
+ * it instead of reading the (spent) request again.
+ */
+export function stashBody(incoming: IncomingMessage, read: BodyText | Answer): void {
+  stashed.set(incoming, read);
 }
 
 // --- internal ---
@@ -108,16 +169,25 @@ function isIdentity(encoding: string): boolean {
 /** A body the client stopped sending (the connection closed before its end). */
 const CUT = Symbol('cut');
 
+const CLOSE = { connection: 'close' };
+/** The JSON media types the route's media type check takes (`@hono/zod-openapi`'s own test). */
+const JSON_REQUEST = /^application\/([a-z-.]+\+)?json(;\s*[a-zA-Z0-9-]+=([^;]+))*$/i;
+
+const stashed = new WeakMap<IncomingMessage, BodyText | Answer>();
+
+function tooLarge(limit: number): Answer {
+  return errorAnswer(413, 'BODY_TOO_LARGE', `request body is over ${limit} bytes`, undefined, CLOSE);
+}
+
 /** The body's chunks (none when it is empty), undefined past `limit`, or CUT. */
-function readCapped(c: Context<AppEnv>, limit: number): Promise<Uint8Array[] | undefined | typeof CUT> {
-  const env = c.env as { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined;
-  const incoming = env?.incoming;
+function readCapped(source: BodySource, limit: number): Promise<Uint8Array[] | undefined | typeof CUT> {
+  const { incoming } = source;
   if (incoming && !incoming.readableDidRead) {
     // `Expect: 100-continue`: the client sends the body once told to, now that it is read.
-    continueBody(incoming, env?.outgoing);
+    continueBody(incoming, source.outgoing);
     return readIncoming(incoming, limit);
   }
-  return readStream(c.req.raw.body, limit);
+  return readStream(source.stream?.() ?? null, limit);
 }
 
 function readIncoming(

@@ -1,78 +1,121 @@
-import { isIP } from 'node:net';
+import type { MiddlewareHandler } from 'hono';
+import type { Logger } from 'pino';
+import { type Answer, sendAnswer } from '../service/answer.js';
+import type { AppEnv } from '../service/context.js';
+import { errorAnswer } from '../service/errors.js';
+import { type HostPolicy, isUnsafeMethod } from '../service/host-policy.js';
 
-/**
- * The Host and Origin check that defeats DNS rebinding: a web page on another site can
- * make a browser send requests to a name that resolves to 127.0.0.1, but the `Host`
- * header then carries that site's name. By default only loopback names (`localhost`,
- * `*.localhost`) and IP literals are accepted as hosts (an IP literal cannot be
- * rebound); `strata serve --allowed-host NAME` (repeatable) adds names, `*` turns the
- * check off. Requests with unsafe methods (POST, …) that carry an `Origin` must come from
- * an allowed host or a CORS origin.
- */
-export interface HostPolicy {
-  /** False when the check is off (`*`). */
-  readonly enabled: boolean;
-  /** Whether a `Host` header value (`name[:port]`) is accepted. */
-  allowsHost(host: string | undefined): boolean;
-  /** Whether an `Origin` header value (`scheme://host[:port]`, or `null`) is accepted. */
-  allowsOrigin(origin: string): boolean;
+/** What the Host step reads of the service. */
+export interface HostContext {
+  hosts: HostPolicy;
+  cors: { allows(origin: string): boolean };
+  logger: Logger;
+  /** What was logged once already. */
+  warned: Set<string>;
 }
 
 /**
- * The policy for a list of extra names (`strata.internal`, `.example.com` for any
- * subdomain, `*` for any host).
- *
- * @example
- * const policy = hostPolicy(['prompts.internal']);
- * policy.allowsHost('prompts.internal:7411'); // true
- * policy.allowsHost('evil.example'); // false
+ * The app's Host step: {@link hostRefusal} of the request, with the host of its URL — the
+ * Host header's, or the target's own authority when the target is absolute (`GET
+ * http://name/api/roles`, which RFC 9112 §3.2.2 says overrides Host).
  */
-export function hostPolicy(allowedHosts: readonly string[] = []): HostPolicy {
-  const names = allowedHosts.map((h) => h.toLowerCase().replace(/\.$/, ''));
-  const any = names.includes('*');
-  const allowsName = (name: string): boolean => {
-    if (any) return true;
-    if (isIP(name) !== 0) return true;
-    if (name === 'localhost' || name.endsWith('.localhost')) return true;
-    return names.some((n) => (n.startsWith('.') ? name.endsWith(n) || name === n.slice(1) : name === n));
-  };
-  return {
-    enabled: !any,
-    allowsHost(host) {
-      if (any) return true;
-      if (host === undefined || host === '') return false;
-      const name = hostName(host);
-      return name !== undefined && allowsName(name);
-    },
-    allowsOrigin(origin) {
-      if (any) return true;
-      try {
-        const url = new URL(origin);
-        return allowsName(url.hostname.replace(/^\[|\]$/g, '').toLowerCase());
-      } catch {
-        return false;
-      }
-    },
+export function hostCheck(service: HostContext): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const header = c.req.header('host');
+    let target: string | undefined;
+    try {
+      target = new URL(c.req.url).host;
+    } catch {
+      target = undefined; // a Host no URL can hold (`xn--`): refused below
+    }
+    const refused = hostRefusal(service, {
+      method: c.req.method,
+      host: header,
+      target,
+      origin: c.req.header('origin'),
+      path: c.req.path,
+    });
+    if (refused) return sendAnswer(c, refused);
+    return next();
   };
 }
 
-/** True for a method that changes state or costs work (not GET, HEAD or OPTIONS). */
-export function isUnsafeMethod(method: string): boolean {
-  return method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
+/**
+ * Why a request may not go on, as its answer, or undefined when it may: 400 `BAD_REQUEST`
+ * for a Host that is no host name a URL can hold (`xn--`, `a.xn--`, `1.2.3.999`; logged
+ * once at warn level, not per request), 403 `HOST_NOT_ALLOWED` for a Host (or target
+ * authority) the service does not accept, 403 `ORIGIN_NOT_ALLOWED` for an unsafe method
+ * whose `Origin` is neither an allowed host nor a CORS origin (DNS rebinding). The app
+ * and the node server's direct path ask the same question.
+ */
+export function hostRefusal(
+  service: HostContext,
+  request: {
+    method: string;
+    /** The Host header. */
+    host: string | undefined;
+    /** The host of the request's URL; undefined when none could be made of it. */
+    target: string | undefined;
+    origin: string | undefined;
+    path: string;
+  },
+): Answer | undefined {
+  const { host, target } = request;
+  if (target === undefined || (host !== undefined && host !== target && !hostParses(host))) {
+    const named = host ?? target ?? '';
+    if (!service.warned.has('BAD_HOST')) {
+      service.warned.add('BAD_HOST');
+      service.logger.warn(
+        { code: 'BAD_REQUEST', host: named.slice(0, 200), path: request.path.slice(0, 200) },
+        'a request named a Host that is not a valid host name: answered 400 (later ones are answered the same, and not logged)',
+      );
+    }
+    return errorAnswer(
+      400,
+      'BAD_REQUEST',
+      `Host ${JSON.stringify(named.slice(0, 200))} is not a valid host name`,
+    );
+  }
+  for (const name of host === undefined || host === target ? [target] : [host, target]) {
+    if (service.hosts.allowsHost(name)) continue;
+    return errorAnswer(
+      403,
+      'HOST_NOT_ALLOWED',
+      `Host ${JSON.stringify(name)} is not allowed; start the service with --allowed-host NAME to accept it`,
+    );
+  }
+  const { origin, method } = request;
+  if (
+    origin !== undefined &&
+    isUnsafeMethod(method) &&
+    !service.hosts.allowsOrigin(origin) &&
+    !service.cors.allows(origin)
+  ) {
+    return errorAnswer(
+      403,
+      'ORIGIN_NOT_ALLOWED',
+      `Origin ${JSON.stringify(origin)} may not ${method} here; allow it with --cors ORIGIN or --allowed-host NAME`,
+    );
+  }
+  return undefined;
+}
+
+/**
+ * Whether a Host header value is a host a URL can hold (WHATWG's host parser: no
+ * malformed punycode label, no out-of-range IPv4 number). The last good value is
+ * remembered: nearly every request of a service names the same Host.
+ */
+export function hostParses(host: string): boolean {
+  if (host === lastGoodHost) return true;
+  try {
+    new URL(`http://${host}/`);
+  } catch {
+    return false;
+  }
+  lastGoodHost = host;
+  return true;
 }
 
 // --- internal ---
 
-/** The name of a Host header (`name`, `name:port`, `[v6]:port`), lower case; undefined when malformed. */
-function hostName(host: string): string | undefined {
-  const h = host.trim().toLowerCase();
-  if (h.startsWith('[')) {
-    const end = h.indexOf(']');
-    if (end === -1) return undefined;
-    const rest = h.slice(end + 1);
-    if (rest !== '' && !/^:\d{1,5}$/.test(rest)) return undefined;
-    return h.slice(1, end);
-  }
-  const m = /^([a-z0-9._-]+)(?::\d{1,5})?$/.exec(h);
-  return m ? m[1]!.replace(/\.$/, '') : undefined;
-}
+let lastGoodHost = '';

@@ -1,3 +1,77 @@
+import type { HonoRequest, MiddlewareHandler } from 'hono';
+import { sendAnswer } from '../service/answer.js';
+import type { AppEnv } from '../service/context.js';
+import { errorAnswer } from '../service/errors.js';
+import type { RouteTable } from '../service/route-table.js';
+
+/**
+ * The app's query step: the query parsed once, strictly ({@link parseQuery}; one that is
+ * not percent-encoded UTF-8 is refused, never decoded two ways), and so is, on the API, a
+ * parameter the route does not declare (`/api/agents/ada/config?rol=qa` would be ada's
+ * own config, `/api/settings?version=previous` the current settings, without a word); a
+ * route's path that does not decode is refused too (hono's params keep such a segment
+ * undecoded, so `/api/prompts/caf%E9` would be looked up as the role "caf%E9"). The
+ * parameters are kept on the request (`c.get('query')`), and hono's `c.req.query()` and
+ * `c.req.queries()` (what the validators read) give them: every reader sees the same values.
+ */
+export function queryOnce(table: RouteTable): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const url = c.req.url;
+    if (url.includes('%')) {
+      const path = new URL(url).pathname;
+      if (path.includes('%') && decodePart(path) === undefined && table.methods(c.req.path).length > 0)
+        return sendAnswer(c, errorAnswer(400, 'BAD_REQUEST', badPathMessage(path)));
+    }
+    let pairs: Array<[string, string]> = NO_PAIRS;
+    if (url.includes('?')) {
+      const parsed = parseQuery(new URL(url).search.slice(1));
+      if ('bad' in parsed) return sendAnswer(c, errorAnswer(400, 'BAD_REQUEST', badQueryMessage(parsed.bad)));
+      if (c.req.path.startsWith('/api/')) {
+        const problem = queryProblem(table, c.req.method, c.req.path, parsed);
+        if (problem) return sendAnswer(c, problem);
+      }
+      pairs = parsed;
+    }
+    c.set('query', pairs);
+    const req = c.req as HonoRequest & { [PAIRS]?: ReadonlyArray<readonly [string, string]> };
+    req[PAIRS] = pairs;
+    req.query = queryOfPairs as typeof req.query;
+    req.queries = queriesOfPairs as typeof req.queries;
+    return next();
+  };
+}
+
+/**
+ * The 400 answer to a query parameter the route a request names does not declare; undefined
+ * when every one fits, or no route takes the method (then 404 or 405 is the answer).
+ */
+export function queryProblem(
+  table: RouteTable,
+  method: string,
+  path: string,
+  pairs: ReadonlyArray<readonly [string, string]>,
+) {
+  if (pairs.length === 0) return undefined;
+  const problem = table.queryProblem(
+    method,
+    path,
+    pairs.map(([key]) => key),
+  );
+  return problem === undefined ? undefined : errorAnswer(400, 'BAD_REQUEST', problem);
+}
+
+/**
+ * The parameters as hono's validators read them (`c.req.queries()`, one value a key
+ * unless repeated): a key given once maps to its value, a repeated one to its values.
+ */
+export function validatorQuery(
+  pairs: ReadonlyArray<readonly [string, string]>,
+): Record<string, string | string[]> {
+  return Object.fromEntries(
+    Object.entries(queriesOf(pairs)).map(([key, values]) => [key, values.length === 1 ? values[0]! : values]),
+  );
+}
+
 /**
  * The parameters of a query string, decoded as HTML forms encode them (`+` is a space,
  * `%XX` a byte) and strictly: every `%` must begin an escape, and the bytes of each key
@@ -50,4 +124,36 @@ export function decodePart(raw: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+// --- internal ---
+
+const NO_PAIRS: Array<[string, string]> = [];
+const PAIRS = Symbol('query');
+
+type WithPairs = HonoRequest & { [PAIRS]: ReadonlyArray<readonly [string, string]> };
+
+/** `c.req.query()` over the parsed pairs: every key's first value, or one key's. */
+function queryOfPairs(this: WithPairs, key?: string): unknown {
+  if (key !== undefined) return this[PAIRS].find(([k]) => k === key)?.[1];
+  const out: Record<string, string> = Object.create(null);
+  for (const [k, v] of this[PAIRS]) if (!Object.hasOwn(out, k) && k !== '') out[k] = v;
+  return out;
+}
+
+/** `c.req.queries()` over the parsed pairs: every key's values, or one key's. */
+function queriesOfPairs(this: WithPairs, key?: string): unknown {
+  const all = queriesOf(this[PAIRS]);
+  return key === undefined ? all : all[key];
+}
+
+function queriesOf(pairs: ReadonlyArray<readonly [string, string]>): Record<string, string[]> {
+  const out: Record<string, string[]> = Object.create(null);
+  for (const [k, v] of pairs) {
+    if (k === '') continue;
+    const values = out[k];
+    if (values) values.push(v);
+    else out[k] = [v];
+  }
+  return out;
 }

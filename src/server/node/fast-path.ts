@@ -1,22 +1,36 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Diagnostic } from '../../core/text/diagnostics.js';
-import type { RouteTable, TableRoute } from '../routes/route-table.js';
+import { type BodyText, plainJsonBody, readBody, stashBody } from '../middleware/body.js';
+import { commonHeaders } from '../middleware/headers.js';
+import { hostParses, hostRefusal } from '../middleware/host.js';
+import { parseQuery, queryProblem } from '../middleware/query.js';
+import { isAnswer } from '../middleware/snapshot.js';
+import { type Answer, rawHeaders } from '../service/answer.js';
 import type { Service } from '../service/context.js';
+import { errorAnswer } from '../service/errors.js';
 import { type AccessLine, requestId, writeAccessLines } from '../service/logging.js';
+import type { RouteTable, TableRoute } from '../service/route-table.js';
 
 /**
- * The node server's direct path: a `GET` or `HEAD` whose route in the app's routing table
- * has a direct handler (cached prompts, liveness) is answered by that handler — the same
- * status, headers, body, metrics and access log as the app — without hono's routing,
- * middleware and validation. Anything else, or a request the handler leaves (a cache
- * miss, an unusual query, a Host not allowed), returns false and goes to the app. The
- * routes, their patterns and their handlers are the app's own ({@link RouteTable}).
+ * The node server's direct path: a request whose route in the app's routing table has a
+ * direct handler (the prompt routes, `POST /api/compose`, liveness and readiness) goes
+ * through the app's own steps — the Host check, the query parsed once and checked
+ * against the route, a POST's body read within the limit — as plain functions, then the
+ * route's handler, which answers through the same function as the app's handler, and the
+ * answer is written with the headers every answer carries (`commonHeaders`). Metrics and
+ * the access-log line are the app's too. What the direct path does not take — another
+ * route, a refused Host, a query or path the app refuses, a body that is not plain JSON —
+ * returns false before anything is read, and the app answers it; a handler that leaves
+ * a request it was given (none does now) hands it to `fallback`, with its body.
  *
  * @example
- * const fast = createFastPath(strataApp.service, routeTable(strataApp.app));
+ * const fast = createFastPath(strataApp.service, routeTable(strataApp.app), appListener);
  * createServer((req, res) => fast(req, res) || appListener(req, res));
  */
-export function createFastPath(service: Service, table: RouteTable): FastPath {
+export function createFastPath(
+  service: Service,
+  table: RouteTable,
+  fallback: (req: IncomingMessage, res: ServerResponse) => unknown,
+): FastPath {
   // Metrics and access-log lines are recorded after the answer is sent and written out
   // together once the current batch of socket events is handled (setImmediate): the
   // same lines and counts, at a fraction of the per-request cost.
@@ -24,10 +38,6 @@ export function createFastPath(service: Service, table: RouteTable): FastPath {
   const flush = () => {
     const lines: AccessLine[] = [];
     for (const r of pending) {
-      if (r.composed) {
-        service.metrics.compose(r.route.path, 'ok', r.seconds);
-        if (r.composed.length > 0) service.metrics.warnings(r.route.path, r.composed);
-      }
       service.metrics.request(r.route.label, r.method, r.status, r.seconds);
       lines.push({
         reqId: r.id,
@@ -41,41 +51,94 @@ export function createFastPath(service: Service, table: RouteTable): FastPath {
     writeAccessLines(service.logger, lines);
     pending.length = 0;
   };
+  const send = (req: IncomingMessage, res: ServerResponse, took: Taken, answer: Answer) => {
+    const { id } = took;
+    const raw = [...rawHeaders(answer)];
+    for (const [name, value] of commonHeaders({ id, cors: service.cors, origin: one(req.headers.origin) }))
+      raw.push(name, value);
+    res.writeHead(answer.status, raw);
+    // HEAD: the same headers (Content-Length included), no body.
+    res.end(took.method === 'HEAD' ? undefined : answer.body);
+    if (pending.length === 0) setImmediate(flush);
+    pending.push({
+      route: took.route,
+      path: took.path,
+      method: took.method,
+      status: answer.status,
+      seconds: (performance.now() - took.startedAt) / 1000,
+      id,
+    });
+  };
+  const failed = (took: Taken, e: unknown): Answer => {
+    service.logger.error({ reqId: took.id, err: e }, 'unhandled error');
+    return errorAnswer(500, 'INTERNAL', 'internal error');
+  };
+  const answer = (req: IncomingMessage, res: ServerResponse, took: Taken, body?: BodyText) => {
+    let answered: Answer | Promise<Answer> | undefined;
+    try {
+      answered = took.route.direct!({
+        method: took.method,
+        params: took.params,
+        query: took.query,
+        headers: req.headers,
+        body: body?.text,
+        service,
+        startedAt: took.startedAt,
+      });
+    } catch (e) {
+      answered = failed(took, e);
+    }
+    if (answered === undefined) {
+      if (body) stashBody(req, body);
+      return void fallback(req, res);
+    }
+    if (isAnswer(answered)) return send(req, res, took, answered);
+    answered.then(
+      (a) => send(req, res, took, a),
+      (e) => send(req, res, took, failed(took, e)),
+    );
+  };
+
   const fast = (req: IncomingMessage, res: ServerResponse): boolean => {
-    const started = performance.now();
+    const startedAt = performance.now();
     const { method, url } = req;
-    if ((method !== 'GET' && method !== 'HEAD') || url === undefined) return false;
+    if (url === undefined || method === undefined) return false;
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const found = table.direct(method, path);
     if (!found) return false;
-    if (!service.hosts.allowsHost(req.headers.host)) return false; // the app answers 403
-    const answer = found.route.direct!({
+    // The app's Host step (a Host left out by HTTP/1.0 is the app's: it judges the bound address).
+    const host = req.headers.host;
+    if (host === undefined) return false;
+    const refused = hostRefusal(service, {
       method,
-      params: found.params,
-      query: q === -1 ? '' : url.slice(q + 1),
-      headers: req.headers,
-      service,
-    });
-    if (!answer) return false;
-
-    const id = requestId(header(req.headers['x-request-id']));
-    const raw = [...answer.headers, 'x-request-id', id];
-    if (service.cors.enabled) for (const pair of service.cors.headers(req.headers.origin)) raw.push(...pair);
-    res.writeHead(answer.status, raw);
-    // HEAD: the same headers (Content-Length included), no body.
-    res.end(method === 'HEAD' ? undefined : answer.body);
-
-    if (pending.length === 0) setImmediate(flush);
-    pending.push({
-      route: found.route,
+      host,
+      target: hostParses(host) ? host : undefined,
+      origin: one(req.headers.origin),
       path,
-      method,
-      status: answer.status,
-      seconds: (performance.now() - started) / 1000,
-      id,
-      composed: answer.composed,
     });
+    if (refused) return false; // the app answers it, as it answers every refusal
+    // The app's query step; a query it refuses (or with a fragment) is the app's to answer.
+    let query: ReadonlyArray<readonly [string, string]> = NO_PAIRS;
+    if (q !== -1) {
+      const raw = url.slice(q + 1);
+      const parsed = raw.includes('#') ? undefined : parseQuery(raw);
+      if (parsed === undefined || 'bad' in parsed || queryProblem(table, method, path, parsed)) return false;
+      query = parsed;
+    }
+    const id = requestId(one(req.headers['x-request-id']));
+    const took: Taken = { route: found.route, params: found.params, query, method, path, startedAt, id };
+    if (method !== 'POST') {
+      answer(req, res, took);
+      return true;
+    }
+    // The app's body step, for a plain JSON body (anything else: the app, unread).
+    const header = (name: string) => one(req.headers[name]);
+    if (!plainJsonBody(header)) return false;
+    readBody({ incoming: req, outgoing: res }, header, service.maxBodyBytes).then(
+      (read) => ('status' in read ? send(req, res, took, read) : answer(req, res, took, read)),
+      (e) => send(req, res, took, failed(took, e)),
+    );
     return true;
   };
   return Object.assign(fast, { flush });
@@ -88,19 +151,32 @@ export interface FastPath {
   flush(): void;
 }
 
-/** One value of a request header (repeated headers joined as HTTP joins them). */
-export function header(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
 // --- internal ---
+
+const NO_PAIRS: ReadonlyArray<readonly [string, string]> = [];
+
+/** A request the direct path took: its route, parameters and query, as read. */
+interface Taken {
+  route: TableRoute;
+  params: Record<string, string>;
+  query: ReadonlyArray<readonly [string, string]>;
+  method: string;
+  path: string;
+  startedAt: number;
+  /** The request's id (the caller's `X-Request-Id` when it is sane). */
+  id: string;
+}
 
 interface AccessRecord {
   route: TableRoute;
   path: string;
-  method: 'GET' | 'HEAD';
+  method: string;
   status: number;
   seconds: number;
   id: string;
-  composed?: readonly Diagnostic[];
+}
+
+/** One value of a request header (repeated headers joined as HTTP joins them). */
+function one(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
 }

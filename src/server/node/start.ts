@@ -157,7 +157,7 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
     hostname: `${bindHost.includes(':') ? `[${bindHost}]` : bindHost}:${options.port ?? DEFAULT_PORT}`,
     errorHandler: unreadableRequest,
   });
-  const fast = createFastPath(app.service, routeTable(app.app));
+  const fast = createFastPath(app.service, routeTable(app.app), appListener);
   const serverAllow = routeTable(app.app).allMethods().join(', ');
   let guard: ConnectionGuard | undefined;
   const limits = connectionLimits(options.connections);

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { RequestError } from '@hono/node-server';
-import { SECURITY_HEADERS } from '../middleware/headers.js';
+import { commonHeaders } from '../middleware/headers.js';
 import type { ErrorBody, HttpErrorCode } from '../service/errors.js';
 
 /**
@@ -52,7 +52,7 @@ export function unreadableRequest(err: unknown): Response {
       ? [400, 'BAD_REQUEST', `the request cannot be read: ${err.message}`]
       : [500, 'INTERNAL', 'the request failed inside the service'];
   const headers = new Headers({ 'Content-Type': 'application/json', Connection: 'close' });
-  for (const [name, value] of SECURITY_HEADERS) headers.set(name, value);
+  for (const [name, value] of commonHeaders()) headers.set(name, value);
   return new Response(JSON.stringify({ error: { code, message } } satisfies ErrorBody), { status, headers });
 }
 
@@ -89,7 +89,7 @@ export function refuseMissingHost(req: IncomingMessage, res: ServerResponse): bo
  */
 export function answerServerOptions(req: IncomingMessage, res: ServerResponse, allow: string): boolean {
   if (req.url !== '*' || req.method !== 'OPTIONS') return false;
-  res.writeHead(204, ['Allow', allow, ...SECURITY_HEADERS.flat()]);
+  res.writeHead(204, ['Allow', allow, ...commonHeaders().flat()]);
   res.end();
   return true;
 }
@@ -118,7 +118,7 @@ function rawAnswer(status: number, code: HttpErrorCode, message: string): string
     'Content-Type: application/json',
     `Content-Length: ${Buffer.byteLength(body)}`,
     'Connection: close',
-    ...SECURITY_HEADERS.map(([name, value]) => `${name}: ${value}`),
+    ...commonHeaders().map(([name, value]) => `${name}: ${value}`),
   ];
   return `${headers.join('\r\n')}\r\n\r\n${body}`;
 }
@@ -132,7 +132,7 @@ function writeError(res: ServerResponse, status: number, code: HttpErrorCode, me
     String(Buffer.byteLength(body)),
     'Connection',
     'close',
-    ...SECURITY_HEADERS.flat(),
+    ...commonHeaders().flat(),
   ]);
   res.end(body);
 }

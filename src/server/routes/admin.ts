@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { ReloadOptions } from '../../reload/store.js';
 import { checkAdmin } from '../middleware/auth.js';
-import { ReloadBodySchema, ReloadRefusedSchema, ReloadSchema } from '../schemas/schemas.js';
+import { ReloadBodySchema, ReloadRefusedSchema, ReloadSchema } from '../schemas/service.js';
 import type { AppEnv, Service } from '../service/context.js';
 import { errorResponse } from '../service/errors.js';
 import { addRoute, errors, json } from './route.js';

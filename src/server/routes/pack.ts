@@ -5,14 +5,10 @@ import { closestNames, didYouMean } from '../../core/text/suggest.js';
 import { packProblems } from '../../engine/default-engine.js';
 import { VERSION } from '../../source/version.js';
 import { agentConfig } from '../../tooling/agent-config/agent-config.js';
-import {
-  AgentConfigSchema,
-  FleetSchema,
-  RolesSchema,
-  SettingsListSchema,
-  StatusSchema,
-} from '../schemas/schemas.js';
-import { type AppEnv, pickSnapshot, type Service } from '../service/context.js';
+import { snapshotOf } from '../middleware/snapshot.js';
+import { AgentConfigSchema, FleetSchema, RolesSchema, SettingsListSchema } from '../schemas/pack.js';
+import { StatusSchema } from '../schemas/service.js';
+import type { AppEnv, Service } from '../service/context.js';
 import { diagnosticsResponse, errorResponse } from '../service/errors.js';
 import { addRoute, errors, json } from './route.js';
 
@@ -32,7 +28,7 @@ export function addPackRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
       responses: { 200: json(RolesSchema, 'Role ids with name, description and tags'), ...errors(503) },
     }),
     (c) => {
-      const snapshot = pickSnapshot(c, service);
+      const snapshot = snapshotOf(c, service);
       if (snapshot instanceof Response) return snapshot;
       const roles = [...snapshot.roles.values()].map((r) => {
         const out: { id: string; name?: string; description?: string; tags?: string[] } = { id: r.id };
@@ -56,7 +52,7 @@ export function addPackRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
       responses: { 200: json(FleetSchema, 'Agents with their role and team'), ...errors(503) },
     }),
     (c) => {
-      const snapshot = pickSnapshot(c, service);
+      const snapshot = snapshotOf(c, service);
       if (snapshot instanceof Response) return snapshot;
       const agents = snapshot.fleet.map((a) => ({ id: a.id, role: a.role ?? null, team: a.team ?? null }));
       return c.json({ version: snapshot.version, agents });
@@ -74,7 +70,7 @@ export function addPackRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
       responses: { 200: json(SettingsListSchema, 'Setting definitions and values'), ...errors(503) },
     }),
     (c) => {
-      const snapshot = pickSnapshot(c, service);
+      const snapshot = snapshotOf(c, service);
       if (snapshot instanceof Response) return snapshot;
       const settings = snapshot.manifest.settings.map((s) => ({
         name: s.name,
@@ -117,7 +113,7 @@ export function addPackRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
       },
     }),
     (c) => {
-      const snapshot = pickSnapshot(c, service);
+      const snapshot = snapshotOf(c, service);
       if (snapshot instanceof Response) return snapshot;
       const agent = c.req.param('agent');
       const role = c.req.query('role');

@@ -1,8 +1,10 @@
 import type { OpenAPIHono, RouteConfig, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { ErrorSchema } from '../schemas/schemas.js';
+import { ErrorSchema } from '../schemas/common.js';
+import type { Answer } from '../service/answer.js';
 import type { AppEnv } from '../service/context.js';
-import { type DirectHandler, type RouteQuery, RouteTable } from './route-table.js';
+import { errorAnswer } from '../service/errors.js';
+import { type DirectHandler, type RouteQuery, RouteTable } from '../service/route-table.js';
 
 /** A route handler that answers a plain Response (bodies are often pre-serialised). */
 export type PlainHandler = (c: Context<AppEnv>) => Response | Promise<Response>;
@@ -98,6 +100,27 @@ export function valid<S extends z.ZodType>(
   _schema: S,
 ): z.infer<S> {
   return (c.req.valid as (t: string) => unknown)(target) as z.infer<S>;
+}
+
+/**
+ * The 400 answer to input a route's schema refuses: `TARGET PATH: message` of the first
+ * issue (`query team: Too small: …`). The app's validators answer it (its `defaultHook`),
+ * and so do the direct handlers, which validate with the same schemas ({@link validate}).
+ */
+export function validationAnswer(target: string, error: z.ZodError): Answer {
+  const issue = error.issues[0];
+  const where = issue?.path.length ? `${target} ${issue.path.join('.')}` : target;
+  return errorAnswer(400, 'BAD_REQUEST', `${where}: ${issue?.message ?? 'invalid'}`);
+}
+
+/** A value checked by a route's schema, as its validator checks it: the data, or the 400 answer. */
+export function validate<S extends z.ZodType>(
+  schema: S,
+  target: 'json' | 'query',
+  value: unknown,
+): { data: z.infer<S> } | Answer {
+  const result = schema.safeParse(value);
+  return result.success ? { data: result.data } : validationAnswer(target, result.error);
 }
 
 /** An OpenAPI response entry for a JSON body. */

@@ -1,16 +1,21 @@
-import type { Context } from 'hono';
 import type { Logger } from 'pino';
-import type { Snapshot } from '../../core/build/snapshot.js';
-import type { PackState, SnapshotStore } from '../../reload/store.js';
-import type { Cors } from '../middleware/cors.js';
-import type { HostPolicy } from '../middleware/host.js';
-import { errorResponse } from './errors.js';
+import type { SnapshotStore } from '../../reload/store.js';
+import type { Cors } from './cors.js';
 import type { EventHub } from './events.js';
+import type { HostPolicy } from './host-policy.js';
 import type { ServiceMetrics } from './metrics.js';
 
 /** Variables a request carries through the app. */
 export interface AppEnv {
-  Variables: { requestId: string /** `performance.now()` when the request came in. */; startedAt: number };
+  Variables: {
+    requestId: string;
+    /** `performance.now()` when the request came in. */
+    startedAt: number;
+    /** The query's parameters, decoded once (middleware/query.ts). */
+    query: ReadonlyArray<readonly [string, string]>;
+    /** Set once the request passed the Host check and is no preflight: its answer gets the CORS headers. */
+    cors: boolean;
+  };
 }
 
 /** What every route reads: the store, and the service's logger, metrics and events. */
@@ -41,26 +46,10 @@ export interface Service {
   maxQueryAmbient: number;
   /** A team compose with more members is 400 BAD_REQUEST (`serve --max-team-members`). */
   maxTeamMembers: number;
+  /** Request bodies over this many bytes are 413 BODY_TOO_LARGE (`serve --max-body-bytes`). */
+  maxBodyBytes: number;
+  /** What was logged once already (a warning that would otherwise repeat per request). */
+  warned: Set<string>;
   /** True while start-up still loads the token counter (`/readyz` answers 503 until then). */
   warming?: boolean;
-}
-
-/**
- * The snapshot a request reads: taken once from the store, so the whole request uses one
- * version. `version` picks `current` (default), `previous`, or a version id; the answer
- * is an error Response when nothing is loaded yet (503) or the version is not held (404).
- */
-export function pickSnapshot(c: Context, service: Service, version?: string): Snapshot | Response {
-  const state: PackState | undefined = service.store.state;
-  if (!state) return errorResponse(c, 503, 'NOT_READY', 'no pack version is loaded yet');
-  if (version === undefined || version === 'current' || version === state.snapshot.version)
-    return state.snapshot;
-  if (state.previous && (version === 'previous' || version === state.previous.version)) return state.previous;
-  const held = [state.snapshot.version, state.previous?.version].filter(Boolean).join(', ');
-  return errorResponse(
-    c,
-    404,
-    'UNKNOWN_VERSION',
-    `version ${JSON.stringify(version)} is not held; held versions: ${held} (or current, previous)`,
-  );
 }

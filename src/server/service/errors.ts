@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Diagnostic, DiagnosticCode } from '../../core/text/diagnostics.js';
+import { type Answer, jsonAnswer, sendAnswer } from './answer.js';
 
 /** Codes of the service's own errors, beside the diagnostic codes of the core. */
 export const HTTP_ERROR_CODES = [
@@ -31,7 +32,7 @@ export interface ErrorBody {
   error: { code: HttpErrorCode; message: string; diagnostics?: Diagnostic[] };
 }
 
-/** Answers an error as JSON. */
+/** Answers an error as JSON (hono). */
 export function errorResponse(
   c: Context,
   status: ContentfulStatusCode,
@@ -39,9 +40,23 @@ export function errorResponse(
   message: string,
   diagnostics?: Diagnostic[],
 ): Response {
+  return sendAnswer(c, errorAnswer(status, code, message, diagnostics));
+}
+
+/**
+ * An error answer: `{ error: { code, message, diagnostics? } }` as JSON, with any extra
+ * headers of the answer (`Vary`, `Connection: close`, …).
+ */
+export function errorAnswer(
+  status: number,
+  code: HttpErrorCode,
+  message: string,
+  diagnostics?: Diagnostic[],
+  headers?: Record<string, string>,
+): Answer {
   const body: ErrorBody = { error: { code, message } };
   if (diagnostics && diagnostics.length > 0) body.error.diagnostics = diagnostics;
-  return c.json(body, status);
+  return jsonAnswer(body, status, headers);
 }
 
 /**
@@ -51,10 +66,15 @@ export function errorResponse(
  * agent, 422 for a degraded prompt refused in strict mode (a missing layer, the
  * fallback), 500 when the pack cannot satisfy a valid request.
  */
-export function diagnosticsResponse(c: Context, diagnostics: Diagnostic[]): Response {
+export function diagnosticsAnswer(diagnostics: Diagnostic[]): Answer {
   const first = diagnostics.find((d) => d.severity === 'error') ?? diagnostics[0];
-  if (!first) return errorResponse(c, 500, 'INTERNAL', 'compose failed without a diagnostic');
-  return errorResponse(c, statusOf(first.code), first.code, first.message, diagnostics);
+  if (!first) return errorAnswer(500, 'INTERNAL', 'compose failed without a diagnostic');
+  return errorAnswer(statusOf(first.code), first.code, first.message, diagnostics);
+}
+
+/** {@link diagnosticsAnswer} as a hono Response. */
+export function diagnosticsResponse(c: Context, diagnostics: Diagnostic[]): Response {
+  return sendAnswer(c, diagnosticsAnswer(diagnostics));
 }
 
 /** The HTTP status for a diagnostic code. */

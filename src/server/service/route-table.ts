@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Diagnostic } from '../../core/text/diagnostics.js';
-import type { Service } from '../service/context.js';
+import type { Answer } from './answer.js';
+import type { Service } from './context.js';
 
 /**
  * The service's one routing table: every route, as `addRoute` declares it (method, path
@@ -93,14 +93,14 @@ export class RouteTable {
   }
 
   /**
-   * The route with a direct handler that a `GET` or `HEAD` path names, with its
-   * parameters; undefined when the app must answer (another method, no such route, no
-   * direct handler, or a parameter that is percent-encoded: the app decodes those).
+   * The route with a direct handler that a request's method and path name (a `HEAD` is
+   * its `GET`), with its parameters; undefined when the app must answer (no such route,
+   * no direct handler, or a parameter that is percent-encoded: the app decodes those).
    */
   direct(method: string, path: string): { route: TableRoute; params: Record<string, string> } | undefined {
-    if (method !== 'GET' && method !== 'HEAD') return undefined;
+    const wanted = method === 'HEAD' ? 'GET' : method;
     for (const route of this.#routes) {
-      if (route.method !== 'GET') continue;
+      if (route.method !== wanted) continue;
       const m = route.re.exec(path);
       if (!m) continue;
       if (!route.direct) return undefined;
@@ -138,35 +138,30 @@ export interface RouteQuery {
   prefixes: readonly string[];
 }
 
-/** What a direct handler is given: the request as the node server parsed it. */
+/** What a direct handler is given: the request as the node server read it. */
 export interface DirectRequest {
-  method: 'GET' | 'HEAD';
+  /** GET, HEAD or POST. */
+  method: string;
   /** The path's parameters, by name (as in the pattern). */
   params: Record<string, string>;
-  /** The query string, without `?` (empty when none). */
-  query: string;
+  /** The query's parameters, decoded once (middleware/query.ts `parseQuery`). */
+  query: ReadonlyArray<readonly [string, string]>;
   headers: IncomingHttpHeaders;
+  /** A POST's body, read and decoded (middleware/body.ts `readBody`). */
+  body?: string;
   service: Service;
-}
-
-/** A direct answer: exactly what the app would answer, as node's raw header list. */
-export interface DirectAnswer {
-  status: number;
-  /** `[name, value, …]`, Content-Length included; the server adds X-Request-Id and CORS headers. */
-  headers: readonly string[];
-  /** The body of a GET (a HEAD answer sends none). */
-  body?: Uint8Array;
-  /** Set for a composed prompt: its warnings (the answer counts as a compose in the metrics). */
-  composed?: readonly Diagnostic[];
+  /** `performance.now()` when the request came in. */
+  startedAt: number;
 }
 
 /**
- * Answers a route's request without the app when it can — returning exactly the status,
- * headers and body the app would — or undefined for the app to answer. It must not
- * answer anything the app would refuse (a bad query, an unknown name, a Host not
- * allowed: the server checks the Host before).
+ * Answers a route's request without the app — exactly the status, headers and body the
+ * app would answer, through the same functions — or undefined for the app to answer. The
+ * node server has checked the Host, parsed the query (refusing what the app refuses) and
+ * read a POST's JSON body before calling it; the headers every answer carries are added
+ * after (`commonHeaders`).
  */
-export type DirectHandler = (req: DirectRequest) => DirectAnswer | undefined;
+export type DirectHandler = (req: DirectRequest) => Answer | Promise<Answer> | undefined;
 
 // --- internal ---
 
