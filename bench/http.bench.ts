@@ -1,21 +1,24 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SseParser } from '../src/client/sse.js';
 import { machine } from './measure.js';
 
 /**
  * `npm run bench:http`: the prompt service over loopback (autocannon), against a bare
- * node:http server answering the same precomputed bytes in the same run; then the
- * reload latency from a file write to the SSE `reload` event, over 50 edits.
- * Both servers run in their own processes; autocannon runs here.
+ * node:http server answering the same precomputed bytes in the same run, for each kind
+ * of prompt request (GET text and JSON, the `version`, `format`, `strict` and `ambient`
+ * variants, `POST /api/compose`): the rate, the p99 and the server process's CPU time
+ * per request; then the reload latency from a file write to the SSE `reload` event, over
+ * 50 edits. Both servers run in their own processes; autocannon runs here.
+ * `BENCH_SECONDS` sets the seconds per run (default 5), `BENCH_ROWS=0,7` the rows.
  */
 interface CannonResult {
-  requests: { average: number };
+  requests: { average: number; total: number };
   latency: { p99: number };
   errors: number;
   non2xx: number;
@@ -25,34 +28,51 @@ const autocannon = createRequire(import.meta.url)('autocannon') as (opts: {
   connections: number;
   duration: number;
   headers: Record<string, string>;
+  method?: string;
+  body?: string;
 }) => Promise<CannonResult>;
 
 /**
- * The baseline: node:http answering precomputed bytes — the same body and the same
- * response headers strata sends — choosing text or JSON by Accept. Replaying the headers
- * too matters on a 2-core machine, where the load generator's parsing shares the CPU.
+ * The baseline: node:http answering precomputed bytes — the same status, body and
+ * response headers strata sent for each request of the run (by method, URL and whether
+ * Accept asks for text), reading a POST's body whole first. Replaying the headers too
+ * matters on a 2-core machine, where the load generator's parsing shares the CPU.
  */
 const BARE_SERVER = `
 const http = require('node:http');
-const text = Buffer.from(process.env.BENCH_TEXT);
-const json = Buffer.from(process.env.BENCH_JSON);
-const textHeaders = JSON.parse(process.env.BENCH_TEXT_HEADERS);
-const jsonHeaders = JSON.parse(process.env.BENCH_JSON_HEADERS);
+const answers = new Map(JSON.parse(require('node:fs').readFileSync(process.env.BENCH_ANSWERS, 'utf8')).map((a) => [a.key, { ...a, body: Buffer.from(a.body, 'base64') }]));
 const server = http.createServer((req, res) => {
   if (req.url === '/readyz') return res.end('ok');
-  const wantsText = (req.headers.accept || '').includes('text/plain');
-  const body = wantsText ? text : json;
-  res.writeHead(200, { ...(wantsText ? textHeaders : jsonHeaders), 'content-length': body.length });
-  res.end(body);
+  const key = req.method + ' ' + req.url + ' ' + (req.headers.accept || '').includes('text/plain');
+  const answer = answers.get(key);
+  const send = () => {
+    res.writeHead(answer.status, { ...answer.headers, 'content-length': answer.body.length });
+    res.end(answer.body);
+  };
+  if (req.method === 'POST') {
+    req.on('data', () => {});
+    req.on('end', send);
+  } else send();
 });
 server.listen(Number(process.env.BENCH_PORT), '127.0.0.1');
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
 `;
 
+/** One request of the run: the same on both servers. */
+interface Variant {
+  label: string;
+  method: 'GET' | 'POST';
+  path: string;
+  accept: string;
+  body?: string;
+}
+
 const ROOT = join(import.meta.dirname, '..');
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 20;
 const EDITS = 50;
+/** Ambient text of the ambient rows: composed into a fresh prompt on every request. */
+const AMBIENT = 'The release is on Friday; the CI queue is long today.';
 
 console.log(
   `machine: ${machine()}; ${new Date().toISOString().slice(0, 10)}; ${DURATION}s per run, ${CONNECTIONS} connections`,
@@ -72,54 +92,127 @@ const serveArgs = (level: string) => [
 ];
 const strata = await start(serveArgs('info'));
 try {
-  // 1. The bytes both servers answer.
+  // 1. The bytes both servers answer, for every request of the run.
   const path = '/api/prompts/developer?team=platform';
-  const textRes = await fetch(strata.url + path, { headers: { accept: 'text/plain' } });
-  const jsonRes = await fetch(strata.url + path, { headers: { accept: 'application/json' } });
-  const text = await textRes.text();
-  const json = await jsonRes.text();
-  const bare = await start(['-e', BARE_SERVER], {
-    BENCH_TEXT: text,
-    BENCH_JSON: json,
-    BENCH_TEXT_HEADERS: JSON.stringify(replayHeaders(textRes.headers)),
-    BENCH_JSON_HEADERS: JSON.stringify(replayHeaders(jsonRes.headers)),
+  const post = (body: object) => ({
+    method: 'POST' as const,
+    path: '/api/compose',
+    body: JSON.stringify(body),
   });
+  const variants: Variant[] = [
+    { label: 'text', method: 'GET', path, accept: 'text/plain' },
+    { label: 'JSON', method: 'GET', path, accept: 'application/json' },
+    {
+      label: 'JSON, `version=current`',
+      method: 'GET',
+      path: `${path}&version=current`,
+      accept: 'application/json',
+    },
+    { label: '`format=openai`', method: 'GET', path: `${path}&format=openai`, accept: 'application/json' },
+    {
+      label: '`format=anthropic`',
+      method: 'GET',
+      path: `${path}&format=anthropic`,
+      accept: 'application/json',
+    },
+    { label: 'JSON, `strict=true`', method: 'GET', path: `${path}&strict=true`, accept: 'application/json' },
+    {
+      label: 'text, `ambient=…` (composed each time)',
+      method: 'GET',
+      path: `${path}&ambient=${encodeURIComponent(AMBIENT)}`,
+      accept: 'text/plain',
+    },
+    {
+      label: 'POST /api/compose, JSON',
+      ...post({ role: 'developer', team: 'platform' }),
+      accept: 'application/json',
+    },
+    {
+      label: 'POST /api/compose, text',
+      ...post({ role: 'developer', team: 'platform' }),
+      accept: 'text/plain',
+    },
+    {
+      label: 'POST /api/compose, `format=anthropic`',
+      ...post({ role: 'developer', team: 'platform', format: 'anthropic' }),
+      accept: 'application/json',
+    },
+    {
+      label: 'POST /api/compose, settings + `strict`',
+      ...post({ role: 'developer', team: 'platform', settings: { fable_mode_enabled: 'on' }, strict: true }),
+      accept: 'application/json',
+    },
+    {
+      label: 'POST /api/compose, `ambient` (composed each time)',
+      ...post({ role: 'developer', team: 'platform', ambient: AMBIENT }),
+      accept: 'text/plain',
+    },
+  ];
+  const answers: Array<{ key: string; status: number; headers: Record<string, string>; body: string }> = [];
+  for (const v of variants) {
+    const res = await send(strata.url, v);
+    const body = Buffer.from(await res.arrayBuffer());
+    if (res.status !== 200) throw new Error(`${v.label}: ${res.status} ${body}`);
+    answers.push({
+      key: `${v.method} ${v.path} ${v.accept.includes('text/plain')}`,
+      status: res.status,
+      headers: replayHeaders(res.headers),
+      body: body.toString('base64'),
+    });
+  }
+  const answersFile = join(base, 'answers.json');
+  await writeFile(answersFile, JSON.stringify(answers));
+  const bare = await start(['-e', BARE_SERVER], { BENCH_ANSWERS: answersFile });
   const quiet = await start(serveArgs('warn'));
   try {
     // 2. Throughput and p99, alternating servers so machine noise hits both alike.
     const rows: string[][] = [];
-    for (const [label, accept] of [
-      ['text', 'text/plain'],
-      ['JSON', 'application/json'],
-    ] as const) {
-      for (const [server, logs] of [
-        [strata, 'access log on (info, default)'],
-        [quiet, 'access log off (warn)'],
-      ] as const) {
-        await fetch(server.url + path, { headers: { accept } }); // fill the render cache
+    const only = process.env.BENCH_ROWS?.split(',').map(Number);
+    for (const [i, v] of variants.entries()) {
+      if (only && !only.includes(i)) continue;
+      const servers =
+        i < 2
+          ? ([
+              [strata, 'access log on (info, default)'],
+              [quiet, 'access log off (warn)'],
+            ] as const)
+          : ([[strata, '']] as const);
+      for (const [server, logs] of servers) {
+        await send(server.url, v); // fill the render cache
         // A short warm-up of each, so neither is measured while its code is still being compiled.
-        await load(bare.url + path, accept, 1);
-        await load(server.url + path, accept, 1);
-        const b = await load(bare.url + path, accept);
-        const s = await load(server.url + path, accept);
+        await load(bare, v, 1);
+        await load(server, v, 1);
+        const b = await load(bare, v);
+        const s = await load(server, v);
         rows.push([
-          `${label}, ${logs}`,
+          `${v.method === 'GET' ? 'GET ' : ''}${v.label}${logs ? `, ${logs}` : ''}`,
           fmt(s.rps),
           `${s.p99} ms`,
           fmt(b.rps),
           `${b.p99} ms`,
           (s.rps / b.rps).toFixed(2),
           b.p99 > 0 ? (s.p99 / b.p99).toFixed(2) : '—',
+          `${s.cpuUs.toFixed(0)} / ${b.cpuUs.toFixed(0)} µs`,
+          (b.cpuUs / s.cpuUs).toFixed(2),
         ]);
         if (s.errors || b.errors) console.log(`errors: strata ${s.errors}, bare ${b.errors}`);
       }
     }
-    console.log(`\nGET ${path} (${Buffer.byteLength(text)} B text, ${Buffer.byteLength(json)} B JSON)\n`);
     console.log(
-      '| answer | strata req/s | strata p99 | bare node:http req/s | bare p99 | req/s ratio | p99 ratio |',
+      `\n${path} on examples/roboco; load average before: ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(' / ')}\n`,
     );
-    console.log('| --- | --- | --- | --- | --- | --- | --- |');
+    console.log(
+      '| request | strata req/s | strata p99 | bare node:http req/s | bare p99 | req/s ratio | p99 ratio | CPU per request, strata / bare | CPU ratio (bare ÷ strata) |',
+    );
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+    console.log(
+      `load average after: ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(' / ')}`,
+    );
   } finally {
     await bare.stop();
     await quiet.stop();
@@ -150,13 +243,40 @@ function replayHeaders(headers: Headers): Record<string, string> {
   return out;
 }
 
+/**
+ * autocannon against one server for `duration` seconds: its rate, p99 and errors, and the
+ * server process's CPU time per answered request (µs), which a busy shared machine moves
+ * far less than the rate: the ratio of those is the servers' own cost per request.
+ */
 async function load(
-  url: string,
-  accept: string,
+  server: Server,
+  v: Variant,
   duration = DURATION,
-): Promise<{ rps: number; p99: number; errors: number }> {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration, headers: { accept } });
-  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx };
+): Promise<{ rps: number; p99: number; errors: number; cpuUs: number }> {
+  const headers: Record<string, string> = { accept: v.accept };
+  if (v.body !== undefined) headers['content-type'] = 'application/json';
+  const before = server.cpuMs();
+  const result = await autocannon({
+    url: server.url + v.path,
+    connections: CONNECTIONS,
+    duration,
+    headers,
+    method: v.method,
+    body: v.body,
+  });
+  const cpuUs = ((server.cpuMs() - before) * 1000) / Math.max(1, result.requests.total);
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
+    cpuUs,
+  };
+}
+
+function send(url: string, v: Variant): Promise<Response> {
+  const headers: Record<string, string> = { accept: v.accept };
+  if (v.body !== undefined) headers['content-type'] = 'application/json';
+  return fetch(url + v.path, { method: v.method, headers, body: v.body });
 }
 
 async function reloadLatency(url: string, file: string): Promise<number[]> {
@@ -184,10 +304,7 @@ async function reloadLatency(url: string, file: string): Promise<number[]> {
   return out;
 }
 
-async function start(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ url: string; stop: () => Promise<void> }> {
+async function start(args: string[], env: Record<string, string> = {}): Promise<Server> {
   // A free port, then wait for it to answer. Logs go to a file, as in production:
   // reading them here would slow the load generator.
   const port = await freePort();
@@ -216,6 +333,7 @@ async function start(
   }
   return {
     url,
+    cpuMs: () => cpuMs(child.pid!),
     stop: () =>
       new Promise((resolve) => {
         if (exited) return resolve();
@@ -223,6 +341,20 @@ async function start(
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** A server process of the run. */
+interface Server {
+  url: string;
+  /** CPU time the process has used (all its threads), in milliseconds. */
+  cpuMs: () => number;
+  stop: () => Promise<void>;
+}
+
+/** User + system CPU time of a process, from /proc (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms (USER_HZ 100)
 }
 
 function freePort(): Promise<number> {

@@ -1,34 +1,30 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { formatDiagnostic, PromptError } from '../core/text/diagnostics.js';
 import { VERSION } from '../source/version.js';
-import * as bundleCommand from './commands/bundle.js';
-import * as composeCommands from './commands/compose.js';
-import * as configCommand from './commands/config.js';
-import * as diffCommand from './commands/diff.js';
-import * as exportCommand from './commands/export.js';
-import * as generateCommand from './commands/generate.js';
-import * as roleCommands from './commands/roles.js';
-import * as serveCommands from './commands/serve.js';
-import * as snapshotCommand from './commands/snapshot.js';
-import * as validateCommand from './commands/validate.js';
+import { COMMANDS, type CommandModule } from './commands/list.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, EXIT_USAGE, type Exit, UsageError } from './io.js';
 import { refuseRepeatedOptions } from './option-repeats.js';
 
 export type { Exit } from './io.js';
 
-/** Each command module registers its commands on the program. */
-const COMMANDS: Array<{ register(program: Command, io: CliIO, exit: Exit): void }> = [
-  composeCommands,
-  roleCommands,
-  serveCommands,
-  validateCommand,
-  diffCommand,
-  snapshotCommand,
-  generateCommand,
-  configCommand,
-  exportCommand,
-  bundleCommand,
-];
+/** A command module: it registers its commands on the program. */
+interface CommandRegistrar {
+  register(program: Command, io: CliIO, exit: Exit): void;
+}
+
+/** Each module of `commands/`, loaded when one of its commands runs (or shows its help). */
+const MODULES: Record<CommandModule, () => Promise<CommandRegistrar>> = {
+  compose: () => import('./commands/compose.js'),
+  roles: () => import('./commands/roles.js'),
+  serve: () => import('./commands/serve.js'),
+  validate: () => import('./commands/validate.js'),
+  diff: () => import('./commands/diff.js'),
+  snapshot: () => import('./commands/snapshot.js'),
+  generate: () => import('./commands/generate.js'),
+  config: () => import('./commands/config.js'),
+  export: () => import('./commands/export.js'),
+  bundle: () => import('./commands/bundle.js'),
+};
 
 /**
  * Runs the strata CLI. Exit status: 0 success (warnings allowed), 1 an error in the pack
@@ -55,7 +51,7 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
     'after',
     '\nExit status: 0 success (warnings allowed), 1 an error in the pack or the request, 2 a usage error.',
   );
-  for (const command of COMMANDS) command.register(program, io, exit);
+  await registerCommands(program, argv, io, exit);
   for (const cmd of program.commands)
     cmd.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   refuseRepeatedOptions(program);
@@ -84,3 +80,35 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
     return EXIT_FAIL;
   }
 }
+
+// --- internal ---
+
+/**
+ * Registers the command `argv` names (or whose help `strata help NAME` asks for) from its
+ * module, and every other command as a stub that only lists it in `strata --help` (its
+ * name, `[options]` and its line of help, as the real command would print them). A
+ * command nobody names loads nothing.
+ */
+async function registerCommands(
+  program: Command,
+  argv: readonly string[],
+  io: CliIO,
+  exit: Exit,
+): Promise<void> {
+  const named = argv[0] === 'help' ? argv[1] : argv[0];
+  const wanted = COMMANDS.find((c) => c.name === named)?.module;
+  const registered = new Map<string, Command>();
+  if (wanted) {
+    (await MODULES[wanted]()).register(program, io, exit);
+    for (const cmd of program.commands) registered.set(cmd.name(), cmd);
+  }
+  // The commands, in the list's order: the real ones, stubs for the rest.
+  const ordered = COMMANDS.map(
+    (c) => registered.get(c.name) ?? new Command(c.name).description(c.summary).addOption(STUB_OPTION),
+  );
+  (program.commands as Command[]).length = 0; // commander keeps them in a plain array
+  for (const cmd of ordered) program.addCommand(cmd);
+}
+
+/** What makes a stub's help line say `[options]`, as every real command has options; never shown. */
+const STUB_OPTION = new Option('--options').hideHelp();

@@ -11,6 +11,7 @@ import {
   printDiagnostics,
   resolvePath,
 } from '../pack-options.js';
+import { summary } from './list.js';
 
 /** Kubernetes refuses a ConfigMap whose data is over 1 MiB. */
 export const CONFIGMAP_MAX_BYTES = 1024 * 1024;
@@ -28,7 +29,7 @@ interface BundleFlags extends PackFlags {
  */
 export function register(program: Command, io: CliIO, exit: Exit): void {
   addPackOptions(program.command('bundle'))
-    .description('write the pack as one file (a gzip’d tar) to serve or ship in a ConfigMap')
+    .description(summary('bundle'))
     .option('--out <file>', 'write the bundle (or, with --configmap, the manifest) to this file')
     .option('--configmap <name>', 'print a ConfigMap manifest holding the bundle (binaryData)')
     .option('--key <name>', 'the file name of the bundle in the ConfigMap', 'pack.tgz')

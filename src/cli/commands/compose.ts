@@ -2,11 +2,9 @@ import type { Command } from 'commander';
 import type { Snapshot } from '../../core/build/snapshot.js';
 import type { ComposeRequest, ComposeResult } from '../../core/compose/compose.js';
 import { formatExplain } from '../../core/compose/explain.js';
+import { isTokenizerName, TOKENIZER_NAMES } from '../../core/pack/tokenizer-names.js';
 import { isProviderFormat, PROVIDER_FORMATS, providerBody } from '../../formats/registry.js';
-import { analyzeCache, formatCacheReport } from '../../tokens/cache.js';
-import { tokenConfig } from '../../tokens/config.js';
-import { withTokens } from '../../tokens/count.js';
-import { getTokenizer, isTokenizerName, TOKENIZER_NAMES, type Tokenizer } from '../../tokens/tokenizer.js';
+import type { Tokenizer } from '../../tokens/tokenizer.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import {
   addRequestOptions,
@@ -16,11 +14,12 @@ import {
   reportLoad,
   requestFromFlags,
 } from '../pack-options.js';
+import { summary } from './list.js';
 
 /** `strata compose` and `strata explain`: the prompt, or the table of its layers. */
 export function register(program: Command, io: CliIO, exit: Exit): void {
   addRequestOptions(program.command('compose'))
-    .description('print the composed prompt (exactly its bytes) for a role, team and agent')
+    .description(summary('compose'))
     .option('--json', 'print the result object with provenance and token counts instead')
     .option('--format <format>', `${OUTPUT_FORMATS.join(' | ')} (a provider request body)`)
     .addHelpText('after', EXIT_HELP)
@@ -37,12 +36,13 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
       }
       if (flags.json && format !== 'json') throw new UsageError('give --json or --format, not both');
       exit(
-        await composeCommand(flags, io, (result, snapshot, request) => {
+        await composeCommand(flags, io, async (result, snapshot, request) => {
           if (format === 'text') return result.text;
           if (isProviderFormat(format)) {
             const body = providerBody(snapshot, result, format, { settings: request.settings });
             return `${JSON.stringify(body)}\n`;
           }
+          const { withTokens, tokenizerFor } = await counting();
           const tokenized = withTokens(result, snapshot, tokenizerFor(flags, snapshot));
           return `${JSON.stringify(tokenized, null, 2)}\n`;
         }),
@@ -50,7 +50,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     });
 
   addRequestOptions(program.command('explain'))
-    .description('show every layer of the pipeline: included or why not, source, bytes')
+    .description(summary('explain'))
     .option('--json', 'print the result object')
     .addHelpText('after', EXIT_HELP)
     .option(
@@ -62,7 +62,8 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
       checkTokenizerFlag(flags);
       if (flags.cache) return exit(await cacheCommand(flags, io));
       exit(
-        await composeCommand(flags, io, (result, snapshot) => {
+        await composeCommand(flags, io, async (result, snapshot) => {
+          const { withTokens, tokenizerFor } = await counting();
           const tokenized = withTokens(result, snapshot, tokenizerFor(flags, snapshot));
           return flags.json ? `${JSON.stringify(tokenized, null, 2)}\n` : formatExplain(tokenized);
         }),
@@ -100,6 +101,8 @@ async function cacheCommand(flags: TokenFlags & { json?: boolean }, io: CliIO): 
   const snapshot = reportLoad(await openPackFromFlags(flags, io), io);
   if (!snapshot) return EXIT_FAIL;
   const { settings } = await requestFromFlags(flags, io);
+  const { analyzeCache, formatCacheReport } = await import('../../tokens/cache.js');
+  const { tokenizerFor } = await counting();
   const report = analyzeCache(snapshot, tokenizerFor(flags, snapshot), { settings });
   io.stdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatCacheReport(report));
   return EXIT_OK;
@@ -113,7 +116,18 @@ function checkTokenizerFlag(flags: TokenFlags): void {
   }
 }
 
-/** --tokenizer, else the manifest's `tokenizer:`, else o200k_base. */
-function tokenizerFor(flags: TokenFlags, snapshot: Snapshot): Tokenizer {
-  return getTokenizer(isTokenizerName(flags.tokenizer) ? flags.tokenizer : tokenConfig(snapshot).tokenizer);
+/**
+ * Token counting, loaded when an output counts (`--json`, `explain`): a plain `compose`
+ * prints its text without loading it (or the tokenizer). `tokenizerFor` is --tokenizer,
+ * else the manifest's `tokenizer:`, else o200k_base.
+ */
+async function counting() {
+  const [{ withTokens }, { getTokenizer }, { tokenConfig }] = await Promise.all([
+    import('../../tokens/count.js'),
+    import('../../tokens/tokenizer.js'),
+    import('../../tokens/config.js'),
+  ]);
+  const tokenizerFor = (flags: TokenFlags, snapshot: Snapshot): Tokenizer =>
+    getTokenizer(isTokenizerName(flags.tokenizer) ? flags.tokenizer : tokenConfig(snapshot).tokenizer);
+  return { withTokens, tokenizerFor };
 }

@@ -13,6 +13,7 @@ import {
   printDiagnostics,
   reportLoad,
 } from '../pack-options.js';
+import { summary } from './list.js';
 
 interface ConfigFlags extends PackFlags {
   role?: string;
@@ -24,9 +25,7 @@ interface ConfigFlags extends PackFlags {
 /** `strata config`: the agent config a runtime applies, with the source of every field. */
 export function register(program: Command, io: CliIO, exit: Exit): void {
   addPackOptions(program.command('config'))
-    .description(
-      "an agent's config (model, capabilities, max_tasks, …) merged from agent_defaults, the role and the fleet entry",
-    )
+    .description(summary('config'))
     .option(
       '--role <role>',
       'the role (default: the agent’s role in the fleet; without --agent, $STRATA_ROLE, else $CHORUS_ROLE)',

@@ -15,6 +15,7 @@ import {
   reportLoad,
   resolvePath,
 } from '../pack-options.js';
+import { summary } from './list.js';
 
 interface DiffFlags extends PackFlags {
   baseDir?: string;
@@ -30,9 +31,7 @@ interface DiffFlags extends PackFlags {
 /** `strata diff`: which members' prompts a change touches, and how. */
 export function register(program: Command, io: CliIO, exit: Exit): void {
   addPackOptions(program.command('diff'))
-    .description(
-      'the impact of a change: every member whose composed prompt differs from the base, with a unified diff',
-    )
+    .description(summary('diff'))
     .option('--base-dir <dir>', 'compare against another pack directory')
     .option(
       '--base-ref <rev>',

@@ -12,6 +12,7 @@ import {
   type RequestFlags,
   resolvePath,
 } from '../pack-options.js';
+import { summary } from './list.js';
 
 /** Export targets and the file name each agent runtime reads. */
 export const EXPORT_TARGETS = {
@@ -31,7 +32,7 @@ interface ExportFlags extends RequestFlags {
 /** `strata export`: the composed prompt as a file a CLI agent runtime reads. */
 export function register(program: Command, io: CliIO, exit: Exit): void {
   addRequestOptions(program.command('export'))
-    .description('write the composed prompt as CLAUDE.md, AGENTS.md, GEMINI.md or a plain file, atomically')
+    .description(summary('export'))
     .option('--target <target>', 'claude | agents | gemini | file')
     .option(
       '--out <path>',

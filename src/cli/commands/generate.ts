@@ -10,6 +10,7 @@ import { isFragmentName, parseVerbRegistry, renderVerbFragments } from '../../to
 import { ioReason, notWritable, writeFileAtomic } from '../atomic-write.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import { positive, printDiagnostics, resolvePath } from '../pack-options.js';
+import { summary } from './list.js';
 
 interface GenerateFlags {
   dir?: string;
@@ -31,7 +32,7 @@ interface FileStatus {
 export function register(program: Command, io: CliIO, exit: Exit): void {
   program
     .command('generate')
-    .description('render lifecycle-<role>.md and <role>.md verb fragments from a verbs registry')
+    .description(summary('generate'))
     .option('--registry <file>', 'the verbs registry (default with --dir: DIR/verbs.yaml)')
     .option('--out <dir>', 'folder for the fragments (default with --dir: DIR/_generated)')
     .option('--dir <dir>', 'a pack: sets the defaults of --registry and --out')

@@ -2,11 +2,12 @@ import type { Command } from 'commander';
 import { table } from '../../core/compose/explain.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit } from '../io.js';
 import { addPackOptions, openPackFromFlags, type PackFlags, reportLoad } from '../pack-options.js';
+import { summary } from './list.js';
 
 /** `strata roles` and `strata fleet`: what the pack knows. */
 export function register(program: Command, io: CliIO, exit: Exit): void {
   addPackOptions(program.command('roles'))
-    .description('list the role ids of the registry, one a line')
+    .description(summary('roles'))
     .option('--json', 'print the role records')
     .addHelpText('after', EXIT_HELP)
     .action(async (flags: PackFlags & { json?: boolean }) => {
@@ -19,7 +20,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     });
 
   addPackOptions(program.command('fleet'))
-    .description('list the agents of the fleet with their role and team')
+    .description(summary('fleet'))
     .option('--json', 'print the agents')
     .addHelpText('after', EXIT_HELP)
     .action(async (flags: PackFlags & { json?: boolean }) => {

@@ -25,6 +25,7 @@ import {
   packLocation,
   printDiagnostics,
 } from '../pack-options.js';
+import { summary } from './list.js';
 
 export interface ServeFlags extends PackFlags {
   /** Origins allowed cross-origin access (`--cors`, repeatable). */
@@ -64,7 +65,7 @@ export interface ServeFlags extends PackFlags {
  */
 export function register(program: Command, io: CliIO, exit: Exit): void {
   addPackOptions(program.command('serve'))
-    .description('serve composed prompts over HTTP, reloading the pack when it changes')
+    .description(summary('serve'))
     .option('--host <host>', `address to bind (default: $STRATA_HOST, else ${DEFAULT_HOST})`)
     .option('--port <port>', `port (default: $STRATA_PORT, else ${DEFAULT_PORT}; 0 picks a free one)`)
     .option('--no-watch', 'do not watch the pack (reload only through POST /api/prompts/reload)')

@@ -23,6 +23,7 @@ import {
   resolvePath,
 } from '../pack-options.js';
 import { formatDiffReport } from './diff.js';
+import { summary } from './list.js';
 
 interface SnapshotFlags extends PackFlags {
   out?: string;
@@ -37,7 +38,7 @@ interface SnapshotFlags extends PackFlags {
 /** `strata snapshot`: a lock file of every member's prompt, and the CI check against it. */
 export function register(program: Command, io: CliIO, exit: Exit): void {
   addPackOptions(program.command('snapshot'))
-    .description("write a lock file of every member's prompt hash and text, or check the pack against one")
+    .description(summary('snapshot'))
     .option('--out <file>', 'write the lock file (atomically)')
     .option('--check <file>', 'compare the pack with a lock file; list and diff every member that drifted')
     .option('--no-text', 'store only hashes and sizes, not prompt texts (a check then cannot show diffs)')

@@ -7,15 +7,14 @@ import { openPack } from '../../source/open.js';
 import { lintPack } from '../../tooling/lint/lint.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import { addPackOptions, type PackFlags, packLocation } from '../pack-options.js';
+import { summary } from './list.js';
 
 const FORMATS = ['text', 'json', 'github'] as const;
 
 /** `strata validate`: lint the whole pack. */
 export function register(program: Command, io: CliIO, exit: Exit): void {
   addPackOptions(program.command('validate'))
-    .description(
-      'lint the whole pack: load errors, json blocks, UCXL addresses, orphan files, every member composes',
-    )
+    .description(summary('validate'))
     .option('--format <format>', 'text | json | github (workflow annotations)', 'text')
     .option('--strict', 'exit 1 on warnings too')
     .option('--var <key=value>', 'compose every member with this request input (repeatable)', collectVars, [])
