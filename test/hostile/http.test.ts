@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseQuery } from '../../src/server/middleware/query.js';
 import { type RunningService, startService } from '../../src/server/node/start.js';
+import { createLogger } from '../../src/server/service/logging.js';
 import { EXAMPLES } from '../helpers.js';
 import { appFor, MINI, MINI_PROMPTS, waitFor } from '../server/helpers.js';
 
@@ -255,6 +256,56 @@ describe('requests the app cannot read, on a real socket', () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toBe(MINI_PROMPTS.writer);
   });
+});
+
+describe('a Host no URL can hold (invalid punycode, an IPv4 number past 255)', () => {
+  it.each([[[]], [['*']]])(
+    'is 400 BAD_REQUEST on /healthz and on a prompt route (allowed hosts %j), logged once at warn',
+    async (allowedHosts) => {
+      const lines: Array<{ level: number; msg: string; host?: string; err?: unknown }> = [];
+      const started = await startService({
+        dir: MINI,
+        env: {},
+        port: 0,
+        watch: false,
+        allowedHosts,
+        logger: createLogger({ level: 'info', write: (line) => lines.push(JSON.parse(line)) }),
+      });
+      if (!started.ok) throw new Error('service did not start');
+      const { service } = started;
+      try {
+        await fetch(`${service.url}/api/prompts/writer`); // cached: the direct path could answer it
+        for (const host of ['xn--', 'xn--a', 'a.xn--', '1.2.3.999', 'xn--:7411']) {
+          for (const path of ['/healthz', '/api/prompts/writer', '/api/compose']) {
+            const post = path === '/api/compose';
+            const reply = await raw(
+              service.url,
+              post
+                ? `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 17\r\nConnection: close\r\n\r\n{"role":"writer"}`
+                : `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+            );
+            expect(reply.status, `${host} ${path}`).toBe(400);
+            expect(reply.headers['x-content-type-options']).toBe('nosniff');
+            const body = JSON.parse(reply.body) as { error: { code: string; message: string } };
+            expect(body.error.code).toBe('BAD_REQUEST');
+            expect(body.error.message).toBe(`Host ${JSON.stringify(host)} is not a valid host name`);
+          }
+        }
+        // A good Host is served as before.
+        const ok = await raw(
+          service.url,
+          'GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n',
+        );
+        expect(ok.status).toBe(200);
+      } finally {
+        await service.close();
+      }
+      const warnings = lines.filter((l) => l.level === 40 && l.msg.includes('not a valid host name'));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]!.host).toBe('xn--');
+      expect(lines.filter((l) => l.level >= 50)).toEqual([]); // no error, no stack
+    },
+  );
 });
 
 /** Sends bytes as they are on a new connection; resolves with the reply once the server closes it. */

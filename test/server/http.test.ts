@@ -214,6 +214,67 @@ describe('CORS', () => {
       expect(() => createApp({ store: mem.store, cors: [origin] }), origin).toThrow(/is not an origin/);
     }
   });
+
+  it.each([
+    ['https://app.example.com', true],
+    ['https://PR-12.example.com', true],
+    ['https://xn--bcher-kva.example.com', true],
+    ['https://example.com', false],
+    ['https://a.b.example.com', false],
+    ['http://app.example.com', false],
+    ['https://app.example.com:8443', false],
+    ['https://app.example.com.evil.example', false],
+    ['https://evil-example.com', false],
+    ['https://.example.com', false],
+    ['https://a_b.example.com', false],
+    ['null', false],
+  ])(
+    'https://*.example.com allows one subdomain label, scheme and port fixed: %s → %s',
+    async (origin, allowed) => {
+      const service = await appFor(MINI, {
+        cors: ['https://*.example.com', 'http://*.example.org:8080'],
+        allowedHosts: [],
+      });
+      const res = await service.app.request('/api/prompts/writer', { headers: { origin } });
+      expect(res.headers.get('access-control-allow-origin')).toBe(allowed ? origin : null);
+      expect(res.headers.get('vary')).toBe('Accept, Origin');
+      const preflight = await service.app.request('/api/compose', {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST' },
+      });
+      expect(preflight.headers.get('access-control-allow-origin')).toBe(allowed ? origin : null);
+      // An unsafe method from an allowed origin passes the Origin check (DNS rebinding), others do not.
+      const post = await service.app.request('/api/compose', {
+        method: 'POST',
+        headers: { origin, 'content-type': 'application/json' },
+        body: '{"role":"writer"}',
+      });
+      expect(post.status).toBe(allowed ? 200 : 403);
+      const port = await service.app.request('/api/roles', {
+        headers: { origin: 'http://x.example.org:8080' },
+      });
+      expect(port.headers.get('access-control-allow-origin')).toBe('http://x.example.org:8080');
+      service.close();
+    },
+  );
+
+  it('refuses at start a pattern it cannot read, naming the one it can', async () => {
+    const mem = memoryStore(PACK);
+    for (const origin of [
+      'https://*',
+      '*.example.com',
+      'https://a.*.example.com',
+      'https://**.example.com',
+      'https://*example.com',
+      'https://*.com',
+      'https://*.example.com/path',
+      'https://*.1.2.3.4',
+    ]) {
+      expect(() => createApp({ store: mem.store, cors: [origin] }), origin).toThrow(
+        /is not an origin or a pattern strata reads: give scheme:\/\/host\[:port\] \(no path\), scheme:\/\/\*\.host\[:port\] for any one subdomain label of host, or \*/,
+      );
+    }
+  });
 });
 
 /**

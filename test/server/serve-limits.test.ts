@@ -60,6 +60,22 @@ describe('strata serve request limits', () => {
     expect(stderr).toMatch(new RegExp(`^error USAGE: ${flag} `));
   });
 
+  it.each([
+    ['--cors', 'https://*'],
+    ['--cors', 'https://a.*.example.com'],
+    ['--cors', '*.example.com'],
+  ])('exits 2 with USAGE on %s %s, naming the patterns it reads', async (flag, value) => {
+    let stderr = '';
+    const code = await run(['serve', '--dir', MINI, '--port', '0', flag, value], {
+      ...io,
+      stderr: (s) => (stderr += s),
+    });
+    expect(code).toBe(2);
+    expect(stderr).toBe(
+      `error USAGE: --cors: CORS origin ${JSON.stringify(value)} is not an origin or a pattern strata reads: give scheme://host[:port] (no path), scheme://*.host[:port] for any one subdomain label of host, or *\n`,
+    );
+  });
+
   it('answers over HTTP with the limits given, naming each and its flag', async () => {
     const service = await serveInProcess([
       '--dir',

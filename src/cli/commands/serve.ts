@@ -73,7 +73,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .option('--poll-interval <ms>', 'backstop re-hash of the pack (default 10000; 0 disables)')
     .option(
       '--cors <origin>',
-      'allow cross-origin requests from this origin (scheme://host[:port], or *); repeatable (default: $STRATA_CORS, space-separated, else none)',
+      'allow cross-origin requests from this origin (scheme://host[:port]; scheme://*.host[:port] for any one subdomain label; or *); repeatable (default: $STRATA_CORS, space-separated, else none)',
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
