@@ -14,9 +14,14 @@ import { COPIES_IN_FLIGHT, EXTERNAL_GC_STEP, memoryBound } from '../src/server/a
  * 1. /healthz latency (a new connection per probe, as a kubelet does, 1 s timeout) with
  *    no other client, then while one client sends worst-case compose requests back to
  *    back (64 KB whitespace-free ambient, Latin and CJK alternately) — same run.
- * 2. RSS and peak RSS (VmHWM) of the service answering 600 distinct requests for a 2 MB
+ * 2. /healthz latency while one client holds more connections than the cap (520; the
+ *    default cap is 512), each with a request whose body is still arriving, reopening
+ *    every one the service closes — against quiet phases of the same run.
+ * 3. RSS and peak RSS (VmHWM) of the service answering 600 distinct requests for a 2 MB
  *    prompt (`?team=t0…t599`, 8 clients at once), against the bound its limits give
  *    (`memoryBound`); exits 1 when the peak is over it.
+ *
+ * BENCH_PROBES_ONLY, BENCH_BUSY_ONLY and BENCH_MEMORY_ONLY run one part.
  */
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -87,6 +92,40 @@ while (attacking) {
 }
 process.send({ requests, statuses }, () => process.exit(0));
 `;
+/**
+ * The busy-connections client: `node -e BUSY url n` holds n connections, each with a
+ * `POST /api/compose` whose body (60 KB declared) never comes, and opens a new one for
+ * every one closed; says `started` once all n are connected, answers `stop` with counts.
+ */
+const BUSY = `
+import { connect } from 'node:net';
+const [url, n] = process.argv.slice(1);
+const { hostname, port } = new URL(url);
+const head = 'POST /api/compose HTTP/1.1\\r\\nHost: localhost\\r\\nContent-Type: application/json\\r\\nContent-Length: 60000\\r\\n\\r\\n{"role":';
+let running = true;
+let connected = 0;
+let opened = 0;
+let closed = 0;
+const open = () => {
+  opened++;
+  const socket = connect(Number(port), hostname, () => {
+    if (++connected === Number(n)) process.send('started');
+  });
+  socket.on('error', () => {});
+  socket.on('close', () => {
+    closed++;
+    if (running) setTimeout(open, 5);
+  });
+  socket.write(head);
+};
+for (let i = 0; i < Number(n); i++) open();
+process.on('message', () => {
+  running = false;
+  process.send({ opened, closed }, () => process.exit(0));
+});
+`;
+/** Connections the busy-connections client holds: more than the default cap (512). */
+const BUSY_CONNECTIONS = 520;
 /** The control's process: burns CPU until it is killed, sending nothing. */
 const BURNER = `
 let x = 0;
@@ -99,9 +138,12 @@ const base = mkdtempSync(join(tmpdir(), 'strata-hostile-'));
 // This process (the prober) and the attacker it starts run on the clients' cores.
 if (PIN) execFileSync('taskset', ['-a', '-p', '-c', CLIENT_CORES, String(process.pid)], { stdio: 'ignore' });
 
+const parts = ['PROBES', 'BUSY', 'MEMORY'].filter((p) => process.env[`BENCH_${p}_ONLY`]);
+const runs = (part: string) => parts.length === 0 || parts.includes(part);
 try {
-  if (!process.env.BENCH_MEMORY_ONLY) await probes();
-  if (!process.env.BENCH_PROBES_ONLY) await memory();
+  if (runs('PROBES')) await probes();
+  if (runs('BUSY')) await busyConnections();
+  if (runs('MEMORY')) await memory();
 } finally {
   rmSync(base, { recursive: true, force: true });
 }
@@ -171,6 +213,50 @@ async function probes(): Promise<void> {
     console.log(
       `\nWorst p99 ratio ${worst.toFixed(2)}× (target ≤ 2×): ${worst <= 2 ? 'met' : 'NOT met'}; probes failed or over 1 s under attack: ${failed} (target 0).\n`,
     );
+  } finally {
+    await service.stop();
+  }
+}
+
+/**
+ * /healthz while one client holds more connections than the cap, each with a slow body in
+ * progress, against quiet phases of the same run; then what the service shed, from its
+ * metrics.
+ */
+async function busyConnections(): Promise<void> {
+  const service = await start(['--dir', join(ROOT, 'examples/roboco')]);
+  try {
+    const quiet: Probes = { latencies: [], failed: 0 };
+    const busy: Probes = { latencies: [], failed: 0 };
+    let opened = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      add(quiet, await probeFor(service.url, SECONDS * 1000));
+      const child = spawnClient(BUSY, [service.url, String(BUSY_CONNECTIONS)]);
+      await new Promise((done) => child.once('message', done));
+      add(busy, await probeFor(service.url, SECONDS * 1000));
+      const counts = new Promise<{ opened: number }>((done) =>
+        child.once('message', (m) => done(m as never)),
+      );
+      child.send('stop');
+      opened += (await counts).opened;
+    }
+    const metrics = await (await fetch(`${service.url}/metrics`)).text();
+    const shed = [...metrics.matchAll(/^strata_connections_shed_total\{reason="([a-z_]+)"\} (\d+)$/gm)]
+      .map(([, reason, n]) => `${n} ${reason}`)
+      .join(', ');
+    console.log('## /healthz while every connection is busy with a slow body\n');
+    console.log(
+      `${SECONDS} s per phase, ${ROUNDS} rounds of quiet and busy phases alternating; probes every 20 ms on a new connection with a 1 s timeout. The busy client (in its own process ${ATTACKER_PLACE}) holds ${BUSY_CONNECTIONS} connections, over the default cap of 512, each with a \`POST /api/compose\` whose 60 KB body never comes (under the 64 KiB body limit), and opens a new one for every one closed.\n`,
+    );
+    console.log(
+      '| phase | connections opened | probes | failed (>1 s or error) | p50 ms | p99 ms | max ms | p99 / quiet p99 |',
+    );
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+    console.log(row('no other client', '—', quiet, quiet));
+    console.log(
+      row(`${BUSY_CONNECTIONS} connections, each with a slow body in progress`, String(opened), busy, quiet),
+    );
+    console.log(`\nShed by the service (strata_connections_shed_total): ${shed || 'none'}.\n`);
   } finally {
     await service.stop();
   }

@@ -40,6 +40,7 @@ export interface ServeFlags extends PackFlags {
   /** Host names accepted beside loopback names (`--allowed-host`, repeatable). */
   allowedHost?: string[];
   maxConnections?: string;
+  probeConnections?: string;
   headersTimeout?: string;
   requestTimeout?: string;
   keepAliveTimeout?: string;
@@ -90,6 +91,10 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .option(
       '--max-connections <n>',
       `open connections at most (default ${DEFAULT_CONNECTION_LIMITS.maxConnections})`,
+    )
+    .option(
+      '--probe-connections <n>',
+      `connections kept beyond --max-connections for /healthz and /readyz, so probes are answered while every connection is busy (default ${DEFAULT_CONNECTION_LIMITS.probeConnections}; 0: none)`,
     )
     .option(
       '--headers-timeout <ms>',
@@ -231,6 +236,10 @@ export function serviceOptions(flags: Omit<ServeFlags, 'logLevel'>, io: CliIO): 
   const connections = Object.fromEntries(
     Object.entries({
       maxConnections: positive(flags.maxConnections, '--max-connections'),
+      probeConnections:
+        flags.probeConnections === undefined
+          ? undefined
+          : integer(flags.probeConnections, '--probe-connections', 0, 4096),
       headersTimeoutMs: positive(flags.headersTimeout, '--headers-timeout'),
       requestTimeoutMs: positive(flags.requestTimeout, '--request-timeout'),
       keepAliveTimeoutMs: positive(flags.keepAliveTimeout, '--keep-alive-timeout'),

@@ -3,8 +3,19 @@ import type { Socket } from 'node:net';
 
 /** Limits on the sockets of the HTTP server: how many, and how long each phase may take. */
 export interface ConnectionLimits {
-  /** Open connections at most (default 512). Over it, the oldest idle one is closed; when none is idle, the new one is answered 503 TOO_MANY_CONNECTIONS. */
+  /**
+   * Open connections at most (default 512). Over it, the oldest idle one is closed; when
+   * none is idle, the oldest whose request body is still arriving (a slow body); when
+   * none is, the new one is kept in the probe reserve, else answered 503
+   * TOO_MANY_CONNECTIONS.
+   */
   maxConnections?: number;
+  /**
+   * Connections kept beyond `maxConnections` for liveness and readiness probes (default
+   * 8): when every connection is busy, a new one may still ask `/healthz` or `/readyz`;
+   * any other request on it is answered 503 TOO_MANY_CONNECTIONS.
+   */
+  probeConnections?: number;
   /** Time to receive a request's headers (default 10 s); past it, 408 and the socket is closed. */
   headersTimeoutMs?: number;
   /** Time to receive a whole request, body included (default 30 s); past it, 408 and the socket is closed. */
@@ -27,6 +38,7 @@ export interface ConnectionLimits {
 
 export const DEFAULT_CONNECTION_LIMITS: Required<ConnectionLimits> = {
   maxConnections: 512,
+  probeConnections: 8,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
@@ -42,13 +54,24 @@ export function connectionLimits(limits: ConnectionLimits = {}): Required<Connec
 
 /** What the server needs to drain and to tell whether a socket is busy. */
 export interface ConnectionGuard {
-  /** Call first in the request handler: counts the request, and asks for `Connection: close` while draining. */
-  onRequest(req: IncomingMessage, res: ServerResponse): void;
+  /**
+   * Call first in the request handler: counts the request, and asks for `Connection:
+   * close` while draining. Returns true when it answered the request itself (a request
+   * other than a probe on a probe-reserve connection: 503).
+   */
+  onRequest(req: IncomingMessage, res: ServerResponse): boolean;
   /** Starts draining: every later response closes its connection; idle connections are closed now. */
   drain(): void;
   /** Open connections now. */
   readonly open: number;
+  /** Open connections of the probe reserve now. */
+  readonly reserve: number;
+  /** Requests in progress now (received, not yet answered whole). */
+  readonly requests: number;
 }
+
+/** Why the guard closed or refused a connection (`strata_connections_shed_total{reason}`). */
+export type ShedReason = 'idle' | 'slow_body' | 'slow_headers' | 'refused' | 'not_probe';
 
 /** The `http.createServer` options that carry the limits (the timeout check must run often enough). */
 export function serverOptions(limits: ConnectionLimits = {}): {
@@ -71,45 +94,89 @@ export function serverOptions(limits: ConnectionLimits = {}): {
 }
 
 /**
- * Caps the server's connections. A new connection over the cap closes the oldest
- * connection that has no request in progress (a slow-header client or an idle
- * keep-alive socket), so a flood of idle sockets cannot lock out a health probe; when
- * every connection is busy, the new one is answered 503 `TOO_MANY_CONNECTIONS`.
+ * Caps the server's connections, so a flood of sockets cannot lock out a health probe. A
+ * new connection over the cap closes, in this order: the oldest idle keep-alive
+ * connection (its requests answered, none in progress); else the oldest whose request's
+ * body is still arriving (a slow body, answered 503 before it is closed); else the oldest
+ * that has sent no request yet (slow headers; a probe that just connected is the newest,
+ * so it stays); else, while the probe reserve has room, the new one is kept for probes
+ * only (`/healthz`, `/readyz`: any other request on it is answered 503); else it is
+ * answered 503 `TOO_MANY_CONNECTIONS`. A kubelet's probe is answered however the
+ * connections are held: idle, sending slowly, or busy (open event streams).
  *
  * @example
  * const server = createServer(serverOptions(limits), handler);
- * const guard = guardConnections(server, limits); // handler calls guard.onRequest(req, res) first
+ * const guard = guardConnections(server, limits); // handler: if (guard.onRequest(req, res)) return;
  */
-export function guardConnections(server: Server, limits: ConnectionLimits = {}): ConnectionGuard {
+export function guardConnections(
+  server: Server,
+  limits: ConnectionLimits = {},
+  onShed: (reason: ShedReason) => void = () => {},
+): ConnectionGuard {
   const max = limits.maxConnections ?? DEFAULT_CONNECTION_LIMITS.maxConnections;
-  const active = new Map<Socket, number>(); // socket → requests in progress; insertion order = age
+  const reserveMax = limits.probeConnections ?? DEFAULT_CONNECTION_LIMITS.probeConnections;
+  const active = new Map<Socket, Held>(); // insertion order = age
   const inFlight = new Set<ServerResponse>();
+  let reserved = 0;
   let draining = false;
-  server.on('connection', (socket: Socket) => {
-    active.set(socket, 0);
-    socket.once('close', () => active.delete(socket));
-    if (active.size <= max) return;
-    for (const [old, busy] of active) {
-      if (busy === 0 && old !== socket) {
-        old.destroy();
-        active.delete(old);
-        return;
-      }
-    }
+  const forget = (socket: Socket) => {
+    const held = active.get(socket);
+    if (!held) return;
     active.delete(socket);
+    if (held.reserve) reserved--;
+  };
+  server.on('connection', (socket: Socket) => {
+    active.set(socket, { busy: 0, seen: 0, reserve: false, request: undefined });
+    socket.once('close', () => forget(socket));
+    if (active.size - reserved <= max) return;
+    // Over the cap: the oldest idle keep-alive connection goes first, then the oldest
+    // slow body, then the oldest connection that has sent no request yet (slow headers).
+    const victim =
+      oldest(active, socket, (h) => h.busy === 0 && h.seen > 0 && !h.reserve) ??
+      oldest(active, socket, (h) => h.busy > 0 && h.request !== undefined && !h.request.complete) ??
+      oldest(active, socket, (h) => h.busy === 0 && h.seen === 0 && !h.reserve);
+    if (victim) {
+      const [old, why] = victim;
+      forget(old);
+      if (why === 'slow_body') old.end(SLOW_BODY, () => old.destroy());
+      else old.destroy();
+      return onShed(why);
+    }
+    if (reserved < reserveMax) {
+      active.get(socket)!.reserve = true;
+      reserved++;
+      return;
+    }
+    forget(socket);
     socket.end(TOO_MANY);
+    onShed('refused');
   });
   return {
     onRequest(req, res) {
       const socket = req.socket;
-      active.set(socket, (active.get(socket) ?? 0) + 1);
+      const held = active.get(socket);
+      if (held) {
+        held.busy++;
+        held.seen++;
+        held.request = req;
+      }
       inFlight.add(res);
       res.once('close', () => {
         inFlight.delete(res);
-        const n = active.get(socket);
-        if (n !== undefined) active.set(socket, Math.max(0, n - 1));
+        const h = active.get(socket);
+        if (h) {
+          h.busy = Math.max(0, h.busy - 1);
+          if (h.request === req) h.request = undefined;
+        }
       });
       if (draining) res.setHeader('Connection', 'close');
+      if (held?.reserve && !isProbe(req)) {
+        onShed('not_probe');
+        res.writeHead(503, TOO_MANY_HEADERS);
+        res.end(TOO_MANY_BODY);
+        return true;
+      }
+      return false;
     },
     drain() {
       draining = true;
@@ -119,17 +186,81 @@ export function guardConnections(server: Server, limits: ConnectionLimits = {}):
     get open() {
       return active.size;
     },
+    get reserve() {
+      return reserved;
+    },
+    get requests() {
+      return inFlight.size;
+    },
   };
 }
 
 // --- internal ---
 
+/** What the guard knows of an open connection. */
+interface Held {
+  /** Requests in progress on it. */
+  busy: number;
+  /** Requests it has sent. */
+  seen: number;
+  /** Kept beyond the cap for probes only. */
+  reserve: boolean;
+  /** Its latest request, while in progress. */
+  request: IncomingMessage | undefined;
+}
+
+/**
+ * The oldest connection (but `except`) of those `which` picks, with why it goes: the first
+ * test is an idle keep-alive, the second a slow body, the third slow headers.
+ */
+function oldest(
+  active: Map<Socket, Held>,
+  except: Socket,
+  which: (held: Held) => boolean,
+): [Socket, ShedReason] | undefined {
+  for (const [socket, held] of active) {
+    if (socket === except || !which(held)) continue;
+    const why: ShedReason = held.busy > 0 ? 'slow_body' : held.seen > 0 ? 'idle' : 'slow_headers';
+    return [socket, why];
+  }
+  return undefined;
+}
+
+/** A liveness or readiness probe: the requests a probe-reserve connection may make. */
+function isProbe(req: IncomingMessage): boolean {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  const url = req.url ?? '';
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
+  return path === '/healthz' || path === '/readyz';
+}
+
 const TOO_MANY_BODY = JSON.stringify({
   error: { code: 'TOO_MANY_CONNECTIONS', message: 'too many open connections; try again' },
 });
-const TOO_MANY =
-  'HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n' +
-  `Retry-After: 1\r\nContent-Length: ${Buffer.byteLength(TOO_MANY_BODY)}\r\n\r\n${TOO_MANY_BODY}`;
+const TOO_MANY_HEADERS = {
+  'Content-Type': 'application/json',
+  Connection: 'close',
+  'Retry-After': '1',
+  'Content-Length': String(Buffer.byteLength(TOO_MANY_BODY)),
+};
+const TOO_MANY = rawAnswer(TOO_MANY_BODY);
+const SLOW_BODY = rawAnswer(
+  JSON.stringify({
+    error: {
+      code: 'TOO_MANY_CONNECTIONS',
+      message:
+        "the connection cap was reached while this request's body was still arriving, the oldest such: its connection was closed to make room; try again",
+    },
+  }),
+);
+
+function rawAnswer(body: string): string {
+  return (
+    'HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n' +
+    `Retry-After: 1\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  );
+}
 
 function defined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;

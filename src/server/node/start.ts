@@ -163,16 +163,21 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
   const limits = connectionLimits(options.connections);
   const linger = { ms: limits.lingerTimeoutMs, bytes: limits.maxLingerBytes };
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-    guard!.onRequest(req, res);
     // A request with a body: should it be answered unread and the connection close, the
     // connection lingers until the client has sent it (linger.ts), so the answer is read.
     if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
       lingerOnClose(req, linger);
+    if (guard!.onRequest(req, res)) return; // not a probe, on a connection kept for probes
     if (refuseMissingHost(req, res) || answerServerOptions(req, res, serverAllow)) return;
     if (!fast(req, res)) void appListener(req, res);
   };
   const server = createServer({ ...serverOptions(options.connections), requireHostHeader: false }, onRequest);
-  guard = guardConnections(server, options.connections);
+  guard = guardConnections(server, options.connections, (reason) => app.metrics.connectionShed(reason));
+  app.metrics.watchConnections(() => ({
+    open: guard!.open,
+    reserve: guard!.reserve,
+    requests: guard!.requests,
+  }));
   const maxHeaderBytes = serverOptions(options.connections).maxHeaderSize;
   server.on('clientError', (err: Error, socket) => answerClientError(err, socket, maxHeaderBytes));
   server.on('checkExpectation', refuseExpectation);

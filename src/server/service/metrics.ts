@@ -17,6 +17,10 @@ export interface ServiceMetrics {
   sseClients(n: number): void;
   /** Counts one `/api/events` client cut off because it stopped reading. */
   sseDropped(): void;
+  /** Counts one connection the connection guard closed or refused, by why (idle, slow_body, refused, not_probe). */
+  connectionShed(reason: string): void;
+  /** Where the open connections and those of the probe reserve are read at scrape time. */
+  watchConnections(read: () => { open: number; reserve: number; requests: number }): void;
 }
 
 export interface MetricsOptions {
@@ -199,6 +203,42 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
     registers,
   });
 
+  let connections: () => { open: number; reserve: number; requests: number } = () => ({
+    open: 0,
+    reserve: 0,
+    requests: 0,
+  });
+  new Gauge({
+    name: 'strata_http_requests_in_flight',
+    help: 'HTTP requests received and not yet answered whole (event streams included)',
+    registers,
+    collect() {
+      this.set(connections().requests);
+    },
+  });
+  new Gauge({
+    name: 'strata_connections_open',
+    help: 'Open HTTP connections (serve --max-connections caps them, the probe reserve aside)',
+    registers,
+    collect() {
+      this.set(connections().open);
+    },
+  });
+  new Gauge({
+    name: 'strata_connections_probe_reserve',
+    help: 'Open connections kept beyond the cap for /healthz and /readyz (serve --probe-connections)',
+    registers,
+    collect() {
+      this.set(connections().reserve);
+    },
+  });
+  const shed = new Counter({
+    name: 'strata_connections_shed_total',
+    help: 'Connections closed or refused at the cap, by why: idle (the oldest idle keep-alive one), slow_body (the oldest whose body was still arriving), slow_headers (the oldest that had sent no request), refused (no room, the probe reserve full), not_probe (a request other than a probe on a reserve connection)',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+
   store.subscribe((event) => {
     if (event.type === 'held') holds.inc({ trigger: event.held.trigger });
     if (event.type !== 'attempt') return;
@@ -232,6 +272,12 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
     },
     sseDropped() {
       sseDropped.inc();
+    },
+    connectionShed(reason) {
+      shed.inc({ reason });
+    },
+    watchConnections(read) {
+      connections = read;
     },
   };
 }
