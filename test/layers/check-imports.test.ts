@@ -56,11 +56,11 @@ describe('scripts/check-imports.ts (npm run check:imports, part of npm test)', (
     );
     appendFileSync(
       join(src, 'layouts', 'crewai', 'layout.ts'),
-      "\nimport type { HostPolicy } from '../../server/host-check.js';\n",
+      "\nimport type { HostPolicy } from '../../server/service/host-policy.js';\n",
     );
     expect(checkImports(src)).toEqual([
       'core/text/suggest.ts: imports engine/byte-cache.ts: core/ may import no folder (core/README.md), not engine/',
-      'layouts/crewai/layout.ts: imports server/host-check.ts: layouts/crewai/ may import core (layouts/crewai/README.md), not server/',
+      'layouts/crewai/layout.ts: imports server/service/host-policy.ts: layouts/crewai/ may import core (layouts/crewai/README.md), not server/service/',
     ]);
     const r = spawnSync(
       process.execPath,
