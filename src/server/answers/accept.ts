@@ -18,6 +18,20 @@ export function negotiate<T extends string>(
   offered: readonly T[],
 ): T | undefined {
   if (accept === undefined) return offered[0];
+  // Nearly every request of a client sends the same header: the last answer is kept.
+  if (accept === last.accept && offered === last.offered) return last.type as T | undefined;
+  const type = choose(accept, offered);
+  last.accept = accept;
+  last.offered = offered;
+  last.type = type;
+  return type;
+}
+
+// --- internal ---
+
+const last: { accept?: string; offered?: readonly string[]; type?: string } = {};
+
+function choose<T extends string>(accept: string, offered: readonly T[]): T | undefined {
   const ranges = parseAccept(accept);
   if (ranges.length === 0) return offered[0];
   let best: { type: T; q: number; at: number } | undefined;
@@ -29,8 +43,6 @@ export function negotiate<T extends string>(
   }
   return best?.type;
 }
-
-// --- internal ---
 
 interface Range {
   type: string;

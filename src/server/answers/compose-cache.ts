@@ -51,6 +51,12 @@ export interface RenderOptions {
   tokenBudgetMs?: number;
   /** When the request started (`performance.now()`; default: now). */
   startedAt?: number;
+  /**
+   * Whether the answer needs the token counts (default true). A request with ambient
+   * text (composed for itself, never kept) answered as text or as a provider body does
+   * not: its counts would be made off the event loop and thrown away.
+   */
+  counts?: boolean;
 }
 
 /**
@@ -83,6 +89,8 @@ export async function composeRendered(
     const outcome = tryCompose(snapshot, request);
     if (!outcome.ok) return outcome;
     await turn();
+    if (key === undefined && options.counts === false)
+      return { ok: true, rendered: new RenderedPrompt(outcome.result, outcome.result, false) };
     const budgetMs = options.tokenBudgetMs ?? DEFAULT_TOKEN_BUDGET_MS;
     const left = Math.max(0, startedAt + budgetMs - performance.now());
     const done = await render(outcome.result, snapshot, left);

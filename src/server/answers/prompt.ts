@@ -5,6 +5,7 @@ import { isAnswer, pickSnapshot } from '../middleware/snapshot.js';
 import type { Answer } from '../service/answer.js';
 import type { Service } from '../service/context.js';
 import { diagnosticsAnswer, errorAnswer } from '../service/errors.js';
+import { negotiate } from './accept.js';
 import { composeRendered, peekRendered, type RenderOutcome } from './compose-cache.js';
 import { formatAnswer, PROMPT_TYPES, promptAnswer } from './prompt-response.js';
 
@@ -42,9 +43,12 @@ export function answerPrompt(service: Service, call: PromptCall): Answer | Promi
   const started = performance.now();
   const cached = peekRendered(snapshot, call.request);
   if (cached) return finish(service, call, snapshot, { ok: true, rendered: cached }, started);
+  // An answer without the result's JSON (text, a provider body) needs no token counts.
+  const counts = call.format === undefined && negotiate(call.accept, PROMPT_TYPES) === 'application/json';
   return composeRendered(snapshot, call.request, {
     tokenBudgetMs: service.tokenBudgetMs,
     startedAt: call.startedAt,
+    counts,
   }).then((rendered) => finish(service, call, snapshot, rendered, started));
 }
 

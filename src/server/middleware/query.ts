@@ -67,9 +67,20 @@ export function queryProblem(
 export function validatorQuery(
   pairs: ReadonlyArray<readonly [string, string]>,
 ): Record<string, string | string[]> {
-  return Object.fromEntries(
-    Object.entries(queriesOf(pairs)).map(([key, values]) => [key, values.length === 1 ? values[0]! : values]),
-  );
+  const out: Record<string, string | string[]> = {};
+  for (const [key, value] of pairs) {
+    if (key === '') continue;
+    if (!Object.hasOwn(out, key)) {
+      // As Object.fromEntries makes it: `__proto__` an own key like any other.
+      if (key === '__proto__')
+        Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+      else out[key] = value;
+      continue;
+    }
+    const held = out[key]!;
+    out[key] = typeof held === 'string' ? [held, value] : [...held, value];
+  }
+  return out;
 }
 
 /**

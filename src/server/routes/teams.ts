@@ -86,7 +86,9 @@ export function addTeamRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
 
 /** Drops keys whose value is undefined (requests compare by their keys). */
 export function defined<T extends object>(o: T): { [K in keyof T]: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as never;
+  const out: Record<string, unknown> = {};
+  for (const key in o) if (o[key] !== undefined) out[key] = o[key];
+  return out as never;
 }
 
 // --- internal ---
