@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { errorAnswerOf } from '../app.js';
 import { type BodyText, plainJsonBody, readBody, stashBody } from '../middleware/body.js';
 import { commonHeaders } from '../middleware/headers.js';
 import { hostParses, hostRefusal } from '../middleware/host.js';
@@ -6,7 +7,6 @@ import { parseQuery, queryProblem } from '../middleware/query.js';
 import { isAnswer } from '../middleware/snapshot.js';
 import { type Answer, rawHeaders } from '../service/answer.js';
 import type { Service } from '../service/context.js';
-import { errorAnswer } from '../service/errors.js';
 import { type AccessLine, requestId, writeAccessLines } from '../service/logging.js';
 import type { RouteTable, TableRoute } from '../service/route-table.js';
 
@@ -69,10 +69,8 @@ export function createFastPath(
       id,
     });
   };
-  const failed = (took: Taken, e: unknown): Answer => {
-    service.logger.error({ reqId: took.id, err: e }, 'unhandled error');
-    return errorAnswer(500, 'INTERNAL', 'internal error');
-  };
+  // A handler that throws is answered as the app answers it (logged, 500 INTERNAL).
+  const failed = (took: Taken, e: unknown): Answer => errorAnswerOf(e, service, took.id);
   const answer = (req: IncomingMessage, res: ServerResponse, took: Taken, body?: BodyText) => {
     let answered: Answer | Promise<Answer> | undefined;
     try {

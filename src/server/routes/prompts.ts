@@ -20,6 +20,7 @@ import { errorAnswer } from '../service/errors.js';
 import type { DirectHandler } from '../service/route-table.js';
 import {
   addRoute,
+  defined,
   errors,
   IF_NONE_MATCH,
   PROMPT_HEADERS,
@@ -28,7 +29,6 @@ import {
   valid,
   validate,
 } from './route.js';
-import { defined } from './teams.js';
 
 /**
  * The compose endpoints: `GET /api/prompts/{role}`, `GET /api/agents/{agent}/prompt`,

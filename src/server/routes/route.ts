@@ -123,6 +123,13 @@ export function validate<S extends z.ZodType>(
   return result.success ? { data: result.data } : validationAnswer(target, result.error);
 }
 
+/** Drops keys whose value is undefined (requests compare by their keys). */
+export function defined<T extends object>(o: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  const out: Record<string, unknown> = {};
+  for (const key in o) if (o[key] !== undefined) out[key] = o[key];
+  return out as never;
+}
+
 /** An OpenAPI response entry for a JSON body. */
 export function json(schema: z.ZodType, description: string) {
   return { content: { 'application/json': { schema } }, description };

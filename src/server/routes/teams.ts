@@ -10,7 +10,7 @@ import { snapshotOf } from '../middleware/snapshot.js';
 import { TeamBodySchema, TeamResultSchema } from '../schemas/requests.js';
 import type { AppEnv, Service } from '../service/context.js';
 import { diagnosticsResponse, errorResponse } from '../service/errors.js';
-import { addRoute, errors, json, valid } from './route.js';
+import { addRoute, defined, errors, json, valid } from './route.js';
 
 /** `POST /api/teams/compose`: every member of a team, from one snapshot, all or nothing. */
 export function addTeamRoutes(app: OpenAPIHono<AppEnv>, service: Service): void {
@@ -82,13 +82,6 @@ export function addTeamRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
       return c.body(teamBody(snapshot.version, results), 200, headers);
     },
   );
-}
-
-/** Drops keys whose value is undefined (requests compare by their keys). */
-export function defined<T extends object>(o: T): { [K in keyof T]: Exclude<T[K], undefined> } {
-  const out: Record<string, unknown> = {};
-  for (const key in o) if (o[key] !== undefined) out[key] = o[key];
-  return out as never;
 }
 
 // --- internal ---

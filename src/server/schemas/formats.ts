@@ -32,8 +32,6 @@ export const FORMAT_SCHEMAS = {
   anthropic: AnthropicBodySchema,
 } satisfies Record<ProviderFormat, z.ZodType>;
 
-/** The longest `?ambient=` of a GET prompt, in characters, by default (`serve --max-query-ambient`). */
-
 // --- internal ---
 
 function formatDescription(format: ProviderFormat): string {

@@ -5,6 +5,7 @@ import { ComposeResultSchema } from './result.js';
 
 // What a prompt request may ask: the GET queries and the compose bodies.
 
+/** The longest `?ambient=` of a GET prompt, in characters, by default (`serve --max-query-ambient`). */
 export const MAX_QUERY_AMBIENT = 32 * 1024;
 /** The most members of one team compose, by default (`serve --max-team-members`). */
 export const MAX_TEAM_MEMBERS = 256;
