@@ -51,5 +51,3 @@ const contract: {
   formats: { openai: true, anthropic: true },
 };
 void contract;
-
-/** A provider body's description: `format=NAME`: what it is. */
