@@ -28,6 +28,21 @@ export function commonHeaders(request?: {
 }
 
 /**
+ * {@link commonHeaders} appended to node's flat `[name, value, …]` header list (the node
+ * server's direct answers), without the pairs in between.
+ */
+export function appendCommonHeaders(
+  raw: string[],
+  request: { id: string; cors?: Cors; origin?: string | undefined },
+): string[] {
+  for (const [name, value] of SECURITY_HEADERS) raw.push(name, value);
+  raw.push('X-Request-Id', request.id);
+  if (request.cors?.enabled)
+    for (const [name, value] of request.cors.headers(request.origin)) raw.push(name, value);
+  return raw;
+}
+
+/**
  * The app's step that gives every answer the {@link commonHeaders}: after the rest of the
  * chain has answered, whatever the answer (a route's, a refusal, an error).
  */

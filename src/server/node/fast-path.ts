@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorAnswerOf } from '../app.js';
 import { type BodyText, plainJsonBody, readBody, stashBody } from '../middleware/body.js';
-import { commonHeaders } from '../middleware/headers.js';
+import { appendCommonHeaders } from '../middleware/headers.js';
 import { hostParses, hostRefusal } from '../middleware/host.js';
 import { parseQuery, queryProblem } from '../middleware/query.js';
 import { isAnswer } from '../middleware/snapshot.js';
@@ -34,40 +34,38 @@ export function createFastPath(
   // Metrics and access-log lines are recorded after the answer is sent and written out
   // together once the current batch of socket events is handled (setImmediate): the
   // same lines and counts, at a fraction of the per-request cost.
-  const pending: AccessRecord[] = [];
+  const pending: Taken[] = [];
   const flush = () => {
+    const logging = service.logger.isLevelEnabled('info');
     const lines: AccessLine[] = [];
     for (const r of pending) {
       service.metrics.request(r.route.label, r.method, r.status, r.seconds);
-      lines.push({
-        reqId: r.id,
-        method: r.method,
-        path: r.path,
-        route: r.route.label,
-        status: r.status,
-        ms: r.seconds * 1000,
-      });
+      if (logging)
+        lines.push({
+          reqId: r.id,
+          method: r.method,
+          path: r.path,
+          route: r.route.label,
+          status: r.status,
+          ms: r.seconds * 1000,
+        });
     }
-    writeAccessLines(service.logger, lines);
+    if (logging) writeAccessLines(service.logger, lines);
     pending.length = 0;
   };
   const send = (req: IncomingMessage, res: ServerResponse, took: Taken, answer: Answer) => {
-    const { id } = took;
-    const raw = [...rawHeaders(answer)];
-    for (const [name, value] of commonHeaders({ id, cors: service.cors, origin: one(req.headers.origin) }))
-      raw.push(name, value);
+    const raw = appendCommonHeaders(rawHeaders(answer).slice(), {
+      id: took.id,
+      cors: service.cors,
+      origin: one(req.headers.origin),
+    });
     res.writeHead(answer.status, raw);
     // HEAD: the same headers (Content-Length included), no body.
     res.end(took.method === 'HEAD' ? undefined : answer.body);
+    took.status = answer.status;
+    took.seconds = (performance.now() - took.startedAt) / 1000;
     if (pending.length === 0) setImmediate(flush);
-    pending.push({
-      route: took.route,
-      path: took.path,
-      method: took.method,
-      status: answer.status,
-      seconds: (performance.now() - took.startedAt) / 1000,
-      id,
-    });
+    pending.push(took);
   };
   // A handler that throws is answered as the app answers it (logged, 500 INTERNAL).
   const failed = (took: Taken, e: unknown): Answer => errorAnswerOf(e, service, took.id);
@@ -125,7 +123,17 @@ export function createFastPath(
       query = parsed;
     }
     const id = requestId(one(req.headers['x-request-id']));
-    const took: Taken = { route: found.route, params: found.params, query, method, path, startedAt, id };
+    const took: Taken = {
+      route: found.route,
+      params: found.params,
+      query,
+      method,
+      path,
+      startedAt,
+      id,
+      status: 0,
+      seconds: 0,
+    };
     if (method !== 'POST') {
       answer(req, res, took);
       return true;
@@ -153,7 +161,7 @@ export interface FastPath {
 
 const NO_PAIRS: ReadonlyArray<readonly [string, string]> = [];
 
-/** A request the direct path took: its route, parameters and query, as read. */
+/** A request the direct path took: its route, parameters and query, as read; then its answer's record. */
 interface Taken {
   route: TableRoute;
   params: Record<string, string>;
@@ -163,15 +171,9 @@ interface Taken {
   startedAt: number;
   /** The request's id (the caller's `X-Request-Id` when it is sane). */
   id: string;
-}
-
-interface AccessRecord {
-  route: TableRoute;
-  path: string;
-  method: string;
+  /** Once answered: the status, and the seconds it took (for the metrics and access log). */
   status: number;
   seconds: number;
-  id: string;
 }
 
 /** One value of a request header (repeated headers joined as HTTP joins them). */

@@ -3,6 +3,7 @@ import type { Diagnostic } from '../../core/text/diagnostics.js';
 import { defaultEngine } from '../../engine/default-engine.js';
 import type { SnapshotStore } from '../../reload/store.js';
 import { VERSION } from '../../source/version.js';
+import { latencyHistogram } from './latency.js';
 
 /** The service's Prometheus metrics, in a registry of their own. */
 export interface ServiceMetrics {
@@ -77,10 +78,9 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
       }
     },
   });
-  const requestSeconds = new Histogram({
+  const requestSeconds = latencyHistogram({
     name: 'strata_http_request_duration_seconds',
     help: 'HTTP request latency by route pattern',
-    labelNames: ['route', 'method'] as const,
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers,
   });
@@ -254,7 +254,7 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
     request(route, method, status, seconds) {
       const key = `${route}\t${method}\t${status}`;
       requestCounts.set(key, (requestCounts.get(key) ?? 0) + 1);
-      requestSeconds.observe({ route, method }, seconds);
+      requestSeconds.observe(route, method, seconds);
     },
     compose(route, outcome) {
       const key = `${route}\t${outcome}`;
