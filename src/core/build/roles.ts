@@ -394,6 +394,8 @@ function discoverByField(
   for (const path of allPaths) {
     if (!glob(path)) continue;
     let meta = frontmatterOf(path);
+    // A catch-all also finds files of other kinds a rule knows (a command file): no role, not said.
+    if (!roleFolder && rules.some((r) => r.isRole?.(path, meta) === false)) continue;
     for (const rule of rules) meta = rule.fields(path, meta, def.id, def.require);
     const id = meta[def.id];
     if (id === undefined && Object.keys(meta).length === 0) {

@@ -213,7 +213,12 @@ function composeChecked(
     }
     text += layerText;
   }
-  if (hasError(diagnostics)) return { ok: false, diagnostics };
+  // A required layer's NO_ROLE error says what the warning of the request's names said.
+  if (hasError(diagnostics))
+    return {
+      ok: false,
+      diagnostics: diagnostics.filter((d) => d.code !== 'NO_ROLE' || d.severity === 'error'),
+    };
 
   // 4. Join, or fall back.
   const fallback = included === 0;

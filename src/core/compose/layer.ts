@@ -1,6 +1,7 @@
 import { derived } from '../build/derived.js';
 import type { PackFile } from '../build/pack-file.js';
 import type { Snapshot } from '../build/snapshot-types.js';
+import type { Substitution } from '../layout.js';
 import { describeGate, evaluateGate, type Gate } from '../pack/gates.js';
 import { missingInput } from '../pack/inputs.js';
 import type { LayerDef, LayerSource, VariantDef } from '../pack/manifest.js';
@@ -20,7 +21,7 @@ import {
   type TemplateValues,
 } from '../pack/template.js';
 import { type Diagnostic, error, warning } from '../text/diagnostics.js';
-import { didYouMean } from '../text/suggest.js';
+import { didYouMean, knownList } from '../text/suggest.js';
 import { isBlank } from '../text/text.js';
 import { resolveChain } from './chain.js';
 import { closestFiles } from './closest-files.js';
@@ -134,11 +135,9 @@ function sourceText(
       }
       base.source = found.path;
       if (found.frontmatterRetried) base.frontmatterRetried = true;
-      if (layer.trim === 'both') return { text: found.prompt, bytes: found.promptBytes, file: found };
-      // A raw file's text is the lossy decoding of its bytes.
-      if (layer.trim === 'none' && found.raw && found.bodyOffset === 0)
-        return { text: found.text, raw: found.raw };
-      return { text: trimText(found.text.slice(found.bodyOffset), layer.trim) };
+      const text = fileText(found, layer);
+      const subs = substitutionsOf(env, found.path);
+      return subs.length === 0 ? text : substituted(env, base, found.path, text, subs);
     }
     case 'input': {
       if (env.request.ambient === undefined) {
@@ -153,6 +152,7 @@ function sourceText(
       if (env.role === undefined) {
         base.reason = 'no-value';
         base.placeholder = 'role';
+        if (layer.missing === 'error') env.diagnostics.push(noRole(env, layer));
         return undefined;
       }
       const record = env.record;
@@ -207,6 +207,67 @@ function tooLarge(env: LayerEnv, layer: LayerDef, base: LayerResult, what: strin
   env.tooLarge = true;
   env.diagnostics.push(promptTooLarge(env.maxBytes, `layer ${layer.id}: ${what}`));
   return base;
+}
+
+/** NO_ROLE for a required layer made of a role's fields, composed without a role. */
+function noRole(env: LayerEnv, layer: LayerDef): Diagnostic {
+  const roles = [...env.snapshot.roles.keys()];
+  return error(
+    'NO_ROLE',
+    `layer ${layer.id} is required and is made of a role's fields: give a role${roles.length > 0 ? ` (roles: ${knownList(roles)})` : ''}`,
+  );
+}
+
+/** A file layer's text, trimmed as the layer says, with its length and bytes when known. */
+function fileText(
+  found: PackFile,
+  layer: LayerDef,
+): { text: string; bytes?: number; raw?: Uint8Array; file?: PackFile } {
+  if (layer.trim === 'both') return { text: found.prompt, bytes: found.promptBytes, file: found };
+  // A raw file's text is the lossy decoding of its bytes.
+  if (layer.trim === 'none' && found.raw && found.bodyOffset === 0)
+    return { text: found.text, raw: found.raw };
+  return { text: trimText(found.text.slice(found.bodyOffset), layer.trim) };
+}
+
+/** The layout's substitutions in a file (`Layout.substitutions`), worked out once per snapshot. */
+function substitutionsOf(env: LayerEnv, path: string): readonly Substitution[] {
+  const { snapshot } = env;
+  const rule = snapshot.preset ? snapshot.layouts?.get(snapshot.preset)?.substitutions : undefined;
+  if (!rule) return [];
+  return derived(snapshot, 'substitutions', (s) => rule.forPaths([...s.files.keys()]))(path);
+}
+
+/**
+ * A file's text with each substitution's text replaced by its input's value; undefined
+ * (MISSING_INPUT, the layer without a value) when the text holds one whose input has none.
+ */
+function substituted(
+  env: LayerEnv,
+  base: LayerResult,
+  path: string,
+  found: { text: string },
+  subs: readonly Substitution[],
+): { text: string } | undefined {
+  let text = found.text;
+  for (const sub of subs) {
+    if (!text.includes(sub.text)) continue;
+    const value = env.inputs[sub.input];
+    if (value === undefined) {
+      env.diagnostics.push(
+        missingInput(
+          sub.input,
+          `${path} writes ${sub.text} (${sub.means}, which strata cannot know) and`,
+          path,
+        ),
+      );
+      base.reason = 'no-value';
+      base.placeholder = sub.input;
+      return undefined;
+    }
+    text = text.split(sub.text).join(value);
+  }
+  return text === found.text ? found : { text };
 }
 
 /** The result of a layer left out by its gate (or by all its variants' gates). */
@@ -291,6 +352,9 @@ function missingValue(
   if (missing.missing === 'role') {
     base.reason = 'no-value';
     base.placeholder = 'role';
+    // A required layer made of a role's fields has nothing to be without one: no prompt
+    // of this layout is composed without a role.
+    if (layer.missing === 'error') env.diagnostics.push(noRole(env, layer));
   } else if (missing.missing === 'input') {
     env.diagnostics.push(
       missingInput(missing.name, `layer ${layer.id}${role ? ` (role ${role})` : ''}`, record?.source),
