@@ -75,6 +75,8 @@ export function statusOf(code: DiagnosticCode): ContentfulStatusCode {
     case 'UNKNOWN_TEAM':
     case 'UNKNOWN_AGENT':
       return 404;
+    case 'DUPLICATE_ROLE':
+      return 409;
     case 'LAYER_MISSING':
     case 'FALLBACK_USED':
     case 'PROMPT_TOO_LARGE':

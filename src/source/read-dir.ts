@@ -99,6 +99,8 @@ export interface DiskPackFiles extends PackFiles {
    * repository, a submodule), in walk order: where Codex's AGENTS.md discovery starts.
    */
   gitFolders?: string[];
+  /** Every folder walked below the root (where a working directory may be). */
+  folders?: string[];
 }
 
 /**
@@ -265,6 +267,7 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
         newestChangeMs: hinted.newestChangeMs,
         hinted: true,
         ...(base.base.gitFolders ? { gitFolders: base.base.gitFolders } : {}),
+        folders: [...base.base.folders],
       };
     }
   }
@@ -278,6 +281,7 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
   const listing = await list(out, pack, limits, slices, reading);
   out.identity = listing.identity;
   out.newestChangeMs = listing.newestChangeMs;
+  out.folders = [...listing.folders];
   if (out.diagnostics.some((d) => d.code === 'TOO_MANY_FILES' || d.code === 'PACK_TOO_LARGE')) {
     // As when nothing is read after such a listing: no files, no reading problems.
     out.files = new Map();

@@ -60,7 +60,7 @@ export function parseManifestPart(
     const reg = c.mapping(
       top.registry,
       ['registry'],
-      ['files', 'key', 'require', 'discover', 'duplicate_keys'],
+      ['files', 'key', 'require', 'discover', 'duplicate_keys', 'duplicate_roles'],
     );
     if (reg) {
       part.registry = {};
@@ -78,6 +78,10 @@ export function parseManifestPart(
         part.registry.duplicateKeys = reg.duplicate_keys;
       else if (reg.duplicate_keys !== undefined)
         c.bad(['registry', 'duplicate_keys'], 'duplicate_keys must be "error" or "last"');
+      if (reg.duplicate_roles === 'last' || reg.duplicate_roles === 'refuse')
+        part.registry.duplicateRoles = reg.duplicate_roles;
+      else if (reg.duplicate_roles !== undefined)
+        c.bad(['registry', 'duplicate_roles'], 'duplicate_roles must be "last" or "refuse"');
     }
   }
   if (top.fleet !== undefined) {

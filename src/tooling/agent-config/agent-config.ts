@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { splitOf } from '../../core/build/pack-file.js';
 import type { Snapshot } from '../../core/build/snapshot.js';
-import { unknownRole } from '../../core/compose/compose.js';
+import { roleOfSeveralFiles, unknownRole } from '../../core/compose/compose.js';
 import { resolveInputs } from '../../core/pack/inputs.js';
 import { isValidName } from '../../core/pack/names.js';
 import { applyOverrides } from '../../core/pack/settings.js';
@@ -112,6 +112,7 @@ export function agentConfig(snapshot: Snapshot, request: AgentConfigRequest): Ag
   }
   const record = snapshot.roles.get(role);
   if (!record && snapshot.roles.size > 0) return { ok: false, diagnostics: [unknownRole(snapshot, role)] };
+  if (record?.definedIn) return { ok: false, diagnostics: [roleOfSeveralFiles(role, record.definedIn)] };
 
   // 2. The three levels, lowest first.
   const manifestFile = snapshot.manifest.chain.find((k) => !k.startsWith('preset:'));
