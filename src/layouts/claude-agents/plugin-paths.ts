@@ -25,7 +25,10 @@ const PLUGIN_JSON = '.claude-plugin/plugin.json';
 
 const NONE: readonly never[] = [];
 
+// The texts Claude Code replaces, written as it writes them (no template strings here).
 const PLUGIN = [
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: Claude Code's own placeholder text
   { text: '${CLAUDE_PLUGIN_ROOT}', input: 'plugin_root', means: 'the folder the plugin is installed in' },
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: Claude Code's own placeholder text
   { text: '${CLAUDE_PLUGIN_DATA}', input: 'plugin_data', means: 'the folder the plugin keeps its data in' },
 ] as const;
