@@ -176,6 +176,34 @@ export const LayerSchema = z
       )
       .optional()
       .openapi({ description: 'The files of a chain layer, root first, each with its byte range' }),
+    segments: z
+      .array(
+        z.object({
+          kind: z.enum(['template', 'field', 'setting', 'input']),
+          name: z.string().optional(),
+          source: z.string().optional(),
+          line: z.number().int().optional(),
+          start: z.number().int(),
+          end: z.number().int(),
+          bytes: z.number().int(),
+          inputs: z
+            .array(
+              z.object({
+                kind: z.enum(['template', 'field', 'setting', 'input']),
+                name: z.string().optional(),
+                start: z.number().int(),
+                end: z.number().int(),
+                bytes: z.number().int(),
+              }),
+            )
+            .optional(),
+        }),
+      )
+      .optional()
+      .openapi({
+        description:
+          "A text template layer's pieces in order (the template's own text, each role field with its file and line, each setting and input; the inputs filled into a field), each with its byte range",
+      }),
     chainRoot: z.string().optional().openapi({
       description:
         'A chain layer whose walk starts below the pack root: the folder it starts at (a nested repository)',

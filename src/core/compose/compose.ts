@@ -26,6 +26,7 @@ export type {
   ComposeResult,
   LayerPart,
   LayerResult,
+  LayerSegment,
   SkipReason,
 } from './types.js';
 export { SKIP_REASONS } from './types.js';
@@ -218,6 +219,7 @@ function composeChecked(
       part.start += offset;
       part.end! += offset;
     }
+
     offset = info.end;
     if (offset > env.maxBytes) {
       diagnostics.push(promptTooLarge(env.maxBytes, `the prompt, at layer ${layer.id},`));

@@ -27,6 +27,7 @@ import { resolveChain } from './chain.js';
 import { closestFiles } from './closest-files.js';
 import { fileAt, type LayerEnv, placeholderValue } from './env.js';
 import { promptTooLarge } from './prompt-limit.js';
+import { attachSegments } from './segments.js';
 import { budgetOf, cutToBudget, trimText } from './text-cut.js';
 import type { LayerResult } from './types.js';
 
@@ -180,10 +181,10 @@ function sourceText(
     case 'text': {
       const used: string[] = [];
       const compiled = compiledText(env.snapshot, source.text);
-      const filled =
-        compiled.parts.length === 1
-          ? { text: source.text }
-          : fillCompiled(compiled, new LayerValues(env, used), env.maxBytes);
+      if (compiled.parts.length === 1) return { text: trimText(source.text, layer.trim) };
+      const values = new LayerValues(env, used);
+      const pieces: string[] = [];
+      const filled = fillCompiled(compiled, values, env.maxBytes, pieces);
       if (used.length > 0) {
         // Every role field of the template was read, in order, unless one was missing.
         base.field = [...new Set(used)].join(', ');
@@ -197,7 +198,10 @@ function sourceText(
         missingValue(env, layer, base, filled);
         return undefined;
       }
-      return { text: trimText(filled.text, layer.trim) };
+      const text = trimText(filled.text, layer.trim);
+      // Each piece's own range: the template's text, each field, setting and input.
+      attachSegments(base, env, compiled, pieces, values, filled.text, text);
+      return { text };
     }
   }
 }
