@@ -15,7 +15,7 @@ import {
 import { join, relative, resolve, sep } from 'node:path';
 import { presetHiddenFolders } from '../core/build/detect.js';
 import type { ReadScope } from '../core/build/read-scope.js';
-import { leftOut } from '../core/pack/select.js';
+import { hiddenEntryAllowed } from '../core/pack/select.js';
 import { type Diagnostic, error } from '../core/text/diagnostics.js';
 import { byteOrder } from '../core/text/text.js';
 import { LAYOUTS } from '../layouts/registry.js';
@@ -420,7 +420,7 @@ async function walk(
     inDir === (pack.root.endsWith(sep) ? pack.root : pack.root + sep) + (relDir ? relDir + sep : '');
   for (const entry of entries) {
     if (state.stop) return;
-    if (leftOut(entry.name) && !limits.hidden.has(entry.name)) {
+    if (!hiddenEntryAllowed(limits.hidden, relDir, entry.name)) {
       // A nested repository's root (seen, never read).
       if (entry.name === '.git' && relDir !== '') {
         if (out.gitFolders) out.gitFolders.push(relDir);

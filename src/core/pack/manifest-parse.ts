@@ -150,8 +150,14 @@ export function parseManifestPart(
   for (const key of ['files', 'hidden', 'raw'] as const)
     if (top[key] !== undefined) part[key] = c.stringList(top[key], [key]);
   for (const name of part.hidden ?? [])
-    if (!/^\.[^./][^/]*$/.test(name))
-      c.bad(['hidden'], `hidden: ${JSON.stringify(name)} is not a hidden folder name like .config`);
+    if (
+      !/^\.[^./][^/]*$/.test(name) &&
+      !/^(?:[^/.][^/]*|\.[^./][^/]*)(?:\/(?:[^/.][^/]*|\.[^./][^/]*))*\/\*\*$/.test(name)
+    )
+      c.bad(
+        ['hidden'],
+        `hidden: ${JSON.stringify(name)} is not a hidden folder name like .config, nor a folder read whole like .claude/agents/**`,
+      );
   if (top.config_fields !== undefined) {
     const fields = c.mapping(top.config_fields, ['config_fields']) ?? {};
     part.configFields = {};
