@@ -70,13 +70,12 @@ export function statusOf(code: DiagnosticCode): ContentfulStatusCode {
     case 'MISSING_INPUT':
     case 'PATH_OUTSIDE_PACK':
     case 'NO_ROLE':
+    case 'DUPLICATE_ROLE':
       return 400;
     case 'UNKNOWN_ROLE':
     case 'UNKNOWN_TEAM':
     case 'UNKNOWN_AGENT':
       return 404;
-    case 'DUPLICATE_ROLE':
-      return 409;
     case 'LAYER_MISSING':
     case 'FALLBACK_USED':
     case 'PROMPT_TOO_LARGE':

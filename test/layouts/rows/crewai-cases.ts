@@ -12,6 +12,10 @@ export interface CrewaiCase {
   vars?: Record<string, string>;
 }
 
+/** The agents.yaml of a flow's crew, kept two levels down in a repository of projects. */
+export const POEM_CREW =
+  'poet:\n  role: >\n    Poet of {topic}\n  goal: Write a short poem about {topic}\n  backstory: |\n    You count syllables.\n    You never rhyme "love" with "above".';
+
 export const CREWAI_CASES: readonly CrewaiCase[] = [
   // A folded block scalar ends the file without a final newline: PyYAML keeps no line break.
   { name: 'crewai-folded-at-eof', yaml: 'a:\n  role: R\n  goal: G\n  backstory: >\n    B', role: 'a' },
@@ -34,6 +38,8 @@ export const CREWAI_CASES: readonly CrewaiCase[] = [
     role: 'writer',
     vars: { topic: 'AI' },
   },
+  // A crew two levels down in a flow, in a repository of several projects (crewai-rows.test.ts).
+  { name: 'crewai-deep-crew-poet', yaml: POEM_CREW, role: 'poet', vars: { topic: 'rain' } },
   // With a final newline: the line break is there.
   { name: 'crewai-folded-newline', yaml: 'a:\n  role: R\n  goal: G\n  backstory: >\n    B\n', role: 'a' },
 ];
