@@ -21,14 +21,18 @@ async function composed(dir: string, role: string, vars?: Record<string, string>
   return tryCompose(snapshot, vars ? { role, vars } : { role });
 }
 
+// Claude Code's placeholders, as written in an agent's body.
+const ROOT = ['$', '{CLAUDE_PLUGIN_ROOT}'].join('');
+const DATA = ['$', '{CLAUDE_PLUGIN_DATA}'].join('');
+
 const RUNNER = [
   '---',
   'name: runner',
   'description: Runs the plugin scripts',
   '---',
   '',
-  'Run `cd "${CLAUDE_PLUGIN_ROOT}/scripts" && ./check.sh`.',
-  'Keep results in ${CLAUDE_PLUGIN_DATA}/results.json; ${CLAUDE_PLUGIN_ROOT} twice.',
+  `Run \`cd "${ROOT}/scripts" && ./check.sh\`.`,
+  `Keep results in ${DATA}/results.json; ${ROOT} twice.`,
   '',
 ].join('\n');
 const PLUGIN = {
@@ -36,7 +40,7 @@ const PLUGIN = {
   data: '/home/ada/.claude/plugins/data/kit',
 };
 
-describe('claude-agents: ${CLAUDE_PLUGIN_ROOT} and ${CLAUDE_PLUGIN_DATA} in a plugin agent', () => {
+describe('claude-agents: CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA in a plugin agent', () => {
   const dir = pack({ '.claude-plugin/plugin.json': '{"name":"kit"}\n', 'agents/runner.md': RUNNER });
 
   it('are the plugin_root and plugin_data inputs, as Claude Code replaces them', async () => {
@@ -52,7 +56,7 @@ describe('claude-agents: ${CLAUDE_PLUGIN_ROOT} and ${CLAUDE_PLUGIN_DATA} in a pl
       [
         'MISSING_INPUT',
         'agents/runner.md',
-        'input plugin_root has no value: agents/runner.md writes ${CLAUDE_PLUGIN_ROOT} (the folder the plugin is installed in, which strata cannot know) and uses it; give --var plugin_root=VALUE (API: vars.plugin_root)',
+        `input plugin_root has no value: agents/runner.md writes ${ROOT} (the folder the plugin is installed in, which strata cannot know) and uses it; give --var plugin_root=VALUE (API: vars.plugin_root)`,
       ],
     ]);
     const run = await cli([
@@ -72,7 +76,7 @@ describe('claude-agents: ${CLAUDE_PLUGIN_ROOT} and ${CLAUDE_PLUGIN_DATA} in a pl
     const project = pack({ '.claude/agents/runner.md': RUNNER });
     const out = await composed(project, 'runner');
     expect(out.ok && out.result.text).toBe(claudeAgent(RUNNER, 'runner.md').prompt);
-    expect(out.ok && out.result.text).toContain('${CLAUDE_PLUGIN_ROOT}');
+    expect(out.ok && out.result.text).toContain(ROOT);
   });
 });
 
