@@ -72,6 +72,15 @@ describe('claude-agents: CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA in a plugin a
     expect(run.stderr).toContain('give --var plugin_data=VALUE');
   });
 
+  it('a value that would grow the prompt past its byte limit is PROMPT_TOO_LARGE, measured before it is made', async () => {
+    const { snapshot } = await loadPack(dir, { env: {}, maxPromptBytes: 1000 });
+    const out = tryCompose(snapshot!, {
+      role: 'runner',
+      vars: { plugin_root: 'x'.repeat(600), plugin_data: '/d' },
+    });
+    expect(out.ok ? [] : out.diagnostics.map((d) => d.code)).toEqual(['PROMPT_TOO_LARGE']);
+  });
+
   it('an agent outside plugins keeps them as written, as Claude Code does', async () => {
     const project = pack({ '.claude/agents/runner.md': RUNNER });
     const out = await composed(project, 'runner');

@@ -138,7 +138,7 @@ function sourceText(
       if (found.frontmatterRetried) base.frontmatterRetried = true;
       const text = fileText(found, layer);
       const subs = substitutionsOf(env, found.path);
-      return subs.length === 0 ? text : substituted(env, base, found.path, text, subs);
+      return subs.length === 0 ? text : substituted(env, layer, base, found.path, text, subs);
     }
     case 'input': {
       if (env.request.ambient === undefined) {
@@ -244,10 +244,12 @@ function substitutionsOf(env: LayerEnv, path: string): readonly Substitution[] {
 
 /**
  * A file's text with each substitution's text replaced by its input's value; undefined
- * (MISSING_INPUT, the layer without a value) when the text holds one whose input has none.
+ * when the text holds one whose input has none (MISSING_INPUT, the layer without a value)
+ * or the text would grow past the prompt's byte limit (PROMPT_TOO_LARGE).
  */
 function substituted(
   env: LayerEnv,
+  layer: LayerDef,
   base: LayerResult,
   path: string,
   found: { text: string },
@@ -269,7 +271,13 @@ function substituted(
       base.placeholder = sub.input;
       return undefined;
     }
-    text = text.split(sub.text).join(value);
+    // Measured before it is made: a long value written many times is refused, not built.
+    const pieces = text.split(sub.text);
+    if (text.length + (pieces.length - 1) * (value.length - sub.text.length) > env.maxBytes) {
+      tooLarge(env, layer, base, `${path} with ${sub.text} replaced by input ${sub.input}`);
+      return undefined;
+    }
+    text = pieces.join(value);
   }
   return text === found.text ? found : { text };
 }
