@@ -156,7 +156,7 @@ export function parseManifestPart(
     )
       c.bad(
         ['hidden'],
-        `hidden: ${JSON.stringify(name)} is not a hidden folder name like .config, nor a folder read whole like .claude/agents/**`,
+        `hidden: ${JSON.stringify(name)} is not a hidden folder name like .config, nor a folder read whole like .config/notes/**`,
       );
   if (top.config_fields !== undefined) {
     const fields = c.mapping(top.config_fields, ['config_fields']) ?? {};

@@ -19,7 +19,7 @@ export function pathSelector(
 /**
  * Whether every left-out name in a path (`.config/agents/x.md`, `node_modules/x/NOTES.md`;
  * see {@link leftOut}) is one of `names`, or lies in a folder `names` opens whole
- * (`.claude/agents/**`).
+ * (`.config/notes/**`).
  */
 export function hiddenAllowed(names: readonly string[], path: string): boolean {
   // Most paths have no hidden segment and no dependency folder: no split for them.
@@ -35,7 +35,7 @@ export function hiddenAllowed(names: readonly string[], path: string): boolean {
 /**
  * Whether a reader walking the folder `folder` (pack-relative, '' for the root) takes its
  * entry `name`: a name not left out, one of `names`, or any name in a folder below one
- * `names` opens whole (`.claude/agents/**`: every file and folder there, hidden ones too).
+ * `names` opens whole (`.config/notes/**`: every file and folder there, hidden ones too).
  */
 export function hiddenEntryAllowed(names: ReadonlySet<string>, folder: string, name: string): boolean {
   if (!leftOut(name) || names.has(name)) return true;
