@@ -137,6 +137,15 @@ export const ErrorSchema = z
 
 const BudgetStatus = z.enum(BUDGET_STATUSES);
 
+/** The fields of a text template layer's piece (and of an input filled into a field). */
+const SEGMENT_FIELDS = {
+  kind: z.enum(['template', 'field', 'setting', 'input']),
+  name: z.string().optional(),
+  start: z.number().int(),
+  end: z.number().int(),
+  bytes: z.number().int(),
+};
+
 export const LayerSchema = z
   .object({
     id: z.string(),
@@ -179,24 +188,10 @@ export const LayerSchema = z
     segments: z
       .array(
         z.object({
-          kind: z.enum(['template', 'field', 'setting', 'input']),
-          name: z.string().optional(),
+          ...SEGMENT_FIELDS,
           source: z.string().optional(),
           line: z.number().int().optional(),
-          start: z.number().int(),
-          end: z.number().int(),
-          bytes: z.number().int(),
-          inputs: z
-            .array(
-              z.object({
-                kind: z.enum(['template', 'field', 'setting', 'input']),
-                name: z.string().optional(),
-                start: z.number().int(),
-                end: z.number().int(),
-                bytes: z.number().int(),
-              }),
-            )
-            .optional(),
+          inputs: z.array(z.object(SEGMENT_FIELDS)).optional(),
         }),
       )
       .optional()
