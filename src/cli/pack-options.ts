@@ -4,7 +4,7 @@ import type { LoadResult, Snapshot } from '../core/build/snapshot.js';
 import { type ComposeRequest, type ComposeResult, strictOutcome } from '../core/compose/compose.js';
 import { pathSettingNames } from '../core/pack/path-settings.js';
 import { parseSetPairs } from '../core/pack/settings.js';
-import { type Diagnostic, formatDiagnostic, PromptError } from '../core/text/diagnostics.js';
+import { type Diagnostic, formatDiagnostic, PromptError, warning } from '../core/text/diagnostics.js';
 import { tryCompose } from '../engine/default-engine.js';
 import { PRESET_NAMES } from '../layouts/registry.js';
 import { readBoundedFile } from '../source/bounded-read.js';
@@ -111,6 +111,31 @@ export async function openPackFromFlags(
   return openPack(source, options);
 }
 
+/**
+ * {@link openPackFromFlags} for a request of `role`: a folder detected as a layout that
+ * reads no roles (a root AGENTS.md) that is also another layout (`.claude/agents/`) is
+ * opened as that layout when it has the role, with a warning saying so; otherwise as
+ * detected (where the role is an error naming the `--preset` to use).
+ */
+export async function openPackForRole(
+  flags: PackFlags,
+  io: CliIO,
+  role: string | undefined,
+): Promise<LoadResult> {
+  const result = await openPackFromFlags(flags, io);
+  const detected = result.snapshot;
+  const also = detected?.alsoLayout;
+  if (also === undefined || role === undefined || flags.preset !== undefined || detected!.roles.has(role))
+    return result;
+  const other = await openPackFromFlags({ ...flags, preset: also }, io);
+  if (!other.snapshot?.roles.has(role)) return result;
+  const note = warning(
+    'UNKNOWN_ROLE',
+    `role ${JSON.stringify(role)} is no role of the ${detected!.preset} layout detected first; the folder is also a ${also} layout, which has it: composed as --preset ${also} does`,
+  );
+  return { ...other, diagnostics: [note, ...other.diagnostics] };
+}
+
 /** `--set` pairs as the operator's settings (usage errors throw). */
 export function operatorSettings(flags: PackFlags): Record<string, string> | undefined {
   const { overrides, bad } = parseSetPairs(flags.set ?? []);
@@ -179,7 +204,7 @@ export async function composeFromFlags(
   flags: RequestFlags,
   io: CliIO,
 ): Promise<{ snapshot: Snapshot; request: ComposeRequest; result: ComposeResult } | undefined> {
-  const snapshot = reportLoad(await openPackFromFlags(flags, io), io);
+  const snapshot = reportLoad(await openPackForRole(flags, io, requestRole(flags, io.env)), io);
   if (!snapshot) return undefined;
   const request = await requestFromFlags(flags, io);
   if (request.settings) {

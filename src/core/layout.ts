@@ -25,6 +25,13 @@ export interface Layout {
    * files are there too.
    */
   fallbackFiles?: readonly string[];
+  /**
+   * Globs that make a pack without a manifest this layout when no layout's `detect:`
+   * holds, checked in detection order before the fallback: files a layout keeps anywhere
+   * in a tree (notes files only in sub-folders), too common to win over another layout's
+   * own files.
+   */
+  detectAlso?: readonly string[];
   /** Input formats this layout adds (`inputs.<name>.format: <format>`), by name. */
   formats?: Readonly<Record<string, InputFormat>>;
   /** Role discovery rules this layout adds (`registry.discover.<rule>: true`), by name. */
@@ -34,6 +41,27 @@ export interface Layout {
    * (default: each placeholder once, in one pass: {@link RecordFill}).
    */
   fillRecord?: RecordFill;
+  /**
+   * Text in a layer file's body that the system running the agent replaces with what only
+   * it knows (where a plugin is installed): each such text is replaced by the value of a
+   * request input, and a compose without that value fails saying which input to give.
+   */
+  substitutions?: SubstitutionRule;
+}
+
+/** A {@link Layout.substitutions} rule: given every path of the pack, the substitutions of each file. */
+export interface SubstitutionRule {
+  forPaths(paths: readonly string[]): (path: string) => readonly Substitution[];
+}
+
+/** A text of a file's body the runtime replaces, and the request input that gives its value. */
+export interface Substitution {
+  /** The text as written (`${CLAUDE_PLUGIN_ROOT}`). */
+  text: string;
+  /** The declared request input whose value replaces it (`plugin_root`). */
+  input: string;
+  /** What the value is, for the message when it is not given (`where the plugin is installed`). */
+  means: string;
 }
 
 /** How a request value that is no string is written into text (an input's `format`). */
@@ -66,6 +94,12 @@ export interface DiscoveryScope {
    * DUPLICATE_ROLE warning when the earlier one is kept, else undefined (the later replaces it).
    */
   keepEarlier(path: string, earlier: string, id: string): string | undefined;
+  /**
+   * Whether a file a catch-all discovery glob (`**\/*.md`, not a folder of role files)
+   * found is a role at all: false for a file of another kind the system keeps beside its
+   * roles (a command file). Absent: every file with the required fields is.
+   */
+  isRole?(path: string, meta: Record<string, unknown>): boolean;
 }
 
 /**

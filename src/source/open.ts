@@ -167,6 +167,7 @@ async function readAndBuildOnce(
   };
   if (read.root !== undefined) input.root = read.root;
   if (read.gitFolders !== undefined) input.gitFolders = read.gitFolders;
+  if (read.folders !== undefined) input.folders = read.folders;
   if (options.settings !== undefined) input.operatorSettings = options.settings;
   if (options.previous !== undefined) input.previous = options.previous;
   if (options.maxPromptBytes !== undefined) input.maxPromptBytes = options.maxPromptBytes;
@@ -181,6 +182,8 @@ interface SourceRead extends Omit<PackFiles, 'root'> {
   root?: string;
   /** Folders below the root holding a `.git` entry (a folder's read). */
   gitFolders?: string[];
+  /** Every folder below the root (a folder's read). */
+  folders?: string[];
   /** A folder's read: whole, or only hinted paths. */
   read?: 'hinted' | 'full';
 }

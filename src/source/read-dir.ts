@@ -15,7 +15,7 @@ import {
 import { join, relative, resolve, sep } from 'node:path';
 import { presetHiddenFolders } from '../core/build/detect.js';
 import type { ReadScope } from '../core/build/read-scope.js';
-import { leftOut } from '../core/pack/select.js';
+import { hiddenEntryAllowed } from '../core/pack/select.js';
 import { type Diagnostic, error } from '../core/text/diagnostics.js';
 import { byteOrder } from '../core/text/text.js';
 import { LAYOUTS } from '../layouts/registry.js';
@@ -99,6 +99,8 @@ export interface DiskPackFiles extends PackFiles {
    * repository, a submodule), in walk order: where Codex's AGENTS.md discovery starts.
    */
   gitFolders?: string[];
+  /** Every folder walked below the root (where a working directory may be). */
+  folders?: string[];
 }
 
 /**
@@ -265,6 +267,7 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
         newestChangeMs: hinted.newestChangeMs,
         hinted: true,
         ...(base.base.gitFolders ? { gitFolders: base.base.gitFolders } : {}),
+        folders: [...base.base.folders],
       };
     }
   }
@@ -278,6 +281,7 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
   const listing = await list(out, pack, limits, slices, reading);
   out.identity = listing.identity;
   out.newestChangeMs = listing.newestChangeMs;
+  out.folders = [...listing.folders];
   if (out.diagnostics.some((d) => d.code === 'TOO_MANY_FILES' || d.code === 'PACK_TOO_LARGE')) {
     // As when nothing is read after such a listing: no files, no reading problems.
     out.files = new Map();
@@ -416,7 +420,7 @@ async function walk(
     inDir === (pack.root.endsWith(sep) ? pack.root : pack.root + sep) + (relDir ? relDir + sep : '');
   for (const entry of entries) {
     if (state.stop) return;
-    if (leftOut(entry.name) && !limits.hidden.has(entry.name)) {
+    if (!hiddenEntryAllowed(limits.hidden, relDir, entry.name)) {
       // A nested repository's root (seen, never read).
       if (entry.name === '.git' && relDir !== '') {
         if (out.gitFolders) out.gitFolders.push(relDir);

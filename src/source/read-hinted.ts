@@ -13,7 +13,7 @@ import {
 } from 'node:fs';
 import { sep } from 'node:path';
 import type { ReadScope } from '../core/build/read-scope.js';
-import { leftOut } from '../core/pack/select.js';
+import { hiddenEntryAllowed } from '../core/pack/select.js';
 import { byteOrder } from '../core/text/text.js';
 import { LayeredMap } from '../engine/incremental/layered-map.js';
 import { changedSince, EntryHash, FILE_LIKE, oddKey } from './entry-identity.js';
@@ -128,9 +128,11 @@ function plainPaths(hints: readonly string[], hidden: ReadonlySet<string>): stri
   for (const hint of hints) {
     const parts = hint.split('/');
     let skip = false;
+    let folder = '';
     for (const part of parts) {
       if (part === '' || part === '.' || part.startsWith('..') || part.includes('\0')) return undefined;
-      if (leftOut(part) && !hidden.has(part)) skip = true;
+      if (!hiddenEntryAllowed(hidden, folder, part)) skip = true;
+      folder = folder === '' ? part : `${folder}/${part}`;
     }
     if (!skip) paths.add(hint);
   }
@@ -346,7 +348,7 @@ class Hinted {
     }
     const out: [string, 'file' | 'folder' | 'other'][] = [];
     for (const entry of entries) {
-      if (leftOut(entry.name) && !this.limits.hidden.has(entry.name)) continue;
+      if (!hiddenEntryAllowed(this.limits.hidden, rel, entry.name)) continue;
       if (entry.isSymbolicLink()) throw FULL;
       out.push([entry.name, entry.isFile() ? 'file' : entry.isDirectory() ? 'folder' : 'other']);
     }

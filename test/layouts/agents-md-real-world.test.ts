@@ -211,7 +211,7 @@ describe('agents-md: a nested repository starts a walk of its own, as Codex star
   it('a nested repository without AGENTS.md gives no text (the files above it are not its own)', async () => {
     const { snapshot } = await loadPack(monorepo(), { env: {} });
     expect(snapshot!.gitFolders).toEqual(['tools/scratch', 'vendor/lib']);
-    const out = tryCompose(snapshot!, { vars: { cwd: 'tools/scratch/bin' } });
+    const out = tryCompose(snapshot!, { vars: { cwd: 'tools/scratch' } });
     expect(out.ok && [out.result.text, out.result.diagnostics.map((d) => d.code)]).toEqual([
       '',
       ['FALLBACK_USED'],

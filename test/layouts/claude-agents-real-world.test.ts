@@ -264,14 +264,15 @@ describe('a repository with a root AGENTS.md and a .claude/agents folder', () =>
     '.claude/agents/reviewer.md': '---\nname: reviewer\ndescription: Reviews\n---\nReview.\n',
   };
 
-  it('is agents-md (detected first); a role named there says which preset reads it', () => {
+  it('is agents-md (detected first); a role named there is an error naming the preset that reads it', () => {
     const { snapshot } = memPack(files);
     expect([snapshot!.preset, snapshot!.alsoLayout]).toEqual(['agents-md', 'claude-agents']);
     const out = tryCompose(snapshot!, { role: 'reviewer' });
-    expect(out.ok && out.result.diagnostics.map((d) => [d.code, d.message])).toEqual([
+    expect(out.ok ? [] : out.diagnostics.map((d) => [d.severity, d.code, d.message])).toEqual([
       [
+        'error',
         'UNKNOWN_ROLE',
-        'role "reviewer" is unknown: the pack declares no roles (its registry is empty and no role file names it); the folder is also a claude-agents layout, whose roles --preset claude-agents reads (agents-md was detected first)',
+        'role "reviewer" is unknown: the pack declares no roles (its registry is empty and no role file names it); the folder is also a claude-agents layout, whose roles --preset claude-agents reads (agents-md was detected first): compose with --preset claude-agents',
       ],
     ]);
     const forced = memPack(files, { preset: 'claude-agents' });

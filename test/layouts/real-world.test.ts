@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -375,14 +375,14 @@ describe('agents-md: working directories and budgets', () => {
   const dir = join(EXAMPLES, 'agents-md');
 
   it.each([['/srv/repo/backend/api'], ['C:\\repo\\backend'], ['\\\\server\\share']])(
-    'an absolute cwd (%s) is an error, not the root alone',
+    'an absolute cwd outside the pack (%s) is an error, not the root alone',
     async (cwd) => {
       const { snapshot } = await load(dir);
       const outcome = tryCompose(snapshot, { vars: { cwd } });
       expect(outcome.ok ? [] : outcome.diagnostics.map((d) => [d.code, d.message])).toEqual([
         [
           'PATH_OUTSIDE_PACK',
-          `layer agents: ${JSON.stringify(cwd)} (from {cwd}) is an absolute path; give a path relative to the pack root`,
+          `layer agents: ${JSON.stringify(cwd)} (from {cwd}) is an absolute path outside the pack; give a path relative to the pack root or one inside ${snapshot.root}`,
         ],
       ]);
     },
@@ -398,13 +398,16 @@ describe('agents-md: working directories and budgets', () => {
     );
   });
 
-  it('the CLI refuses an absolute cwd with exit 1', async () => {
-    const run = await cli(['compose', '--dir', dir, '--var', `cwd=${join(dir, 'backend')}`]);
+  it('the CLI refuses an absolute cwd outside the pack with exit 1, and takes one inside it', async () => {
+    const run = await cli(['compose', '--dir', dir, '--var', `cwd=${join(dir, '..', 'backend')}`]);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(
-      /^error PATH_OUTSIDE_PACK: layer agents: ".*" \(from \{cwd\}\) is an absolute path/,
+      /^error PATH_OUTSIDE_PACK: layer agents: ".*" \(from \{cwd\}\) is an absolute path outside the pack/,
     );
+    const inside = await cli(['compose', '--dir', dir, '--var', `cwd=${join(realpathSync(dir), 'backend')}`]);
+    const relative = await cli(['compose', '--dir', dir, '--var', 'cwd=backend']);
+    expect([inside.code, inside.stdout]).toEqual([0, relative.stdout]);
   });
 
   it('TRUNCATED names the file cut, its sizes, and the files left out', () => {

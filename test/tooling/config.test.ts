@@ -161,9 +161,12 @@ describe('strata config: subagent frontmatter as people leave it', () => {
   const agent = (fm: string) =>
     okPack({ '.claude/agents/a.md': `---\nname: a\ndescription: Does things\n${fm}\n---\nBody.\n` });
 
-  it('model: with no value is no model (the parent’s, as Claude Code runs it), not a failed config', () => {
+  it('model: with no value is no model (the parent’s); tools: with no value is no tools, as Claude Code reads them', () => {
     const out = agentConfig(agent('model:\ntools:'), { role: 'a' });
-    expect(out.ok && out.result.config).toEqual({});
+    expect(out.ok && out.result.config).toEqual({ tools: [] });
+    expect(out.ok && agentConfig(agent('model:'), { role: 'a' }).ok).toBe(true);
+    const none = agentConfig(agent('model:'), { role: 'a' });
+    expect(none.ok && none.result.config).toEqual({});
   });
 
   it('tools that are neither a string nor a list of strings are BAD_ROLE at the line, not passed on', () => {

@@ -2,35 +2,32 @@ import type { Command } from 'commander';
 import { requestRole } from '../../source/environment.js';
 import {
   type AgentConfig,
+  type AgentConfigRequest,
   agentConfig,
   agentConfigJsonSchema,
 } from '../../tooling/agent-config/agent-config.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import {
-  addPackOptions,
-  openPackFromFlags,
-  type PackFlags,
+  addRequestOptions,
+  openPackForRole,
   printDiagnostics,
+  type RequestFlags,
   reportLoad,
+  requestFromFlags,
+  requestOverrides,
 } from '../pack-options.js';
 import { summary } from './list.js';
 
-interface ConfigFlags extends PackFlags {
-  role?: string;
-  agent?: string;
+interface ConfigFlags extends RequestFlags {
   json?: boolean;
   schema?: boolean;
 }
 
 /** `strata config`: the agent config a runtime applies, with the source of every field. */
 export function register(program: Command, io: CliIO, exit: Exit): void {
-  addPackOptions(program.command('config'))
+  // The request options compose takes: a request that would not compose gets no config.
+  addRequestOptions(program.command('config'))
     .description(summary('config'))
-    .option(
-      '--role <role>',
-      'the role (default: the agent’s role in the fleet; without --agent, $STRATA_ROLE, else $CHORUS_ROLE)',
-    )
-    .option('--agent <agent>', 'the agent; its fleet entry config: overrides the role')
     .option('--json', 'print { config, sources, … } as JSON')
     .option('--schema', 'print the JSON Schema of the config and exit')
     .addHelpText(
@@ -77,11 +74,12 @@ async function configCommand(flags: ConfigFlags, io: CliIO): Promise<number> {
   const role = requestRole(flags, io.env);
   if (role === undefined && flags.agent === undefined)
     throw new UsageError('give --role ROLE, --agent AGENT, or both (or set STRATA_ROLE)');
-  const snapshot = reportLoad(await openPackFromFlags(flags, io), io);
+  const snapshot = reportLoad(await openPackForRole(flags, io, role), io);
   if (!snapshot) return EXIT_FAIL;
-  const request: { role?: string; agent?: string } = {};
-  if (role !== undefined) request.role = role;
-  if (flags.agent !== undefined) request.agent = flags.agent;
+  const { team: _team, ambient: _ambient, ...asked } = await requestFromFlags(flags, io);
+  const request: AgentConfigRequest = asked;
+  if (request.settings)
+    request.settings = requestOverrides(request.settings as Record<string, string>, snapshot);
   const outcome = agentConfig(snapshot, request);
   if (!outcome.ok) {
     printDiagnostics(outcome.diagnostics, io);

@@ -12,8 +12,8 @@ import { isReadmeLike } from './roles.js';
  * paragraph): the first layout, in detection order, whose preset's `detect:` holds — a
  * file matching one of its globs (and, with `keys`, carrying those keys: a prompt file in
  * its frontmatter, a YAML file in a top-level record); otherwise the last layout (the
- * fallback; an empty pack too, which it answers with its fallback text). `probe` gives a
- * file's keys.
+ * fallback; an empty pack too, which it answers with its fallback text), unless a layout's
+ * `detectAlso` globs match a file. `probe` gives a file's keys.
  */
 export function detectPreset(
   layouts: Layouts,
@@ -21,6 +21,11 @@ export function detectPreset(
   probe: (path: string) => ReadonlySet<string>[] = () => [],
 ): string {
   for (const name of layouts.names) if (detectHolds(layouts, name, paths, probe)) return name;
+  // Files a layout keeps anywhere in a tree (`detectAlso`), when no layout's own files are there.
+  for (const name of layouts.names) {
+    const also = (layouts.get(name)?.detectAlso ?? []).map(compileGlob);
+    if (also.length > 0 && paths.some((p) => also.some((g) => g(p)))) return name;
+  }
   const fallback = layouts.names.at(-1) ?? '';
   const claimed = (layouts.get(fallback)?.fallbackFiles ?? []).map(compileGlob);
   // A pack holding a layout's own files (its detection globs but catch-alls), none of
@@ -59,7 +64,7 @@ export function presetHiddenFolders(layouts: Layouts): string[] {
 }
 
 /**
- * Every glob some layout's `detect:` looks at, and the files the fallback layout reads:
+ * Every glob some layout's `detect:` (or `detectAlso`) looks at, and the files the fallback layout reads:
  * the files that decide which preset a pack without a manifest is.
  */
 export function presetDetectFiles(layouts: Layouts): string[] {
@@ -67,6 +72,7 @@ export function presetDetectFiles(layouts: Layouts): string[] {
   return [
     ...new Set([
       ...layouts.names.flatMap((name) => presetPart(layouts, name, []).detect?.files ?? []),
+      ...layouts.names.flatMap((name) => layouts.get(name)?.detectAlso ?? []),
       ...fallback,
     ]),
   ];

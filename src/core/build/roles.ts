@@ -22,6 +22,11 @@ export interface RoleRecord {
   source: string;
   /** The role whose files this role uses for `{role_file}` (aliased roles share one). */
   roleFile: string;
+  /**
+   * Every registry file that defines the role, when more than one does and the registry
+   * refuses to pick (`duplicate_roles: refuse`): a compose of it fails naming them.
+   */
+  definedIn?: string[];
 }
 
 export interface RoleFileInput {
@@ -138,7 +143,9 @@ export function* registrySteps(
         continue;
       }
       const previous = raw.get(id);
-      if (previous) {
+      const refuse =
+        previous !== undefined && previous.source !== path && registry.duplicateRoles === 'refuse';
+      if (previous && !refuse) {
         diagnostics.push(
           warning(
             'DUPLICATE_ROLE',
@@ -147,7 +154,16 @@ export function* registrySteps(
           ),
         );
       }
+      if (refuse)
+        diagnostics.push(
+          warning(
+            'DUPLICATE_ROLE',
+            `role ${id} is defined in ${previous.source} and again here; a compose of ${id} names both files (give --dir one file's folder)`,
+            yaml.locate(keyPath(id), true),
+          ),
+        );
       raw.set(id, { fields: record, source: path, yaml });
+      if (refuse) raw.get(id)!.definedIn = [...(previous.definedIn ?? [previous.source]), path];
     }
   }
 
@@ -232,6 +248,7 @@ export function* registrySteps(
       continue;
     }
     const record = toRecord(id, fields, entry.source);
+    if (entry.definedIn) record.definedIn = entry.definedIn;
     const file = fields.file;
     if (file !== undefined && (typeof file !== 'string' || !isValidName(file))) {
       diagnostics.push(
@@ -353,6 +370,7 @@ interface RawRole {
   fields: Record<string, unknown>;
   source: string;
   yaml?: ParsedYaml;
+  definedIn?: string[];
 }
 
 /** Where a record is defined: its key (`key`: the record's key path) in its YAML file, or its prompt file. */
@@ -394,6 +412,8 @@ function discoverByField(
   for (const path of allPaths) {
     if (!glob(path)) continue;
     let meta = frontmatterOf(path);
+    // A catch-all also finds files of other kinds a rule knows (a command file): no role, not said.
+    if (!roleFolder && rules.some((r) => r.isRole?.(path, meta) === false)) continue;
     for (const rule of rules) meta = rule.fields(path, meta, def.id, def.require);
     const id = meta[def.id];
     if (id === undefined && Object.keys(meta).length === 0) {

@@ -25,6 +25,8 @@ export interface Snapshot {
   settings: ResolvedSettings;
   /** Folders below the root that hold a `.git` entry, from the reader (see BuildInput). */
   gitFolders?: readonly string[];
+  /** Every folder below the root, from the reader (see BuildInput). */
+  folders?: readonly string[];
   /**
    * Files that are there but could not be read, left out with a warning (`unreadable:
    * skip`): a dangling symlink, one leaving the pack, one over the size limit. A chain takes
@@ -66,6 +68,11 @@ export interface BuildInput {
    * submodules): where a `chain` with `start: git_root` begins. Part of the version.
    */
   gitFolders?: readonly string[];
+  /**
+   * Every folder below the root, when the reader walked them all (a folder's read): a
+   * chain's folder that is none of them does not exist. Not part of the version.
+   */
+  folders?: readonly string[];
   env?: Readonly<Record<string, string | undefined>>;
   /** Force a preset instead of the pack's manifest or its layout. */
   preset?: string;

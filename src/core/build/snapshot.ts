@@ -391,6 +391,7 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   fleetById(snapshot);
   if (input.root) snapshot.root = input.root;
   if (gitFolders) snapshot.gitFolders = gitFolders;
+  if (input.folders) snapshot.folders = input.folders;
   if (unreadable) snapshot.unreadable = unreadable;
   // A detected layout without roles: another layout with roles in the same folder is a hint.
   if (presetName !== undefined && input.preset === undefined && withoutRoles(manifest)) {

@@ -1,5 +1,6 @@
 import { derived } from '../build/derived.js';
 import type { Snapshot } from '../build/snapshot-types.js';
+import { closestNames } from '../text/suggest.js';
 
 // The folder a chain's path means when it names one the pack does not have.
 
@@ -34,6 +35,31 @@ export function misnamedFolder(
             spelled: `${codePoints(folder)} is written ${codePoints(meant)} in the pack`,
           }
         : { given: folder, meant };
+    }
+    if (at === -1) return undefined;
+  }
+}
+
+/**
+ * When the reader listed every folder of the pack (`snapshot.folders`): the first folder
+ * of `dir`'s path that is not one of them, with the closest folder paths that are, else
+ * undefined (the pack root, a folder there, or folders not listed).
+ *
+ * @example
+ * missingFolder(snapshot, 'frontend/scr'); // { folder: 'frontend/scr', suggestions: ['frontend/src'] }
+ */
+export function missingFolder(
+  snapshot: Snapshot,
+  dir: string,
+): { folder: string; suggestions: string[] } | undefined {
+  if (dir === '' || snapshot.folders === undefined) return undefined;
+  const listed = derived(snapshot, 'listed-folders', (s) => new Set(s.folders));
+  for (let at = dir.indexOf('/'); ; at = dir.indexOf('/', at + 1)) {
+    const folder = at === -1 ? dir : dir.slice(0, at);
+    if (!listed.has(folder)) {
+      const parent = folder.slice(0, Math.max(folder.lastIndexOf('/'), 0));
+      const siblings = [...listed].filter((f) => f.slice(0, Math.max(f.lastIndexOf('/'), 0)) === parent);
+      return { folder, suggestions: closestNames(folder, siblings) };
     }
     if (at === -1) return undefined;
   }

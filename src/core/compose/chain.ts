@@ -5,8 +5,9 @@ import { normalisePackPath } from '../pack/pack-path.js';
 import { hiddenAllowed } from '../pack/select.js';
 import { splitPath } from '../pack/template.js';
 import { type Diagnostic, error, warning } from '../text/diagnostics.js';
+import { didYouMean } from '../text/suggest.js';
 import { isBlank, utf8Length } from '../text/text.js';
-import { misnamedFolder } from './chain-folders.js';
+import { misnamedFolder, missingFolder } from './chain-folders.js';
 import { fileAt, type LayerEnv, placeholderValue } from './env.js';
 import { lazyHash, SliceHash } from './lazy-hash.js';
 import { cutToBudget, trimText } from './text-cut.js';
@@ -171,14 +172,19 @@ function chainFolder(
   path: string,
 ): string | undefined {
   const { diagnostics } = env;
-  // An absolute path (`--var cwd=$PWD`, `C:\repo`) is not read as one inside the pack.
-  const absolute = ABSOLUTE_PATH.test(path);
-  const dir = absolute ? undefined : normalisePackPath(path);
+  // An absolute path (`--var cwd=$PWD/backend`) inside the pack's folder is that folder;
+  // any other (`C:\repo`, a folder elsewhere) is not read as one inside the pack.
+  const root = env.snapshot.root;
+  const inside = root !== undefined && (path === root || path.startsWith(`${root.replace(/\/$/, '')}/`));
+  const absolute = !inside && ABSOLUTE_PATH.test(path);
+  const dir = absolute
+    ? undefined
+    : normalisePackPath(inside ? path.slice(root.length).replace(/^\/+/, '') : path);
   if (dir === undefined) {
     diagnostics.push(
       error(
         'PATH_OUTSIDE_PACK',
-        `layer ${layer.id}: ${JSON.stringify(path)} (from ${source.path}) ${absolute ? 'is an absolute path; give a path relative to the pack root' : 'leaves the pack'}`,
+        `layer ${layer.id}: ${JSON.stringify(path)} (from ${source.path}) ${absolute ? `is an absolute path outside the pack; give a path relative to the pack root${root === undefined ? '' : ` or one inside ${root}`}` : 'leaves the pack'}`,
       ),
     );
     return undefined;
@@ -202,6 +208,20 @@ function chainFolder(
       ),
       suggestions: [misnamed.meant],
     });
+  // A folder the pack's folder does not have (the reader listed them all), nor one a
+  // letter case or a normalisation away (said above: a case-blind disk has it): no agent
+  // works there.
+  const missing = misnamed ? undefined : missingFolder(env.snapshot, dir);
+  if (missing) {
+    diagnostics.push({
+      ...error(
+        'INVALID_INPUT',
+        `layer ${layer.id}: ${JSON.stringify(path)} (from ${source.path}) names the folder ${JSON.stringify(missing.folder)}, which the pack's folder does not have (an agent cannot work in a missing folder)${didYouMean(missing.suggestions)}`,
+      ),
+      ...(missing.suggestions.length > 0 ? { suggestions: missing.suggestions } : {}),
+    });
+    return undefined;
+  }
   return dir;
 }
 

@@ -26,6 +26,7 @@ export type {
   ComposeResult,
   LayerPart,
   LayerResult,
+  LayerSegment,
   SkipReason,
 } from './types.js';
 export { SKIP_REASONS } from './types.js';
@@ -92,6 +93,17 @@ export function unknownRole(snapshot: Snapshot, role: string): Diagnostic {
 }
 
 /**
+ * DUPLICATE_ROLE for a role several registry files define, none of which a pack prefers
+ * (`registry.duplicate_roles: refuse`): the files, and how to choose one.
+ */
+export function roleOfSeveralFiles(role: string, files: readonly string[]): Diagnostic {
+  return error(
+    'DUPLICATE_ROLE',
+    `role ${role} is defined in ${files.length} files (${files.join(', ')}): give --dir the folder of the one meant, or a role only one file defines`,
+  );
+}
+
+/**
  * Strict mode: a composed result with warnings fails, its warnings becoming errors (the
  * CLI's `--strict`, the API's `strict` flag, `serve --strict`).
  */
@@ -131,6 +143,7 @@ function composeChecked(
   if (role !== undefined && !record && snapshot.roles.size > 0) {
     return { ok: false, diagnostics: [unknownRole(snapshot, role)] };
   }
+  if (record?.definedIn) return { ok: false, diagnostics: [roleOfSeveralFiles(record.id, record.definedIn)] };
   const diagnostics: Diagnostic[] = [];
   const unknown = checkRequestNames(snapshot, role, team, agent, member, diagnostics);
   if (hasError(diagnostics)) return { ok: false, diagnostics };
@@ -206,6 +219,7 @@ function composeChecked(
       part.start += offset;
       part.end! += offset;
     }
+
     offset = info.end;
     if (offset > env.maxBytes) {
       diagnostics.push(promptTooLarge(env.maxBytes, `the prompt, at layer ${layer.id},`));
@@ -213,7 +227,12 @@ function composeChecked(
     }
     text += layerText;
   }
-  if (hasError(diagnostics)) return { ok: false, diagnostics };
+  // A required layer's NO_ROLE error says what the warning of the request's names said.
+  if (hasError(diagnostics))
+    return {
+      ok: false,
+      diagnostics: diagnostics.filter((d) => d.code !== 'NO_ROLE' || d.severity === 'error'),
+    };
 
   // 4. Join, or fall back.
   const fallback = included === 0;

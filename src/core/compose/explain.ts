@@ -1,4 +1,4 @@
-import type { ComposeResult, LayerResult } from './compose.js';
+import type { ComposeResult, LayerResult, LayerSegment } from './compose.js';
 
 // Readable forms of a result's provenance, shared by `strata explain` and others.
 
@@ -122,6 +122,10 @@ export function formatExplain(result: ComposeResult | ExplainableResult): string
       ...(tokens ? [''] : []),
       p.included ? `${p.start}-${p.end}` : '',
     ]),
+    ...(l.included ? (l.segments ?? []) : []).flatMap((seg) => [
+      segmentRow(seg, '  ↳', tokens !== undefined),
+      ...(seg.inputs ?? []).map((input) => segmentRow(input, '    ↳', tokens !== undefined)),
+    ]),
   ]);
   const tokenNote = tokens
     ? `; ${tokens.total} tokens (${tokens.tokenizer}${tokens.estimate ? `, an estimate for ${tokens.family ?? 'this model'}` : ''})${tokens.budget ? `; budget ${tokens.budget.max}: ${tokens.budget.status}` : ''}`
@@ -148,6 +152,22 @@ export function formatExplain(result: ComposeResult | ExplainableResult): string
     `${result.layers.filter((l) => l.included).length} of ${result.layers.length} layers included; ${result.bytes} bytes${tokenNote}; sha256 ${result.sha256}${result.fallback ? '; fallback text used' : ''}`,
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** An explain row of a text template layer's piece: what it is, where it comes from, its range. */
+function segmentRow(seg: LayerSegment, arrow: string, tokens: boolean): string[] {
+  const what = seg.kind === 'template' ? 'template text' : `${seg.kind} ${seg.name}`;
+  const from =
+    seg.kind === 'field'
+      ? seg.source === undefined
+        ? 'role record'
+        : `${seg.source}${seg.line === undefined ? '' : `:${seg.line}`}`
+      : seg.kind === 'template'
+        ? 'manifest'
+        : seg.kind === 'setting'
+          ? 'settings'
+          : 'request';
+  return ['', arrow, what, from, String(seg.bytes), ...(tokens ? [''] : []), `${seg.start}-${seg.end}`];
 }
 
 /** Left-aligned text columns (numbers right-aligned), two spaces apart. */

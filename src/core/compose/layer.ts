@@ -1,6 +1,7 @@
 import { derived } from '../build/derived.js';
 import type { PackFile } from '../build/pack-file.js';
 import type { Snapshot } from '../build/snapshot-types.js';
+import type { Substitution } from '../layout.js';
 import { describeGate, evaluateGate, type Gate } from '../pack/gates.js';
 import { missingInput } from '../pack/inputs.js';
 import type { LayerDef, LayerSource, VariantDef } from '../pack/manifest.js';
@@ -20,12 +21,13 @@ import {
   type TemplateValues,
 } from '../pack/template.js';
 import { type Diagnostic, error, warning } from '../text/diagnostics.js';
-import { didYouMean } from '../text/suggest.js';
+import { didYouMean, knownList } from '../text/suggest.js';
 import { isBlank } from '../text/text.js';
 import { resolveChain } from './chain.js';
 import { closestFiles } from './closest-files.js';
 import { fileAt, type LayerEnv, placeholderValue } from './env.js';
 import { promptTooLarge } from './prompt-limit.js';
+import { attachSegments } from './segments.js';
 import { budgetOf, cutToBudget, trimText } from './text-cut.js';
 import type { LayerResult } from './types.js';
 
@@ -134,11 +136,9 @@ function sourceText(
       }
       base.source = found.path;
       if (found.frontmatterRetried) base.frontmatterRetried = true;
-      if (layer.trim === 'both') return { text: found.prompt, bytes: found.promptBytes, file: found };
-      // A raw file's text is the lossy decoding of its bytes.
-      if (layer.trim === 'none' && found.raw && found.bodyOffset === 0)
-        return { text: found.text, raw: found.raw };
-      return { text: trimText(found.text.slice(found.bodyOffset), layer.trim) };
+      const text = fileText(found, layer);
+      const subs = substitutionsOf(env, found.path);
+      return subs.length === 0 ? text : substituted(env, layer, base, found.path, text, subs);
     }
     case 'input': {
       if (env.request.ambient === undefined) {
@@ -153,6 +153,7 @@ function sourceText(
       if (env.role === undefined) {
         base.reason = 'no-value';
         base.placeholder = 'role';
+        if (layer.missing === 'error') env.diagnostics.push(noRole(env, layer));
         return undefined;
       }
       const record = env.record;
@@ -180,10 +181,10 @@ function sourceText(
     case 'text': {
       const used: string[] = [];
       const compiled = compiledText(env.snapshot, source.text);
-      const filled =
-        compiled.parts.length === 1
-          ? { text: source.text }
-          : fillCompiled(compiled, new LayerValues(env, used), env.maxBytes);
+      if (compiled.parts.length === 1) return { text: trimText(source.text, layer.trim) };
+      const values = new LayerValues(env, used);
+      const pieces: string[] = [];
+      const filled = fillCompiled(compiled, values, env.maxBytes, pieces);
       if (used.length > 0) {
         // Every role field of the template was read, in order, unless one was missing.
         base.field = [...new Set(used)].join(', ');
@@ -197,7 +198,10 @@ function sourceText(
         missingValue(env, layer, base, filled);
         return undefined;
       }
-      return { text: trimText(filled.text, layer.trim) };
+      const text = trimText(filled.text, layer.trim);
+      // Each piece's own range: the template's text, each field, setting and input.
+      attachSegments(base, env, compiled, pieces, values, filled.text, text);
+      return { text };
     }
   }
 }
@@ -207,6 +211,75 @@ function tooLarge(env: LayerEnv, layer: LayerDef, base: LayerResult, what: strin
   env.tooLarge = true;
   env.diagnostics.push(promptTooLarge(env.maxBytes, `layer ${layer.id}: ${what}`));
   return base;
+}
+
+/** NO_ROLE for a required layer made of a role's fields, composed without a role. */
+function noRole(env: LayerEnv, layer: LayerDef): Diagnostic {
+  const roles = [...env.snapshot.roles.keys()];
+  return error(
+    'NO_ROLE',
+    `layer ${layer.id} is required and is made of a role's fields: give a role${roles.length > 0 ? ` (roles: ${knownList(roles)})` : ''}`,
+  );
+}
+
+/** A file layer's text, trimmed as the layer says, with its length and bytes when known. */
+function fileText(
+  found: PackFile,
+  layer: LayerDef,
+): { text: string; bytes?: number; raw?: Uint8Array; file?: PackFile } {
+  if (layer.trim === 'both') return { text: found.prompt, bytes: found.promptBytes, file: found };
+  // A raw file's text is the lossy decoding of its bytes.
+  if (layer.trim === 'none' && found.raw && found.bodyOffset === 0)
+    return { text: found.text, raw: found.raw };
+  return { text: trimText(found.text.slice(found.bodyOffset), layer.trim) };
+}
+
+/** The layout's substitutions in a file (`Layout.substitutions`), worked out once per snapshot. */
+function substitutionsOf(env: LayerEnv, path: string): readonly Substitution[] {
+  const { snapshot } = env;
+  const rule = snapshot.preset ? snapshot.layouts?.get(snapshot.preset)?.substitutions : undefined;
+  if (!rule) return [];
+  return derived(snapshot, 'substitutions', (s) => rule.forPaths([...s.files.keys()]))(path);
+}
+
+/**
+ * A file's text with each substitution's text replaced by its input's value; undefined
+ * when the text holds one whose input has none (MISSING_INPUT, the layer without a value)
+ * or the text would grow past the prompt's byte limit (PROMPT_TOO_LARGE).
+ */
+function substituted(
+  env: LayerEnv,
+  layer: LayerDef,
+  base: LayerResult,
+  path: string,
+  found: { text: string },
+  subs: readonly Substitution[],
+): { text: string } | undefined {
+  let text = found.text;
+  for (const sub of subs) {
+    if (!text.includes(sub.text)) continue;
+    const value = env.inputs[sub.input];
+    if (value === undefined) {
+      env.diagnostics.push(
+        missingInput(
+          sub.input,
+          `${path} writes ${sub.text} (${sub.means}, which strata cannot know) and`,
+          path,
+        ),
+      );
+      base.reason = 'no-value';
+      base.placeholder = sub.input;
+      return undefined;
+    }
+    // Measured before it is made: a long value written many times is refused, not built.
+    const pieces = text.split(sub.text);
+    if (text.length + (pieces.length - 1) * (value.length - sub.text.length) > env.maxBytes) {
+      tooLarge(env, layer, base, `${path} with ${sub.text} replaced by input ${sub.input}`);
+      return undefined;
+    }
+    text = pieces.join(value);
+  }
+  return text === found.text ? found : { text };
 }
 
 /** The result of a layer left out by its gate (or by all its variants' gates). */
@@ -291,6 +364,9 @@ function missingValue(
   if (missing.missing === 'role') {
     base.reason = 'no-value';
     base.placeholder = 'role';
+    // A required layer made of a role's fields has nothing to be without one: no prompt
+    // of this layout is composed without a role.
+    if (layer.missing === 'error') env.diagnostics.push(noRole(env, layer));
   } else if (missing.missing === 'input') {
     env.diagnostics.push(
       missingInput(missing.name, `layer ${layer.id}${role ? ` (role ${role})` : ''}`, record?.source),

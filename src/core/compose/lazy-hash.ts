@@ -45,7 +45,7 @@ export function attachLayers(result: ComposeResult, layers: LayerResult[], hashe
   Object.defineProperty(result, 'layers', LAYERS_PROPERTY);
 }
 
-/** Freezes a result's layers, their parts, and the list; returns the list. */
+/** Freezes a result's layers, their parts, and the list; returns the list (a layer's segments freeze when first read). */
 export function freezeLayers<L extends { parts?: object[] }>(layers: L[]): readonly L[] {
   for (const layer of layers) {
     if (layer.parts) {

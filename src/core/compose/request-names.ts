@@ -14,7 +14,8 @@ export type UnknownNames = ReadonlySet<'role' | 'team' | 'agent'>;
  *   without a role in a pack with a fleet (nothing says what to compose), else a warning
  *   (a pack without a fleet composes what every role shares, as with no name);
  * - a role in a pack whose registry is empty and whose files do not name it: UNKNOWN_ROLE
- *   warning (an unknown role of a non-empty registry is an error, from compose);
+ *   warning (an unknown role of a non-empty registry is an error, from compose); an error
+ *   when the folder is also another layout, which has roles (`snapshot.alsoLayout`);
  * - a team no fleet member, team file or team gate knows: UNKNOWN_TEAM warning;
  * - no role, and no agent or a known one, in a pack that has roles: NO_ROLE warning.
  * `role` and `team` are the request's, else the fleet member's (`member`: the agent's
@@ -97,14 +98,16 @@ export function checkRequestNames(
       knownNames(snapshot).roles.length === 0
         ? ''
         : ` (roles from files: ${knownList(knownNames(snapshot).roles)})`;
-    // A layout without roles was detected first; the other layout's roles are read with --preset.
+    // A layout without roles was detected first; the other layout's roles are read with
+    // --preset: a role asked of this one is the other's, and is no role here (an error, not
+    // this layout's prompt under another's name).
     const also =
       snapshot.alsoLayout === undefined
         ? ''
-        : `; the folder is also a ${snapshot.alsoLayout} layout, whose roles --preset ${snapshot.alsoLayout} reads (${snapshot.preset} was detected first)`;
+        : `; the folder is also a ${snapshot.alsoLayout} layout, whose roles --preset ${snapshot.alsoLayout} reads (${snapshot.preset} was detected first): compose with --preset ${snapshot.alsoLayout}`;
     diagnostics.push(
       withSuggestions(
-        warning(
+        (snapshot.alsoLayout === undefined ? warning : error)(
           'UNKNOWN_ROLE',
           `role ${JSON.stringify(role)} is unknown: ${why}${didYouMean(suggestions)}${list}${also}`,
         ),

@@ -37,6 +37,27 @@ export interface LayerPart {
   truncatedFrom?: number;
 }
 
+/**
+ * One piece of a text template layer's text (a role-playing template of record fields): the
+ * template's own text, a role record field, a setting or a request input, with its place
+ * in the result text.
+ */
+export interface LayerSegment {
+  kind: 'template' | 'field' | 'setting' | 'input';
+  /** The field, setting or input (none for the template's text). */
+  name?: string;
+  /** The file a role field is written in. */
+  source?: string;
+  /** The line of that file where the field is written (worked out when first read). */
+  line?: number;
+  /** Byte range [start, end) in the result text (UTF-8). */
+  start: number;
+  end: number;
+  bytes: number;
+  /** The inputs filled into a role field's value, each with its range. */
+  inputs?: LayerSegment[];
+}
+
 /** One layer of the pipeline in a result: included or not, why, and from where. */
 export interface LayerResult {
   id: string;
@@ -58,6 +79,8 @@ export interface LayerResult {
   appended?: boolean;
   /** Files of a chain layer, root first, each with its range. */
   parts?: LayerPart[];
+  /** A text template layer's pieces, in order, each with its range (template text, fields, inputs). */
+  segments?: LayerSegment[];
   /**
    * Set on a chain layer whose walk starts below the pack root: the folder it starts at (a
    * nested repository's root, with `start: git_root`).

@@ -60,7 +60,7 @@ export function parseManifestPart(
     const reg = c.mapping(
       top.registry,
       ['registry'],
-      ['files', 'key', 'require', 'discover', 'duplicate_keys'],
+      ['files', 'key', 'require', 'discover', 'duplicate_keys', 'duplicate_roles'],
     );
     if (reg) {
       part.registry = {};
@@ -78,6 +78,10 @@ export function parseManifestPart(
         part.registry.duplicateKeys = reg.duplicate_keys;
       else if (reg.duplicate_keys !== undefined)
         c.bad(['registry', 'duplicate_keys'], 'duplicate_keys must be "error" or "last"');
+      if (reg.duplicate_roles === 'last' || reg.duplicate_roles === 'refuse')
+        part.registry.duplicateRoles = reg.duplicate_roles;
+      else if (reg.duplicate_roles !== undefined)
+        c.bad(['registry', 'duplicate_roles'], 'duplicate_roles must be "last" or "refuse"');
     }
   }
   if (top.fleet !== undefined) {
@@ -146,8 +150,14 @@ export function parseManifestPart(
   for (const key of ['files', 'hidden', 'raw'] as const)
     if (top[key] !== undefined) part[key] = c.stringList(top[key], [key]);
   for (const name of part.hidden ?? [])
-    if (!/^\.[^./][^/]*$/.test(name))
-      c.bad(['hidden'], `hidden: ${JSON.stringify(name)} is not a hidden folder name like .config`);
+    if (
+      !/^\.[^./][^/]*$/.test(name) &&
+      !/^(?:[^/.][^/]*|\.[^./][^/]*)(?:\/(?:[^/.][^/]*|\.[^./][^/]*))*\/\*\*$/.test(name)
+    )
+      c.bad(
+        ['hidden'],
+        `hidden: ${JSON.stringify(name)} is not a hidden folder name like .config, nor a folder read whole like .config/notes/**`,
+      );
   if (top.config_fields !== undefined) {
     const fields = c.mapping(top.config_fields, ['config_fields']) ?? {};
     part.configFields = {};

@@ -132,6 +132,12 @@ export interface RegistryDef {
    * reads a file).
    */
   duplicateKeys?: 'error' | 'last';
+  /**
+   * A role id two registry files define: the later file's record replaces the earlier one
+   * with a DUPLICATE_ROLE warning (`last`, the default), or a compose of the role fails
+   * naming the files (`refuse`: a folder of several projects, each with its own records).
+   */
+  duplicateRoles?: 'last' | 'refuse';
 }
 
 export interface FleetDef {

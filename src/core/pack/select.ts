@@ -18,13 +18,29 @@ export function pathSelector(
 
 /**
  * Whether every left-out name in a path (`.config/agents/x.md`, `node_modules/x/NOTES.md`;
- * see {@link leftOut}) is one of `names`.
+ * see {@link leftOut}) is one of `names`, or lies in a folder `names` opens whole
+ * (`.config/notes/**`).
  */
 export function hiddenAllowed(names: readonly string[], path: string): boolean {
   // Most paths have no hidden segment and no dependency folder: no split for them.
   if (path.charCodeAt(0) !== 46 && !path.includes('/.') && !path.includes(DEPENDENCIES)) return true;
-  for (const seg of path.split('/')) if (leftOut(seg) && !names.includes(seg)) return false;
+  let at = 0;
+  for (const seg of path.split('/')) {
+    if (leftOut(seg) && !names.includes(seg) && !openedBelow(names, path.slice(0, at))) return false;
+    at += seg.length + 1;
+  }
   return true;
+}
+
+/**
+ * Whether a reader walking the folder `folder` (pack-relative, '' for the root) takes its
+ * entry `name`: a name not left out, one of `names`, or any name in a folder below one
+ * `names` opens whole (`.config/notes/**`: every file and folder there, hidden ones too).
+ */
+export function hiddenEntryAllowed(names: ReadonlySet<string>, folder: string, name: string): boolean {
+  if (!leftOut(name) || names.has(name)) return true;
+  for (const n of names) if (n.endsWith('/**') && `${folder}/`.startsWith(n.slice(0, -2))) return true;
+  return false;
 }
 
 /**
@@ -37,3 +53,10 @@ export function leftOut(name: string): boolean {
 }
 
 const DEPENDENCIES = 'node_modules';
+
+/** Whether `parent` (a folder path ending in `/`) lies in a folder `names` opens whole (`x/**`). */
+function openedBelow(names: readonly string[], parent: string): boolean {
+  if (parent === '') return false;
+  for (const n of names) if (n.endsWith('/**') && parent.startsWith(n.slice(0, -2))) return true;
+  return false;
+}

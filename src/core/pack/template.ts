@@ -160,6 +160,8 @@ export function fillCompiled(
   template: CompiledTemplate,
   values: TemplateValues,
   maxLength = Number.POSITIVE_INFINITY,
+  /** Given: each placeholder's value, in order (for provenance). */
+  pieces?: string[],
 ): FillOutcome {
   const { parts, syntax } = template;
   let text = parts[0] as string;
@@ -181,6 +183,7 @@ export function fillCompiled(
       value = values.input(single!);
       if (value === undefined) return { missing: 'input', name: single! };
     }
+    pieces?.push(value);
     text += value + (parts[i + 1] as string);
     if (text.length > maxLength) return { tooLarge: true };
   }
@@ -225,6 +228,8 @@ export function fillCompiledInputs(
   compiled: CompiledTemplate,
   values: Pick<TemplateValues, 'input' | 'isInput'>,
   maxLength = Number.POSITIVE_INFINITY,
+  /** Given: each placeholder's value, in order (its text as written when it is no input). */
+  pieces?: string[],
 ): FillOutcome {
   const parts = compiled.parts;
   let text = parts[0] as string;
@@ -237,6 +242,7 @@ export function fillCompiledInputs(
       if (v === undefined) return { missing: 'input', name };
       value = v;
     }
+    pieces?.push(value);
     text += value + (parts[i + 1] as string);
     if (text.length > maxLength) return { tooLarge: true };
   }

@@ -128,6 +128,7 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
   if (diagnostics.length === repeats.length) {
     try {
       mergeKeysAsPyYaml(doc);
+      lastBlockScalarAsWritten(doc, text);
       value = doc.toJS({ maxAliasCount: 100 });
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
@@ -403,6 +404,23 @@ function mergeKeysAsPyYaml(doc: Document.Parsed): void {
       }
       merges[0]!.value = seq;
       map.items = map.items.filter((p) => p === merges[0] || !merges.includes(p));
+    },
+  });
+}
+
+/**
+ * A block scalar (`>` or `|`) whose last line of text ends the file, with no line break
+ * after it, ends without one, as YAML's clip and keep chomping say (the final line break
+ * is kept when there is one) and as libyaml and PyYAML read it: `backstory: >` then `B` at
+ * the end of a file is `B`, where the library gives `B\n`.
+ */
+function lastBlockScalarAsWritten(doc: Document.Parsed, text: string): void {
+  if (text.slice(text.lastIndexOf('\n') + 1).trim() === '') return;
+  visit(doc.contents as Node, {
+    Scalar(_, node) {
+      const block = node.type === 'BLOCK_FOLDED' || node.type === 'BLOCK_LITERAL';
+      if (block && node.range && node.range[1] >= text.length && typeof node.value === 'string')
+        if (node.value.endsWith('\n')) node.value = node.value.slice(0, -1);
     },
   });
 }

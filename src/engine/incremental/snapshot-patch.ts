@@ -68,6 +68,7 @@ export class Incremental {
     if ([...(input.gitFolders ?? [])].sort(byteOrder).join('\0') !== (previous.gitFolders ?? []).join('\0'))
       return undefined;
     if (input.files.size !== record.inputFiles.size) return undefined;
+    if ((input.folders ?? []).join('\0') !== (previous.folders ?? []).join('\0')) return undefined;
 
     const { manifest } = previous;
     const resolved = resolveSettings(input, manifest);

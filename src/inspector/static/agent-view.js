@@ -184,6 +184,37 @@ function tabs(view) {
   );
 }
 
+/**
+ * A text template layer's pieces (the template's text, each role field with its file and
+ * line, each setting and input), each with its byte range, as `strata explain` lists them.
+ */
+function segmentList(segments) {
+  const item = (seg, nested) =>
+    h(
+      'li',
+      { class: `segment ${seg.kind}`, dataset: { kind: seg.kind } },
+      h('span', { class: 'what' }, seg.kind === 'template' ? 'template text' : `${seg.kind} ${seg.name}`),
+      seg.source && h('span', { class: 'source' }, seg.line ? `${seg.source}:${seg.line}` : seg.source),
+      h('span', { class: 'range', title: 'byte range in the prompt' }, `${seg.start}–${seg.end}`),
+      nested,
+    );
+  return h(
+    'ol',
+    { class: 'segments', 'aria-label': 'Where each piece of the text comes from' },
+    segments.map((seg) =>
+      item(
+        seg,
+        seg.inputs &&
+          h(
+            'ol',
+            { class: 'segments' },
+            seg.inputs.map((input) => item(input)),
+          ),
+      ),
+    ),
+  );
+}
+
 function fillLayers(panel, result, changed) {
   const texts = layerTexts(result);
   const hues = layerHues(result.layers);
@@ -226,6 +257,7 @@ function fillLayers(panel, result, changed) {
             ),
           ),
           h('pre', { class: 'layer-text' }, texts.get(l.id) ?? ''),
+          l.segments && segmentList(l.segments),
         ),
       ),
     );

@@ -1,4 +1,5 @@
 import type { DiscoveryRule } from '../../core/layout.js';
+import { normalisePackPath } from '../../core/pack/pack-path.js';
 import { isObject } from '../../core/text/yaml.js';
 
 // Claude Code plugins (`registry.discover.plugins: true`): a folder holding
@@ -7,20 +8,30 @@ import { isObject } from '../../core/text/yaml.js';
 // agent, as Claude Code registers it: the id falls back to the file's name, a missing
 // `description` to `Agent from <plugin> plugin`. Claude Code calls a plugin's agent
 // `<plugin>:<name>`: an agent of the same name outside any plugin (a user's
-// `~/.claude/agents/`) is the one `<name>` means.
+// `~/.claude/agents/`) is the one `<name>` means. A plugin.json may list agent files
+// elsewhere in the plugin (`"agents": ["./reviewer.md"]`); in a tree of plugins, the
+// catch-all takes only their agents, and elsewhere it takes no command file.
 
 /** The discovery rule of Claude Code plugins. */
 export const plugins: DiscoveryRule = {
   forPaths(paths, textOf) {
     const folders = pluginFolders(paths);
+    const listed = listedAgents(folders, textOf);
     return {
       fields(path, meta, id, require) {
-        const plugin = pluginOf(path, folders);
+        const plugin = pluginOf(path, folders, listed);
         return plugin === undefined ? meta : pluginFallbacks(meta, path, plugin, id, require, textOf);
       },
       keepEarlier(path, earlier, id) {
         if (!withinPlugin(path, folders) || withinPlugin(earlier, folders)) return undefined;
         return `role ${id} is defined in ${earlier} and again here, in a plugin: the one outside plugins is kept (Claude Code names this one <plugin>:${id})`;
+      },
+      // Found by the catch-all: in a tree of plugins, only their agents are agents (Claude
+      // Code loads no other); elsewhere, a command file is none.
+      isRole(path, meta) {
+        if (folders.size > 0)
+          return pluginOf(path, folders, listed) !== undefined || inAgentsFolder(path, folders);
+        return !isCommand(path, meta, textOf);
       },
     };
   },
@@ -50,8 +61,72 @@ function withinPlugin(path: string, plugins: ReadonlySet<string>): boolean {
   return false;
 }
 
-/** The plugin folder of a file straight in its `agents/` folder (`<plugin>/agents/x.md`), if any. */
-function pluginOf(path: string, plugins: ReadonlySet<string>): string | undefined {
+/**
+ * The agent files plugin.json files list (`"agents": ["./reviewer.md", "./more/"]`: a
+ * file, or a folder whose Markdown files are agents), each with its plugin's folder.
+ */
+function listedAgents(
+  plugins: ReadonlySet<string>,
+  textOf: (path: string) => string | undefined,
+): { files: Map<string, string>; folders: Map<string, string> } {
+  const files = new Map<string, string>();
+  const folders = new Map<string, string>();
+  for (const plugin of plugins) {
+    let agents: unknown;
+    try {
+      agents = (
+        JSON.parse(textOf(plugin === '' ? PLUGIN_JSON : `${plugin}/${PLUGIN_JSON}`) ?? '{}') as {
+          agents?: unknown;
+        }
+      ).agents;
+    } catch {
+      continue; // A plugin.json that does not parse lists nothing.
+    }
+    for (const entry of [agents].flat()) {
+      if (typeof entry !== 'string') continue;
+      const path = normalisePackPath(plugin === '' ? entry : `${plugin}/${entry}`);
+      if (path === undefined || path === '') continue;
+      if (path.toLowerCase().endsWith('.md')) files.set(path, plugin);
+      else folders.set(path, plugin);
+    }
+  }
+  return { files, folders };
+}
+
+/** Whether a file lies in the `agents/` folder of a plugin (at any depth below it). */
+function inAgentsFolder(path: string, plugins: ReadonlySet<string>): boolean {
+  for (const plugin of plugins)
+    if (path.startsWith(plugin === '' ? 'agents/' : `${plugin}/agents/`)) return true;
+  return false;
+}
+
+/**
+ * Whether a file is a command (a slash command's Markdown, which may also carry a name and
+ * a description): it lies in a `commands/` folder, its frontmatter has a command's fields
+ * (`argument-hint`, `allowed-tools`), or its body takes the command's `$ARGUMENTS`.
+ */
+function isCommand(
+  path: string,
+  meta: Record<string, unknown>,
+  textOf: (path: string) => string | undefined,
+): boolean {
+  if (path.startsWith('commands/') || path.includes('/commands/')) return true;
+  if ('argument-hint' in meta || 'allowed-tools' in meta) return true;
+  return textOf(path)?.includes('$ARGUMENTS') ?? false;
+}
+
+/**
+ * The plugin folder of one of its agents: a file straight in its `agents/` folder
+ * (`<plugin>/agents/x.md`), or one its plugin.json lists; undefined for any other file.
+ */
+function pluginOf(
+  path: string,
+  plugins: ReadonlySet<string>,
+  listed: ReturnType<typeof listedAgents>,
+): string | undefined {
+  const named =
+    listed.files.get(path) ?? listed.folders.get(path.slice(0, Math.max(path.lastIndexOf('/'), 0)));
+  if (named !== undefined) return named;
   const slash = path.lastIndexOf('/');
   const folder = slash === -1 ? '' : path.slice(0, slash);
   if (folder !== 'agents' && !folder.endsWith('/agents')) return undefined;
@@ -75,8 +150,14 @@ function pluginFallbacks(
   const missing = (k: string) => typeof meta[k] !== 'string' || meta[k] === '';
   if (!missing(id) && !require.some(missing)) return meta;
   const out = { ...meta };
-  if (missing(id)) out[id] = path.slice(path.lastIndexOf('/') + 1).replace(/\.md$/i, '');
-  if (require.includes('description') && missing('description'))
+  // Claude Code writes a name that is no string as text (`name: 42` is the agent 42), and
+  // a number or boolean description too.
+  if (out[id] !== undefined && out[id] !== null && typeof out[id] !== 'string') out[id] = String(out[id]);
+  if (typeof out.description === 'number' || typeof out.description === 'boolean')
+    out.description = String(out.description);
+  const still = (k: string) => typeof out[k] !== 'string' || out[k] === '';
+  if (still(id)) out[id] = path.slice(path.lastIndexOf('/') + 1).replace(/\.md$/i, '');
+  if (require.includes('description') && still('description'))
     out.description = `Agent from ${pluginName(plugin, textOf)} plugin`;
   return out;
 }

@@ -9,6 +9,15 @@ import { DiagnosticSchema, SettingValue } from './common.js';
 
 const BudgetStatus = z.enum(BUDGET_STATUSES);
 
+/** The fields of a text template layer's piece (and of an input filled into a field). */
+const SEGMENT_FIELDS = {
+  kind: z.enum(['template', 'field', 'setting', 'input']),
+  name: z.string().optional(),
+  start: z.number().int(),
+  end: z.number().int(),
+  bytes: z.number().int(),
+};
+
 export const LayerSchema = z
   .object({
     id: z.string(),
@@ -48,6 +57,20 @@ export const LayerSchema = z
       )
       .optional()
       .openapi({ description: 'The files of a chain layer, root first, each with its byte range' }),
+    segments: z
+      .array(
+        z.object({
+          ...SEGMENT_FIELDS,
+          source: z.string().optional(),
+          line: z.number().int().optional(),
+          inputs: z.array(z.object(SEGMENT_FIELDS)).optional(),
+        }),
+      )
+      .optional()
+      .openapi({
+        description:
+          "A text template layer's pieces in order (the template's own text, each role field with its file and line, each setting and input; the inputs filled into a field), each with its byte range",
+      }),
     chainRoot: z.string().optional().openapi({
       description:
         'A chain layer whose walk starts below the pack root: the folder it starts at (a nested repository)',

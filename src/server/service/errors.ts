@@ -90,6 +90,7 @@ export function statusOf(code: DiagnosticCode): ContentfulStatusCode {
     case 'MISSING_INPUT':
     case 'PATH_OUTSIDE_PACK':
     case 'NO_ROLE':
+    case 'DUPLICATE_ROLE':
       return 400;
     case 'UNKNOWN_ROLE':
     case 'UNKNOWN_TEAM':

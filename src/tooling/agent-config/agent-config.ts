@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { splitOf } from '../../core/build/pack-file.js';
 import type { Snapshot } from '../../core/build/snapshot.js';
-import { unknownRole } from '../../core/compose/compose.js';
+import { roleOfSeveralFiles, unknownRole } from '../../core/compose/compose.js';
+import { resolveInputs } from '../../core/pack/inputs.js';
 import { isValidName } from '../../core/pack/names.js';
+import { applyOverrides } from '../../core/pack/settings.js';
 import { type Diagnostic, type DiagnosticCode, error, type Where } from '../../core/text/diagnostics.js';
 import { byteOrder } from '../../core/text/text.js';
 import { isObject, parseYaml } from '../../core/text/yaml.js';
@@ -56,6 +58,19 @@ export interface AgentConfig {
 export type AgentConfigOutcome = { ok: true; result: AgentConfig } | { ok: false; diagnostics: Diagnostic[] };
 
 /**
+ * Who an agent config is for, and the request values a compose for it would take: the
+ * settings and inputs are checked as a compose checks them (UNKNOWN_INPUT,
+ * INVALID_SETTING, …), so a request that cannot compose gets no config; they change no
+ * config field.
+ */
+export interface AgentConfigRequest {
+  role?: string;
+  agent?: string;
+  settings?: Readonly<Record<string, unknown>>;
+  vars?: Readonly<Record<string, unknown>>;
+}
+
+/**
  * Merges an agent's config (pure; never throws): manifest `agent_defaults:` < the role
  * record (top-level known fields, then everything under `defaults:`) < the fleet entry's
  * `config:`. At each level, `models` without `model` makes the first model the model.
@@ -68,10 +83,7 @@ export type AgentConfigOutcome = { ok: true; result: AgentConfig } | { ok: false
  * const out = agentConfig(snapshot, { agent: 'ada' });
  * if (out.ok) console.log(out.result.config.model, out.result.sources.model);
  */
-export function agentConfig(
-  snapshot: Snapshot,
-  request: { role?: string; agent?: string },
-): AgentConfigOutcome {
+export function agentConfig(snapshot: Snapshot, request: AgentConfigRequest): AgentConfigOutcome {
   // 1. Names, then the agent's fleet entry and the role record.
   const bad = (['role', 'agent'] as const)
     .filter(
@@ -87,6 +99,8 @@ export function agentConfig(
       ),
     );
   if (bad.length > 0) return { ok: false, diagnostics: bad };
+  const problems = requestValueProblems(snapshot, request);
+  if (problems.length > 0) return { ok: false, diagnostics: problems };
   const member = request.agent === undefined ? undefined : snapshot.fleet.find((a) => a.id === request.agent);
   const role = request.role ?? member?.role;
   if (role === undefined) {
@@ -98,6 +112,7 @@ export function agentConfig(
   }
   const record = snapshot.roles.get(role);
   if (!record && snapshot.roles.size > 0) return { ok: false, diagnostics: [unknownRole(snapshot, role)] };
+  if (record?.definedIn) return { ok: false, diagnostics: [roleOfSeveralFiles(role, record.definedIn)] };
 
   // 2. The three levels, lowest first.
   const manifestFile = snapshot.manifest.chain.find((k) => !k.startsWith('preset:'));
@@ -198,6 +213,20 @@ export function agentConfigJsonSchema(): Record<string, unknown> {
 
 // --- internal ---
 
+/** What is wrong with a request's settings and inputs, as a compose says it. */
+function requestValueProblems(snapshot: Snapshot, request: AgentConfigRequest): Diagnostic[] {
+  const problems: Diagnostic[] = [];
+  if (request.settings !== undefined)
+    problems.push(
+      ...applyOverrides(snapshot.manifest.settings, snapshot.settings, request.settings).diagnostics,
+    );
+  if (request.vars !== undefined)
+    problems.push(
+      ...resolveInputs(snapshot.manifest, request.vars, snapshot.layouts?.formats ?? new Map()).diagnostics,
+    );
+  return problems;
+}
+
 /** Where a role record's field is written in its YAML file (the file alone for a prompt file's frontmatter). */
 function roleFieldAt(snapshot: Snapshot, file: string, role: string, field: string): Where {
   const text = snapshot.files.get(file)?.text;
@@ -214,7 +243,7 @@ const KNOWN_FIELDS = Object.keys(AgentConfigSchema.shape);
 /**
  * Config values a manifest maps from role record fields (`config_fields:`): strings
  * trimmed; with `list`, a comma-separated string becomes a list of its trimmed, non-empty
- * items (a list stays a list).
+ * items (a list stays a list), and a field written without a value an empty list.
  */
 function mappedFields(
   defs: Snapshot['manifest']['configFields'],
@@ -229,7 +258,14 @@ function mappedFields(
   const fields: Record<string, string> = {};
   for (const [key, def] of Object.entries(defs)) {
     let value = record[def.field];
-    if (value === undefined || value === null) continue;
+    if (value === undefined) continue;
+    // A list written without a value is an empty list (`tools:` is no tools, as Claude
+    // Code reads it; absent is the runtime's default, every tool); any other field so
+    // written is not given.
+    if (value === null) {
+      if (!def.list) continue;
+      value = [];
+    }
     if (typeof value === 'string') value = def.list ? splitList(value) : value.trim();
     else if (def.list) {
       const odd = Array.isArray(value) ? value.find((v) => typeof v !== 'string') : value;

@@ -1,0 +1,143 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
+import { claudeAgent } from '../../test/layouts/reference/claude-code.js';
+import { codexProjectDocs } from '../../test/layouts/reference/codex.js';
+
+/**
+ * Composes every agent of real repositories with strata and with a reference composer
+ * written from each system's own source, and counts the byte-identical ones, those
+ * refused with an error, and those composed with other bytes.
+ *
+ *   STRATA=/path/to/strata tsx bench/real-layouts/measure.ts CORPUS
+ *
+ * STRATA is the strata tree whose library is measured (a checkout before a change, or
+ * after it); CORPUS holds the repositories as files (docs/BENCHMARKS.md says how they were
+ * brought). The references live beside the layouts' tests: crewai_reference.py (PyYAML,
+ * CrewAI's interpolate_only and role_playing slice), claude-code.ts (Claude Code's plugin
+ * agent loader), codex.ts (Codex's project docs).
+ */
+
+const HERE = dirname(new URL(import.meta.url).pathname);
+const strata = process.env.STRATA ?? process.cwd();
+const corpus = process.argv[2] ?? '/tmp/real';
+const { loadPack } = await import(join(strata, 'src/source/load.ts'));
+const { tryCompose } = await import(join(strata, 'src/core/compose/compose.ts'));
+// Whether this tree's CLI opens a folder as the layout that has the role asked for (what
+// `strata compose --role` does, emulated below with the library).
+const forRole = readFileSync(join(strata, 'src/cli/pack-options.ts'), 'utf8').includes('openPackForRole');
+
+type Row = { name: string; same: number; said: number; total: number; differ: string[] };
+type Outcome = { ok: true; result: { text: string } } | { ok: false; diagnostics: Array<{ code: string }> };
+
+const rows: Row[] = [
+  await crewai(
+    'crewAI-examples, every agents.yaml of its history (--dir the crew)',
+    join(corpus, 'crewai-history'),
+  ),
+  await crewai('crewAI-examples, newest commit (--dir the crew)', join(corpus, 'crewai-examples')),
+  await crewai(
+    'crewAI-examples, newest commit (--dir the repository)',
+    join(corpus, 'crewai-examples'),
+    true,
+  ),
+  await claude('awesome-claude-code-subagents (--dir the repository)', join(corpus, 'voltagent')),
+  await claude('wshobson/agents (--dir the repository)', join(corpus, 'wshobson')),
+  await claude('wshobson/agents (--preset claude-agents)', join(corpus, 'wshobson'), 'claude-agents'),
+  await codex('Orbit-CLI, every folder with an AGENTS.md as cwd', join(corpus, 'orbit')),
+];
+for (const r of rows) {
+  console.log(
+    `${r.name}: ${r.same} of ${r.total} byte-identical, ${r.said} refused with an error, ${r.total - r.same - r.said} other bytes`,
+  );
+  for (const d of r.differ.slice(0, 6)) console.log(`  ${d}`);
+}
+
+// --- internal ---
+
+function walk(dir: string, keep: (path: string) => boolean, out: string[] = []): string[] {
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) walk(path, keep, out);
+    else if (keep(path)) out.push(path);
+  }
+  return out;
+}
+
+/** Counts an outcome: the reference's bytes, an error (said), or other bytes. */
+function count(row: Row, out: Outcome | undefined, want: string | undefined, what: string): void {
+  row.total++;
+  if (out?.ok && out.result.text === want) row.same++;
+  else if (out && !out.ok) {
+    row.said++;
+    row.differ.push(`refused (${out.diagnostics[0]?.code}): ${what}`);
+  } else row.differ.push(`other bytes: ${what}`);
+}
+
+async function crewai(name: string, root: string, whole = false): Promise<Row> {
+  const files = walk(root, (p) => /\/config\/agents\.ya?ml$/.test(p));
+  const script = join(HERE, '../../test/layouts/reference/crewai_reference.py');
+  const ref = JSON.parse(execFileSync('python3', [script, ...files], { maxBuffer: 1 << 28 }).toString());
+  const row: Row = { name, same: 0, said: 0, total: 0, differ: [] };
+  // The whole repository as one pack: a load that fails refuses every agent.
+  const all = whole ? await loadPack(root, { env: {} }) : undefined;
+  const failed: Outcome = { ok: false, diagnostics: all?.diagnostics ?? [] };
+  for (const file of files) {
+    const agents = ref[file] as Record<string, { prompt: string; inputs: Record<string, string> }>;
+    if ('__error__' in agents) continue;
+    const snapshot = (all ?? (await loadPack(dirname(dirname(file)), { env: {} }))).snapshot;
+    for (const [id, { prompt, inputs }] of Object.entries(agents))
+      count(
+        row,
+        snapshot ? tryCompose(snapshot, { role: id, vars: inputs }) : failed,
+        prompt,
+        `${relative(root, file)} ${id}`,
+      );
+  }
+  return row;
+}
+
+async function claude(name: string, root: string, preset?: string): Promise<Row> {
+  const row: Row = { name, same: 0, said: 0, total: 0, differ: [] };
+  const detected = (await loadPack(root, { env: {}, preset })).snapshot;
+  const other =
+    forRole && detected?.alsoLayout
+      ? (await loadPack(root, { env: {}, preset: detected.alsoLayout })).snapshot
+      : undefined;
+  for (const manifest of walk(root, (p) => p.endsWith('/.claude-plugin/plugin.json'))) {
+    const plugin = dirname(dirname(manifest));
+    const json = JSON.parse(readFileSync(manifest, 'utf8'));
+    const agents = new Set<string>();
+    if (existsSync(join(plugin, 'agents')))
+      for (const f of walk(join(plugin, 'agents'), (p) => p.endsWith('.md'))) agents.add(f);
+    for (const entry of [json.agents ?? []].flat()) {
+      const path = join(plugin, entry);
+      if (existsSync(path) && statSync(path).isFile()) agents.add(path);
+      else if (existsSync(path)) for (const f of walk(path, (p) => p.endsWith('.md'))) agents.add(f);
+    }
+    const place = { root: `/plugins/${basename(plugin)}`, data: `/plugin-data/${basename(plugin)}` };
+    const vars = { plugin_root: place.root, plugin_data: place.data };
+    for (const file of [...agents].sort()) {
+      const ref = claudeAgent(readFileSync(file, 'utf8'), basename(file), place);
+      const role = ref.name ?? '';
+      const snapshot = other?.roles.has(role) && !detected?.roles.has(role) ? other : detected;
+      let out: Outcome | undefined = snapshot && tryCompose(snapshot, { role, vars });
+      // A tree whose layout takes no plugin inputs: the request without them.
+      if (out && !out.ok && out.diagnostics.some((d) => d.code === 'UNKNOWN_INPUT'))
+        out = tryCompose(snapshot, { role });
+      count(row, out, ref.prompt, `${relative(root, file)} (${role})`);
+    }
+  }
+  return row;
+}
+
+async function codex(name: string, root: string): Promise<Row> {
+  const row: Row = { name, same: 0, said: 0, total: 0, differ: [] };
+  const { snapshot } = await loadPack(root, { env: {} });
+  const folders = walk(root, (p) => /\/AGENTS(\.override)?\.md$/.test(p)).map(
+    (p) => relative(root, dirname(p)) || '.',
+  );
+  for (const cwd of [...new Set(folders)])
+    count(row, snapshot && tryCompose(snapshot, { vars: { cwd } }), codexProjectDocs(root, cwd), cwd);
+  return row;
+}

@@ -1,0 +1,202 @@
+import { describe, expect, it } from 'vitest';
+import { tryCompose } from '../../src/core/compose/compose.js';
+import { loadPack } from '../../src/source/load.js';
+import { agentConfig } from '../../src/tooling/agent-config/agent-config.js';
+import { cli, expectGolden, tempDir, writeFiles } from '../helpers.js';
+import { claudeAgent } from './reference/claude-code.js';
+
+// Claude Code subagents as Claude Code loads them: every prompt strata composes here is
+// checked against Claude Code's own rules (reference/claude-code.ts, from its cli.js) and
+// against a golden file.
+
+function pack(files: Record<string, string>): string {
+  const dir = tempDir('strata-claude-rows-');
+  writeFiles(dir, files);
+  return dir;
+}
+
+async function composed(dir: string, role: string, vars?: Record<string, string>) {
+  const { snapshot, diagnostics } = await loadPack(dir, { env: {} });
+  if (!snapshot) throw new Error(JSON.stringify(diagnostics));
+  return tryCompose(snapshot, vars ? { role, vars } : { role });
+}
+
+// Claude Code's placeholders, as written in an agent's body.
+const ROOT = ['$', '{CLAUDE_PLUGIN_ROOT}'].join('');
+const DATA = ['$', '{CLAUDE_PLUGIN_DATA}'].join('');
+
+const RUNNER = [
+  '---',
+  'name: runner',
+  'description: Runs the plugin scripts',
+  '---',
+  '',
+  `Run \`cd "${ROOT}/scripts" && ./check.sh\`.`,
+  `Keep results in ${DATA}/results.json; ${ROOT} twice.`,
+  '',
+].join('\n');
+const PLUGIN = {
+  root: '/home/ada/.claude/plugins/cache/market/kit/1.0.0',
+  data: '/home/ada/.claude/plugins/data/kit',
+};
+
+describe('claude-agents: CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA in a plugin agent', () => {
+  const dir = pack({ '.claude-plugin/plugin.json': '{"name":"kit"}\n', 'agents/runner.md': RUNNER });
+
+  it('are the plugin_root and plugin_data inputs, as Claude Code replaces them', async () => {
+    const out = await composed(dir, 'runner', { plugin_root: PLUGIN.root, plugin_data: PLUGIN.data });
+    const text = out.ok ? out.result.text : '';
+    expect(text).toBe(claudeAgent(RUNNER, 'runner.md', PLUGIN).prompt);
+    expectGolden('layouts/rows/claude-plugin-root.txt', text);
+  });
+
+  it('without them, the compose fails naming the --var to give (exit 1, never the text as written)', async () => {
+    const out = await composed(dir, 'runner');
+    expect(out.ok ? [] : out.diagnostics.map((d) => [d.code, d.file, d.message])).toEqual([
+      [
+        'MISSING_INPUT',
+        'agents/runner.md',
+        `input plugin_root has no value: agents/runner.md writes ${ROOT} (the folder the plugin is installed in, which strata cannot know) and uses it; give --var plugin_root=VALUE (API: vars.plugin_root)`,
+      ],
+    ]);
+    const run = await cli([
+      'compose',
+      '--dir',
+      dir,
+      '--role',
+      'runner',
+      '--var',
+      `plugin_root=${PLUGIN.root}`,
+    ]);
+    expect([run.code, run.stdout]).toEqual([1, '']);
+    expect(run.stderr).toContain('give --var plugin_data=VALUE');
+  });
+
+  it('a value that would grow the prompt past its byte limit is PROMPT_TOO_LARGE, measured before it is made', async () => {
+    const { snapshot } = await loadPack(dir, { env: {}, maxPromptBytes: 1000 });
+    const out = tryCompose(snapshot!, {
+      role: 'runner',
+      vars: { plugin_root: 'x'.repeat(600), plugin_data: '/d' },
+    });
+    expect(out.ok ? [] : out.diagnostics.map((d) => d.code)).toEqual(['PROMPT_TOO_LARGE']);
+  });
+
+  it('an agent outside plugins keeps them as written, as Claude Code does', async () => {
+    const project = pack({ '.claude/agents/runner.md': RUNNER });
+    const out = await composed(project, 'runner');
+    expect(out.ok && out.result.text).toBe(claudeAgent(RUNNER, 'runner.md').prompt);
+    expect(out.ok && out.result.text).toContain(ROOT);
+  });
+});
+
+describe('claude-agents: a root AGENTS.md beside .claude/agents', () => {
+  const REVIEWER = '---\nname: reviewer\ndescription: Reviews\n---\n\nReview every diff twice.\n';
+  const dir = pack({ 'AGENTS.md': '# Repository rules\n', '.claude/agents/reviewer.md': REVIEWER });
+
+  it('compose --role of an agent composes it from the claude-agents layout, saying so', async () => {
+    const run = await cli(['compose', '--dir', dir, '--role', 'reviewer']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(claudeAgent(REVIEWER, 'reviewer.md').prompt);
+    expectGolden('layouts/rows/claude-beside-agents-md.txt', run.stdout);
+    expect(run.stderr).toBe(
+      'warning UNKNOWN_ROLE: role "reviewer" is no role of the agents-md layout detected first; the folder is also a claude-agents layout, which has it: composed as --preset claude-agents does\n',
+    );
+    const config = await cli(['config', '--dir', dir, '--role', 'reviewer', '--json']);
+    expect(config.code).toBe(0);
+  });
+
+  it('a role neither layout has fails (exit 1) naming the --preset, never the AGENTS.md text', async () => {
+    const run = await cli(['compose', '--dir', dir, '--role', 'reviewr']);
+    expect([run.code, run.stdout]).toEqual([1, '']);
+    expect(run.stderr).toContain('compose with --preset claude-agents');
+  });
+});
+
+describe('claude-agents: the catch-all takes no command file', () => {
+  const command = (extra: string, body: string) =>
+    `---\nname: deploy\ndescription: Deploy the app\n${extra}---\n\n${body}\n`;
+
+  it.each([
+    ['argument-hint:', command('argument-hint: <env>\n', 'Deploy.'), 'tools/catalog/deploy.md'],
+    ['allowed-tools:', command('allowed-tools: Bash\n', 'Deploy.'), 'tools/catalog/deploy.md'],
+    ['$ARGUMENTS', command('', 'Deploy to $ARGUMENTS.'), 'tools/catalog/deploy.md'],
+    ['a commands/ folder', command('', 'Deploy.'), 'commands/deploy.md'],
+  ])('a file with %s is no agent', async (_what, text, path) => {
+    const agent = '---\nname: helper\ndescription: Helps\n---\nHelp.\n';
+    const { snapshot } = await loadPack(pack({ [path]: text, 'docs/helper.md': agent }), { env: {} });
+    expect([...snapshot!.roles.keys()]).toEqual(['helper']);
+  });
+
+  it('in a tree of plugins, only the agents their plugin.json files list are agents', async () => {
+    const designer =
+      '---\nname: api-designer\ndescription: Designs APIs\ntools: Read, Write\n---\n\nYou design APIs.\n';
+    const dir = pack({
+      'categories/01-core/.claude-plugin/plugin.json': '{"name":"core","agents":["./api-designer.md"]}\n',
+      'categories/01-core/api-designer.md': designer,
+      'categories/01-core/README.md': '# Core\n',
+      'tools/subagent-catalog/fetch.md':
+        '---\nname: fetch\ndescription: "Fetch a subagent from the catalog"\n---\n\n# Fetch\n\n## Input: $ARGUMENTS\n',
+      'tools/subagent-catalog/list.md': '---\nname: list\ndescription: "List the catalog"\n---\n\n# List\n',
+    });
+    const { snapshot } = await loadPack(dir, { env: {} });
+    expect([...snapshot!.roles.keys()]).toEqual(['api-designer']);
+    const out = tryCompose(snapshot!, { role: 'api-designer' });
+    expect(out.ok && out.result.text).toBe(claudeAgent(designer, 'api-designer.md', PLUGIN).prompt);
+  });
+});
+
+describe('claude-agents: hidden files and sub-folders of .claude/agents', () => {
+  it('are agents, as Claude Code lists the folder (rg --hidden)', async () => {
+    const hidden = '---\nname: archived\ndescription: Old\n---\n\nArchived agent.\n';
+    const dot = '---\nname: dotted\ndescription: Dot\n---\n\nDotted agent.\n';
+    const dir = pack({
+      '.claude/agents/.archive/archived.md': hidden,
+      '.claude/agents/.dotted.md': dot,
+      '.claude/agents/visible.md': '---\nname: visible\ndescription: V\n---\nV.\n',
+    });
+    const { snapshot } = await loadPack(dir, { env: {} });
+    expect([...snapshot!.roles.keys()]).toEqual(['archived', 'dotted', 'visible']);
+    const out = tryCompose(snapshot!, { role: 'archived' });
+    expect(out.ok && out.result.text).toBe(claudeAgent(hidden, 'archived.md').prompt);
+    expectGolden('layouts/rows/claude-hidden-agent.txt', out.ok ? out.result.text : '');
+  });
+});
+
+describe('claude-agents: tools: written without a value', () => {
+  it.each([
+    ['tools:', '[]'],
+    ['tools: ""', '[]'],
+    ['tools: "*"', undefined],
+    ['model: sonnet', undefined],
+  ])('%s is tools %s, as Claude Code reads it', async (line, shown) => {
+    const text = `---\nname: t\ndescription: d\n${line}\n---\nT.\n`;
+    const { snapshot } = await loadPack(pack({ '.claude/agents/t.md': text }), { env: {} });
+    const config = agentConfig(snapshot!, { role: 't' });
+    const tools = config.ok ? config.result.config.tools : 'failed';
+    const reference = claudeAgent(text, 't.md').tools;
+    expect(reference === undefined ? undefined : JSON.stringify(reference)).toBe(shown);
+    // `*` is every tool: strata shows the list as written.
+    if (line !== 'tools: "*"') expect(tools).toEqual(reference);
+  });
+});
+
+describe('claude-agents: a plugin agent whose name is no string', () => {
+  it.each([
+    ['name: 42', '42'],
+    ['name: true', 'true'],
+    ['name: 1.5', '1.5'],
+    ['name: ""', 'numeric'],
+  ])('%s is the agent %s (String(name), else the file name)', async (line, id) => {
+    const text = `---\n${line}\ndescription: Counts\n---\n\nCount.\n`;
+    const dir = pack({
+      '.claude-plugin/plugin.json': '{"name":"kit"}\n',
+      'agents/numeric.md': text,
+      'agents/other.md': '---\nname: other\ndescription: O\n---\nO.\n',
+    });
+    const { snapshot } = await loadPack(dir, { env: {} });
+    expect(claudeAgent(text, 'numeric.md', PLUGIN).name).toBe(id);
+    expect([...snapshot!.roles.keys()]).toContain(id);
+    const out = tryCompose(snapshot!, { role: id });
+    expect(out.ok && out.result.text).toBe(claudeAgent(text, 'numeric.md', PLUGIN).prompt);
+  });
+});
