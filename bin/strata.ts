@@ -18,6 +18,10 @@ process.exitCode = await run(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   isTTY: process.stdout.isTTY,
+  // Read only by a command that converses on stdin (`mcp`): touched, it is opened.
+  get input() {
+    return process.stdin;
+  },
   get signal() {
     if (!stop) {
       const controller = new AbortController();

@@ -42,7 +42,12 @@ export function codes(result: { diagnostics: Array<{ code: string }> }): string[
  * Runs the CLI in-process and captures its output. The CLI is imported on first use, so
  * test files that never call this do not load it.
  */
-export async function cli(argv: string[], env: Record<string, string | undefined> = {}, cwd = ROOT) {
+export async function cli(
+  argv: string[],
+  env: Record<string, string | undefined> = {},
+  cwd = ROOT,
+  input?: AsyncIterable<Uint8Array>,
+) {
   const { run } = await import('../src/cli/run.js');
   let stdout = '';
   let stderr = '';
@@ -55,6 +60,7 @@ export async function cli(argv: string[], env: Record<string, string | undefined
     },
     env,
     cwd,
+    ...(input && { input }),
   });
   return { code, stdout, stderr };
 }

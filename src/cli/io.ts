@@ -8,6 +8,8 @@ export interface CliIO {
   isTTY?: boolean;
   /** Standard input, for commands that read it. */
   stdin?: () => Promise<string>;
+  /** Standard input as a stream of chunks, for a command that converses on it (`mcp`). */
+  input?: AsyncIterable<Uint8Array | string>;
   /**
    * Stops long-running commands (`serve`): when it aborts, the command shuts down
    * gracefully and returns. The abort reason (e.g. `'SIGTERM'`) is logged. The bin

@@ -17,6 +17,7 @@ const MODULES: Record<CommandModule, () => Promise<CommandRegistrar>> = {
   compose: () => import('./commands/compose.js'),
   roles: () => import('./commands/roles.js'),
   serve: () => import('./commands/serve.js'),
+  mcp: () => import('./commands/mcp.js'),
   validate: () => import('./commands/validate.js'),
   diff: () => import('./commands/diff.js'),
   snapshot: () => import('./commands/snapshot.js'),

@@ -11,6 +11,7 @@ import { allowedMethods, methods, notFound } from './middleware/methods.js';
 import { queryOnce } from './middleware/query.js';
 import { requestLog } from './middleware/request-log.js';
 import { addAdminRoutes } from './routes/admin.js';
+import { addMcpRoutes, type McpRouteOptions } from './routes/mcp.js';
 import { addOpenApiDocument } from './routes/openapi.js';
 import { addOpsRoutes } from './routes/ops.js';
 import { addPackRoutes } from './routes/pack.js';
@@ -74,6 +75,8 @@ export interface AppOptions {
    * has no socket; `startService` passes the loopback default for a loopback address.
    */
   allowedHosts?: readonly string[];
+  /** `/mcp`: open sessions and `prompts/list` page size (docs/mcp.md). */
+  mcp?: McpRouteOptions;
 }
 
 /** The prompt service as a `(Request) => Response` handler, plus what shutdown needs. */
@@ -164,6 +167,7 @@ export function createApp(options: AppOptions): StrataApp {
   addTeamRoutes(app, service);
   addPackRoutes(app, service);
   addAdminRoutes(app, service);
+  const mcp = addMcpRoutes(app, service, options.mcp);
   addOpenApiDocument(app);
 
   // What no route answered: 405 with Allow for a known path, else 404; and errors.
@@ -176,7 +180,10 @@ export function createApp(options: AppOptions): StrataApp {
     metrics,
     events,
     service,
-    close: () => events.close(),
+    close: () => {
+      events.close();
+      void mcp.close();
+    },
   };
 }
 

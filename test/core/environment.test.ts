@@ -8,11 +8,13 @@ import { PromptError } from '../../src/core/text/diagnostics.js';
 import { systemPrompt } from '../../src/runtime/system-prompt.js';
 import { startService } from '../../src/server/node/start.js';
 import { cli, EXAMPLES, ROOT } from '../helpers.js';
+import { CommandExited, mcpInProcess } from '../mcp/helpers.js';
 
 /**
  * The environment contract (README, "Environment"), as a table: each row's environment
- * through `strata compose`, `systemPrompt()` and `strata serve` (POST /api/compose with an
- * empty body) gives the same prompt bytes, or the same refusal.
+ * through `strata compose`, `systemPrompt()`, `strata serve` (POST /api/compose with an
+ * empty body) and `strata mcp` (the compose tool without arguments) gives the same prompt
+ * bytes, or the same refusal.
  */
 
 type Env = Record<string, string | undefined>;
@@ -27,7 +29,7 @@ interface Row {
   expect: Answer | ((surface: Surface) => Answer);
 }
 
-type Surface = 'compose' | 'systemPrompt' | 'serve';
+type Surface = 'compose' | 'systemPrompt' | 'serve' | 'mcp';
 
 const chorus = join(EXAMPLES, 'chorus');
 const roboco = join(EXAMPLES, 'roboco');
@@ -92,16 +94,17 @@ const ROWS: Row[] = [
   },
 ];
 
-describe('the environment contract, through compose, systemPrompt() and serve', () => {
+describe('the environment contract, through compose, systemPrompt(), serve and mcp', () => {
   it.each(ROWS)('$name', async (row) => {
     const answers = {
       compose: await viaCompose(row),
       systemPrompt: await viaSystemPrompt(row),
       serve: await viaServe(row),
+      mcp: await viaMcp(row),
     };
     const expected = (surface: Surface) =>
       typeof row.expect === 'function' ? row.expect(surface) : row.expect;
-    for (const surface of ['compose', 'systemPrompt', 'serve'] as const) {
+    for (const surface of ['compose', 'systemPrompt', 'serve', 'mcp'] as const) {
       const want = expected(surface);
       const got = answers[surface];
       if ('text' in want && want.text === '') {
@@ -132,6 +135,29 @@ async function viaCompose(row: Row): Promise<Got> {
   if (r.code === 0) return { text: r.stdout };
   if (r.code === 2) return { refusal: r.stderr };
   return { code: /^error (\w+)/m.exec(r.stderr)?.[1] ?? r.stderr };
+}
+
+async function viaMcp(row: Row): Promise<Got> {
+  const argv = ['--no-watch', ...(row.preset ? ['--preset', row.preset] : [])];
+  let mcp: Awaited<ReturnType<typeof mcpInProcess>>;
+  try {
+    mcp = await mcpInProcess(argv, row.env);
+  } catch (e) {
+    if (!(e instanceof CommandExited)) throw e;
+    if (e.code === 2) return { refusal: e.stderr };
+    return { code: /^error (\w+)/m.exec(e.stderr)?.[1] ?? e.stderr };
+  }
+  try {
+    const result = (await mcp.client.callTool({ name: 'compose', arguments: {} })) as {
+      content: Array<{ text: string }>;
+      isError?: boolean;
+      _meta?: { 'strata/error'?: { code: string } };
+    };
+    if (result.isError) return { code: result._meta!['strata/error']!.code };
+    return { text: result.content[0]!.text };
+  } finally {
+    await mcp.end();
+  }
 }
 
 async function viaSystemPrompt(row: Row): Promise<Got> {

@@ -244,7 +244,8 @@ describe('requests the app cannot read, on a real socket', () => {
   it('OPTIONS * (about the server) is 204 with the methods of every route', async () => {
     const reply = await raw(service.url, 'OPTIONS * HTTP/1.1\r\nHost: localhost\r\n\r\n');
     expect(reply.status).toBe(204);
-    expect(reply.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
+    // DELETE: /mcp ends an MCP session with it.
+    expect(reply.headers.allow).toBe('GET, HEAD, POST, DELETE, OPTIONS');
     expect(reply.headers['x-content-type-options']).toBe('nosniff');
   });
 

@@ -20,12 +20,13 @@ describe('the public entries (package.json exports)', () => {
     exports: Record<string, { types: string; default: string } | string>;
   };
 
-  it('are the core at the root, and runtime, client, server, cli and tooling as subpaths', () => {
+  it('are the core at the root, and runtime, client, server, mcp, cli and tooling as subpaths', () => {
     expect(Object.keys(pkg.exports)).toEqual([
       '.',
       './runtime',
       './client',
       './server',
+      './mcp',
       './cli',
       './tooling',
       './package.json',
@@ -41,6 +42,7 @@ describe('the public entries (package.json exports)', () => {
     ['index.ts', ['yaml']],
     ['runtime.ts', ['yaml']],
     ['client.ts', []],
+    ['mcp.ts', ['@modelcontextprotocol/sdk', 'yaml']],
   ])('%s loads none of the server packages (only node built-ins and %j)', (entry, packages) => {
     const reached = packagesReached(SRC, entry);
     for (const name of SERVER_PACKAGES) expect(reached, name).not.toContain(name);

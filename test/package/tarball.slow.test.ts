@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -124,4 +126,41 @@ describe('the npm package', () => {
       if (types) await readFile(join(project, 'node_modules/strata-prompts', types), 'utf8');
     }
   });
+
+  it("serves MCP to the README's Claude Code command and mcp.json, run as written", async () => {
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    // `claude mcp add strata -- COMMAND…`: Claude Code runs COMMAND… in the project.
+    const claude = /^claude mcp add strata -- (.+)$/m.exec(readme)?.[1];
+    const json = /^\{ "mcpServers": .+\}$/m.exec(readme)?.[0];
+    expect(claude).toBe('npx strata mcp --dir ./prompts');
+    const server = (JSON.parse(json!) as { mcpServers: { strata: { command: string; args: string[] } } })
+      .mcpServers.strata;
+    await cp(join(ROOT, 'examples/roboco'), join(project, 'prompts'), { recursive: true });
+    const bin = join(project, 'node_modules/.bin/strata');
+    const expected = (await run(bin, ['compose', '--dir', './prompts', '--agent', 'ada'], { cwd: project }))
+      .stdout;
+    for (const [command, ...args] of [claude!.split(' '), [server.command, ...server.args]]) {
+      const transport = new StdioClientTransport({
+        command: command!,
+        args,
+        cwd: project,
+        // npx must find the project's strata, never fetch the unrelated package of that name.
+        env: { ...definedEnv(), npm_config_yes: 'false', npm_config_offline: 'true' },
+        stderr: 'pipe',
+      });
+      const client = new Client({ name: 'readme', version: '1.0.0' });
+      await client.connect(transport);
+      const { prompts } = await client.listPrompts();
+      expect(prompts.map((p) => p.name)).toContain('ada');
+      const got = await client.getPrompt({ name: 'ada' });
+      expect((got.messages[0]!.content as { text: string }).text).toBe(expected);
+      await client.close();
+    }
+  });
 });
+
+function definedEnv(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined),
+  );
+}

@@ -436,6 +436,7 @@ describe('operations', () => {
       '/api/status',
       '/api/teams/compose',
       '/healthz',
+      '/mcp',
       '/metrics',
       '/openapi.json',
       '/readyz',

@@ -22,7 +22,13 @@ export const COMMANDS = [
   {
     name: 'serve',
     module: 'serve',
-    summary: 'serve composed prompts over HTTP, reloading the pack when it changes',
+    summary: 'serve composed prompts over HTTP (and MCP at /mcp), reloading the pack when it changes',
+  },
+  {
+    name: 'mcp',
+    module: 'mcp',
+    summary:
+      "serve the pack's prompts over MCP on stdin/stdout (an MCP client starts it), reloading the pack when it changes",
   },
   {
     name: 'validate',

@@ -1,6 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
-import { DEFAULT_CACHE_BYTES } from '../../engine/cache.js';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_PAGE_SIZE } from '../../mcp/limits.js';
 import { DEFAULT_MAX_RENDERS } from '../../server/answers/compose-cache.js';
 import { MAX_BODY_BYTES } from '../../server/app.js';
 import { DEFAULT_CONNECTION_LIMITS } from '../../server/node/connections.js';
@@ -15,28 +15,25 @@ import { MAX_QUERY_AMBIENT, MAX_TEAM_MEMBERS } from '../../server/schemas/reques
 import { createCors } from '../../server/service/cors.js';
 import { MAX_PENDING_BYTES, MAX_PENDING_EVENTS } from '../../server/service/events.js';
 import { bufferedWriter, createLogger, LOG_LEVELS, type LogLevel } from '../../server/service/logging.js';
-import { environmentRole } from '../../source/environment.js';
 import { DEFAULT_TOKEN_BUDGET_MS } from '../../tokens/count-off-thread.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
+import { addPackOptions, printDiagnostics } from '../pack-options.js';
 import {
-  addPackOptions,
-  operatorSettings,
-  type PackFlags,
-  packLocation,
-  printDiagnostics,
-} from '../pack-options.js';
+  addReloadOptions,
+  assignDefined,
+  integer,
+  positiveFlag,
+  type ReloadFlags,
+  reloadOptions,
+} from '../reload-flags.js';
 import { summary } from './list.js';
 
-export interface ServeFlags extends PackFlags {
+export interface ServeFlags extends ReloadFlags {
   /** Origins allowed cross-origin access (`--cors`, repeatable). */
   cors?: string[];
   host?: string;
   port?: string;
-  watch: boolean;
-  debounce?: string;
-  pollInterval?: string;
   logLevel?: string;
-  allowLayerLoss?: boolean;
   /** Host names accepted beside loopback names (`--allowed-host`, repeatable). */
   allowedHost?: string[];
   maxConnections?: string;
@@ -47,15 +44,12 @@ export interface ServeFlags extends PackFlags {
   maxHeaderBytes?: string;
   lingerTimeout?: string;
   maxLingerBytes?: string;
-  cacheBytes?: string;
   maxRenders?: string;
   tokenBudget?: string;
-  maxBodyBytes?: string;
-  maxQueryAmbient?: string;
   maxTeamMembers?: string;
   maxEventBacklog?: string;
   shutdownTimeout?: string;
-  strict?: boolean;
+  maxMcpSessions?: string;
 }
 
 /**
@@ -65,22 +59,18 @@ export interface ServeFlags extends PackFlags {
  * (in-flight requests finish) with exit status 0.
  */
 export function register(program: Command, io: CliIO, exit: Exit): void {
-  addPackOptions(program.command('serve'))
+  addReloadOptions(addPackOptions(program.command('serve')), {
+    pageSize: DEFAULT_PAGE_SIZE,
+    noWatch: 'do not watch the pack (reload only through POST /api/prompts/reload)',
+  })
     .description(summary('serve'))
     .option('--host <host>', `address to bind (default: $STRATA_HOST, else ${DEFAULT_HOST})`)
     .option('--port <port>', `port (default: $STRATA_PORT, else ${DEFAULT_PORT}; 0 picks a free one)`)
-    .option('--no-watch', 'do not watch the pack (reload only through POST /api/prompts/reload)')
-    .option('--debounce <ms>', 'quiet time after a file change before reloading (default 100)')
-    .option('--poll-interval <ms>', 'backstop re-hash of the pack (default 10000; 0 disables)')
     .option(
       '--cors <origin>',
       'allow cross-origin requests from this origin (scheme://host[:port]; scheme://*.host[:port] for any one subdomain label; or *); repeatable (default: $STRATA_CORS, space-separated, else none)',
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
-    )
-    .option(
-      '--allow-layer-loss',
-      'serve a new pack version even when a member would lose a layer, get the fallback text, fail or disappear (default: hold it until POST /api/prompts/reload?accept=<version>)',
     )
     .option(
       '--allowed-host <name>',
@@ -121,10 +111,6 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
       `bytes of such a body dropped at most before the connection closes (default ${DEFAULT_CONNECTION_LIMITS.maxLingerBytes})`,
     )
     .option(
-      '--cache-bytes <bytes>',
-      `budget of all caches of composed prompts and token counts (default ${DEFAULT_CACHE_BYTES})`,
-    )
-    .option(
       '--max-renders <n>',
       `requests composing an uncached answer at once, at most; later ones wait (default ${DEFAULT_MAX_RENDERS}; bounds the memory of requests in flight)`,
     )
@@ -149,16 +135,14 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
       `events queued for an /api/events client that is not reading, at most, and ${MAX_PENDING_BYTES / MAX_PENDING_EVENTS} bytes of event data per event; past it the client is cut off with an EVENTS_CLIENT_TOO_SLOW warning (default ${MAX_PENDING_EVENTS})`,
     )
     .option(
+      '--max-mcp-sessions <n>',
+      `MCP sessions open on /mcp at once, at most; past it the session unused the longest is closed, with an MCP_SESSION_EVICTED warning (default ${DEFAULT_MAX_SESSIONS})`,
+    )
+    .option(
       '--shutdown-timeout <ms>',
       `on shutdown, how long in-flight requests may take before their connections are cut (default ${DEFAULT_SHUTDOWN_TIMEOUT_MS})`,
     )
     .option('--log-level <level>', `${LOG_LEVELS.join(' | ')} (default: $STRATA_LOG_LEVEL, else info)`)
-    .option(
-      '--set <key=value>',
-      'set a setting for every request (repeatable; over env, below requests; a path setting may name a file outside the pack, read and watched)',
-      collect,
-      [],
-    )
     .option(
       '--strict',
       'answer every compose with warnings as an error (unknown names, missing layers, the fallback), and be not ready (/readyz 503 with the reasons) while the pack loads with warnings or a member composes with one',
@@ -199,24 +183,13 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
  * Usage errors throw.
  */
 export function serviceOptions(flags: Omit<ServeFlags, 'logLevel'>, io: CliIO): ServiceOptions {
-  const where = packLocation(flags, io);
+  const { mcpPageSize, ...shared } = reloadOptions(flags, io);
   const options: ServiceOptions = {
-    dir: where.dir,
-    preset: where.preset,
-    ...where.limits,
-    env: io.env,
+    ...shared,
     host: flags.host ?? io.env.STRATA_HOST ?? DEFAULT_HOST,
     port: integer(flags.port ?? io.env.STRATA_PORT, '--port', DEFAULT_PORT, 65535),
-    watch: flags.watch,
-    debounceMs: integer(flags.debounce, '--debounce', 100),
-    pollMs: integer(flags.pollInterval, '--poll-interval', 10_000),
     adminToken: io.env.STRATA_ADMIN_TOKEN || undefined,
-    defaultRole: environmentRole(io.env),
   };
-  if (flags.allowLayerLoss === true) options.allowLayerLoss = true;
-  if (flags.strict === true) options.strict = true;
-  const settings = operatorSettings(flags);
-  if (settings) options.settings = settings;
   const cors = flags.cors?.length ? flags.cors : (io.env.STRATA_CORS ?? '').split(/[\s,]+/).filter(Boolean);
   try {
     createCors(cors);
@@ -228,11 +201,7 @@ export function serviceOptions(flags: Omit<ServeFlags, 'logLevel'>, io: CliIO): 
     ? flags.allowedHost
     : (io.env.STRATA_ALLOWED_HOSTS ?? '').split(/[\s,]+/).filter(Boolean);
   if (hosts.length > 0) options.allowedHosts = hosts;
-  const positive = (raw: string | undefined, flag: string) => {
-    const n = integer(raw, flag, -1);
-    if (n === 0) throw new UsageError(`${flag} must be at least 1`);
-    return n === -1 ? undefined : n;
-  };
+  const positive = positiveFlag;
   const connections = Object.fromEntries(
     Object.entries({
       maxConnections: positive(flags.maxConnections, '--max-connections'),
@@ -249,38 +218,22 @@ export function serviceOptions(flags: Omit<ServeFlags, 'logLevel'>, io: CliIO): 
     }).filter(([, v]) => v !== undefined),
   );
   if (Object.keys(connections).length > 0) options.connections = connections;
-  if (flags.cacheBytes !== undefined)
-    options.cacheBytes = integer(flags.cacheBytes, '--cache-bytes', 0, 2 ** 40);
-  const renders = positive(flags.maxRenders, '--max-renders');
-  if (renders !== undefined) options.maxRenders = renders;
-  const budget = positive(flags.tokenBudget, '--token-budget');
-  if (budget !== undefined) options.tokenBudgetMs = budget;
-  const limits = {
-    maxBodyBytes: positive(flags.maxBodyBytes, '--max-body-bytes'),
-    maxQueryAmbient: positive(flags.maxQueryAmbient, '--max-query-ambient'),
+  assignDefined(options, {
+    maxRenders: positive(flags.maxRenders, '--max-renders'),
+    tokenBudgetMs: positive(flags.tokenBudget, '--token-budget'),
     maxTeamMembers: positive(flags.maxTeamMembers, '--max-team-members'),
     maxEventBacklog: positive(flags.maxEventBacklog, '--max-event-backlog'),
     shutdownTimeoutMs: positive(flags.shutdownTimeout, '--shutdown-timeout'),
-  };
-  for (const [key, value] of Object.entries(limits))
-    if (value !== undefined) options[key as keyof typeof limits] = value;
+  });
+  const mcp = assignDefined(
+    {},
+    { maxSessions: positive(flags.maxMcpSessions, '--max-mcp-sessions'), pageSize: mcpPageSize },
+  );
+  if (Object.keys(mcp).length > 0) options.mcp = mcp;
   return options;
 }
 
 // --- internal ---
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-function integer(raw: string | undefined, flag: string, fallback: number, max = 2 ** 31 - 1): number {
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n > max) {
-    throw new UsageError(`${flag} must be an integer from 0 to ${max}, not ${JSON.stringify(raw)}`);
-  }
-  return n;
-}
 
 /** Resolves with the abort reason's name once `signal` aborts (never, without a signal). */
 function untilAborted(signal: AbortSignal | undefined): Promise<string> {

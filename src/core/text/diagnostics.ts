@@ -81,6 +81,7 @@ export const DIAGNOSTIC_CODES = [
   'TOKEN_BUDGET_EXCEEDED',
   // the service
   'EVENTS_CLIENT_TOO_SLOW',
+  'MCP_SESSION_EVICTED',
   // tooling
   'BAD_REGISTRY',
   'GIT_ERROR',

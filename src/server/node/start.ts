@@ -11,7 +11,7 @@ import { tokenConfig } from '../../tokens/config.js';
 import { stopCountWorker, warmCountWorker } from '../../tokens/count-off-thread.js';
 import { getTokenizer } from '../../tokens/tokenizer.js';
 import { setMaxRenders } from '../answers/compose-cache.js';
-import { createApp, type StrataApp } from '../app.js';
+import { type AppOptions, createApp, type StrataApp } from '../app.js';
 import { deferContinue } from '../middleware/continue.js';
 import { routeTable } from '../routes/route.js';
 import { createLogger, logReloads } from '../service/logging.js';
@@ -89,6 +89,8 @@ export interface ServiceOptions extends ReloadSource {
   tokenBudgetMs?: number;
   /** Answer every compose with warnings as an error (`serve --strict`). */
   strict?: boolean;
+  /** `/mcp`: open sessions at most (`--max-mcp-sessions`) and `prompts/list` page size (`--mcp-page-size`). */
+  mcp?: AppOptions['mcp'];
 }
 
 /** A running service. */
@@ -143,6 +145,7 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
     logger,
     watching,
     strict: options.strict,
+    mcp: options.mcp,
     metrics: createMetrics(store, { processMetrics: true }),
   });
 

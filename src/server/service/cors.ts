@@ -5,7 +5,13 @@ import { isIP } from 'node:net';
 // Shared by the hono app and the node fast path, so both answer the same headers.
 
 /** Response headers a browser script may read. */
-export const CORS_EXPOSED_HEADERS = ['ETag', 'X-Strata-Version', 'X-Strata-Warnings', 'X-Request-Id'];
+export const CORS_EXPOSED_HEADERS = [
+  'ETag',
+  'X-Strata-Version',
+  'X-Strata-Warnings',
+  'X-Request-Id',
+  'Mcp-Session-Id',
+];
 /** Request headers a preflight may announce. */
 export const CORS_ALLOWED_HEADERS = [
   'accept',
@@ -14,6 +20,8 @@ export const CORS_ALLOWED_HEADERS = [
   'content-type',
   'if-none-match',
   'last-event-id',
+  'mcp-protocol-version',
+  'mcp-session-id',
   'x-request-id',
 ];
 /** How long a browser may cache a preflight answer, in seconds. */

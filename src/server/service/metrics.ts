@@ -18,6 +18,10 @@ export interface ServiceMetrics {
   sseClients(n: number): void;
   /** Counts one `/api/events` client cut off because it stopped reading. */
   sseDropped(): void;
+  /** Sets the number of open MCP sessions on `/mcp`. */
+  mcpSessions(n: number): void;
+  /** Counts one MCP session closed to make room for a new one (`serve --max-mcp-sessions`). */
+  mcpEvicted(): void;
   /** Counts one connection the connection guard closed or refused, by why (idle, slow_body, refused, not_probe). */
   connectionShed(reason: string): void;
   /** Where the open connections and those of the probe reserve are read at scrape time. */
@@ -197,6 +201,16 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
     },
   });
   const sse = new Gauge({ name: 'strata_sse_clients', help: 'Open /api/events streams', registers });
+  const mcpSessions = new Gauge({
+    name: 'strata_mcp_sessions',
+    help: 'Open MCP sessions on /mcp',
+    registers,
+  });
+  const mcpEvicted = new Counter({
+    name: 'strata_mcp_sessions_evicted_total',
+    help: 'MCP sessions closed to make room for a new one (serve --max-mcp-sessions)',
+    registers,
+  });
   const sseDropped = new Counter({
     name: 'strata_sse_clients_dropped_total',
     help: '/api/events streams cut off because their client stopped reading (serve --max-event-backlog)',
@@ -272,6 +286,12 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
     },
     sseDropped() {
       sseDropped.inc();
+    },
+    mcpSessions(n) {
+      mcpSessions.set(n);
+    },
+    mcpEvicted() {
+      mcpEvicted.inc();
     },
     connectionShed(reason) {
       shed.inc({ reason });
