@@ -1,11 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SseParser } from '../src/client/sse.js';
+import { autocannon, fmt, replayHeaders, type Child as Server, startChild } from './children.js';
 import { machine } from './measure.js';
 
 /**
@@ -17,20 +14,6 @@ import { machine } from './measure.js';
  * 50 edits. Both servers run in their own processes; autocannon runs here.
  * `BENCH_SECONDS` sets the seconds per run (default 5), `BENCH_ROWS=0,7` the rows.
  */
-interface CannonResult {
-  requests: { average: number; total: number };
-  latency: { p99: number };
-  errors: number;
-  non2xx: number;
-}
-const autocannon = createRequire(import.meta.url)('autocannon') as (opts: {
-  url: string;
-  connections: number;
-  duration: number;
-  headers: Record<string, string>;
-  method?: string;
-  body?: string;
-}) => Promise<CannonResult>;
 
 /**
  * The baseline: node:http answering precomputed bytes — the same status, body and
@@ -90,7 +73,7 @@ const serveArgs = (level: string) => [
   '--log-level',
   level,
 ];
-const strata = await start(serveArgs('info'));
+const strata = await startChild(ROOT, base, serveArgs('info'));
 try {
   // 1. The bytes both servers answer, for every request of the run.
   const path = '/api/prompts/developer?team=platform';
@@ -162,8 +145,8 @@ try {
   }
   const answersFile = join(base, 'answers.json');
   await writeFile(answersFile, JSON.stringify(answers));
-  const bare = await start(['-e', BARE_SERVER], { BENCH_ANSWERS: answersFile });
-  const quiet = await start(serveArgs('warn'));
+  const bare = await startChild(ROOT, base, ['-e', BARE_SERVER], { BENCH_ANSWERS: answersFile });
+  const quiet = await startChild(ROOT, base, serveArgs('warn'));
   try {
     // 2. Throughput and p99, alternating servers so machine noise hits both alike.
     const rows: string[][] = [];
@@ -233,16 +216,6 @@ try {
 
 // --- internal ---
 
-/** The headers strata answered with, less those node:http adds itself. */
-function replayHeaders(headers: Headers): Record<string, string> {
-  const skip = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
-  const out: Record<string, string> = {};
-  headers.forEach((value, name) => {
-    if (!skip.has(name)) out[name] = value;
-  });
-  return out;
-}
-
 /**
  * autocannon against one server for `duration` seconds: its rate, p99 and errors, and the
  * server process's CPU time per answered request (µs), which a busy shared machine moves
@@ -302,71 +275,4 @@ async function reloadLatency(url: string, file: string): Promise<number[]> {
   }
   await reader.cancel();
   return out;
-}
-
-async function start(args: string[], env: Record<string, string> = {}): Promise<Server> {
-  // A free port, then wait for it to answer. Logs go to a file, as in production:
-  // reading them here would slow the load generator.
-  const port = await freePort();
-  const logFile = join(base, `server-${port}.log`);
-  const fd = openSync(logFile, 'w');
-  const portArgs = args[0] === '-e' ? [] : ['--port', String(port)];
-  const child: ChildProcess = spawn(process.execPath, [...args, ...portArgs], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, BENCH_PORT: String(port) },
-    stdio: ['ignore', fd, 'inherit'],
-  });
-  closeSync(fd);
-  let exited = false;
-  child.once('exit', () => {
-    exited = true;
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (exited) throw new Error(`server exited: ${args.join(' ')}`);
-    const ok = await fetch(`${url}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    url,
-    cpuMs: () => cpuMs(child.pid!),
-    stop: () =>
-      new Promise((resolve) => {
-        if (exited) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
-
-/** A server process of the run. */
-interface Server {
-  url: string;
-  /** CPU time the process has used (all its threads), in milliseconds. */
-  cpuMs: () => number;
-  stop: () => Promise<void>;
-}
-
-/** User + system CPU time of a process, from /proc (clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms (USER_HZ 100)
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createNetServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function fmt(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
 }
