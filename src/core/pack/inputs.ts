@@ -55,7 +55,7 @@ export function resolveInputs(
     const raw = vars[name];
     // As everywhere in a request: an undefined value is an absent one.
     if (raw === undefined) continue;
-    const def = parseDef(manifest, name);
+    const def = inputDef(manifest, name);
     if (!def) {
       const names = manifest.inputs.map((i) => i.name);
       const suggestions = closestNames(name, names);
@@ -80,7 +80,7 @@ export function resolveInputs(
       sources[name] = 'request';
       continue;
     }
-    const parsed = parseSettingValue(def.setting, raw);
+    const parsed = parseSettingValue(asSetting(def, name), raw);
     if ('problem' in parsed) {
       diagnostics.push(
         error('INVALID_INPUT', `input ${name}: value ${shownValue(raw)} is invalid; ${parsed.problem}`),
@@ -143,24 +143,17 @@ export function listInputs(snapshot: Snapshot): ListedInput[] {
 
 // --- internal ---
 
-/** An input's definition as `parseSettingValue` takes it, and how its value is written. */
-interface ParseDef {
-  setting: SettingDef;
-  /** The name of its input format. */
-  format?: string;
+/** The definition of input `name`: a declared one, else the open inputs' shape. */
+function inputDef(
+  manifest: Pick<Manifest, 'inputs' | 'openInputs'>,
+  name: string,
+): Omit<InputDef, 'name'> | undefined {
+  return manifest.inputs.find((i) => i.name === name) ?? manifest.openInputs;
 }
 
-/** The definition of input `name` (a declared one, else the open inputs' shape), as a setting's. */
-function parseDef(manifest: Pick<Manifest, 'inputs' | 'openInputs'>, name: string): ParseDef | undefined {
-  const declared = manifest.inputs.find((i) => i.name === name);
-  if (declared) return asSetting(declared, name);
-  return manifest.openInputs && asSetting(manifest.openInputs, '*');
-}
-
-function asSetting({ format, ...def }: Omit<InputDef, 'name'>, name: string): ParseDef {
-  const out: ParseDef = { setting: { ...def, name, default: def.default ?? '' } };
-  if (format !== undefined) out.format = format;
-  return out;
+/** An input's definition as a setting's, for parsing a request's value of it by type. */
+function asSetting({ format: _format, ...def }: Omit<InputDef, 'name'>, name: string): SettingDef {
+  return { ...def, name, default: def.default ?? '' };
 }
 
 /** A default (a scalar) as templates write it. */

@@ -1,0 +1,16 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadPack } from './src/index.js';
+import { tryCompose } from './src/core/compose/compose.js';
+import { generateLayout } from './bench/gen-layouts.js';
+import { BENCH_LIMITS } from './bench/gen-pack.js';
+const preset = process.argv[2] as 'crewai';
+const dir = mkdtempSync(join(tmpdir(), 'p3-'));
+const reqs = generateLayout(dir, preset, 1000);
+let t = performance.now();
+const { snapshot: s } = await loadPack(dir, { env: {}, ...BENCH_LIMITS });
+console.log('load', (performance.now() - t).toFixed(0), 'ms');
+t = performance.now();
+for (let r = 0; r < 30; r++) for (const q of reqs) tryCompose(s!, q);
+console.log(preset, ((performance.now() - t) / 30 / reqs.length * 1000).toFixed(1), 'µs per compose');
