@@ -14,6 +14,7 @@ interface CommandRegistrar {
 
 /** Each module of `commands/`, loaded when one of its commands runs (or shows its help). */
 const MODULES: Record<CommandModule, () => Promise<CommandRegistrar>> = {
+  init: () => import('./commands/init.js'),
   compose: () => import('./commands/compose.js'),
   roles: () => import('./commands/roles.js'),
   serve: () => import('./commands/serve.js'),

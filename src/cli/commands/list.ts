@@ -8,6 +8,11 @@
  */
 export const COMMANDS = [
   {
+    name: 'init',
+    module: 'init',
+    summary: 'write a small, commented starter pack of a layout into a folder',
+  },
+  {
     name: 'compose',
     module: 'compose',
     summary: 'print the composed prompt (exactly its bytes) for a role, team and agent',
