@@ -60,6 +60,7 @@ export {
   TOKENIZER_NAMES,
   type Tokenizer,
   type TokenizerName,
+  tokenizerAvailable,
 } from './tokens/tokenizer.js';
 export {
   type AgentConfig,

@@ -7,7 +7,7 @@ import { budgetsLocator, tokenConfig } from './config.js';
 import { type TokenizedLayer, withTokens } from './count.js';
 import { composeFleet } from './fleet-composition.js';
 import { betterOrder, layerStability } from './prefix.js';
-import { getTokenizer, type Tokenizer } from './tokenizer.js';
+import { getTokenizer, type Tokenizer, tokenizerAvailable, tokenizerMissing } from './tokenizer.js';
 
 /** Options shared by the token checks. */
 export interface TokenCheckOptions {
@@ -65,6 +65,13 @@ export function budgetDiagnostics(
 ): Diagnostic[] {
   const { budgets, tokenizer: configured } = tokenConfig(snapshot);
   if (!budgets) return [];
+  if (!tokenizer && !tokenizerAvailable())
+    return [
+      {
+        ...tokenizerMissing('the budgets are not checked', 'warning'),
+        ...budgetsLocator(snapshot)(['budgets']),
+      },
+    ];
   const tk = tokenizer ?? getTokenizer(configured);
   const diagnostics: Diagnostic[] = [];
   const locate = budgetsLocator(snapshot);
@@ -152,12 +159,19 @@ export function cacheOrderDiagnostics(
     .slice(firstAt)
     .filter((l) => l.state === 'stable')
     .map((l) => l.id);
-  const tk = tokenizer ?? getTokenizer(tokenConfig(snapshot).tokenizer);
-  const report = analyzeCache(snapshot, tk, options);
-  const gain = `; shared prefix ${report.prefix.tokens} tokens now, ${report.order.betterPrefixTokens ?? report.prefix.tokens} with the better order (${tk.estimate ? `an estimate for ${tk.name}, ` : ''}${tk.encoding})`;
+  const gain = !tokenizer && !tokenizerAvailable() ? '' : cacheGain(snapshot, options, tokenizer);
   const first = snapshot.manifest.layers.find((l) => l.id === defeating[0]);
   const at: Where = first && !first.at.file?.startsWith('preset:') ? first.at : {};
   const verb = defeating.length === 1 ? ['differs', 'stands'] : ['differ', 'stand'];
   const message = `layer order defeats prefix caching: ${defeating.join(', ')} ${verb[0]} between the ${composed.length} members but ${verb[1]} before ${after.join(', ')}, the same for all; better order: ${better.join(', ')}${gain}`;
   return [warning('CACHE_ORDER', message, at)];
+}
+
+// --- internal ---
+
+/** `; shared prefix N tokens now, M with the better order (encoding)`. */
+function cacheGain(snapshot: Snapshot, options: TokenCheckOptions, tokenizer?: Tokenizer): string {
+  const tk = tokenizer ?? getTokenizer(tokenConfig(snapshot).tokenizer);
+  const report = analyzeCache(snapshot, tk, options);
+  return `; shared prefix ${report.prefix.tokens} tokens now, ${report.order.betterPrefixTokens ?? report.prefix.tokens} with the better order (${tk.estimate ? `an estimate for ${tk.name}, ` : ''}${tk.encoding})`;
 }

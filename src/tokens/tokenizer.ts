@@ -1,5 +1,13 @@
 import { createRequire } from 'node:module';
 import { DEFAULT_TOKENIZER, type EncodingName, type TokenizerName } from '../core/pack/tokenizer-names.js';
+import {
+  type Diagnostic,
+  error,
+  info,
+  PromptError,
+  type Severity,
+  warning,
+} from '../core/text/diagnostics.js';
 import { mergedTokenCount } from './bpe-merge.js';
 
 export * from '../core/pack/tokenizer-names.js';
@@ -7,6 +15,9 @@ export * from '../core/pack/tokenizer-names.js';
 // The tokenizer wrapper: gpt-tokenizer's offline BPE encodings behind one small
 // synchronous interface. An encoding's tables load on its first count (o200k_base takes
 // a few hundred milliseconds), so commands that never count tokens never pay for them.
+// gpt-tokenizer is an optional peer dependency (30 MB of tables): without it, a count
+// throws a PromptError TOKENIZER_MISSING, and the edges that add counts on their own
+// (explain, compose --json, the service) leave them out and say so once.
 //
 // Counts are exactly gpt-tokenizer's, in time that grows with the text's length times
 // its logarithm, whatever the text: the library merges a pre-token (a run the split
@@ -50,6 +61,31 @@ export function getTokenizer(name: TokenizerName = DEFAULT_TOKENIZER): Tokenizer
   return tokenizer;
 }
 
+/**
+ * Whether the optional package that counts tokens (gpt-tokenizer) is installed. Without
+ * it every count throws a PromptError `TOKENIZER_MISSING`; see {@link tokenizerMissing}.
+ */
+export function tokenizerAvailable(): boolean {
+  if (available === undefined) {
+    try {
+      load.resolve(`${PACKAGE}/cjs/encoding/o200k_base`);
+      available = true;
+    } catch {
+      available = false;
+    }
+  }
+  return available;
+}
+
+/**
+ * The diagnostic that says token counts are off because gpt-tokenizer is not installed,
+ * with what was left out (`what`, e.g. "the tokens column") and how to install it.
+ */
+export function tokenizerMissing(what: string, severity: Severity = 'error'): Diagnostic {
+  const message = `${what}: token counts need the optional package ${PACKAGE}, which is not installed (npm install ${PACKAGE}@4)`;
+  return { error, warning, info }[severity]('TOKENIZER_MISSING', message);
+}
+
 /** Pre-tokens up to this many UTF-16 units go through the library and its merge cache. */
 export const SHORT_PIECE = 32;
 /** Entries of the library's merge cache (each a pre-token of at most {@link SHORT_PIECE} units). */
@@ -68,7 +104,9 @@ interface BpeCore {
   setMergeCacheSize(size: number): void;
 }
 
+const PACKAGE = 'gpt-tokenizer';
 const tokenizers = new Map<TokenizerName, Tokenizer>();
+let available: boolean | undefined;
 const counters = new Map<EncodingName, CountFn>();
 const load = createRequire(import.meta.url);
 const utf8 = new TextEncoder();
@@ -76,7 +114,8 @@ const utf8 = new TextEncoder();
 function encodingCounter(encoding: EncodingName): CountFn {
   let counter = counters.get(encoding);
   if (!counter) {
-    const mod = load(`gpt-tokenizer/cjs/encoding/${encoding}`) as {
+    if (!tokenizerAvailable()) throw new PromptError([tokenizerMissing(`counting ${encoding} tokens`)]);
+    const mod = load(`${PACKAGE}/cjs/encoding/${encoding}`) as {
       default: { bytePairEncodingCoreProcessor: BpeCore };
     };
     const core = mod.default.bytePairEncodingCoreProcessor;

@@ -8,32 +8,49 @@ import { cli, tempDir } from '../helpers.js';
 // and whose printed next commands run as printed; it never replaces a file.
 
 describe('strata init', () => {
-  it.each(PRESET_NAMES)('writes a %s starter that validates clean and whose next commands run', async (layout) => {
-    const work = tempDir();
-    const init = await cli(['init', 'pack', '--layout', layout], {}, work);
-    expect(init.code, init.stderr).toBe(0);
-    expect(init.stderr).toBe('');
-    expect(init.stdout).toMatch(new RegExp(`^Wrote the ${layout} starter pack to pack: \\d+ files`));
-    const next = init.stdout
-      .split('\n')
-      .filter((line) => line.startsWith('  npx strata'))
-      .map((line) => line.replace(/\s+#.*$/, '').trim().split(/\s+/).slice(2));
-    expect(next.map((argv) => argv[0])).toEqual(['validate', 'compose', 'serve']);
+  it.each(PRESET_NAMES)(
+    'writes a %s starter that validates clean and whose next commands run',
+    async (layout) => {
+      const work = tempDir();
+      const init = await cli(['init', 'pack', '--layout', layout], {}, work);
+      expect(init.code, init.stderr).toBe(0);
+      expect(init.stderr).toBe('');
+      expect(init.stdout).toMatch(new RegExp(`^Wrote the ${layout} starter pack to pack: \\d+ files`));
+      const next = init.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('  npx strata'))
+        .map((line) =>
+          line
+            .replace(/\s+#.*$/, '')
+            .trim()
+            .split(/\s+/)
+            .slice(2),
+        );
+      expect(next.map((argv) => argv[0])).toEqual(['validate', 'compose', 'serve']);
 
-    const validate = await cli([...next[0]!, '--format', 'json'], {}, work);
-    expect(validate.code, validate.stdout).toBe(0);
-    const report = JSON.parse(validate.stdout) as { errors: number; warnings: number; diagnostics: unknown[] };
-    expect({ errors: report.errors, warnings: report.warnings, diagnostics: report.diagnostics }).toMatchObject({
-      errors: 0,
-      warnings: 0,
-    });
+      const validate = await cli([...next[0]!, '--format', 'json'], {}, work);
+      expect(validate.code, validate.stdout).toBe(0);
+      const report = JSON.parse(validate.stdout) as {
+        errors: number;
+        warnings: number;
+        diagnostics: unknown[];
+      };
+      expect({
+        errors: report.errors,
+        warnings: report.warnings,
+        diagnostics: report.diagnostics,
+      }).toMatchObject({
+        errors: 0,
+        warnings: 0,
+      });
 
-    const compose = await cli(next[1]!, {}, work);
-    expect(compose.code, compose.stderr).toBe(0);
-    expect(compose.stderr).toBe('');
-    expect(compose.stdout.length).toBeGreaterThan(100);
-    expect(compose.stdout).not.toContain('You are a helpful assistant.');
-  });
+      const compose = await cli(next[1]!, {}, work);
+      expect(compose.code, compose.stderr).toBe(0);
+      expect(compose.stderr).toBe('');
+      expect(compose.stdout.length).toBeGreaterThan(100);
+      expect(compose.stdout).not.toContain('You are a helpful assistant.');
+    },
+  );
 
   it('refuses to replace a file, writing nothing (exit 1, WRITE_ERROR per file)', async () => {
     const work = tempDir();
@@ -58,6 +75,8 @@ describe('strata init', () => {
     expect(file.stderr).toContain('error WRITE_ERROR: f: is not a folder');
     const bad = await cli(['init', 'x', '--layout', 'robocop'], {}, work);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('error USAGE: --layout must be one of roboco, crewai, agents-md, claude-agents, chorus');
+    expect(bad.stderr).toContain(
+      'error USAGE: --layout must be one of roboco, crewai, agents-md, claude-agents, chorus',
+    );
   });
 });

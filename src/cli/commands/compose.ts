@@ -3,6 +3,7 @@ import type { Snapshot } from '../../core/build/snapshot.js';
 import type { ComposeRequest, ComposeResult } from '../../core/compose/compose.js';
 import { formatExplain } from '../../core/compose/explain.js';
 import { isTokenizerName, TOKENIZER_NAMES } from '../../core/pack/tokenizer-names.js';
+import { formatDiagnostic } from '../../core/text/diagnostics.js';
 import { isProviderFormat, PROVIDER_FORMATS, providerBody } from '../../formats/registry.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
@@ -42,9 +43,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
             const body = providerBody(snapshot, result, format, { settings: request.settings });
             return `${JSON.stringify(body)}\n`;
           }
-          const { withTokens, tokenizerFor } = await counting();
-          const tokenized = withTokens(result, snapshot, tokenizerFor(flags, snapshot));
-          return `${JSON.stringify(tokenized, null, 2)}\n`;
+          return `${JSON.stringify(await counted(result, snapshot, flags, io), null, 2)}\n`;
         }),
       );
     });
@@ -63,8 +62,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
       if (flags.cache) return exit(await cacheCommand(flags, io));
       exit(
         await composeCommand(flags, io, async (result, snapshot) => {
-          const { withTokens, tokenizerFor } = await counting();
-          const tokenized = withTokens(result, snapshot, tokenizerFor(flags, snapshot));
+          const tokenized = await counted(result, snapshot, flags, io);
           return flags.json ? `${JSON.stringify(tokenized, null, 2)}\n` : formatExplain(tokenized);
         }),
       );
@@ -117,17 +115,35 @@ function checkTokenizerFlag(flags: TokenFlags): void {
 }
 
 /**
+ * The result with token counts. Without the optional tokenizer, the result as it is and a
+ * note on stderr (counts are auxiliary), unless `--tokenizer` asked for them: an error.
+ */
+async function counted(
+  result: ComposeResult,
+  snapshot: Snapshot,
+  flags: TokenFlags,
+  io: CliIO,
+): Promise<ComposeResult> {
+  const { withTokens, tokenizerFor, tokenizerAvailable, tokenizerMissing } = await counting();
+  if (tokenizerAvailable() || flags.tokenizer !== undefined)
+    return withTokens(result, snapshot, tokenizerFor(flags, snapshot));
+  io.stderr(`${formatDiagnostic(tokenizerMissing('the token counts are left out', 'info'))}\n`);
+  return result;
+}
+
+/**
  * Token counting, loaded when an output counts (`--json`, `explain`): a plain `compose`
  * prints its text without loading it (or the tokenizer). `tokenizerFor` is --tokenizer,
  * else the manifest's `tokenizer:`, else o200k_base.
  */
 async function counting() {
-  const [{ withTokens }, { getTokenizer }, { tokenConfig }] = await Promise.all([
-    import('../../tokens/count.js'),
-    import('../../tokens/tokenizer.js'),
-    import('../../tokens/config.js'),
-  ]);
+  const [{ withTokens }, { getTokenizer, tokenizerAvailable, tokenizerMissing }, { tokenConfig }] =
+    await Promise.all([
+      import('../../tokens/count.js'),
+      import('../../tokens/tokenizer.js'),
+      import('../../tokens/config.js'),
+    ]);
   const tokenizerFor = (flags: TokenFlags, snapshot: Snapshot): Tokenizer =>
     getTokenizer(isTokenizerName(flags.tokenizer) ? flags.tokenizer : tokenConfig(snapshot).tokenizer);
-  return { withTokens, tokenizerFor };
+  return { withTokens, tokenizerFor, tokenizerAvailable, tokenizerMissing };
 }

@@ -9,6 +9,7 @@ import {
   TokenBudgetError,
   withTokensOffThread,
 } from '../../tokens/count-off-thread.js';
+import { tokenizerAvailable } from '../../tokens/tokenizer.js';
 import { jsonBytes } from './json-bytes.js';
 import type { PromptAnswers } from './prompt-answer.js';
 
@@ -192,6 +193,8 @@ function turn(): Promise<void> {
 }
 
 async function render(result: ComposeResult, snapshot: Snapshot, budgetMs: number): Promise<Rendered> {
+  // Without the optional tokenizer, answers carry no counts (the service says so once, at start).
+  if (!tokenizerAvailable()) return new RenderedPrompt(result, result, true);
   try {
     const body = await withTokensOffThread(result, snapshot, { budgetMs });
     return new RenderedPrompt(result, body, true);

@@ -9,7 +9,7 @@ import { SnapshotStore } from '../../reload/store.js';
 import { type PackWatcher, watchPack } from '../../reload/watch.js';
 import { tokenConfig } from '../../tokens/config.js';
 import { stopCountWorker, warmCountWorker } from '../../tokens/count-off-thread.js';
-import { getTokenizer } from '../../tokens/tokenizer.js';
+import { getTokenizer, tokenizerAvailable, tokenizerMissing } from '../../tokens/tokenizer.js';
 import { setMaxRenders } from '../answers/compose-cache.js';
 import { type AppOptions, createApp, type StrataApp } from '../app.js';
 import { deferContinue } from '../middleware/continue.js';
@@ -221,10 +221,15 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
   // (`/readyz`) and says it is listening only once the worker is, so no request's time
   // budget pays for its start-up (which takes seconds on a busy machine).
   const tokenizer = tokenConfig(store.state!.snapshot).tokenizer;
-  getTokenizer(tokenizer).count('warm up');
-  await warmCountWorker(tokenizer).catch((e) =>
-    logger.warn({ err: e }, 'token counting worker failed to start'),
-  );
+  if (tokenizerAvailable()) {
+    getTokenizer(tokenizer).count('warm up');
+    await warmCountWorker(tokenizer).catch((e) =>
+      logger.warn({ err: e }, 'token counting worker failed to start'),
+    );
+  } else {
+    const said = tokenizerMissing('answers carry no token counts', 'warning');
+    logger.warn({ code: said.code }, said.message);
+  }
   app.service.warming = false;
 
   // 3. Watch.
