@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import { type Diagnostic, error } from '../core/text/diagnostics.js';
+import { errnoReason } from './errno.js';
 
 // Reading a file a user names on the command line (a lock file, --ambient-file) without
 // trusting its size: a huge file, a device that never ends (/dev/zero) or a pipe is never
@@ -33,7 +34,7 @@ export async function readBoundedFile(
   try {
     handle = await fs.open(path, 'r');
   } catch (e) {
-    return { problem: error('READ_ERROR', `cannot read ${what}: ${reason(e)}`, { file: shown }) };
+    return { problem: error('READ_ERROR', `cannot read ${what}: ${errnoReason(e)}`, { file: shown }) };
   }
   try {
     const st = await handle.stat();
@@ -58,7 +59,7 @@ export async function readBoundedFile(
     }
     return { bytes: join(chunks, total) };
   } catch (e) {
-    return { problem: error('READ_ERROR', `cannot read ${what}: ${reason(e)}`, { file: shown }) };
+    return { problem: error('READ_ERROR', `cannot read ${what}: ${errnoReason(e)}`, { file: shown }) };
   } finally {
     await handle.close().catch(() => undefined);
   }
@@ -77,9 +78,4 @@ function join(chunks: readonly Uint8Array[], total: number): Uint8Array {
     at += c.length;
   }
   return out;
-}
-
-function reason(e: unknown): string {
-  const err = e as NodeJS.ErrnoException;
-  return err?.code ?? (err instanceof Error ? err.message : String(e));
 }

@@ -4,6 +4,7 @@ import { gunzip, gzipSync } from 'node:zlib';
 import { presetHiddenFolders } from '../core/build/detect.js';
 import { error } from '../core/text/diagnostics.js';
 import { LAYOUTS } from '../layouts/registry.js';
+import { errnoReason } from './errno.js';
 import { type PackLimits, packTooLarge, resolveLimits } from './limits.js';
 import type { PackFiles } from './read-dir.js';
 import { readTar, writeTar } from './tar.js';
@@ -146,7 +147,7 @@ async function readIdentified(
       await handle.close();
     }
   } catch (e) {
-    out.diagnostics.push(error('PACK_NOT_FOUND', `pack bundle ${file} cannot be read: ${reason(e)}`));
+    out.diagnostics.push(error('PACK_NOT_FOUND', `pack bundle ${file} cannot be read: ${errnoReason(e)}`));
     return { read: out, changedMs: 0 };
   }
   // Unpacked: the files plus a header per entry, at most.
@@ -204,9 +205,4 @@ async function unpack(
     }
     return undefined;
   }
-}
-
-function reason(e: unknown): string {
-  const err = e as NodeJS.ErrnoException;
-  return err?.code ?? (err instanceof Error ? err.message : String(e));
 }

@@ -1,6 +1,7 @@
 import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { type Diagnostic, error } from '../core/text/diagnostics.js';
+import { errnoReason } from './errno.js';
 
 /** Where a pack on disk really is: the one place that tells a ConfigMap volume from a folder. */
 export interface PackRoot {
@@ -33,7 +34,7 @@ export async function openPackRoot(dir: string): Promise<PackRoot> {
   } catch (e) {
     return {
       root: dir,
-      diagnostics: [error('PACK_NOT_FOUND', `pack directory ${dir} cannot be read: ${reason(e)}`)],
+      diagnostics: [error('PACK_NOT_FOUND', `pack directory ${dir} cannot be read: ${errnoReason(e)}`)],
     };
   }
   const link = join(root, '..data');
@@ -51,7 +52,7 @@ export async function openPackRoot(dir: string): Promise<PackRoot> {
   } catch (e) {
     return {
       root,
-      diagnostics: [error('READ_ERROR', `broken ..data symlink: ${reason(e)}`, { file: '..data' })],
+      diagnostics: [error('READ_ERROR', `broken ..data symlink: ${errnoReason(e)}`, { file: '..data' })],
     };
   }
   const rel = relative(root, data);
@@ -67,8 +68,3 @@ export async function openPackRoot(dir: string): Promise<PackRoot> {
 }
 
 // --- internal ---
-
-function reason(e: unknown): string {
-  const err = e as NodeJS.ErrnoException;
-  return err?.code ?? (err instanceof Error ? err.message : String(e));
-}

@@ -20,6 +20,7 @@ import { type Diagnostic, error } from '../core/text/diagnostics.js';
 import { byteOrder } from '../core/text/text.js';
 import { LAYOUTS } from '../layouts/registry.js';
 import { changedSince, EntryHash, FILE_LIKE, isDirect, kind, oddKey } from './entry-identity.js';
+import { errnoReason } from './errno.js';
 import type { FileStats } from './kept-files.js';
 import { openPackRoot, type PackRoot } from './layout.js';
 import {
@@ -174,7 +175,7 @@ export function readRegularFileSync(
   try {
     fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (e) {
-    return { problem: error('READ_ERROR', `cannot read file: ${reason(e)}`, { file: rel }) };
+    return { problem: error('READ_ERROR', `cannot read file: ${errnoReason(e)}`, { file: rel }) };
   }
   try {
     const st = fstatSync(fd);
@@ -190,7 +191,7 @@ export function readRegularFileSync(
     }
     return { bytes: filled === size ? bytes : bytes.subarray(0, filled) };
   } catch (e) {
-    return { problem: error('READ_ERROR', `cannot read file: ${reason(e)}`, { file: rel }) };
+    return { problem: error('READ_ERROR', `cannot read file: ${errnoReason(e)}`, { file: rel }) };
   } finally {
     closeSync(fd);
   }
@@ -404,7 +405,9 @@ async function walk(
   try {
     entries = readdirSync(realDir, { withFileTypes: true });
   } catch (e) {
-    out.diagnostics.push(error('READ_ERROR', `cannot list folder: ${reason(e)}`, { file: relDir || '.' }));
+    out.diagnostics.push(
+      error('READ_ERROR', `cannot list folder: ${errnoReason(e)}`, { file: relDir || '.' }),
+    );
     state.ids.line(`${relDir}/\0unlistable`);
     return;
   }
@@ -576,7 +579,7 @@ function readListed(
     return true;
   } catch (e) {
     reading.refused.push(rel);
-    reading.problems.push(error('READ_ERROR', `cannot read file: ${reason(e)}`, { file: rel }));
+    reading.problems.push(error('READ_ERROR', `cannot read file: ${errnoReason(e)}`, { file: rel }));
     return true;
   } finally {
     closeSync(fd);
@@ -678,7 +681,7 @@ function unreadable(name: string, e: unknown): string {
   const gone = (e as NodeJS.ErrnoException)?.code === 'ENOENT';
   return gone && name.includes('\uFFFD')
     ? 'its name is not valid UTF-8 (strata reads file names as UTF-8): rename it'
-    : reason(e);
+    : errnoReason(e);
 }
 
 /** The identity of a pack root that could not be opened: the same while the problem is. */
@@ -712,9 +715,4 @@ function withDeadline<T>(work: Promise<T>, ms: number, late: () => T): Promise<T
 function inside(root: string, real: string): boolean {
   const rel = relative(root, real);
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !rel.startsWith(sep));
-}
-
-function reason(e: unknown): string {
-  const err = e as NodeJS.ErrnoException;
-  return err?.code ?? (err instanceof Error ? err.message : String(e));
 }

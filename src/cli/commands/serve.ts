@@ -17,6 +17,7 @@ import { MAX_PENDING_BYTES, MAX_PENDING_EVENTS } from '../../server/service/even
 import { bufferedWriter, createLogger, LOG_LEVELS, type LogLevel } from '../../server/service/logging.js';
 import { DEFAULT_TOKEN_BUDGET_MS } from '../../tokens/count-off-thread.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
+import { LOG_FORMATS, type LogFormat, textLogWriter } from '../log-text.js';
 import { addPackOptions, printDiagnostics } from '../pack-options.js';
 import {
   addReloadOptions,
@@ -34,6 +35,7 @@ export interface ServeFlags extends ReloadFlags {
   host?: string;
   port?: string;
   logLevel?: string;
+  logFormat?: string;
   /** Host names accepted beside loopback names (`--allowed-host`, repeatable). */
   allowedHost?: string[];
   maxConnections?: string;
@@ -54,7 +56,7 @@ export interface ServeFlags extends ReloadFlags {
 
 /**
  * `strata serve`: the prompt service (README "The prompt service"). Logs are JSON lines
- * on stdout; a pack with errors at start-up prints its diagnostics on stderr and exits 1.
+ * on stdout (text lines on a terminal, `--log-format`); a pack with errors at start-up prints its diagnostics on stderr and exits 1.
  * Aborting `io.signal` (the bin aborts it on SIGTERM or SIGINT) stops it gracefully
  * (in-flight requests finish) with exit status 0.
  */
@@ -144,6 +146,10 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     )
     .option('--log-level <level>', `${LOG_LEVELS.join(' | ')} (default: $STRATA_LOG_LEVEL, else info)`)
     .option(
+      '--log-format <format>',
+      `${LOG_FORMATS.join(' | ')}: JSON lines, or a line a person reads per event, starting with where the inspector is (default: $STRATA_LOG_FORMAT, else text on a terminal and json otherwise)`,
+    )
+    .option(
       '--strict',
       'answer every compose with warnings as an error (unknown names, missing layers, the fallback), and be not ready (/readyz 503 with the reasons) while the pack loads with warnings or a member composes with one',
     )
@@ -159,7 +165,14 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
       const level = (flags.logLevel ?? io.env.STRATA_LOG_LEVEL ?? 'info') as LogLevel;
       if (!LOG_LEVELS.includes(level))
         throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
-      const out = bufferedWriter(io.stdout);
+      const format = (flags.logFormat ??
+        io.env.STRATA_LOG_FORMAT ??
+        (io.isTTY ? 'text' : 'json')) as LogFormat;
+      if (!LOG_FORMATS.includes(format))
+        throw new UsageError(
+          `--log-format must be one of ${LOG_FORMATS.join(', ')}, not ${JSON.stringify(format)}`,
+        );
+      const out = bufferedWriter(format === 'text' ? textLogWriter(io.stdout, io.cwd) : io.stdout);
       const logger = createLogger({ level, write: out.write });
       steadyHeap();
       const started = await startService({ ...options, logger });
@@ -182,7 +195,7 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
  * preset and default role under the environment contract, and the address and timings.
  * Usage errors throw.
  */
-export function serviceOptions(flags: Omit<ServeFlags, 'logLevel'>, io: CliIO): ServiceOptions {
+export function serviceOptions(flags: Omit<ServeFlags, 'logLevel' | 'logFormat'>, io: CliIO): ServiceOptions {
   const { mcpPageSize, ...shared } = reloadOptions(flags, io);
   const options: ServiceOptions = {
     ...shared,

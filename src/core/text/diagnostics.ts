@@ -84,6 +84,7 @@ export const DIAGNOSTIC_CODES = [
   'EVENTS_CLIENT_TOO_SLOW',
   'MCP_SESSION_EVICTED',
   'PORT_IN_USE',
+  'LISTEN_FAILED',
   // tooling
   'BAD_REGISTRY',
   'GIT_ERROR',

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
-import type { Diagnostic } from '../../core/text/diagnostics.js';
+import { type Diagnostic, error } from '../../core/text/diagnostics.js';
 import { defaultEngine } from '../../engine/default-engine.js';
 import { type ReloadSource, stablePackLoader } from '../../reload/read.js';
 import { SnapshotStore } from '../../reload/store.js';
@@ -190,10 +190,15 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
     onRequest(req, res);
   });
   server.on('connect', refuseConnect);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? DEFAULT_PORT, bindHost, () => resolve());
+  const port = options.port ?? DEFAULT_PORT;
+  const listening = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+    server.once('error', resolve);
+    server.listen(port, bindHost, () => resolve(undefined));
   });
+  if (listening) {
+    app.close();
+    return { ok: false, diagnostics: [listenProblem(listening, bindHost, port)] };
+  }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
@@ -241,8 +246,16 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
     });
     await watcher.ready;
   }
+  const served = store.state?.snapshot;
   logger.info(
-    { url, dir: options.dir ?? null, version: store.state?.snapshot.version, watching },
+    {
+      url,
+      dir: options.dir ?? null,
+      version: served?.version,
+      roles: served?.roles.size ?? 0,
+      agents: served?.fleet.length ?? 0,
+      watching,
+    },
     'listening',
   );
   if (options.signal?.aborted) void close();
@@ -267,6 +280,30 @@ function closeServer(server: Server, guard: ConnectionGuard, timeoutMs: number):
     });
     guard.drain();
   });
+}
+
+/**
+ * Why the service could not listen, said plainly: a port in use (the commonest start-up
+ * mistake) is PORT_IN_USE naming the port and how to choose another; any other is LISTEN_FAILED.
+ */
+function listenProblem(e: NodeJS.ErrnoException, host: string, port: number): Diagnostic {
+  const choose = 'choose another with --port or STRATA_PORT (0 picks a free one)';
+  if (e.code === 'EADDRINUSE')
+    return error(
+      'PORT_IN_USE',
+      `port ${port} on ${host} is in use by another process: stop it, or ${choose}`,
+    );
+  if (e.code === 'EACCES')
+    return error(
+      'LISTEN_FAILED',
+      `port ${port} on ${host} needs privileges this process lacks: ${choose} (from 1024)`,
+    );
+  if (e.code === 'EADDRNOTAVAIL')
+    return error(
+      'LISTEN_FAILED',
+      `no network interface has the address ${host}: choose another with --host or STRATA_HOST`,
+    );
+  return error('LISTEN_FAILED', `cannot listen on ${host}:${port}: ${e.code ?? e.message}`);
 }
 
 function isLoopback(host: string): boolean {
