@@ -10,6 +10,7 @@ import { agentConfig } from '../agent-config/agent-config.js';
 import { parseVerbRegistry, renderVerbFragments } from '../verbs/verbs.js';
 import { jsonBlockDiagnostics } from './json-block.js';
 import type { LintCheck, LintContext } from './lint-check.js';
+import { filePlaceholders } from './placeholders.js';
 import { orphanDiagnostics, unreachableLayerDiagnostics } from './reach.js';
 import { composeWithStandIns } from './stand-ins.js';
 import { cacheOrder, tokenBudgets } from './token-checks.js';
@@ -214,6 +215,7 @@ export const verbRegistries: LintCheck = (ctx) => {
 export const LINT_CHECKS: LintCheck[] = [
   jsonBlocks,
   ucxlAddresses,
+  filePlaceholders,
   orphanFiles,
   namedRoleFiles,
   unreachableLayers,
