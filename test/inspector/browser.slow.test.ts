@@ -141,9 +141,11 @@ describe.sequential('the inspector page', () => {
     await page.click('#tab-compare');
     await page.waitForSelector('#diff');
     expect(await page.textContent('#diff-summary')).toContain('layers that differ: fable, ponytail');
-    // Turning the flag on only adds text: the flag-off prompt is unchanged around it.
-    expect(await page.locator('#diff tr.add').count()).toBeGreaterThan(10);
-    expect(await page.locator('#diff tr.del').count()).toBe(0);
+    // It reads as a change from the prompt on screen (the flag on) to the other one (the
+    // service's settings, the flag off): the doctrine goes, the rest stays.
+    expect(await page.textContent('#diff-summary .del-text')).toBe('− grace with fable_mode_enabled=true');
+    expect(await page.locator('#diff tr.del').count()).toBeGreaterThan(10);
+    expect(await page.locator('#diff tr.add').count()).toBe(0);
     await shot('compare-unified');
 
     await page.click('#diff-split');

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { startService } from '../../src/server/node/start.js';
+import { type ServiceOptions, startService } from '../../src/server/node/start.js';
 import { EXAMPLES } from '../helpers.js';
 
 /** A running strata service over a temp copy of an example pack, on 127.0.0.1. */
@@ -13,7 +13,10 @@ export interface TestService {
 }
 
 /** Starts the real service (`strata serve`'s own start-up) over a copy of `examples/<pack>`, on a free port. */
-export async function startPackService(pack = 'roboco'): Promise<TestService> {
+export async function startPackService(
+  pack = 'roboco',
+  options: Partial<ServiceOptions> = {},
+): Promise<TestService> {
   const dir = mkdtempSync(join(tmpdir(), 'strata-inspector-'));
   cpSync(join(EXAMPLES, pack), dir, { recursive: true });
   const started = await startService({
@@ -25,6 +28,7 @@ export async function startPackService(pack = 'roboco'): Promise<TestService> {
     pollMs: 1000,
     shutdownTimeoutMs: 500,
     logger: pino({ level: 'silent' }),
+    ...options,
   });
   if (!started.ok)
     throw new Error(`the example pack ${pack} does not load: ${JSON.stringify(started.diagnostics)}`);

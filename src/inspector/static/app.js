@@ -1,7 +1,7 @@
 // The inspector's controller: holds the selection, talks to the service, redraws the
 // views, and follows the pack live through the service's events.
 import { renderAgent, tokensOf } from './agent-view.js';
-import { notice, setLive, setupTheme, showBanner, toast } from './chrome.js';
+import { notice, setLive, setupTheme, showBanner, showHeld, toast } from './chrome.js';
 import * as api from './client.js';
 import { keepFocus } from './dom.js';
 import { renderFleet } from './fleet-view.js';
@@ -39,7 +39,11 @@ async function boot() {
     onHello,
     onReload,
     onError: onReloadError,
-    onRecovered: () => showBanner(null),
+    onHeld,
+    onRecovered: () => {
+      showBanner(null);
+      showHeld(null);
+    },
     onState: setLive,
   });
   await loadMeta();
@@ -262,6 +266,7 @@ async function refreshFleet(seq, reload) {
 
 async function onReload(data) {
   showBanner(null);
+  showHeld(null);
   app.lastChange = { agents: data.changed?.agents ?? [], roles: data.changed?.roles ?? [] };
   await loadMeta();
   if (data.version) setVersion(data.version);
@@ -291,11 +296,26 @@ async function onReloadError(data) {
   showBanner({ diagnostics: diagnostics ?? [] }, version);
 }
 
+/** A new version is held back: the banner says what it would take away and how to accept it. */
+async function onHeld(data) {
+  let held = { version: data?.held, members: data?.members, diagnostics: data?.diagnostics };
+  let version = data?.version ?? app.meta.version;
+  try {
+    const status = await api.getStatus();
+    held = status.held ?? held;
+    version = status.version ?? version;
+  } catch {
+    // Keep what the event said.
+  }
+  showHeld(held, version, location.origin);
+}
+
 /** A stream (re)started: catch up on a version or a failure missed while away. */
 async function onHello(data) {
   try {
     const status = await api.getStatus();
     showBanner(status.lastError ?? null, status.version);
+    showHeld(status.held ?? null, status.version, location.origin);
   } catch {
     // The status endpoint is informative only.
   }

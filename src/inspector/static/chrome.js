@@ -1,5 +1,5 @@
 // The page's frame: the theme switch, the live indicator, the reload-error banner, the
-// reload notice and the toast.
+// held-version banner, the reload notice and the toast.
 
 import { formatDiagnostic } from './diagnostic-format.js';
 import { h, replace } from './dom.js';
@@ -33,6 +33,55 @@ export function showBanner(lastError, version) {
       (lines.length ? lines : (lastError.diagnostics ?? []).map(formatDiagnostic)).join('\n'),
     ),
   );
+  el.hidden = false;
+}
+
+/**
+ * Shows a new version held back because it would degrade members (or hides the banner when
+ * `held` is null): the members and what each would lose, the version still served, and how
+ * to serve the held one anyway. `held` is /api/status's `held` ({ version, members,
+ * diagnostics }); `origin` is the service's, for the accept command.
+ */
+export function showHeld(held, version, origin) {
+  const el = $('held');
+  if (!held) {
+    el.hidden = true;
+    el.replaceChildren();
+    delete el.dataset.held;
+    return;
+  }
+  const members = held.members ?? [];
+  const accept = `curl -X POST -H "Authorization: Bearer $STRATA_ADMIN_TOKEN" '${origin}/api/prompts/reload?accept=${held.version}'`;
+  replace(
+    el,
+    h('strong', null, `New pack version ${shortHash(held.version)} is held`),
+    ` — it would degrade ${members.length} ${members.length === 1 ? 'member' : 'members'} (${members.map((m) => m.label).join(', ')}); still serving ${shortHash(version)}.`,
+    h('pre', { id: 'held-diagnostics' }, (held.diagnostics ?? []).map(formatDiagnostic).join('\n')),
+    h(
+      'p',
+      null,
+      'Put the files back and the hold clears by itself. To serve the held version anyway, accept it with the admin token:',
+    ),
+    h(
+      'div',
+      { class: 'accept' },
+      h('code', { id: 'held-accept' }, accept),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'ghost small',
+          id: 'copy-accept',
+          onclick: async () => {
+            await navigator.clipboard?.writeText(accept);
+            toast('Command copied');
+          },
+        },
+        'Copy',
+      ),
+    ),
+  );
+  el.dataset.held = held.version;
   el.hidden = false;
 }
 

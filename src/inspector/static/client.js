@@ -23,16 +23,18 @@ export function compose(request) {
 
 /**
  * Subscribes to `GET /api/events`: `onHello(data)` when a stream starts, `onReload(data)`
- * per new version, `onError(data)` when a reload fails (`reload-failed`), `onRecovered(data)` when a good
+ * per new version, `onError(data)` when a reload fails (`reload-failed`), `onHeld(data)` when a
+ * new version is held back because it would degrade members, `onRecovered(data)` when a good
  * pack is back, `onState('live'|'down')` as the connection comes and goes.
  */
-export function subscribe({ onHello, onReload, onError, onRecovered, onState }) {
+export function subscribe({ onHello, onReload, onError, onHeld, onRecovered, onState }) {
   const source = new EventSource('/api/events');
   source.addEventListener('open', () => onState('live'));
   source.addEventListener('hello', (e) => onHello(parse(e.data)));
   source.addEventListener('reload', (e) => onReload(parse(e.data)));
   source.addEventListener('recovered', (e) => onRecovered(parse(e.data)));
   source.addEventListener('reload-failed', (e) => onError(parse(e.data)));
+  source.addEventListener('held', (e) => onHeld(parse(e.data)));
   // `error` is only the browser's own: the connection dropped (it reconnects by itself).
   source.addEventListener('error', () => onState('down'));
   return source;

@@ -22,7 +22,10 @@ export function renderCompare(panel, view) {
   }
   const current = { label: view.label, result: view.result };
   const other = { label: compare.label, result: compare.result };
-  const [from, to] = state.swap ? [current, other] : [other, current];
+  // Read as a change: the previous version → the current prompt; the current prompt →
+  // the other settings or agent. Swap turns it round.
+  const forward = state.mode === 'previous' ? [other, current] : [current, other];
+  const [from, to] = state.swap ? [forward[1], forward[0]] : forward;
   const Diff = globalThis.Diff;
   if (!Diff) {
     panel.append(h('p', { class: 'note' }, 'The diff library (/vendor/diff.js) did not load.'));
@@ -71,10 +74,8 @@ export function renderCompare(panel, view) {
         'Copy diff',
       ),
   );
-  panel.append(
-    head,
-    diff.hunks.length > 0 && (state.diff === 'split' ? splitTable(diff) : unifiedTable(diff)),
-  );
+  panel.append(head);
+  if (diff.hunks.length > 0) panel.append(state.diff === 'split' ? splitTable(diff) : unifiedTable(diff));
 }
 
 // --- internal ---
