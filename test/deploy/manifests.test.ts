@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Ajv2019 } from 'ajv/dist/2019.js';
@@ -10,10 +10,10 @@ import { Service } from 'kubernetes-models/v1/Service';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { serviceOptions } from '../../src/cli/commands/serve.js';
-import { tryCompose } from '../../src/core/compose/compose.js';
-import { buildSnapshot } from '../../src/engine/default-engine.js';
+import { strictOutcome, tryCompose } from '../../src/core/compose/compose.js';
 import { hostPolicy } from '../../src/server/service/host-policy.js';
-import { ROOT } from '../helpers.js';
+import { openPack } from '../../src/source/open.js';
+import { cli, ROOT, tempDir } from '../helpers.js';
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 
@@ -136,8 +136,9 @@ describe('deploy/compose.yaml', () => {
 });
 
 describe('deploy/k8s', () => {
-  const docs = ['configmap', 'deployment', 'service', 'pdb', 'networkpolicy'].flatMap((name) =>
-    parseAllDocuments(read(`deploy/k8s/${name}.yaml`)).map((d) => {
+  const kustomization = parseYaml(read('deploy/k8s/kustomization.yaml')) as { resources: string[] };
+  const docs = kustomization.resources.flatMap((name) =>
+    parseAllDocuments(read(`deploy/k8s/${name}`)).map((d) => {
       expect(d.errors).toEqual([]);
       return d.toJS();
     }),
@@ -193,20 +194,22 @@ describe('deploy/k8s', () => {
     ]);
   });
 
-  it('holds a valid pack in the ConfigMap', () => {
-    const files = new Map(
-      Object.entries(configMap.data as Record<string, string>).map(([k, v]) => [
-        k,
-        new TextEncoder().encode(v),
-      ]),
-    );
-    const { snapshot, diagnostics } = buildSnapshot({ files, env: {} });
+  it('serves the bundle of examples/roboco that `strata bundle --configmap` prints, with no warning', async () => {
+    const bundled = await cli(['bundle', '--dir', 'examples/roboco', '--configmap', 'strata-prompts']);
+    expect(bundled.code).toBe(0);
+    expect(read('deploy/k8s/strata-prompts.yaml')).toBe(bundled.stdout);
+    expect(Object.keys(configMap.binaryData)).toEqual(['pack.tgz']);
+    expect(configMap.data).toBeUndefined();
+    const dir = tempDir();
+    writeFileSync(join(dir, 'pack.tgz'), Buffer.from(configMap.binaryData['pack.tgz'], 'base64'));
+    const { snapshot, diagnostics } = await openPack({ kind: 'bundle', file: join(dir, 'pack.tgz') });
     expect(diagnostics).toEqual([]);
-    expect(snapshot!.preset).toBe('chorus');
-    const outcome = tryCompose(snapshot!, { role: 'arbiter' });
-    expect(outcome.ok && outcome.result.text).toBe(
-      'You weigh proposals and decide, giving your reasons.\n\nAnswer in plain language. Say what you are unsure of.',
-    );
+    expect(snapshot!.version).toBe(configMap.metadata.annotations['strata/pack-version']);
+    // serve --strict is ready only when every member composes without a warning.
+    for (const agent of snapshot!.fleet) {
+      const outcome = strictOutcome(tryCompose(snapshot!, { agent: agent.id }));
+      expect([agent.id, outcome.ok]).toEqual([agent.id, true]);
+    }
   });
 
   it('runs several stateless replicas with readiness and liveness probes', () => {
@@ -218,16 +221,17 @@ describe('deploy/k8s', () => {
     expect(deployment.spec.template.spec.securityContext.runAsNonRoot).toBe(true);
   });
 
-  it('mounts the ConfigMap as a whole folder (so ..data swaps reach the service)', () => {
+  it('mounts the ConfigMap as a whole folder (so ..data swaps reach the service) and serves its bundle', () => {
     const mount = container.volumeMounts[0];
     expect(mount).toEqual({ name: 'prompts', mountPath: '/etc/strata/prompts', readOnly: true });
     expect(mount.subPath).toBeUndefined();
     const volume = deployment.spec.template.spec.volumes.find((v: { name: string }) => v.name === mount.name);
-    expect(volume.configMap.name).toBe(configMap.metadata.name);
+    expect(volume.configMap).toEqual({ name: configMap.metadata.name });
+    // The service reads the bundle file in the mounted folder: what the ConfigMap holds.
     const env = Object.fromEntries(
       container.env.map((e: { name: string; value?: string }) => [e.name, e.value]),
     );
-    expect(env.STRATA_PROMPTS_DIR).toBe(mount.mountPath);
+    expect(env.STRATA_PROMPTS_DIR).toBe(`${mount.mountPath}/${Object.keys(configMap.binaryData)[0]}`);
   });
 
   it('answers to the Service’s DNS names and to the probes (Host: the pod IP), and to no other Host', () => {
