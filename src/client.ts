@@ -15,4 +15,9 @@ export {
   type PromptClientOptions,
   PromptServiceError,
 } from './client/client.js';
+export {
+  PROMPT_SPAN_ATTRIBUTES,
+  type PromptIdentity,
+  promptSpanAttributes,
+} from './client/span-attributes.js';
 export { type SseEvent, SseParser } from './client/sse.js';

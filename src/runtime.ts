@@ -9,4 +9,14 @@
  * @packageDocumentation
  */
 
-export { type SystemPromptOptions, systemPrompt } from './runtime/system-prompt.js';
+export {
+  PROMPT_SPAN_ATTRIBUTES,
+  type PromptIdentity,
+  promptSpanAttributes,
+} from './client/span-attributes.js';
+export {
+  type RuntimePrompt,
+  type SystemPromptOptions,
+  systemPrompt,
+  systemPromptResult,
+} from './runtime/system-prompt.js';

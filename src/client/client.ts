@@ -42,6 +42,10 @@ export interface ClientPrompt {
   sha256?: string;
   /** The pack version it was composed from. */
   version?: string;
+  /** The role, team and agent it was composed for (as the service answered; not with `format`). */
+  role?: string;
+  team?: string;
+  agent?: string;
   /** With the `format` option: the provider request body the service built. */
   body?: unknown;
   /** `service`: fresh (200 or 304); `stale`: the last good copy while the service fails; `fallback`: the configured text. */
@@ -280,6 +284,9 @@ interface Held {
   text: string;
   sha256?: string;
   version?: string;
+  role?: string;
+  team?: string;
+  agent?: string;
   etag?: string;
   body?: unknown;
 }
@@ -288,6 +295,7 @@ function held(h: Held, source: ClientPrompt['source']): ClientPrompt {
   const prompt: ClientPrompt = { text: h.text, source };
   if (h.sha256 !== undefined) prompt.sha256 = h.sha256;
   if (h.version !== undefined) prompt.version = h.version;
+  for (const key of ['role', 'team', 'agent'] as const) if (h[key] !== undefined) prompt[key] = h[key];
   if (h.body !== undefined) prompt.body = h.body;
   return prompt;
 }
@@ -297,8 +305,18 @@ async function readPrompt(res: Response, format: PromptClientOptions['format']):
   const etag = res.headers.get('etag') ?? undefined;
   const json = (await res.json()) as Record<string, unknown>;
   if (format === undefined) {
-    const body = json as { text: string; sha256: string; version: string };
-    return { text: body.text, sha256: body.sha256, version: body.version, etag };
+    const body = json as {
+      text: string;
+      sha256: string;
+      version: string;
+      role?: string;
+      team?: string;
+      agent?: string;
+    };
+    const out: Held = { text: body.text, sha256: body.sha256, version: body.version, etag };
+    for (const key of ['role', 'team', 'agent'] as const)
+      if (typeof body[key] === 'string') out[key] = body[key];
+    return out;
   }
   const version = res.headers.get('x-strata-version') ?? undefined;
   return { text: providerText(json), version, etag, body: json };

@@ -4,6 +4,7 @@ import { compose } from '../engine/default-engine.js';
 import { requestRole, resolvePackEnvironment } from '../source/environment.js';
 import type { PackLimits } from '../source/limits.js';
 import { openPack } from '../source/open.js';
+import { tracedCompose } from '../telemetry/spans.js';
 
 export interface SystemPromptOptions extends ComposeRequest, PackLimits {
   /** Role (default, when no agent is given: $STRATA_ROLE, else $CHORUS_ROLE). */
@@ -30,6 +31,33 @@ export interface SystemPromptOptions extends ComposeRequest, PackLimits {
  * await client.messages.create({ model, system, messages });
  */
 export async function systemPrompt(options: SystemPromptOptions = {}): Promise<string> {
+  return (await systemPromptResult(options)).text;
+}
+
+/** The prompt {@link systemPromptResult} gives: its text and which prompt it is. */
+export interface RuntimePrompt {
+  text: string;
+  /** The pack version (a hash of its files and preset). */
+  version: string;
+  /** sha256 of the text. */
+  sha256: string;
+  role?: string;
+  team?: string;
+  agent?: string;
+  /** The layout (preset) the pack was read with. */
+  layout?: string;
+}
+
+/**
+ * {@link systemPrompt}, with which prompt it is: the version, sha256, role, team, agent and
+ * layout, to put on the span of each LLM call (`promptSpanAttributes(prompt)`). Makes a
+ * `strata.compose` OpenTelemetry span (a no-op unless the application registers an SDK).
+ *
+ * @example
+ * const prompt = await systemPromptResult();
+ * span.setAttributes(promptSpanAttributes(prompt)); // strata.prompt.version, …
+ */
+export async function systemPromptResult(options: SystemPromptOptions = {}): Promise<RuntimePrompt> {
   const {
     dir,
     preset,
@@ -42,16 +70,24 @@ export async function systemPrompt(options: SystemPromptOptions = {}): Promise<s
     ...rest
   } = options;
   const env = given ?? process.env;
-  const found = resolvePackEnvironment({ dir, preset }, { env, cwd, withoutPack: 'chorus' });
-  if (!found.ok)
-    throw new PromptError([
-      error(found.problem === 'preset' ? 'UNKNOWN_PRESET' : 'PACK_NOT_FOUND', found.refusal),
-    ]);
-  const limits = { maxFileBytes, maxPackBytes, maxFiles, readTimeoutMs };
-  const loaded = await openPack(found.pack.source, { ...limits, preset: found.pack.preset, env });
-  if (!loaded.snapshot) throw new PromptError(loaded.diagnostics);
   const request: ComposeRequest = { ...rest };
   const role = requestRole(rest, env);
   if (role !== undefined) request.role = role;
-  return compose(loaded.snapshot, request).text;
+  return tracedCompose('strata.compose', request, async (done) => {
+    const found = resolvePackEnvironment({ dir, preset }, { env, cwd, withoutPack: 'chorus' });
+    if (!found.ok)
+      throw new PromptError([
+        error(found.problem === 'preset' ? 'UNKNOWN_PRESET' : 'PACK_NOT_FOUND', found.refusal),
+      ]);
+    const limits = { maxFileBytes, maxPackBytes, maxFiles, readTimeoutMs };
+    const loaded = await openPack(found.pack.source, { ...limits, preset: found.pack.preset, env });
+    if (!loaded.snapshot) throw new PromptError(loaded.diagnostics);
+    const result = compose(loaded.snapshot, request);
+    done(result, loaded.snapshot.preset);
+    const prompt: RuntimePrompt = { text: result.text, version: result.version, sha256: result.sha256 };
+    for (const key of ['role', 'team', 'agent'] as const)
+      if (result[key] !== undefined) prompt[key] = result[key];
+    if (loaded.snapshot.preset !== undefined) prompt.layout = loaded.snapshot.preset;
+    return prompt;
+  });
 }

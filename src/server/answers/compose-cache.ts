@@ -4,6 +4,7 @@ import type { ComposeRequest, ComposeResult } from '../../core/compose/compose.j
 import { withLayerWording } from '../../core/compose/explain.js';
 import { type Diagnostic, warning } from '../../core/text/diagnostics.js';
 import { defaultEngine, tryCompose } from '../../engine/default-engine.js';
+import { spanRefused, tracedCompose } from '../../telemetry/spans.js';
 import {
   DEFAULT_TOKEN_BUDGET_MS,
   TokenBudgetError,
@@ -69,44 +70,22 @@ export interface RenderOptions {
  * steps (compose, count, serialise, encode), so other requests and health probes are
  * answered in between.
  */
-export async function composeRendered(
+export function composeRendered(
   snapshot: Snapshot,
   request: ComposeRequest,
   options: RenderOptions = {},
 ): Promise<RenderOutcome> {
-  const key = request.ambient === undefined ? cacheKey(request) : undefined;
-  if (key !== undefined) {
-    const hit = rendered.get(snapshot, key);
-    if (hit) return { ok: true, rendered: hit };
-  }
-  const startedAt = options.startedAt ?? performance.now();
-  // At most `maxRenders` requests compose, count and serialise at once (their copies of
-  // the prompt are the service's memory in flight); the others wait their turn.
-  const release = await renderSlot();
-  try {
-    // A request that waited may find its answer made meanwhile.
-    const made = key === undefined ? undefined : rendered.get(snapshot, key);
-    if (made) return { ok: true, rendered: made };
-    const outcome = tryCompose(snapshot, request);
-    if (!outcome.ok) return outcome;
-    await turn();
-    if (key === undefined && options.counts === false)
-      return { ok: true, rendered: new RenderedPrompt(outcome.result, outcome.result, false) };
-    const budgetMs = options.tokenBudgetMs ?? DEFAULT_TOKEN_BUDGET_MS;
-    const left = Math.max(0, startedAt + budgetMs - performance.now());
-    const done = await render(outcome.result, snapshot, left);
-    // An answer without its token counts is not kept: the next request counts again.
-    if (key !== undefined && done.counted) {
-      await turn();
-      void done.jsonBytes;
-      await turn();
-      void done.textBytes;
-      rendered.set(snapshot, key, done, renderedBytes(done));
-    }
-    return { ok: true, rendered: done };
-  } finally {
-    release();
-  }
+  // One span a compose (no-op unless the application registers an OpenTelemetry SDK).
+  return tracedCompose('strata.compose', request, async (done, span) => {
+    const outcome = await renderOrReuse(snapshot, request, options);
+    if (outcome.ok) done(outcome.rendered.result, snapshot.preset, outcome.cached);
+    else
+      spanRefused(
+        span,
+        outcome.diagnostics.map((d) => d.code),
+      );
+    return outcome;
+  });
 }
 
 /** The default of {@link setMaxRenders}. */
@@ -139,7 +118,9 @@ export function renderLoad(): { max: number; active: number; waiting: number } {
  */
 export function peekRendered(snapshot: Snapshot, request: ComposeRequest): Rendered | undefined {
   if (request.ambient !== undefined) return undefined;
-  return rendered.get(snapshot, cacheKey(request));
+  const hit = rendered.get(snapshot, cacheKey(request));
+  if (hit) tracedCompose('strata.compose', request, (done) => done(hit.result, snapshot.preset, true));
+  return hit;
 }
 
 /** A quoted strong ETag for a body: its sha256, hex. */
@@ -168,6 +149,47 @@ export function renderedBytes(r: Rendered): number {
 // --- internal ---
 
 const rendered = defaultEngine.cache.view<Rendered>('rendered');
+
+/** {@link composeRendered}'s work: the cached answer, or a new one (`cached` says which). */
+async function renderOrReuse(
+  snapshot: Snapshot,
+  request: ComposeRequest,
+  options: RenderOptions,
+): Promise<(RenderOutcome & { ok: true; cached: boolean }) | (RenderOutcome & { ok: false })> {
+  const key = request.ambient === undefined ? cacheKey(request) : undefined;
+  if (key !== undefined) {
+    const hit = rendered.get(snapshot, key);
+    if (hit) return { ok: true, rendered: hit, cached: true };
+  }
+  const startedAt = options.startedAt ?? performance.now();
+  // At most `maxRenders` requests compose, count and serialise at once (their copies of
+  // the prompt are the service's memory in flight); the others wait their turn.
+  const release = await renderSlot();
+  try {
+    // A request that waited may find its answer made meanwhile.
+    const made = key === undefined ? undefined : rendered.get(snapshot, key);
+    if (made) return { ok: true, rendered: made, cached: true };
+    const outcome = tryCompose(snapshot, request);
+    if (!outcome.ok) return outcome;
+    await turn();
+    if (key === undefined && options.counts === false)
+      return { ok: true, rendered: new RenderedPrompt(outcome.result, outcome.result, false), cached: false };
+    const budgetMs = options.tokenBudgetMs ?? DEFAULT_TOKEN_BUDGET_MS;
+    const left = Math.max(0, startedAt + budgetMs - performance.now());
+    const done = await render(outcome.result, snapshot, left);
+    // An answer without its token counts is not kept: the next request counts again.
+    if (key !== undefined && done.counted) {
+      await turn();
+      void done.jsonBytes;
+      await turn();
+      void done.textBytes;
+      rendered.set(snapshot, key, done, renderedBytes(done));
+    }
+    return { ok: true, rendered: done, cached: false };
+  } finally {
+    release();
+  }
+}
 const utf8 = new TextEncoder();
 let maxRenders = DEFAULT_MAX_RENDERS;
 let active = 0;
