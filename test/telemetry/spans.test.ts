@@ -9,7 +9,7 @@ import {
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { promptSpanAttributes } from '../../src/client/span-attributes.js';
 import { systemPromptResult } from '../../src/runtime/system-prompt.js';
-import { peekRendered } from '../../src/server/compose-cache.js';
+import { peekRendered } from '../../src/server/answers/compose-cache.js';
 import { EXAMPLES } from '../helpers.js';
 import { appFor } from '../server/helpers.js';
 

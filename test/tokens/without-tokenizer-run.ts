@@ -3,8 +3,8 @@
 // service request, and prints what each gave as one JSON object.
 import { join } from 'node:path';
 import { run } from '../../src/cli/run.js';
-import { createLogger } from '../../src/server/logging.js';
-import { startService } from '../../src/server/node.js';
+import { createLogger } from '../../src/server/service/logging.js';
+import { startService } from '../../src/server/node/start.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const commands: Record<string, string[]> = {
