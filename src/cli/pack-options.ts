@@ -20,7 +20,7 @@ import {
 import { type OpenOptions, openPack, type PackSource } from '../source/open.js';
 import { type CliIO, UsageError } from './io.js';
 
-/** Options every pack-reading command shares (README, "Composing prompts" and "Environment"). */
+/** Options every pack-reading command shares (docs/cli.md, "Composing" and "Environment"). */
 export interface PackFlags {
   dir?: string;
   preset?: string;

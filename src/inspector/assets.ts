@@ -12,7 +12,7 @@ export interface InspectorAsset {
 }
 
 /**
- * The inspector web page (`GET /`; README, "The inspector"), keyed by URL path: `/` is
+ * The inspector web page (`GET /`; docs/inspector.md), keyed by URL path: `/` is
  * the page itself, every other file of `src/inspector/static/` is served at `/<name>`,
  * the core's diagnostic formatter at `/diagnostic-format.js` (the CLI's and the
  * server's own functions, so the page prints diagnostics in the same line), and the

@@ -21,7 +21,7 @@ export interface SystemPromptOptions extends ComposeRequest, PackLimits {
 
 /**
  * The one call an agent runtime makes at start-up: finds the pack and role as the
- * environment contract says (README, "Environment") and returns the composed system
+ * environment contract says (docs/cli.md, "Environment") and returns the composed system
  * prompt. With no pack directory at all it answers with the chorus fallback; a pack with
  * errors throws a {@link PromptError} (fail at start-up, not at the first model call).
  *

@@ -97,7 +97,7 @@ export interface StrataApp {
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /**
- * Builds the prompt service (README, "The prompt service") over a snapshot store. Every
+ * Builds the prompt service (docs/service.md) over a snapshot store. Every
  * request reads one snapshot from the store, so a reload never shows a request two
  * versions.
  *

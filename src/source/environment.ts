@@ -4,7 +4,7 @@ import type { PackSource } from './open.js';
 
 // The environment contract: how `strata compose` (and every pack-reading command),
 // `systemPrompt()` and `strata serve` find the pack, the preset and the role. One rule,
-// documented once in README ("Environment").
+// documented once in docs/cli.md ("Environment").
 //
 // | what | read from, first that is set | an empty string |
 // | --- | --- | --- |

@@ -60,7 +60,7 @@ export interface CacheReport {
 }
 
 /**
- * Cache analysis over the fleet (README, "Tokens, budgets and prompt caching"; every
+ * Cache analysis over the fleet (docs/tokens.md; every
  * known role without one): the shared prefix, each member's own tokens, and the share of
  * all prompt tokens a prefix cache serves; plus the layer order that would share more,
  * when there is one. The tokenizer defaults to the manifest's.

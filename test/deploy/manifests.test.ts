@@ -60,6 +60,14 @@ describe('deploy/Dockerfile', () => {
     for (const path of ['/app/dist', '/app/node_modules', '/app/src/inspector/static'])
       expect(copied).toContain(path);
   });
+
+  it('installs without lifecycle scripts and keeps the optional tokenizer through the prune', () => {
+    const runs = stages[0]!.lines.filter(([o]) => o === 'RUN').map(([, r]) => r);
+    expect(runs[0]).toMatch(/^npm ci .*--ignore-scripts/);
+    expect(runs[1]).toMatch(
+      /mv node_modules\/gpt-tokenizer \S+ +&& npm prune --omit=dev +&& mv \S+ node_modules\/gpt-tokenizer$/,
+    );
+  });
 });
 
 /** A copy of a JSON schema without its string-valued `id` labels (not `properties.id`). */

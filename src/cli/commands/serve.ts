@@ -55,7 +55,7 @@ export interface ServeFlags extends ReloadFlags {
 }
 
 /**
- * `strata serve`: the prompt service (README "The prompt service"). Logs are JSON lines
+ * `strata serve`: the prompt service (docs/service.md). Logs are JSON lines
  * on stdout (text lines on a terminal, `--log-format`); a pack with errors at start-up prints its diagnostics on stderr and exits 1.
  * Aborting `io.signal` (the bin aborts it on SIGTERM or SIGINT) stops it gracefully
  * (in-flight requests finish) with exit status 0.
