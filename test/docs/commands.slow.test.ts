@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -10,8 +10,9 @@ import { type DocCommand, docCommands, outputMatches } from './doc-commands.js';
 
 // Every shell command of README.md and docs/*.md, run as written (test/docs/doc-commands.ts
 // says how a doc marks what it shows without running), from a copy of the clone: the
-// example packs, fixtures and deploy files, with this checkout's node_modules and build,
-// in a git repository of one commit. Each doc's commands run in order in their own copy.
+// example packs, fixtures and deploy files, in a git repository of one commit, where
+// `npx strata` runs this checkout's build (as it does in a clone after `npm ci`). Each
+// doc's commands run in order in their own copy.
 
 const DOCS = [
   'README.md',
@@ -57,8 +58,14 @@ describe.each(DOCS)('%s', (doc) => {
   beforeAll(() => {
     clone = mkdtempSync(join(tmpdir(), 'strata-docs-'));
     for (const path of COPIED) cpSync(join(ROOT, path), join(clone, path), { recursive: true });
-    symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
-    symlinkSync(join(ROOT, 'dist'), join(clone, 'dist'));
+    // The strata command, where npx finds a project's commands.
+    mkdirSync(join(clone, 'node_modules', '.bin'), { recursive: true });
+    writeFileSync(
+      join(clone, 'node_modules', '.bin', 'strata'),
+      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(ROOT, 'dist/bin/strata.js'))} "$@"\n`,
+      { mode: 0o755 },
+    );
+    writeFileSync(join(clone, 'package.json'), '{ "name": "docs-clone", "private": true }\n');
     const git = (...args: string[]) => execFileSync('git', args, { cwd: clone, stdio: 'ignore' });
     git('init', '-q', '-b', 'main');
     git('add', '-A');
@@ -73,9 +80,7 @@ describe.each(DOCS)('%s', (doc) => {
     '%s',
     async (_, command) => {
       const ran = await sh(command, clone);
-      expect({ status: ran.status, output: ran.output }, `${doc}:${command.line}`).toMatchObject({
-        status: command.status,
-      });
+      expect(ran.status, `${doc}:${command.line} printed:\n${ran.output}`).toBe(command.status);
       if (command.output) expect(outputMatches(command.output, ran.output), ran.output).toBe(true);
     },
   );

@@ -6,7 +6,8 @@
 // - A fenced `text` block: the lines starting with `$ ` are commands, and the lines after
 //   one, up to the next, are what it prints (stdout and stderr together; a line ending in
 //   ` …` stands for every line that starts with what comes before it).
-// - `# exit N` in a command's trailing comment is the exit status it ends with (else 0).
+// - `# exit N` in a command's trailing comment is the exit status it ends with (else 0;
+//   the first `exit N` of the comment).
 // - A block whose info string says `no-run` (```` ```sh no-run ````) is shown, not run: a
 //   service that does not end, docker, kubectl. A command holding a placeholder such as
 //   `<your-pack>` is not run either (a runnable line stands beside it).
@@ -62,7 +63,9 @@ export function docCommands(
     i = j;
     const shell = SHELL.includes(lang);
     if (!shell && lang !== 'text') continue;
-    const commands = shell ? shellCommands(body) : promptCommands(body);
+    const commands: Array<{ command: string; line: number; output?: string[] }> = shell
+      ? shellCommands(body)
+      : promptCommands(body);
     for (const c of commands) {
       const at = { file, line: c.line, command: c.command };
       if (words.includes('no-run')) skipped.push({ ...at, why: 'no-run' });
@@ -94,7 +97,7 @@ const SHELL = ['sh', 'bash', 'shell', 'console'];
 const PLACEHOLDER = /<[a-z][a-z0-9 _-]*>/i;
 
 function exitStatus(command: string): number {
-  const m = /#.*\bexit (\d+)\b/.exec(command);
+  const m = /#.*?\bexit (\d+)\b/.exec(command);
   return m ? Number(m[1]) : 0;
 }
 

@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -9,12 +10,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
  * The package as a user gets it: `npm pack` (which builds through `prepack`), installed
- * into a fresh project from the local npm cache only, then its command run and every
- * entry point of its `exports` map imported.
+ * into an empty project from the npm registry (its dependencies are fetched as for any
+ * user), then a pack started with `npx strata init`, validated, composed and served, and
+ * every entry point of its `exports` map imported. The installed size is reported in
+ * test-output/package/size.txt.
  */
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
+const OUT = join(ROOT, 'test-output', 'package');
+/** The most a default install (the optional tokenizer left out) may take on disk. */
+const MAX_INSTALL_BYTES = 30 * 1024 * 1024;
 
 let work: string;
 let project: string;
@@ -29,58 +35,43 @@ beforeAll(async () => {
   const info = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{ filename: string }>;
   tarball = join(work, info[0]!.filename);
   project = join(work, 'app');
-  await run('mkdir', ['-p', project]);
-  // A lockfile made of the package and this repository's locked production dependencies,
-  // so `npm ci --offline` installs from the npm cache alone (no registry metadata needed).
-  const lock = JSON.parse(await readFile(join(ROOT, 'package-lock.json'), 'utf8')) as {
-    packages: Record<string, { dev?: boolean; version?: string; dependencies?: Record<string, string> }>;
-  };
-  const root = lock.packages['']!;
-  const spec = `file:${tarball}`;
-  const packages: Record<string, unknown> = {
-    '': { name: 'app', version: '1.0.0', dependencies: { 'strata-prompts': spec } },
-    'node_modules/strata-prompts': {
-      version: root.version,
-      resolved: spec,
-      license: 'MIT',
-      dependencies: root.dependencies,
-      bin: { strata: 'dist/bin/strata.js' },
-    },
-  };
-  for (const [path, entry] of Object.entries(lock.packages)) {
-    if (path !== '' && !entry.dev) packages[path] = entry;
-  }
+  mkdirSync(project);
   await writeFile(
     join(project, 'package.json'),
-    JSON.stringify({
-      name: 'app',
-      version: '1.0.0',
-      private: true,
-      type: 'module',
-      dependencies: { 'strata-prompts': spec },
-    }),
+    JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module' }),
   );
-  await writeFile(
-    join(project, 'package-lock.json'),
-    JSON.stringify({ name: 'app', version: '1.0.0', lockfileVersion: 3, requires: true, packages }),
-  );
-  await run('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], {
+  await run('npm', ['install', tarball, '--no-audit', '--no-fund'], {
     cwd: project,
     maxBuffer: 64 * 1024 * 1024,
   });
-}, 600_000);
+}, 900_000);
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-describe('the npm package', () => {
-  it('is named strata-prompts, ships the build, the licence and no tests', async () => {
+/** `npx strata …` in the project, as its user types it. */
+async function strata(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run('npx', ['strata', ...args], {
+      cwd: project,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+describe.sequential('the npm package, installed from its tarball', () => {
+  it('is named strata-prompts, ships the build, the starters, the licence and no tests', async () => {
     const installed = join(project, 'node_modules/strata-prompts');
     const pkg = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8'));
     expect(pkg.name).toBe('strata-prompts');
     expect(pkg.bin).toEqual({ strata: 'dist/bin/strata.js' });
     expect(pkg.license).toBe('MIT');
+    expect(pkg.repository?.url).toMatch(/^git\+https:\/\//);
     expect(await readFile(join(installed, 'LICENSE'), 'utf8')).toContain(
       'Copyright (c) 2026 the strata authors',
     );
@@ -88,24 +79,78 @@ describe('the npm package', () => {
     const files = stdout.split('\n').filter(Boolean);
     expect(files).toContain('package/dist/src/index.js');
     expect(files).toContain('package/dist/bin/strata.js');
+    expect(files).toContain('package/src/layouts/claude-agents/starter/.claude/agents/code-reviewer.md');
     expect(files.filter((f) => /\.test\.|\/test\//.test(f))).toEqual([]);
   });
 
-  it('runs the strata command', async () => {
-    const bin = join(project, 'node_modules/.bin/strata');
-    const version = await run(bin, ['--version'], { cwd: project });
-    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
-    expect(version.stdout.trim()).toBe(pkg.version);
-    const composed = await run(bin, ['compose', '--dir', join(ROOT, 'examples/roboco'), '--agent', 'ada'], {
-      cwd: project,
-    });
-    expect(composed.stdout.length).toBeGreaterThan(100);
+  it('installs in at most 30 MB, without the optional tokenizer', async () => {
+    const du = await run('du', ['-sb', join(project, 'node_modules')]);
+    const bytes = Number(du.stdout.split('\t')[0]);
+    const packages =
+      (await run('npm', ['ls', '--all', '--parseable'], { cwd: project })).stdout.split('\n').filter(Boolean)
+        .length - 1;
+    mkdirSync(OUT, { recursive: true });
+    const report = `default install of ${tarball.split('/').pop()}: ${(bytes / 1024 / 1024).toFixed(1)} MiB in node_modules, ${packages} packages\n`;
+    writeFileSync(join(OUT, 'size.txt'), report);
+    console.log(report.trim());
+    expect(bytes).toBeLessThanOrEqual(MAX_INSTALL_BYTES);
+    await expect(readFile(join(project, 'node_modules/gpt-tokenizer/package.json'))).rejects.toThrow(
+      /ENOENT/,
+    );
   });
 
-  it('imports every entry point of its exports map', async () => {
+  it('starts a pack with npx strata init, which validates clean and composes', async () => {
+    const init = await strata('init', 'my-pack');
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toContain('npx strata validate --dir my-pack');
+    const validate = await strata('validate', '--dir', 'my-pack');
+    expect(validate.code).toBe(0);
+    expect(validate.stdout).toBe('');
+    expect(validate.stderr).toMatch(/^0 errors, 0 warnings \(9 files, 2 members, version [0-9a-f]{16}\)\n$/);
+    const compose = await strata('compose', '--dir', 'my-pack', '--agent', 'ada');
+    expect(compose.code).toBe(0);
+    expect(compose.stdout).toMatch(/^You are an agent of a small software team\./);
+    expect(compose.stdout).toMatch(/You are Ada, a developer on the Platform team\.$/);
+    const agents = await strata('init', 'agents', '--layout', 'claude-agents');
+    expect(agents.code).toBe(0);
+    expect((await strata('compose', '--dir', 'agents', '--role', 'code-reviewer')).stdout).toMatch(
+      /^You are a code reviewer\./,
+    );
+  });
+
+  it('explains and serves without the tokenizer, saying once that counts are off', async () => {
+    const explain = await strata('explain', '--dir', 'my-pack', '--agent', 'ada');
+    expect(explain.code).toBe(0);
+    expect(explain.stderr).toContain('info TOKENIZER_MISSING: the token counts are left out');
+    expect(explain.stdout).not.toMatch(/tokens/);
+    const served = await serve();
+    try {
+      const res = await fetch(`${served.url}/api/agents/ada/prompt`);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(body.text).toMatch(/^You are an agent/);
+      expect(body).not.toHaveProperty('tokens');
+      expect(served.lines.some((l) => l.includes('"code":"TOKENIZER_MISSING"'))).toBe(true);
+    } finally {
+      const exited = new Promise((r) => served.child.once('exit', r));
+      served.child.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  it('counts tokens once the optional tokenizer is installed', async () => {
+    await run('npm', ['install', 'gpt-tokenizer@4', '--no-audit', '--no-fund'], { cwd: project });
+    const explain = await strata('explain', '--dir', 'my-pack', '--agent', 'ada');
+    expect(explain.stderr).toBe('');
+    expect(explain.stdout).toMatch(/\d+ tokens \(o200k_base\)/);
+  });
+
+  it('imports every entry point of its exports map, with its types', async () => {
     const pkg = JSON.parse(
       await readFile(join(project, 'node_modules/strata-prompts/package.json'), 'utf8'),
-    ) as { exports: Record<string, unknown> };
+    ) as {
+      exports: Record<string, unknown>;
+    };
     const entries = Object.keys(pkg.exports).filter((k) => !k.includes('*'));
     expect(entries).toContain('.');
     const specifiers = entries.map((k) => (k === '.' ? 'strata-prompts' : `strata-prompts/${k.slice(2)}`));
@@ -118,7 +163,6 @@ describe('the npm package', () => {
     const { stdout } = await run(process.execPath, ['imports.mjs'], { cwd: project });
     const counts = JSON.parse(stdout) as Record<string, number>;
     for (const s of specifiers) expect(counts[s], s).toBeGreaterThan(0);
-    // The types of each entry are shipped where the map says.
     for (const key of entries) {
       const target = pkg.exports[key];
       const types =
@@ -158,6 +202,38 @@ describe('the npm package', () => {
     }
   });
 });
+
+// --- internal ---
+
+/**
+ * `strata serve` on the starter pack, a free port, JSON logs; resolves once it listens.
+ * The bin itself, as `npx strata` runs it (so that SIGTERM reaches the service).
+ */
+async function serve(): Promise<{ url: string; child: ChildProcess; lines: string[] }> {
+  const child = spawn(
+    join(project, 'node_modules/.bin/strata'),
+    ['serve', '--dir', 'my-pack', '--port', '0'],
+    {
+      cwd: project,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const lines: string[] = [];
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    let buffer = '';
+    child.stdout!.on('data', (d) => {
+      buffer += d;
+      const parts = buffer.split('\n');
+      buffer = parts.pop()!;
+      for (const line of parts) {
+        lines.push(line);
+        if (line.includes('"msg":"listening"')) resolveUrl(JSON.parse(line).url);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
+  });
+  return { url, child, lines };
+}
 
 function definedEnv(): Record<string, string> {
   return Object.fromEntries(
