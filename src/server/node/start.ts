@@ -227,10 +227,12 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
   // budget pays for its start-up (which takes seconds on a busy machine).
   const tokenizer = tokenConfig(store.state!.snapshot).tokenizer;
   if (tokenizerAvailable()) {
-    getTokenizer(tokenizer).count('warm up');
-    await warmCountWorker(tokenizer).catch((e) =>
+    // The worker loads its tables while this thread loads its own.
+    const worker = warmCountWorker(tokenizer).catch((e) =>
       logger.warn({ err: e }, 'token counting worker failed to start'),
     );
+    getTokenizer(tokenizer).count('warm up');
+    await worker;
   } else {
     const said = tokenizerMissing('answers carry no token counts', 'warning');
     logger.warn({ code: said.code }, said.message);
