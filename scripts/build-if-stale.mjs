@@ -13,10 +13,14 @@ const inputs = ['src', 'bin', 'tsconfig.json', 'tsconfig.build.json', 'package.j
 const force = process.argv.includes('--force');
 if (force || built === 0 || inputs.some((p) => newest(join(root, p)) > built)) {
   if (!force) process.stderr.write('building dist/ (a source file changed since the last build)\n');
-  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  execFileSync(
+    process.execPath,
+    [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+    {
+      cwd: root,
+      stdio: 'inherit',
+    },
+  );
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
 }
 

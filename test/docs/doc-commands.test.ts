@@ -56,7 +56,13 @@ describe('docCommands', () => {
       ],
       [8, 'npx strata compose \\\n  --dir examples/chorus --role arbiter', 0, false, undefined],
       [17, "curl -s 'localhost:7411/healthz'", 0, true, undefined],
-      [21, 'npx strata generate --dir examples/roboco --check   # exit 0: current (exit 1 lists drift)', 0, false, undefined],
+      [
+        21,
+        'npx strata generate --dir examples/roboco --check   # exit 0: current (exit 1 lists drift)',
+        0,
+        false,
+        undefined,
+      ],
       [25, 'echo one', 0, false, ['one']],
       [27, 'echo two three   # exit 0', 0, false, ['two …']],
     ]);

@@ -4,7 +4,7 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { type Diagnostic, error } from '../../core/text/diagnostics.js';
-import { isPresetName, PRESET_NAMES, type PresetName } from '../../layouts/registry.js';
+import { isPresetName, PRESET_NAMES } from '../../layouts/registry.js';
 import { openPack } from '../../source/open.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import { printDiagnostics } from '../pack-options.js';
@@ -57,7 +57,7 @@ export type InitOutcome = { files: string[]; members: string[] } | { problems: D
  * @example
  * await initPack('/tmp/my-pack', 'chorus'); // { files: ['defaults.md', …], members: ['ada', 'grace'] }
  */
-export async function initPack(target: string, layout: PresetName): Promise<InitOutcome> {
+export async function initPack(target: string, layout: string): Promise<InitOutcome> {
   const source = starterDir(layout);
   const files = await listFiles(source);
   const problems: Diagnostic[] = [];
@@ -99,7 +99,7 @@ export async function initPack(target: string, layout: PresetName): Promise<Init
 // --- internal ---
 
 /** The compose command that shows each layout's starter at work (its first member, its inputs). */
-const TRY: Record<PresetName, string> = {
+const TRY: Record<string, string> = {
   roboco: '--agent ada',
   chorus: '--agent ada',
   crewai: '--role researcher --var topic=AI',
@@ -107,7 +107,7 @@ const TRY: Record<PresetName, string> = {
   'agents-md': '--var cwd=backend',
 };
 
-function nextSteps(dir: string, layout: PresetName, files: number, members: string[], npx: string): string {
+function nextSteps(dir: string, layout: string, files: number, members: string[], npx: string): string {
   const d = shellWord(dir);
   const who =
     members.length > 0
@@ -115,7 +115,7 @@ function nextSteps(dir: string, layout: PresetName, files: number, members: stri
       : '';
   const steps = [
     [`${npx} validate --dir ${d}`, 'check it: exit 0, no warning'],
-    [`${npx} compose --dir ${d} ${TRY[layout]}`, "one agent's prompt"],
+    [`${npx} compose --dir ${d} ${TRY[layout] ?? ''}`.trimEnd(), "one agent's prompt"],
     [`${npx} serve --dir ${d}`, 'the service; its inspector at http://127.0.0.1:7411/'],
   ];
   const width = Math.max(...steps.map(([command]) => command!.length));
@@ -150,7 +150,7 @@ function shellWord(word: string): string {
 }
 
 /** `src/layouts/<layout>/starter/` of the package: found by walking up (tsc does not copy it to dist/). */
-function starterDir(layout: PresetName): string {
+function starterDir(layout: string): string {
   let here = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
     const candidate = join(here, 'src', 'layouts', layout, 'starter');
