@@ -76,7 +76,7 @@ describe.each(DOCS)('%s', (doc) => {
     if (clone) rmSync(clone, { recursive: true, force: true });
   });
 
-  it.runIf(run.length > 0).each(run.map((c) => [`${c.line}: ${c.command.split('\n')[0]}`, c] as const))(
+  it.each(run.map((c) => [`${c.line}: ${c.command.split('\n')[0]}`, c] as const))(
     '%s',
     async (_, command) => {
       const ran = await sh(command, clone);
