@@ -14,22 +14,14 @@ import { type DocCommand, docCommands, outputMatches } from './doc-commands.js';
 // `npx strata` runs this checkout's build (as it does in a clone after `npm ci`). Each
 // doc's commands run in order in their own copy.
 
+/** README.md and every doc that shows a command to run. */
 const DOCS = [
   'README.md',
   ...readdirSync(join(ROOT, 'docs'))
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/${f}`),
-];
-const COPIED = [
-  'examples',
-  'test/fixtures',
-  'deploy',
-  'clients',
-  'docs',
-  'README.md',
-  'package.json',
-  'LICENSE',
-];
+].filter((doc) => docCommands(doc, readFileSync(join(ROOT, doc), 'utf8')).run.length > 0);
+const COPIED = ['examples', 'test/fixtures', 'deploy', 'clients', 'docs', 'README.md', 'LICENSE'];
 
 let service: RunningService;
 

@@ -1,29 +1,18 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ComposeResult, compose } from '../../src/core/compose/compose.js';
 import { loadPackStrict } from '../../src/source/load.js';
 import { ROOT } from '../helpers.js';
-import { startPackService, type TestService } from './service.js';
+import { launchChromium, startPackService, type TestService } from './service.js';
 
 // The inspector in a real headless Chromium (Debian's `chromium`, driven by
 // playwright-core) against the real service over a temp copy of examples/roboco.
 // Screenshots go to test-output/inspector/; UPDATE_DOCS_IMAGES=1 also refreshes the
 // README's docs/images/.
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join(ROOT, 'test-output', 'inspector');
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 
 let service: TestService;
 let browser: Browser;
@@ -34,7 +23,7 @@ const pageErrors: string[] = [];
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   service = await startPackService('roboco');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
   context = await browser.newContext({
     viewport: { width: 1400, height: 1000 },
     colorScheme: 'light',

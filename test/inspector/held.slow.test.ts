@@ -1,9 +1,9 @@
 import { mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers.js';
-import { startPackService, type TestService } from './service.js';
+import { launchChromium, startPackService, type TestService } from './service.js';
 
 // A held reload in the inspector (real Chromium, real service over a copy of
 // examples/roboco): deleting grace's identity file would take a layer from her prompt, so
@@ -12,18 +12,7 @@ import { startPackService, type TestService } from './service.js';
 // back or the version is accepted. Also: the compare tab of two identical prompts says so
 // and nothing else.
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join(ROOT, 'test-output', 'inspector');
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 const TOKEN = 'held-test-token';
 
 let service: TestService;
@@ -34,7 +23,7 @@ const pageErrors: string[] = [];
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   service = await startPackService('roboco', { adminToken: TOKEN });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 1000 }, colorScheme: 'light' });
   page.on('pageerror', (e) => pageErrors.push(e.message));
 }, 60_000);

@@ -2,6 +2,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
+import { type Browser, chromium } from 'playwright-core';
 import { type ServiceOptions, startService } from '../../src/server/node/start.js';
 import { EXAMPLES } from '../helpers.js';
 
@@ -42,3 +43,24 @@ export async function startPackService(
     },
   };
 }
+
+/** Debian's Chromium (or `CHROMIUM_PATH`), headless, as every browser test launches it. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: CHROMIUM_ARGS,
+  });
+}
+
+// --- internal ---
+
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listening, type ServeChild } from '../server/helpers.js';
 
 /**
  * The package as a user gets it: `npm pack` (which builds through `prepack`), installed
@@ -132,11 +133,9 @@ describe.sequential('the npm package, installed from its tarball', () => {
       const body = (await res.json()) as Record<string, unknown>;
       expect(body.text).toMatch(/^You are an agent/);
       expect(body).not.toHaveProperty('tokens');
-      expect(served.lines.some((l) => l.includes('"code":"TOKENIZER_MISSING"'))).toBe(true);
+      expect(served.logs().some((l) => l.includes('"code":"TOKENIZER_MISSING"'))).toBe(true);
     } finally {
-      const exited = new Promise((r) => served.child.once('exit', r));
-      served.child.kill('SIGTERM');
-      await exited;
+      expect(await served.stop()).toBe(0);
     }
   });
 
@@ -211,30 +210,14 @@ describe.sequential('the npm package, installed from its tarball', () => {
  * `strata serve` on the starter pack, a free port, JSON logs; resolves once it listens.
  * The bin itself, as `npx strata` runs it (so that SIGTERM reaches the service).
  */
-async function serve(): Promise<{ url: string; child: ChildProcess; lines: string[] }> {
-  const child = spawn(
-    join(project, 'node_modules/.bin/strata'),
-    ['serve', '--dir', 'my-pack', '--port', '0'],
-    {
+function serve(): Promise<ServeChild> {
+  const bin = join(project, 'node_modules/.bin/strata');
+  return listening(
+    spawn(bin, ['serve', '--dir', 'my-pack', '--port', '0'], {
       cwd: project,
       stdio: ['ignore', 'pipe', 'pipe'],
-    },
+    }),
   );
-  const lines: string[] = [];
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    let buffer = '';
-    child.stdout!.on('data', (d) => {
-      buffer += d;
-      const parts = buffer.split('\n');
-      buffer = parts.pop()!;
-      for (const line of parts) {
-        lines.push(line);
-        if (line.includes('"msg":"listening"')) resolveUrl(JSON.parse(line).url);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
-  });
-  return { url, child, lines };
 }
 
 function definedEnv(): Record<string, string> {

@@ -172,21 +172,30 @@ export async function serveInProcess(args: string[], env: Record<string, string>
   };
 }
 
-/** `strata serve` in a child process; resolves once it logs that it is listening. */
-export async function spawnServe(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{
+/** A `strata serve` child process, once it listens: its URL, its log lines so far, and a stop. */
+export interface ServeChild {
   url: string;
   child: ChildProcess;
   logs: () => string[];
+  /** Sends `signal` (once) and resolves with the exit status. */
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
-}> {
+}
+
+/** `strata serve` in a child process; resolves once it logs that it is listening. */
+export function spawnServe(args: string[], env: Record<string, string> = {}): Promise<ServeChild> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/strata.ts'), 'serve', ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return listening(child);
+}
+
+/**
+ * A child process running `strata serve` with JSON logs on stdout, once it logs that it is
+ * listening (rejects if it exits first, with its stderr).
+ */
+export async function listening(child: ChildProcess): Promise<ServeChild> {
   const lines: string[] = [];
   let stderr = '';
   child.stderr!.on('data', (d) => {
@@ -210,7 +219,6 @@ export async function spawnServe(
     url,
     child,
     logs: () => lines,
-    /** Sends `signal` (once) and resolves with the exit status. */
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;

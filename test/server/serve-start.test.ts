@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { textLogWriter } from '../../src/cli/log-text.js';
 import { run } from '../../src/cli/run.js';
-import { EXAMPLES, tempDir } from '../helpers.js';
+import { cli, EXAMPLES, tempDir } from '../helpers.js';
 import { ROOT, waitFor } from './helpers.js';
 
 // What a person starting the service sees: on a terminal a line that says where to look
@@ -47,7 +47,7 @@ describe('strata serve, starting', () => {
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const out = await capture(['serve', '--dir', 'examples/chorus', '--port', String(port)]);
+      const out = await cli(['serve', '--dir', 'examples/chorus', '--port', String(port)]);
       expect(out.code).toBe(1);
       expect(out.stderr).toBe(
         `error PORT_IN_USE: port ${port} on 127.0.0.1 is in use by another process: stop it, or choose another with --port or STRATA_PORT (0 picks a free one)\n`,
@@ -158,20 +158,4 @@ async function serve(args: string[], isTTY: boolean): Promise<{ stdout: string }
   stop.abort('SIGTERM');
   expect(await exited).toBe(0);
   return { stdout };
-}
-
-async function capture(argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(argv, {
-    stdout: (s) => {
-      stdout += s;
-    },
-    stderr: (s) => {
-      stderr += s;
-    },
-    env: {},
-    cwd: ROOT,
-  });
-  return { code, stdout, stderr };
 }

@@ -3,8 +3,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { compose } from '../../src/core/compose/compose.js';
-import { loadPackStrict } from '../../src/source/load.js';
 import { providerBody } from '../../src/formats/registry.js';
+import { loadPackStrict } from '../../src/source/load.js';
 import { EXAMPLES } from '../helpers.js';
 
 // providerBody() passes to the official SDKs as they are typed, with no cast (this file is

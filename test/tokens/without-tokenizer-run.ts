@@ -2,9 +2,9 @@
 // without-tokenizer.cjs (gpt-tokenizer cannot be found): runs CLI commands and one
 // service request, and prints what each gave as one JSON object.
 import { join } from 'node:path';
-import { run } from '../../src/cli/run.js';
-import { createLogger } from '../../src/server/service/logging.js';
 import { startService } from '../../src/server/node/start.js';
+import { createLogger } from '../../src/server/service/logging.js';
+import { cli } from '../helpers.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const commands: Record<string, string[]> = {
@@ -19,21 +19,7 @@ const commands: Record<string, string[]> = {
   order: ['validate', '--dir', 'examples/roboco'],
 };
 const out: Record<string, unknown> = {};
-for (const [name, argv] of Object.entries(commands)) {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(argv, {
-    stdout: (s) => {
-      stdout += s;
-    },
-    stderr: (s) => {
-      stderr += s;
-    },
-    env: {},
-    cwd: ROOT,
-  });
-  out[name] = { code, stdout, stderr };
-}
+for (const [name, argv] of Object.entries(commands)) out[name] = await cli(argv, {}, ROOT);
 const logs: string[] = [];
 const started = await startService({
   dir: join(ROOT, 'examples/roboco'),
