@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningService, startService } from '../../src/server/node.js';
+import { type RunningService, startService } from '../../src/server/node/start.js';
 import { ROOT } from '../helpers.js';
 import { type DocCommand, docCommands, outputMatches } from './doc-commands.js';
 
