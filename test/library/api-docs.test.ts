@@ -12,6 +12,7 @@ const ENTRIES: Record<string, string> = {
   'strata-prompts/runtime': 'runtime',
   'strata-prompts/client': 'client',
   'strata-prompts/server': 'server',
+  'strata-prompts/mcp': 'mcp',
   'strata-prompts/cli': 'cli',
   'strata-prompts/tooling': 'tooling',
 };
