@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { openPack } from '../../src/source/open.js';
 import { cli } from '../helpers.js';
 import { spawnServe, waitFor } from '../server/helpers.js';
@@ -42,6 +42,9 @@ describe('a 10,000-agent fleet', () => {
   it('a one-line edit is served, and /healthz answers 200 to every probe while it reloads', async () => {
     const dir = largeFleetPack(10_000);
     const served = await spawnServe(['--dir', dir, '--port', '0', '--debounce', '20']);
+    onTestFinished(() => {
+      served.child.kill('SIGKILL');
+    });
     try {
       const prompt = async () => {
         const res = await fetch(`${served.url}/api/agents/agent-5000/prompt`, {
