@@ -26,9 +26,7 @@ function bundle(n: number): Uint8Array {
  * SIGTERM stops the service.
  */
 describe('a FIFO raced over a served bundle', () => {
-  it('never blocks a reload; the last version is served and SIGTERM stops the service', {
-    timeout: 180_000,
-  }, async () => {
+  it('never blocks a reload; the last version is served and SIGTERM stops the service', async () => {
     const dir = tempDir('strata-race-');
     const spare = tempDir('strata-race-spare-');
     const file = join(dir, 'pack.tgz');

@@ -66,7 +66,7 @@ beforeAll(async () => {
     cwd: project,
     maxBuffer: 64 * 1024 * 1024,
   });
-}, 600_000);
+});
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
