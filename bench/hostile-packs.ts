@@ -34,7 +34,7 @@ export async function packAttacks(bench: PackBench): Promise<void> {
       let writes = 0;
       for (let round = 0; round < bench.rounds; round++) {
         add(quiet, await bench.probeFor(service.url, bench.seconds * 1000));
-        const writer = startWriter(setup.served, join(dir, 'spare'), attack.everyMs, setup.sources);
+        const writer = startWriter(setup.target, join(dir, 'spare'), attack.everyMs, setup.sources);
         try {
           add(attacked, await bench.probeFor(service.url, bench.seconds * 1000));
         } finally {
@@ -83,8 +83,11 @@ export interface Probes {
 interface Attack {
   name: string;
   everyMs: number;
-  /** Makes the served pack in `dir`: what to serve, and the files the writer puts there in turn ('FIFO': a new FIFO). */
-  setup(dir: string): Promise<{ served: string; sources: string[] }>;
+  /**
+   * Makes the served pack in `dir`: what to serve, the file the writer replaces and the
+   * files it puts there in turn ('FIFO': a new FIFO).
+   */
+  setup(dir: string): Promise<{ served: string; target: string; sources: string[] }>;
 }
 
 const ROOT = join(import.meta.dirname, '..');
@@ -97,7 +100,7 @@ const ATTACKS: Attack[] = [
       const served = await goodBundle(dir);
       const bomb = join(dir, 'bomb.tgz');
       writeFileSync(bomb, paxBomb(70));
-      return { served, sources: [bomb, join(dir, 'good.tgz')] };
+      return { served, target: served, sources: [bomb, join(dir, 'good.tgz')] };
     },
   },
   {
@@ -111,7 +114,8 @@ const ATTACKS: Attack[] = [
       writeFileSync(join(served, 'fleet.yaml'), text);
       writeFileSync(join(dir, 'edited.yaml'), text.replace(line, line.replace('growth', 'payments')));
       writeFileSync(join(dir, 'original.yaml'), text);
-      return { served, sources: [join(dir, 'edited.yaml'), join(dir, 'original.yaml')] };
+      const target = join(served, 'fleet.yaml');
+      return { served, target, sources: [join(dir, 'edited.yaml'), join(dir, 'original.yaml')] };
     },
   },
   {
@@ -119,7 +123,7 @@ const ATTACKS: Attack[] = [
     everyMs: 20,
     async setup(dir) {
       const served = await goodBundle(dir);
-      return { served, sources: ['FIFO', join(dir, 'good.tgz')] };
+      return { served, target: served, sources: ['FIFO', join(dir, 'good.tgz')] };
     },
   },
 ];
@@ -169,8 +173,10 @@ function startWriter(
   );
   return {
     stop: () =>
-      new Promise((done) => {
+      new Promise((done, fail) => {
+        if (child.exitCode !== null) return fail(new Error(`the writer exited ${child.exitCode}`));
         child.once('message', (n) => done(n as number));
+        child.once('exit', (code) => fail(new Error(`the writer exited ${code}`)));
         child.send('stop');
       }),
   };
