@@ -64,8 +64,10 @@ describe('hostile writers and reloads', () => {
     const store = await started(dir);
     const before = store.state!.snapshot.version;
     // Changed just now, and again every couple of milliseconds for as long as the test runs.
-    const journal = new WriterJournal(20, { 'base.md': 'Base changing.\n' });
-    writeFileSync(join(dir, 'base.md'), 'Base changing.\n');
+    const journal = new WriterJournal(20, { 'base.md': 'Base 0.\n' });
+    journal.step({ 'base.md': 'Base changing.\n' }, () =>
+      writeFileSync(join(dir, 'base.md'), 'Base changing.\n'),
+    );
     const stop = churn(join(dir, 'base.md'), (i) => `Base ${i} ${'x'.repeat(i % 50)}.\n`, {
       log: journal,
       rel: 'base.md',

@@ -50,10 +50,15 @@ export class WriterJournal {
     this.#since = began;
   }
 
-  /** The states (other than the current one) that may have stood for the quiet period, each once. */
+  /**
+   * The states that may have stood for the quiet period, each once: those the steps so
+   * far ended, and the current one when it has stood that long by now.
+   */
   standing(): readonly PackState[] {
+    const states = [...this.#standing];
+    if (this.#stood(performance.now() - this.#since)) states.push(this.#state);
     const seen = new Map<string, PackState>();
-    for (const state of this.#standing) seen.set(JSON.stringify(Object.entries(state).sort()), state);
+    for (const state of states) seen.set(JSON.stringify(Object.entries(state).sort()), state);
     return [...seen.values()];
   }
 
