@@ -1,8 +1,8 @@
 import { type Alias, type Document, isAlias, isMap, isNode, isPair, isScalar, isSeq, type Node } from 'yaml';
 
-// YAML aliases bounded by what they expand to, not by how many there are. A crew file
-// whose 1,000 agents each merge one `&defaults` block (`<<: *defaults`) is a few thousand
-// nodes once expanded, and PyYAML (what CrewAI reads it with) reads it; an alias bomb
+// YAML aliases bounded by what they expand to, not by how many there are. A file of
+// 1,000 records that each merge one `&defaults` block (`<<: *defaults`) is a few thousand
+// nodes once expanded, and PyYAML (what Python tools read it with) reads it; an alias bomb
 // (each level aliasing the one before ten times) expands to billions, and a node that
 // holds an alias of itself never ends. The first is read, the others are refused.
 
