@@ -107,7 +107,7 @@ async function editRows(
       const marker = `Base edit ${i}.`;
       base.push(
         await edit(join(dir, 'base.md'), `${marker}\n`, async () =>
-          (await prompt('agent-5000')).startsWith(marker),
+          (await prompt('agent-5000')).includes(marker),
         ),
       );
     }
