@@ -6,11 +6,13 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/*.slow.test.ts'],
-    // Generous: on a busy machine a test waits for a condition, never a time.
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Generous: on a busy machine a test waits for a condition, never a time. The tests
+    // pass with two other processes keeping both cores busy, where spawning a CLI or a
+    // service through tsx takes tens of seconds; these bounds only catch a hang.
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
     // expect.poll waits up to 1 s by default: too little on a busy machine.
-    expect: { poll: { timeout: 30_000 } },
+    expect: { poll: { timeout: 120_000 } },
     pool: 'forks',
     // Two workers (vitest's default on two cores is one: files would run one at a time,
     // mostly waiting on sockets and watchers). Files share a worker's module cache

@@ -4,10 +4,12 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.slow.test.ts'],
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
+    // Generous, as the fast tier's: the soaks pass with two other processes keeping both
+    // cores busy; these bounds only catch a hang.
+    testTimeout: 900_000,
+    hookTimeout: 300_000,
     // expect.poll waits up to 1 s by default: too little on a busy machine.
-    expect: { poll: { timeout: 30_000 } },
+    expect: { poll: { timeout: 120_000 } },
     pool: 'forks',
     fileParallelism: false,
   },

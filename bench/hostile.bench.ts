@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { DEFAULT_CACHE_BYTES } from '../src/engine/cache.js';
 import { DEFAULT_MAX_RENDERS } from '../src/server/answers/compose-cache.js';
 import { COPIES_IN_FLIGHT, EXTERNAL_GC_STEP, memoryBound } from '../src/server/answers/memory-bound.js';
+import { packAttacks } from './hostile-packs.js';
 
 /**
  * `npm run bench:hostile`: the built service on loopback under hostile clients.
@@ -17,11 +18,14 @@ import { COPIES_IN_FLIGHT, EXTERNAL_GC_STEP, memoryBound } from '../src/server/a
  * 2. /healthz latency while one client holds more connections than the cap (520; the
  *    default cap is 512), each with a request whose body is still arriving, reopening
  *    every one the service closes — against quiet phases of the same run.
- * 3. RSS and peak RSS (VmHWM) of the service answering 600 distinct requests for a 2 MB
+ * 3. /healthz latency while the served pack is attacked (a pax-record bomb bundle, a
+ *    10,000-agent fleet edited every second, a FIFO raced over the bundle), against the
+ *    same services' quiet phases (`hostile-packs.ts`).
+ * 4. RSS and peak RSS (VmHWM) of the service answering 600 distinct requests for a 2 MB
  *    prompt (`?team=t0…t599`, 8 clients at once), against the bound its limits give
  *    (`memoryBound`); exits 1 when the peak is over it.
  *
- * BENCH_PROBES_ONLY, BENCH_BUSY_ONLY and BENCH_MEMORY_ONLY run one part.
+ * BENCH_PROBES_ONLY, BENCH_BUSY_ONLY, BENCH_PACKS_ONLY and BENCH_MEMORY_ONLY run one part.
  */
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -138,11 +142,12 @@ const base = mkdtempSync(join(tmpdir(), 'strata-hostile-'));
 // This process (the prober) and the attacker it starts run on the clients' cores.
 if (PIN) execFileSync('taskset', ['-a', '-p', '-c', CLIENT_CORES, String(process.pid)], { stdio: 'ignore' });
 
-const parts = ['PROBES', 'BUSY', 'MEMORY'].filter((p) => process.env[`BENCH_${p}_ONLY`]);
+const parts = ['PROBES', 'BUSY', 'PACKS', 'MEMORY'].filter((p) => process.env[`BENCH_${p}_ONLY`]);
 const runs = (part: string) => parts.length === 0 || parts.includes(part);
 try {
   if (runs('PROBES')) await probes();
   if (runs('BUSY')) await busyConnections();
+  if (runs('PACKS')) await packAttacks({ base, seconds: SECONDS, rounds: ROUNDS, start, probeFor, row });
   if (runs('MEMORY')) await memory();
 } finally {
   rmSync(base, { recursive: true, force: true });

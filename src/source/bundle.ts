@@ -1,12 +1,16 @@
-import { type BigIntStats, promises as fs } from 'node:fs';
-import { promisify } from 'node:util';
-import { gunzip, gzipSync } from 'node:zlib';
+import { type BigIntStats, constants, promises as fs } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { presetHiddenFolders } from '../core/build/detect.js';
 import { error } from '../core/text/diagnostics.js';
+import { sha256 } from '../core/text/text.js';
 import { LAYOUTS } from '../layouts/registry.js';
+import { type BundleReuse, bundleReuse } from './bundle-reuse.js';
+import { kind } from './entry-identity.js';
 import { errnoReason } from './errno.js';
-import { type PackLimits, packTooLarge, resolveLimits } from './limits.js';
+import { inflateBounded } from './inflate.js';
+import { type PackLimits, packTooLarge, readTimeout, resolveLimits } from './limits.js';
 import type { PackFiles } from './read-dir.js';
+import { Slices, withDeadline } from './slices.js';
 import { readTar, writeTar } from './tar.js';
 
 // Pack bundles: a whole pack as one gzip'd tar file (`strata bundle`), so a nested pack
@@ -44,10 +48,14 @@ export function createBundle(files: ReadonlyMap<string, Uint8Array>): Uint8Array
   return gz;
 }
 
-/** Whether `path` is (or links to) a regular file: a bundle where a pack folder was expected. */
-export async function isBundleFile(path: string): Promise<boolean> {
+/**
+ * Whether `path` is (or links to) something other than a folder: a bundle where a pack
+ * folder was expected — or a FIFO, a socket or a device, which the bundle reader refuses
+ * (SPECIAL_FILE) without blocking on it.
+ */
+export async function isBundlePath(path: string): Promise<boolean> {
   try {
-    return (await fs.stat(path)).isFile();
+    return !(await fs.stat(path)).isDirectory();
   } catch {
     return false;
   }
@@ -61,11 +69,15 @@ export function isGzip(bytes: Uint8Array): boolean {
 /**
  * Reads a bundle into the same shape as a pack folder's read: the files, the refused
  * paths and the diagnostics, under the folder's limits (FILE_TOO_LARGE per entry,
- * PACK_TOO_LARGE for the file or its unpacked contents, TOO_MANY_FILES). A hostile or
+ * PACK_TOO_LARGE for the file or its unpacked archive, TOO_MANY_FILES for its entries,
+ * every tar entry counted, READ_TIMEOUT for a read past `readTimeoutMs`). A hostile or
  * damaged archive is refused with a code (BUNDLE_BAD_PATH, BUNDLE_LINK, SPECIAL_FILE,
  * BUNDLE_BAD_ENTRY, BUNDLE_CORRUPT, BUNDLE_TRUNCATED); nothing is written to disk. The
- * file is read through one open handle, so a file replaced while it is read is read
- * whole, old or new.
+ * file is opened without blocking and must be a regular file (a FIFO, a socket or a
+ * device swapped in for it is SPECIAL_FILE, at once), and read through that one handle,
+ * so a file replaced while it is read is read whole, old or new. The archive is read in
+ * short slices between which the event loop gets a turn, and an unchanged bundle is not
+ * read again (see {@link BundleReuse}).
  *
  * @example
  * const { files, diagnostics } = await readPackBundle('/etc/strata/prompts/pack.tgz');
@@ -119,52 +131,118 @@ export async function readStableBundle(file: string, options: StableBundleOption
 
 // --- internal ---
 
-const gunzipAsync = promisify(gunzip);
-
 /** A read with the identity of the file it came from (undefined when it could not be opened). */
-async function readIdentified(
-  file: string,
-  options: BundleReadOptions,
-): Promise<{ read: PackFiles; identity?: string; changedMs: number }> {
+interface Identified {
+  read: PackFiles;
+  identity?: string;
+  changedMs: number;
+}
+
+/** One read of the bundle, given up (READ_TIMEOUT) past `readTimeoutMs`. */
+function readIdentified(file: string, options: BundleReadOptions): Promise<Identified> {
   const limits = resolveLimits(options);
+  const hidden = new Set(options.hidden ?? presetHiddenFolders(LAYOUTS));
+  const slices = new Slices(performance.now() + limits.readTimeoutMs);
+  const timedOut = (): Identified => ({
+    read: {
+      root: file,
+      files: new Map(),
+      refused: new Set(),
+      diagnostics: [readTimeout(limits.readTimeoutMs)],
+    },
+    changedMs: 0,
+  });
+  const work = readWithin(file, limits, hidden, slices).catch((e) => {
+    if (e === Slices.TIMED_OUT) return timedOut();
+    throw e;
+  });
+  return withDeadline(work, limits.readTimeoutMs, timedOut);
+}
+
+async function readWithin(
+  file: string,
+  limits: Required<PackLimits>,
+  hidden: ReadonlySet<string>,
+  slices: Slices,
+): Promise<Identified> {
   const out: PackFiles = { root: file, files: new Map(), refused: new Set(), diagnostics: [] };
+  const readAtMs = Date.now();
+  const key = [limits.maxFileBytes, limits.maxPackBytes, limits.maxFiles, ...[...hidden].sort()].join('\0');
   let raw: Uint8Array;
   let identity: string;
   let changedMs: number;
+  let handle: fs.FileHandle;
   try {
     out.root = await fs.realpath(file);
-    const handle = await fs.open(out.root, 'r');
-    try {
-      const st = await handle.stat({ bigint: true });
-      identity = identityString(st);
-      changedMs = Math.max(Number(st.mtimeNs / 1_000_000n), Number(st.ctimeNs / 1_000_000n));
-      if (st.size > BigInt(limits.maxPackBytes)) {
-        out.diagnostics.push(packTooLarge(Number(st.size), limits.maxPackBytes));
-        return { read: out, identity, changedMs };
-      }
-      raw = await handle.readFile();
-    } finally {
-      await handle.close();
-    }
+    // Without blocking: a FIFO swapped in since opens at once (and is refused below); a
+    // symlink swapped in since is not followed.
+    handle = await fs.open(out.root, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (e) {
     out.diagnostics.push(error('PACK_NOT_FOUND', `pack bundle ${file} cannot be read: ${errnoReason(e)}`));
     return { read: out, changedMs: 0 };
   }
+  try {
+    const st = await handle.stat({ bigint: true });
+    if (!st.isFile()) {
+      out.diagnostics.push(
+        error('SPECIAL_FILE', `${file} is a ${kind(st)}: a pack is a folder or a bundle, a regular file`),
+      );
+      return { read: out, changedMs: 0 };
+    }
+    identity = identityString(st);
+    changedMs = Math.max(Number(st.mtimeNs / 1_000_000n), Number(st.ctimeNs / 1_000_000n));
+    const kept = bundleReuse.byIdentity(out.root, identity, key);
+    if (kept) return { read: kept, identity, changedMs };
+    if (st.size > BigInt(limits.maxPackBytes)) {
+      out.diagnostics.push(packTooLarge(Number(st.size), limits.maxPackBytes));
+      return { read: out, identity, changedMs };
+    }
+    raw = await readSize(handle, Number(st.size));
+  } catch (e) {
+    out.diagnostics.push(error('PACK_NOT_FOUND', `pack bundle ${file} cannot be read: ${errnoReason(e)}`));
+    return { read: out, changedMs: 0 };
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+  const digest = sha256(raw);
+  const same = bundleReuse.byDigest(out.root, digest, key);
+  const read = same ?? (await parse(raw, out, limits, hidden, slices));
+  bundleReuse.keep(out.root, { identity, digest, key, changedMs, readAtMs, read });
+  return { read, identity, changedMs };
+}
+
+/** The files of a bundle's bytes, under the limits, into `out`. */
+async function parse(
+  raw: Uint8Array,
+  out: PackFiles,
+  limits: Required<PackLimits>,
+  hidden: ReadonlySet<string>,
+  slices: Slices,
+): Promise<PackFiles> {
   // Unpacked: the files plus a header per entry, at most.
   const tar = await unpack(raw, limits.maxPackBytes + (limits.maxFiles + 2) * 1024, out, limits.maxPackBytes);
-  if (!tar) return { read: out, identity, changedMs };
-  const read = readTar(tar, {
-    maxFileBytes: limits.maxFileBytes,
-    maxEntries: limits.maxFiles,
-    hidden: new Set(options.hidden ?? presetHiddenFolders(LAYOUTS)),
-  });
+  if (!tar) return out;
+  const read = await readTar(
+    tar,
+    { maxFileBytes: limits.maxFileBytes, maxEntries: limits.maxFiles, maxBytes: limits.maxPackBytes, hidden },
+    slices,
+  );
   out.files = read.files;
   out.refused = read.refused;
   out.diagnostics.push(...read.diagnostics);
-  let total = 0;
-  for (const bytes of read.files.values()) total += bytes.length;
-  if (total > limits.maxPackBytes) out.diagnostics.push(packTooLarge(total, limits.maxPackBytes));
-  return { read: out, identity, changedMs };
+  return out;
+}
+
+/** `size` bytes from the start of an open file (fewer when it is shorter now). */
+async function readSize(handle: fs.FileHandle, size: number): Promise<Uint8Array> {
+  const bytes = new Uint8Array(size);
+  let filled = 0;
+  while (filled < size) {
+    const { bytesRead } = await handle.read(bytes, filled, size - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return filled === size ? bytes : bytes.subarray(0, filled);
 }
 
 async function identityOf(file: string): Promise<{ identity: string } | undefined> {
@@ -193,7 +271,7 @@ async function unpack(
     return undefined;
   }
   try {
-    return await gunzipAsync(raw, { maxOutputLength: maxOutput });
+    return await inflateBounded(raw, maxOutput);
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     if (err.code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) {

@@ -3,7 +3,7 @@ import { detectionScope, type ReadScope, readScopeOf } from '../core/build/read-
 import type { BuildInput, LoadResult, Snapshot } from '../core/build/snapshot.js';
 import { defaultEngine } from '../engine/default-engine.js';
 import type { Engine } from '../engine/engine.js';
-import { isBundleFile, readPackBundle, readStableBundle } from './bundle.js';
+import { isBundlePath, readPackBundle, readStableBundle } from './bundle.js';
 import { buildWithExternal } from './external.js';
 import { readPackAtRevision } from './git.js';
 import type { PackLimits } from './limits.js';
@@ -199,7 +199,7 @@ async function readDir(
   source: { kind: 'dir'; dir: string },
   options: OpenOptions & { scope?: ReadScope },
 ): Promise<SourceRead> {
-  if (await isBundleFile(source.dir)) return readBundle({ kind: 'bundle', file: source.dir }, options);
+  if (await isBundlePath(source.dir)) return readBundle({ kind: 'bundle', file: source.dir }, options);
   const limits = { ...limitsOf(options), hidden: options.hidden, hints: options.hints, scope: options.scope };
   const read = await (options.stable
     ? readStablePack(source.dir, { ...limits, ...options.stable })

@@ -34,7 +34,7 @@ import {
 } from './limits.js';
 import { readHinted } from './read-hinted.js';
 import { type FileReuse, fileReuse, KeptFiles, type ReadBase } from './reuse.js';
-import { Slices } from './slices.js';
+import { Slices, withDeadline } from './slices.js';
 
 // Reads a pack directory from disk: the only place the core touches the file system.
 
@@ -694,22 +694,6 @@ type Building = DiskPackFiles;
 
 function empty(root: string): Building {
   return { root, files: new Map(), refused: new Set(), diagnostics: [], identity: '', newestChangeMs: 0 };
-}
-
-function withDeadline<T>(work: Promise<T>, ms: number, late: () => T): Promise<T> {
-  return new Promise<T>((done, fail) => {
-    const timer = setTimeout(() => done(late()), ms);
-    work.then(
-      (value) => {
-        clearTimeout(timer);
-        done(value);
-      },
-      (e) => {
-        clearTimeout(timer);
-        fail(e);
-      },
-    );
-  });
 }
 
 function inside(root: string, real: string): boolean {

@@ -39,3 +39,23 @@ export class Slices {
     if (this.#started > this.deadline) throw Slices.TIMED_OUT;
   }
 }
+
+/**
+ * `work`, or `late()` once `ms` have passed without it settling: a read waiting on a
+ * stalled disk is given up (its system call may still finish later, unseen).
+ */
+export function withDeadline<T>(work: Promise<T>, ms: number, late: () => T): Promise<T> {
+  return new Promise<T>((done, fail) => {
+    const timer = setTimeout(() => done(late()), ms);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        done(value);
+      },
+      (e) => {
+        clearTimeout(timer);
+        fail(e);
+      },
+    );
+  });
+}

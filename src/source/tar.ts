@@ -1,7 +1,8 @@
 import { leftOut } from '../core/pack/select.js';
 import { type Diagnostic, error } from '../core/text/diagnostics.js';
 import { byteOrder } from '../core/text/text.js';
-import { fileTooLarge, specialFile, tooManyFiles } from './limits.js';
+import { fileTooLarge, packTooLarge, specialFile } from './limits.js';
+import type { Slices } from './slices.js';
 
 // A small POSIX tar (ustar, with pax `path` records for long names) writer and a strict
 // reader for pack bundles. The writer is deterministic: entries sorted by path, regular
@@ -9,7 +10,9 @@ import { fileTooLarge, specialFile, tooManyFiles } from './limits.js';
 // long-name archives (so `tar -czf pack.tgz -C pack .` works too) and refuses what a
 // pack directory could not hold: absolute or `..` paths, names that are not UTF-8 (the
 // folder reader refuses those too), links, devices, FIFOs, duplicate paths, a path that is
-// both a file and a folder, entries over the size limit, and archives cut short.
+// both a file and a folder, entries over the size limit, and archives cut short. Every
+// entry counts against the entry and byte limits, whatever its kind (extended headers,
+// hidden files, links): an archive costs at most its limits to read.
 
 /** One regular file of an archive. */
 export interface TarFile {
@@ -20,8 +23,16 @@ export interface TarFile {
 export interface TarLimits {
   /** Entries over this many bytes are refused with FILE_TOO_LARGE (their path in `refused`). */
   maxFileBytes: number;
-  /** More entries than this is TOO_MANY_FILES. */
+  /**
+   * More entries than this is TOO_MANY_FILES: every header of the archive (files,
+   * folders, links, hidden entries, extended headers) and every folder its paths imply.
+   */
   maxEntries: number;
+  /**
+   * Headers (512 bytes each), extended headers and the data of every entry adding up to
+   * more bytes than this is PACK_TOO_LARGE.
+   */
+  maxBytes: number;
   /** Hidden folder names whose files are read (other hidden entries are skipped). */
   hidden?: ReadonlySet<string>;
 }
@@ -55,34 +66,40 @@ export function writeTar(files: readonly TarFile[]): Uint8Array {
 }
 
 /**
- * Reads a tar archive's regular files. Never throws: every problem is a diagnostic
- * (BUNDLE_BAD_PATH, BUNDLE_LINK, SPECIAL_FILE, BUNDLE_BAD_ENTRY, BUNDLE_CORRUPT,
- * BUNDLE_TRUNCATED, TOO_MANY_FILES, FILE_TOO_LARGE). Entries whose path has a part starting with `.`
- * (or a `node_modules` part) are not looked at, as a pack directory's hidden files are not,
- * but for folders named in `hidden`; `maxEntries` counts the files and folders left, as a
- * folder read counts them (extended headers are not entries).
+ * Reads a tar archive's regular files. Never throws on its content: every problem is a
+ * diagnostic (BUNDLE_BAD_PATH, BUNDLE_LINK, SPECIAL_FILE, BUNDLE_BAD_ENTRY,
+ * BUNDLE_CORRUPT, BUNDLE_TRUNCATED, TOO_MANY_FILES, PACK_TOO_LARGE, FILE_TOO_LARGE).
+ * Entries whose path has a part starting with `.` (or a `node_modules` part) are not
+ * looked at, as a pack directory's hidden files are not, but for folders named in
+ * `hidden`; every entry counts against `maxEntries` and `maxBytes` all the same, so no
+ * archive costs more than its limits to read. Given `slices`, the read gives the event
+ * loop a turn whenever a slice is used up, and throws `Slices.TIMED_OUT` past its deadline.
  */
-export function readTar(bytes: Uint8Array, limits: TarLimits): TarRead {
+export async function readTar(bytes: Uint8Array, limits: TarLimits, slices?: Slices): Promise<TarRead> {
   const out: TarRead = { files: new Map(), refused: new Set(), diagnostics: [] };
   const seen = new Set<string>();
   /** Every folder the regular files so far sit in: a file may not have one's path. */
   const folders = new Set<string>();
   let offset = 0;
   let longName: string | undefined;
-  /**
-   * The files and folders the pack holds, counted as a folder read counts them: hidden
-   * entries (a `.git` folder in `tar -C pack .`, macOS `._` files) and extended headers
-   * are not. Every entry is a 512-byte header of an archive bounded in bytes.
-   */
-  const counted = new Set<string>();
-  const count = (path: string): boolean => {
-    if (counted.has(path) || hidden(path, limits.hidden)) return true;
-    counted.add(path);
-    if (counted.size <= limits.maxEntries) return true;
-    out.diagnostics.push(tooManyFiles(limits.maxEntries));
+  /** Entries so far: every header, and each folder a path implies without one of its own. */
+  let entries = 0;
+  /** Bytes so far: every header and every entry's data. */
+  let total = 0;
+  const countEntry = (): boolean => {
+    if (++entries <= limits.maxEntries) return true;
+    out.diagnostics.push(tooManyEntries(limits.maxEntries));
     return false;
   };
+  /** Folders counted (written as an entry, or implied by a path). */
+  const counted = new Set<string>();
+  const countFolder = (path: string): boolean => {
+    if (counted.has(path)) return true;
+    counted.add(path);
+    return countEntry();
+  };
   for (;;) {
+    if (slices?.due) await slices.pause();
     if (offset + BLOCK > bytes.length) {
       out.diagnostics.push(
         error('BUNDLE_TRUNCATED', `archive ends at byte ${bytes.length} without its end-of-archive marker`),
@@ -90,7 +107,7 @@ export function readTar(bytes: Uint8Array, limits: TarLimits): TarRead {
       return out;
     }
     const block = bytes.subarray(offset, offset + BLOCK);
-    if (block.every((b) => b === 0)) return out;
+    if (zeroBlock(block)) return out;
     const at = offset;
     if (!checksumOk(block)) {
       out.diagnostics.push(error('BUNDLE_CORRUPT', `bad tar header checksum at byte ${at}`));
@@ -112,6 +129,13 @@ export function readTar(bytes: Uint8Array, limits: TarLimits): TarRead {
           `archive is cut inside an entry (header at byte ${at} announces ${size} bytes)`,
         ),
       );
+      return out;
+    }
+    // Every entry, whatever it is, counts: its header and its data.
+    if (!countEntry()) return out;
+    total += BLOCK + size;
+    if (total > limits.maxBytes) {
+      out.diagnostics.push(packTooLarge(total, limits.maxBytes));
       return out;
     }
 
@@ -137,7 +161,6 @@ export function readTar(bytes: Uint8Array, limits: TarLimits): TarRead {
           `entry at byte ${at} has a name that is not valid UTF-8 (strata reads file names as UTF-8): rename it`,
         ),
       );
-      if (!count(`\0${at}`)) return out;
       continue;
     }
 
@@ -146,14 +169,15 @@ export function readTar(bytes: Uint8Array, limits: TarLimits): TarRead {
       out.diagnostics.push(
         error('BUNDLE_BAD_PATH', `entry ${JSON.stringify(path)} (byte ${at}) ${checked.problem}`),
       );
-      if (!count(`\0${at}`)) return out;
       continue;
     }
     // A hidden entry is not looked at, as a folder read never lists one: a project's
     // `node_modules/.bin` links or a `.git` folder in `tar -C project .` are no problem.
     if (hidden(checked, limits.hidden)) continue;
-    if (!count(checked)) return out;
-    if (type === '5') continue;
+    if (type === '5') {
+      counted.add(checked);
+      continue;
+    }
     if (type === '1' || type === '2') {
       const target = cString(block.subarray(157, 257));
       out.diagnostics.push(
@@ -197,7 +221,7 @@ export function readTar(bytes: Uint8Array, limits: TarLimits): TarRead {
     seen.add(checked);
     for (const folder of ancestors(checked)) {
       folders.add(folder);
-      if (!count(folder)) return out;
+      if (!countFolder(folder)) return out;
     }
     if (size > limits.maxFileBytes) {
       out.refused.add(checked);
@@ -260,20 +284,45 @@ function paxRecord(key: string, value: string): Uint8Array {
   return encoder.encode(`${length}${body}`);
 }
 
+/**
+ * The `path` of a pax extended header's records (`<length> <key>=<value>\n` each), read
+ * byte by byte: a header of thousands of tiny records costs no string per record.
+ */
 function paxPath(data: Uint8Array): string | undefined {
   let i = 0;
   let path: string | undefined;
   while (i < data.length) {
-    const space = data.indexOf(0x20, i);
-    if (space === -1) break;
-    const length = Number(decoder.decode(data.subarray(i, space)));
-    if (!Number.isSafeInteger(length) || length <= 0 || i + length > data.length) break;
-    const record = data.subarray(space + 1, i + length - 1);
-    const eq = record.indexOf(0x3d);
-    if (eq !== -1 && decoder.decode(record.subarray(0, eq)) === 'path') path = utf8(record.subarray(eq + 1));
+    let length = 0;
+    let j = i;
+    while (j < data.length && j - i < 16 && data[j]! >= 0x30 && data[j]! <= 0x39)
+      length = length * 10 + data[j++]! - 0x30;
+    if (j === i || data[j] !== 0x20 || length <= j - i + 1 || i + length > data.length) break;
+    if (startsWith(data, j + 1, PATH_KEY))
+      path = utf8(data.subarray(j + 1 + PATH_KEY.length, i + length - 1));
     i += length;
   }
   return path;
+}
+
+const PATH_KEY = encoder.encode('path=');
+
+function startsWith(data: Uint8Array, at: number, prefix: Uint8Array): boolean {
+  if (at + prefix.length > data.length) return false;
+  for (let k = 0; k < prefix.length; k++) if (data[at + k] !== prefix[k]) return false;
+  return true;
+}
+
+function zeroBlock(block: Uint8Array): boolean {
+  for (let i = 0; i < block.length; i++) if (block[i] !== 0) return false;
+  return true;
+}
+
+/** TOO_MANY_FILES for an archive: its entries, every one counted. */
+function tooManyEntries(limit: number): Diagnostic {
+  return error(
+    'TOO_MANY_FILES',
+    `the bundle holds more than ${limit} entries (every tar entry counts: files, folders, links, hidden entries, extended headers); the limit is ${limit} (--max-files)`,
+  );
 }
 
 function padded(bytes: Uint8Array): Uint8Array {

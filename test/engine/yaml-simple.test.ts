@@ -50,6 +50,30 @@ describe('parseSimpleYaml', () => {
     ],
     ['a:\nb: 1', { a: null, b: 1 }],
     ['desc: Unïcødé — ok\n', { desc: 'Unïcødé — ok' }],
+    ['a: {b: c}\n', { a: { b: 'c' } }],
+    [
+      'config: { temperature: 0.2, max_tasks: 2, fast: true, none: null }\n',
+      {
+        config: { temperature: 0.2, max_tasks: 2, fast: true, none: null },
+      },
+    ],
+    ['e: {}\n', { e: {} }],
+    [
+      'agents:\n  - id: ada\n    role: developer\n\n  # a comment\n  - id: grace\n    config: { temperature: 0 }\nn: 1\n',
+      {
+        agents: [
+          { id: 'ada', role: 'developer' },
+          { id: 'grace', config: { temperature: 0 } },
+        ],
+        n: 1,
+      },
+    ],
+    [
+      'agents:\n- id: ada\n- plain\n- [a, b]\n- 3\nnext: x\n',
+      { agents: [{ id: 'ada' }, 'plain', ['a', 'b'], 3], next: 'x' },
+    ],
+    ['a:\n- b:\n  - c\n  - d\n- e: f\n', { a: [{ b: ['c', 'd'] }, { e: 'f' }] }],
+    ['a:\n  -   id: x\n      role: y\n', { a: [{ id: 'x', role: 'y' }] }],
   ])('%j reads as the yaml package does', (text, expected) => {
     expect(parseSimpleYaml(text)).toStrictEqual(expected);
     agrees(text);
@@ -66,6 +90,15 @@ describe('parseSimpleYaml', () => {
     'a: x: y\n',
     '---\na: b\n',
     '- a\n',
+    'a:\n-\n  b: c\n',
+    'a:\n- b\n  c\n',
+    'a:\n  - b\n  c: d\n',
+    'a:\n- b: 1\n   c: 2\n',
+    'a:\n- - b\n',
+    'a: {b: {c: d}}\n',
+    'a: {b: c,d: e}\n',
+    'a: {b: c, b: d}\n',
+    'a: {b:c}\n',
     '  a: b\n',
     'a: [x,y]\n',
     'a: [x, null]\n',
@@ -74,7 +107,6 @@ describe('parseSimpleYaml', () => {
     'a: 1e3\n',
     'a: .inf\n',
     'a: |\n  text\n',
-    'a: {b: c}\n',
     'a: b \n',
     '__proto__: x\n',
     'null: x\n',
@@ -121,6 +153,15 @@ describe('parseSimpleYaml', () => {
       ),
       fc.array(word, { maxLength: 4 }).map((items) => `[${items.join(', ')}]`),
       fc.array(word, { maxLength: 3 }).map((items) => `[${items.join(',')}]`),
+      fc
+        .array(
+          fc.tuple(
+            fc.oneof(fc.constantFrom('t', 'model', 'max_tasks'), key),
+            fc.oneof(fc.constantFrom('0.2', '3', 'true', 'null', '{}', 'fast', 'a b'), word),
+          ),
+          { maxLength: 3 },
+        )
+        .map((pairs) => `{${pairs.map(([k, v]) => ` ${k}: ${v}`).join(',')} }`),
     );
     const line = fc.oneof(
       {
@@ -130,18 +171,108 @@ describe('parseSimpleYaml', () => {
       { weight: 2, arbitrary: fc.tuple(fc.nat({ max: 6 }), key).map(([n, k]) => `${' '.repeat(n)}${k}:`) },
       { weight: 1, arbitrary: fc.tuple(fc.nat({ max: 4 }), word).map(([n, w]) => `${' '.repeat(n)}#${w}`) },
       { weight: 1, arbitrary: fc.constantFrom('', '  ', '---', '- x') },
+      {
+        weight: 3,
+        arbitrary: fc
+          .tuple(fc.nat({ max: 6 }), fc.nat({ max: 2 }), key, scalar)
+          .map(([n, s, k, v]) => `${' '.repeat(n)}-${' '.repeat(s)} ${k}: ${v}`),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.tuple(fc.nat({ max: 6 }), scalar).map(([n, v]) => `${' '.repeat(n)}- ${v}`),
+      },
+      { weight: 1, arbitrary: fc.tuple(fc.nat({ max: 6 }), key).map(([n, k]) => `${' '.repeat(n)}- ${k}:`) },
+      { weight: 1, arbitrary: fc.nat({ max: 6 }).map((n) => `${' '.repeat(n)}-`) },
     );
     let answered = 0;
     fc.assert(
       fc.property(fc.array(line, { maxLength: 10 }), fc.boolean(), (lines, newline) => {
         const text = lines.join('\n') + (newline ? '\n' : '');
-        if (parseSimpleYaml(text) !== NOT_SIMPLE) answered++;
+        const value = parseSimpleYaml(text);
+        if (value !== NOT_SIMPLE) {
+          answered++;
+        }
         agrees(text);
       }),
-      { numRuns: 3000 },
+      { numRuns: 4000 },
     );
     // Enough generated texts take the fast path for the comparison to mean something.
     expect(answered).toBeGreaterThan(300);
+  });
+
+  it('agrees with the yaml package on generated flow mappings (property)', () => {
+    const chars = fc.constantFrom(...'aZ09 _-.,:#[]{}\'"!&*?|>%@`~\\/ü'.split(''));
+    const word = fc.oneof(
+      fc.constantFrom('0.2', '3', '007', 'true', 'Null', 'fast', 'a b', 'a:b', '', ' '),
+      fc.string({ unit: chars, maxLength: 6 }),
+    );
+    const key = fc.oneof(fc.constantFrom('t', 'model', 'max_tasks', 'null', 'a-b'), word);
+    let answered = 0;
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(key, fc.constantFrom(': ', ':', ':  ', ' : '), word), { maxLength: 4 }),
+        fc.constantFrom(', ', ',', ' , '),
+        fc.constantFrom(['{', '}'], ['{ ', ' }'], ['{  ', '}']),
+        (pairs, comma, [open, close]) => {
+          const text = `config: ${open}${pairs.map(([k, colon, v]) => `${k}${colon}${v}`).join(comma)}${close}\n`;
+          if (parseSimpleYaml(text) !== NOT_SIMPLE) answered++;
+          agrees(text);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    expect(answered).toBeGreaterThan(300);
+  });
+
+  it('agrees with the yaml package on generated block sequences (property)', () => {
+    const word = fc.constantFrom(
+      'ada',
+      'Role 1',
+      'x: y',
+      'a:b',
+      '3',
+      '0.5',
+      'true',
+      'null',
+      '[a, b]',
+      '{ t: 1 }',
+      '',
+      ' ',
+    );
+    const key = fc.constantFrom('id', 'role', 'team', 'config', 'null', 'a-b');
+    const pairs = fc.array(fc.tuple(key, word), { minLength: 1, maxLength: 3 });
+    // An item: `- k: v` with more keys aligned (or, now and then, misaligned) below, or `- v`.
+    const item = fc.oneof(
+      fc
+        .tuple(fc.nat({ max: 2 }), pairs, fc.constantFrom(0, 0, 0, 1, -1))
+        .map(([gap, kvs, skew]) => (n: number) => {
+          const m = n + 2 + gap;
+          return kvs
+            .map(
+              ([k, v], i) =>
+                `${i === 0 ? `${' '.repeat(n)}-${' '.repeat(1 + gap)}` : ' '.repeat(Math.max(0, m + skew))}${k}:${v === '' ? '' : ` ${v}`}`,
+            )
+            .join('\n');
+        }),
+      word.map((v) => (n: number) => `${' '.repeat(n)}-${v === '' ? '' : ` ${v}`}`),
+      fc.constant((n: number) => `${' '.repeat(n)}# between items`),
+      fc.constant((n: number) => `${' '.repeat(n + 2)}continued`),
+    );
+    let sequences = 0;
+    fc.assert(
+      fc.property(
+        fc.nat({ max: 3 }),
+        fc.array(item, { minLength: 1, maxLength: 5 }),
+        fc.constantFrom('', 'next: x\n', '  deeper: x\n', '- more\n'),
+        (n, items, after) => {
+          const text = `list:\n${items.map((f) => f(n)).join('\n')}\n${after}`;
+          if (parseSimpleYaml(text) !== NOT_SIMPLE) sequences++;
+          agrees(text);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    expect(sequences).toBeGreaterThan(300);
   });
 
   it('answers most generated texts without the full parser (the generator reaches the fast path)', () => {

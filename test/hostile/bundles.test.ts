@@ -1,44 +1,22 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { readPackBundle } from '../../src/source/bundle.js';
+import type { PackLimits } from '../../src/source/limits.js';
 import { readPackDir } from '../../src/source/read-dir.js';
-import { tempDir } from '../helpers.js';
+import { Slices } from '../../src/source/slices.js';
+import { readTar } from '../../src/source/tar.js';
+import { cli, ROOT, tempDir } from '../helpers.js';
+import { entry, pax, paxBomb } from './tar-entries.js';
 
 const enc = new TextEncoder();
 
-/** One raw ustar header (+ data) whose name is given as bytes, checksummed. */
-function entry(name: Uint8Array, data: Uint8Array = new Uint8Array(), type = '0', link = ''): Buffer {
-  const block = new Uint8Array(512);
-  block.set(name.subarray(0, 100), 0);
-  block.set(enc.encode('0000644\0'), 100);
-  block.set(enc.encode('0000000\0'), 108);
-  block.set(enc.encode('0000000\0'), 116);
-  block.set(enc.encode(`${data.length.toString(8).padStart(11, '0')}\0`), 124);
-  block.set(enc.encode('00000000000\0'), 136);
-  block[156] = type.charCodeAt(0);
-  block.set(enc.encode(link), 157);
-  block.set(enc.encode('ustar\u000000'), 257);
-  block.fill(0x20, 148, 156);
-  const sum = block.reduce((a, b) => a + b, 0);
-  block.set(enc.encode(`${sum.toString(8).padStart(6, '0')}\0 `), 148);
-  const padded = new Uint8Array(Math.ceil(data.length / 512) * 512);
-  padded.set(data);
-  return Buffer.concat([block, padded]);
-}
-
-async function read(entries: Buffer[], options: { maxFiles?: number } = {}) {
+async function read(entries: Buffer[], options: PackLimits = {}) {
   const file = join(tempDir('strata-bundle-'), 'pack.tgz');
   writeFileSync(file, gzipSync(Buffer.concat([...entries, new Uint8Array(1024)])));
   return readPackBundle(file, options);
-}
-
-/** A pax extended header (as bsdtar writes for a file's extended attributes) for the next entry. */
-function pax(key: string, value: string): Buffer {
-  const body = ` ${key}=${value}\n`;
-  const record = `${body.length + String(body.length + 3).length}${body}`;
-  return entry(enc.encode('./PaxHeaders/x'), enc.encode(record), 'x');
 }
 
 const BASE = entry(enc.encode('base.md'), enc.encode('Base.\n'));
@@ -98,17 +76,15 @@ describe('bundles of real folders', () => {
     entry(enc.encode('./base.md'), enc.encode('Base.\n')),
   ];
 
-  it('counts files and folders as a folder read does: hidden entries and extended headers are not counted', async () => {
-    // base.md, roles, roles/qa.md: three, as the folder read of the same pack counts.
-    const bundle = await read(folder, { maxFiles: 3 });
+  it('counts every entry of the archive against --max-files: hidden entries and extended headers too', async () => {
+    // 31 headers: the folders, the pax headers, the AppleDouble file, .git and its 20
+    // objects, the links in node_modules, GNU's long link name, the two files.
+    const bundle = await read(folder, { maxFiles: 31 });
     expect(bundle.diagnostics).toEqual([]);
     expect([...bundle.files.keys()].sort()).toEqual(['base.md', 'roles/qa.md']);
-    const dir = tempDir();
-    mkdirSync(join(dir, 'roles'));
-    writeFileSync(join(dir, 'base.md'), 'Base.\n');
-    writeFileSync(join(dir, 'roles', 'qa.md'), 'QA.\n');
-    expect((await readPackDir(dir, { maxFiles: 3 })).diagnostics).toEqual([]);
-    expect((await read(folder, { maxFiles: 2 })).diagnostics.map((d) => d.code)).toEqual(['TOO_MANY_FILES']);
+    const over = await read(folder, { maxFiles: 30 });
+    expect(over.diagnostics.map((d) => d.code)).toEqual(['TOO_MANY_FILES']);
+    expect(over.diagnostics[0]!.message).toContain('every tar entry counts');
   });
 
   it('a link in a hidden or dependency folder is not looked at; one in the pack is still BUNDLE_LINK', async () => {
@@ -128,3 +104,128 @@ describe('bundles of real folders', () => {
     expect(bundle.diagnostics.at(-1)!.code).toBe('TOO_MANY_FILES');
   });
 });
+
+/**
+ * A bundle is read as a folder is: opened without blocking and refused unless it is a
+ * regular file, every entry counted, the archive read in slices within the read timeout,
+ * and an unchanged bundle not read again.
+ */
+describe('bundles read like folders', () => {
+  const BASE_ONLY = () => [BASE];
+
+  it('a FIFO in the bundle’s place is SPECIAL_FILE at once: no thread waits in open() for a writer', async () => {
+    const dir = tempDir('strata-fifo-');
+    const fifo = join(dir, 'pack.tgz');
+    execFileSync('mkfifo', [fifo]);
+    // In a process of its own: a reader that blocked would hold its thread for good.
+    const script = `const { openPack } = await import(${JSON.stringify(join(ROOT, 'src/source/open.ts'))});
+      for (const source of [{ kind: 'bundle', file: process.argv[1] }, { kind: 'dir', dir: process.argv[1] }])
+        console.log((await openPack(source)).diagnostics.map((d) => d.code).join());`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, fifo], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout!.on('data', (d) => {
+      stdout += d;
+    });
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    const code = await Promise.race([exited, sleep(30_000).then(() => 'blocked' as const)]);
+    if (code === 'blocked') child.kill('SIGKILL');
+    expect(code).toBe(0);
+    expect(stdout).toBe('SPECIAL_FILE\nSPECIAL_FILE\n');
+
+    const validate = await cli(['validate', '--dir', fifo]);
+    expect(validate.code).toBe(1);
+    expect(validate.stdout + validate.stderr).toContain('SPECIAL_FILE');
+  });
+
+  it.each([
+    ['global pax headers', () => entry(enc.encode('pax_global_header'), enc.encode('9 a=bcd\n'), 'g')],
+    ['pax headers', () => pax('comment', 'x')],
+    ['GNU long names', () => entry(enc.encode('././@LongLink'), enc.encode('a-long-name.md\0'), 'L')],
+    ['hidden files', () => entry(enc.encode('.hidden/x'), enc.encode('x'))],
+  ])('%s count against --max-files', async (_, make) => {
+    const flood = Array.from({ length: 20 }, make);
+    const over = await read(
+      [...BASE_ONLY(), ...flood, entry(enc.encode('roles/qa.md'), enc.encode('QA.\n'))],
+      {
+        maxFiles: 10,
+      },
+    );
+    expect(over.diagnostics.map((d) => d.code)).toEqual(['TOO_MANY_FILES']);
+    expect(over.files.has('roles/qa.md')).toBe(false);
+  });
+
+  it('extended headers count against --max-pack-bytes: ten of 60 KB are over 512 KiB', async () => {
+    const records = enc.encode(`${'8 aa=bb\n'.repeat(7_500)}`);
+    const headers = Array.from({ length: 10 }, () => entry(enc.encode('PaxHeader'), records, 'x'));
+    const over = await read([...headers, ...BASE_ONLY()], { maxPackBytes: 512 * 1024 });
+    expect(over.diagnostics.map((d) => d.code)).toEqual(['PACK_TOO_LARGE']);
+    expect(over.files.size).toBe(0);
+    // Under the limit, the same archive is read: each header, 512 bytes and its data, counted.
+    expect((await read([...headers, ...BASE_ONLY()], { maxPackBytes: 1024 * 1024 })).diagnostics).toEqual([]);
+  });
+
+  it('the pax-record bomb (150 KB holding 70 MiB of records) is PACK_TOO_LARGE; strata validate exits 1', async () => {
+    const file = join(tempDir('strata-bomb-'), 'pack.tgz');
+    writeFileSync(file, paxBomb(70));
+    expect((await readPackBundle(file)).diagnostics.map((d) => d.code)).toEqual(['PACK_TOO_LARGE']);
+    const validate = await cli(['validate', '--dir', file]);
+    expect(validate.code).toBe(1);
+    expect(validate.stdout + validate.stderr).toContain('PACK_TOO_LARGE');
+    // Allowed more bytes, it is read (in slices), and its one file is there.
+    const allowed = await readPackBundle(file, { maxPackBytes: 128 * 1024 * 1024 });
+    expect(allowed.diagnostics).toEqual([]);
+    expect([...allowed.files.keys()]).toEqual(['base.md']);
+  });
+
+  it('the archive is read in slices: the event loop gets a turn between entries', async () => {
+    const tar = gunzipSync(paxBomb(1));
+    let turns = 0;
+    let reading = true;
+    const turn = () => {
+      turns++;
+      if (reading) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const limits = { maxFileBytes: 1024, maxEntries: 100, maxBytes: 4 * 1024 * 1024 };
+    // Slices of no time at all: a turn after every entry (16 extended headers and the file).
+    const out = await readTar(tar, limits, new Slices(Number.POSITIVE_INFINITY, 0));
+    reading = false;
+    expect([...out.files.keys()]).toEqual(['base.md']);
+    expect(turns).toBeGreaterThanOrEqual(17);
+  });
+
+  it('a read past --read-timeout is READ_TIMEOUT', async () => {
+    const file = join(tempDir('strata-bomb-'), 'pack.tgz');
+    writeFileSync(file, paxBomb(60));
+    const read = await readPackBundle(file, { maxPackBytes: 128 * 1024 * 1024, readTimeoutMs: 1 });
+    expect(read.diagnostics.map((d) => d.code)).toEqual(['READ_TIMEOUT']);
+    expect(read.files.size).toBe(0);
+  });
+
+  it('an unchanged bundle is not read again: the same files come back, after a touch too; a changed one is read', async () => {
+    const file = join(tempDir('strata-bundle-'), 'pack.tgz');
+    writeFileSync(file, gzipSync(Buffer.concat([...BASE_ONLY(), new Uint8Array(1024)])));
+    const first = await readPackBundle(file);
+    expect(first.diagnostics).toEqual([]);
+    expect((await readPackBundle(file)).files).toBe(first.files);
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(file, later, later);
+    expect((await readPackBundle(file)).files).toBe(first.files);
+    // Other limits read it again.
+    expect((await readPackBundle(file, { maxFiles: 99 })).files).not.toBe(first.files);
+    writeFileSync(
+      file,
+      gzipSync(Buffer.concat([entry(enc.encode('base.md'), enc.encode('New.\n')), new Uint8Array(1024)])),
+    );
+    const changed = await readPackBundle(file);
+    expect(changed.files).not.toBe(first.files);
+    expect(new TextDecoder().decode(changed.files.get('base.md'))).toBe('New.\n');
+  });
+});
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}

@@ -16,21 +16,17 @@ describe.concurrent('output to a closed pipe', () => {
     [['compose', '--dir', ROBOCO, '--agent', 'ada'], 0],
     [['compose', '--dir', ROBOCO, '--role', 'nobody'], 1],
     [['compose', '--dir', ROBOCO, '--role'], 2],
-  ])(
-    '%j exits %i with its own status, no stack trace',
-    async (args, status) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/strata.ts'), ...args], {
-        cwd: ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      // Both read ends closed before the command writes: every write fails with EPIPE.
-      child.stdout!.destroy();
-      child.stderr!.destroy();
-      const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-      expect(code).toBe(status);
-    },
-    30_000,
-  );
+  ])('%j exits %i with its own status, no stack trace', async (args, status) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/strata.ts'), ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // Both read ends closed before the command writes: every write fails with EPIPE.
+    child.stdout!.destroy();
+    child.stderr!.destroy();
+    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    expect(code).toBe(status);
+  });
 
   it('serve keeps answering once its log pipe is closed, and stops cleanly', async () => {
     const served = await spawnServe(['--dir', ROBOCO, '--port', '0', '--no-watch']);
@@ -49,5 +45,5 @@ describe.concurrent('output to a closed pipe', () => {
     expect((await fetch(`${served.url}/healthz`)).status).toBe(200);
     expect(await served.stop()).toBe(0);
     expect(stderr).not.toMatch(/EPIPE|Unhandled/);
-  }, 30_000);
+  });
 });

@@ -35,7 +35,7 @@ beforeAll(async () => {
   page.on('console', (m) => {
     if (m.type() === 'error') pageErrors.push(m.text());
   });
-}, 30_000);
+});
 
 afterAll(async () => {
   await browser?.close();

@@ -1,11 +1,15 @@
 import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import pino from 'pino';
 import { expect } from 'vitest';
+import type { Snapshot } from '../../src/core/build/snapshot.js';
+import { compose } from '../../src/core/compose/compose.js';
 import { sha256 } from '../../src/core/text/text.js';
 import { startService } from '../../src/server/node/start.js';
-import { copyFixture, SEP, spawnServe, waitFor } from './helpers.js';
+import { copyFixture, MINI, SEP, spawnServe, waitFor } from './helpers.js';
+import { keysOfStates, type PackState, WriterJournal } from './writer-journal.js';
 
 // The consistency check behind consistency.test.ts (a short run, the service in this
 // process) and consistency.slow.test.ts (the soak: many rewrites, the service in its own
@@ -41,7 +45,11 @@ export interface Load {
 }
 
 export type Rewrite = (version: 'a' | 'b', i: number) => Promise<void>;
-export type Setup = (load: Load, cleanups: Cleanups) => Promise<{ dir: string; rewrite: Rewrite }>;
+export type Setup = (
+  load: Load,
+  cleanups: Cleanups,
+  journal: WriterJournal,
+) => Promise<{ dir: string; rewrite: Rewrite }>;
 export type Cleanups = Array<() => Promise<void>>;
 
 /**
@@ -49,17 +57,17 @@ export type Cleanups = Array<() => Promise<void>>;
  * the old one (as editors and deploy tools do): between the two renames the folder holds
  * a mix of the versions, which the watcher must never serve.
  */
-export const renameSaves: Setup = async (_load, cleanups) => {
+export const renameSaves: Setup = async (_load, cleanups, journal) => {
   const { dir, cleanup } = await copyFixture();
   cleanups.push(cleanup);
+  writeVersion(dir, 'a');
   const rewrite: Rewrite = async (v) => {
     for (const [path, text] of Object.entries(VERSIONS[v])) {
       const temp = join(dir, `${path}.tmp~`);
       writeFileSync(temp, text);
-      renameSync(temp, join(dir, path));
+      journal.step({ [path]: text }, () => renameSync(temp, join(dir, path)));
     }
   };
-  await rewrite('a', 0);
   return { dir, rewrite };
 };
 
@@ -68,23 +76,29 @@ export const renameSaves: Setup = async (_load, cleanups) => {
  * or a non-atomic deploy does), one after the other: between the writes — and within
  * one — the folder holds a mix.
  */
-export const inPlaceWrites: Setup = async (_load, cleanups) => {
+export const inPlaceWrites: Setup = async (_load, cleanups, journal) => {
   const { dir, cleanup } = await copyFixture();
   cleanups.push(cleanup);
+  writeVersion(dir, 'a');
   const rewrite: Rewrite = async (v) => {
-    for (const [path, text] of Object.entries(VERSIONS[v])) writeFileSync(join(dir, path), text);
+    for (const [path, text] of Object.entries(VERSIONS[v]))
+      journal.step({ [path]: text }, () => writeFileSync(join(dir, path), text), { [path]: '' });
   };
-  await rewrite('a', 0);
   return { dir, rewrite };
 };
 
 // The rewriters use synchronous file calls: the clients keep this process's event loop
 // busy, and each awaited call would wait behind their responses.
 
+/** Writes a version's files into a pack folder at once (before the service reads it). */
+function writeVersion(dir: string, v: 'a' | 'b'): void {
+  for (const [path, text] of Object.entries(VERSIONS[v])) writeFileSync(join(dir, path), text);
+}
+
 /**
  * A ConfigMap-style volume: each version is a new timestamped folder (written before the
  * swap, as the kubelet does), swapped in by renaming a ..data_tmp symlink over ..data;
- * the old folder is then deleted.
+ * the old folder is then deleted. Each swap is atomic: never a mix.
  */
 export const configMap: Setup = async (load, cleanups) => {
   const { dir: src, cleanup } = await copyFixture();
@@ -127,7 +141,8 @@ export const configMap: Setup = async (load, cleanups) => {
  * pauses are shorter than the debounce.
  */
 export async function checkConsistency(setup: Setup, load: Load, cleanups: Cleanups): Promise<void> {
-  const { dir, rewrite } = await setup(load, cleanups);
+  const journal = new WriterJournal(QUIET_MS, VERSIONS.a);
+  const { dir, rewrite } = await setup(load, cleanups, journal);
   const manual = load.reload === 'manual';
   const args = ['--dir', dir, '--port', '0', '--debounce', '5', '--poll-interval', '0'];
   if (manual) args.push('--no-watch');
@@ -210,8 +225,15 @@ export async function checkConsistency(setup: Setup, load: Load, cleanups: Clean
   const total = [...seen.values()].reduce((a, b) => a + b, 0);
   expect(failures).toEqual([]);
   expect(total).toBeGreaterThanOrEqual(load.clients * load.answersPerClient);
-  expect([...seen.keys()].filter((s) => !allowed.has(s))).toEqual([]);
-  expect(MIXES.map(sha256).some((s) => seen.has(s))).toBe(false);
+  // Neither version (a mix): allowed only from a state that stood the quiet period.
+  const others = [...seen.keys()].filter((s) => !allowed.has(s));
+  const base = await mkdtemp(join(tmpdir(), 'strata-standing-'));
+  cleanups.push(() => rm(base, { recursive: true, force: true }));
+  const standing =
+    others.length === 0 ? new Set() : await keysOfStates(journal.standing(), base, writeState, keyOf);
+  expect(others.filter((s) => !standing.has(s))).toEqual([]);
+  // A mix that could not have stood the quiet period is never served.
+  expect(MIXES.map(sha256).filter((s) => seen.has(s) && !standing.has(s))).toEqual([]);
   // Each wait saw the other version than the one before it: at least one swap apiece.
   const metrics = await (await fetch(`${service.url}/metrics`)).text();
   const trigger = manual ? 'manual' : 'watch';
@@ -227,6 +249,19 @@ export async function checkConsistency(setup: Setup, load: Load, cleanups: Clean
 // --- internal ---
 
 const TOKEN = 'consistency-token';
+/** The service's quiet period: its debounce (5 ms), raised to the reader's least (20 ms). */
+const QUIET_MS = 20;
+
+/** The pack folder in one state of a rewrite: the fixture with `state`'s files. */
+async function writeState(dir: string, state: PackState): Promise<void> {
+  await cp(MINI, dir, { recursive: true });
+  for (const [path, text] of Object.entries(state)) if (text !== null) await writeFile(join(dir, path), text);
+}
+
+/** What an answer is checked by: its text's sha256. */
+function keyOf(snapshot: Snapshot): string {
+  return sha256(compose(snapshot, { role: 'writer' }).text);
+}
 
 async function inline(dir: string, manual: boolean): Promise<{ url: string; stop(): Promise<unknown> }> {
   const started = await startService({

@@ -63,15 +63,23 @@ export function memoryStore(files: Record<string, string>): {
 }
 
 /**
+ * The least a test waits for a condition before it fails: on a machine whose cores other
+ * work keeps busy, a reload or a child process's start takes tens of seconds. A shorter
+ * bound asked of {@link waitFor} or an event stream is raised to this; the bound only
+ * tells a hang from a slow machine, it never decides a test that passes.
+ */
+export const PATIENCE_MS = 120_000;
+
+/**
  * Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`
- * (generous: a busy machine may be slow, and a test waits for a condition, never a time).
+ * (at least {@link PATIENCE_MS}: a test waits for a condition, never a time).
  */
 export async function waitFor<T>(
   check: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 30_000,
+  timeoutMs = PATIENCE_MS,
   what = 'condition',
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + Math.max(timeoutMs, PATIENCE_MS);
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
@@ -91,8 +99,8 @@ export function eventStream(res: Response): {
   const queue: Array<{ event: string; data: unknown }> = [];
   let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
   return {
-    async next(count = 1, timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
+    async next(count = 1, timeoutMs = PATIENCE_MS) {
+      const deadline = Date.now() + Math.max(timeoutMs, PATIENCE_MS);
       while (queue.length < count) {
         const left = deadline - Date.now();
         if (left <= 0) throw new Error(`timed out waiting for ${count} events (got ${queue.length})`);

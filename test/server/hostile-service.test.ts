@@ -60,7 +60,11 @@ describe('hostile clients', () => {
         body: JSON.stringify({ role: 'writer', ambient }),
       }).then(async (res) => {
         done = true;
-        return { status: res.status, body: (await res.json()) as { tokens: { total: number } } };
+        const body = (await res.json()) as {
+          tokens?: { total: number };
+          diagnostics: Array<{ code: string }>;
+        };
+        return { status: res.status, body };
       });
       let answeredMeanwhile = 0;
       while (!done) {
@@ -71,7 +75,10 @@ describe('hostile clients', () => {
       }
       const { status, body } = await compose;
       expect(status).toBe(200);
-      expect(body.tokens.total).toBeGreaterThan(0);
+      // Counted, or — on a machine whose cores other work keeps busy, where the counting
+      // thread (SCHED_IDLE) waits — answered within its token budget without the counts.
+      if (body.tokens) expect(body.tokens.total).toBeGreaterThan(0);
+      else expect(body.diagnostics.map((d) => d.code)).toContain('TOKEN_BUDGET_EXCEEDED');
       // Not a count within a time: one answer while the count runs shows the loop is free.
       expect(answeredMeanwhile).toBeGreaterThanOrEqual(1);
     }

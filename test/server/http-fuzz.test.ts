@@ -178,7 +178,7 @@ describe('HTTP fuzz', () => {
       }),
       { numRuns: 400, seed: 11, endOnFailure: true },
     );
-  }, 120_000);
+  });
 });
 
 // --- helpers ---

@@ -4,11 +4,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Snapshot } from '../../src/core/build/snapshot.js';
 import { compose } from '../../src/core/compose/compose.js';
 import { startService } from '../../src/server/node/start.js';
 import { SETTLED_MS } from '../../src/source/reuse.js';
 import { FIXTURES } from '../helpers.js';
 import { snapshotOf, waitFor } from './helpers.js';
+import { keysOfStates, type PackState, WriterJournal } from './writer-journal.js';
 
 // Incremental reloads under rewrites: a pack with many settled files (reused by every
 // read) where one file, or many at once, flip between two versions — in place, by
@@ -42,29 +44,42 @@ type Rewrite = (v: Version, i: number, between: () => Promise<void>) => Promise<
 
 /** The pack folder for a version: the fixture, the still files and the version's files. */
 async function writePack(dir: string, v: Version, width: Width): Promise<void> {
+  await writeState(dir, filesOf(v, width));
+}
+
+/** The pack folder in one state of a rewrite: the fixture, the still files and `state`. */
+async function writeState(dir: string, state: PackState): Promise<void> {
   await cp(join(FIXTURES, 'server-mini'), dir, { recursive: true });
   mkdirSync(join(dir, 'notes'), { recursive: true });
   for (let i = 0; i < STILL; i++) writeFileSync(join(dir, 'notes', `still-${i}.md`), `Still note ${i}.\n`);
-  for (const [path, text] of Object.entries(filesOf(v, width))) writeFileSync(join(dir, path), text);
+  for (const [path, text] of Object.entries(state)) if (text !== null) writeFileSync(join(dir, path), text);
 }
+
+/** The service's quiet period (its debounce). */
+const QUIET_MS = 100;
 
 const WRITERS: Record<
   string,
-  (dir: string, width: Width, rewrites: number) => Promise<{ root: string; rewrite: Rewrite }>
+  (
+    dir: string,
+    width: Width,
+    rewrites: number,
+    journal: WriterJournal,
+  ) => Promise<{ root: string; rewrite: Rewrite }>
 > = {
-  'written in place': async (dir, width) => {
+  'written in place': async (dir, width, _rewrites, journal) => {
     await writePack(dir, 'a', width);
     return {
       root: dir,
       rewrite: async (v, _i, between) => {
         for (const [path, text] of Object.entries(filesOf(v, width))) {
-          writeFileSync(join(dir, path), text);
+          journal.step({ [path]: text }, () => writeFileSync(join(dir, path), text), { [path]: '' });
           await between();
         }
       },
     };
   },
-  'rename-saved': async (dir, width) => {
+  'rename-saved': async (dir, width, _rewrites, journal) => {
     await writePack(dir, 'a', width);
     return {
       root: dir,
@@ -74,12 +89,13 @@ const WRITERS: Record<
           const temp = join(dir, dirname(path), `.${path.split('/').pop()}.tmp~`);
           writeFileSync(temp, text);
           await between();
-          renameSync(temp, join(dir, path));
+          journal.step({ [path]: text }, () => renameSync(temp, join(dir, path)));
           await between();
         }
       },
     };
   },
+  // Each swap is atomic: the pack is one whole version or the other, never a mix.
   'swapped as a ConfigMap volume': async (dir, width, rewrites) => {
     // Every version's folder is written up front; a rewrite is the kubelet's swap.
     const staging = `${dir}-staging`;
@@ -115,10 +131,14 @@ async function expected(base: string, width: Width): Promise<Map<string, Version
   for (const v of ['a', 'b'] as const) {
     const dir = join(base, `expected-${v}`);
     await writePack(dir, v, width);
-    const snapshot = await snapshotOf(dir);
-    out.set(`${snapshot.version} ${compose(snapshot, { role: 'writer' }).text}`, v);
+    out.set(keyOf(await snapshotOf(dir)), v);
   }
   return out;
+}
+
+/** What an answer of a version is checked by: its version id and its writer prompt. */
+function keyOf(snapshot: Snapshot): string {
+  return `${snapshot.version} ${compose(snapshot, { role: 'writer' }).text}`;
 }
 
 /**
@@ -138,7 +158,8 @@ export function incrementalConsistency(rewrites: number, widths: readonly Width[
           const base = await mkdtemp(join(tmpdir(), 'strata-incremental-'));
           cleanups.push(() => rm(base, { recursive: true, force: true }));
           const allowed = await expected(base, width);
-          const { root, rewrite } = await setup(join(base, 'pack'), width, rewrites);
+          const journal = new WriterJournal(QUIET_MS, filesOf('a', width));
+          const { root, rewrite } = await setup(join(base, 'pack'), width, rewrites, journal);
           // Let the files settle, as a served pack's have, so unchanged ones are reused.
           await new Promise((r) => setTimeout(r, SETTLED_MS + 200));
           const started = await startService({
@@ -146,8 +167,9 @@ export function incrementalConsistency(rewrites: number, widths: readonly Width[
             env: {},
             port: 0,
             // The quiet period: a rewrite's steps come far closer together than this, so no
-            // state between two of them is ever quiet long enough to be taken on its own.
-            debounceMs: 100,
+            // state between two of them is quiet long enough to be taken on its own —
+            // unless the machine pauses the writer that long (see WriterJournal).
+            debounceMs: QUIET_MS,
             pollMs: 0,
             watch: false,
             adminToken: TOKEN,
@@ -176,13 +198,13 @@ export function incrementalConsistency(rewrites: number, widths: readonly Width[
               failures.push(`${res.status} ${text}`);
               return undefined;
             }
-            const v = allowed.get(`${res.headers.get('x-strata-version')} ${text}`);
-            if (!v)
-              failures.push(
-                `a mix: version ${res.headers.get('x-strata-version')}, text ${JSON.stringify(text)}`,
-              );
+            const key = `${res.headers.get('x-strata-version')} ${text}`;
+            const v = allowed.get(key);
+            if (!v) others.set(key, (others.get(key) ?? 0) + 1);
             return v;
           };
+          /** Answers of neither version: allowed only from a state that stood the quiet period. */
+          const others = new Map<string, number>();
 
           let done = false;
           let answers = 0;
@@ -216,9 +238,12 @@ export function incrementalConsistency(rewrites: number, widths: readonly Width[
           );
           done = true;
           await Promise.all([...clients, ...reloads]);
+          const standing = await keysOfStates(journal.standing(), base, writeState, keyOf);
+          for (const [key, n] of others)
+            if (!standing.has(key)) failures.push(`a mix, ${n} answers: ${JSON.stringify(key)}`);
           expect(failures).toEqual([]);
           expect(answers).toBeGreaterThan(0);
-        }, 120_000);
+        });
       }
     }
   });

@@ -12,7 +12,7 @@ function serveProcess(args: string[], env: Record<string, string> = {}) {
     cwd: ROOT,
     encoding: 'utf8',
     env: { PATH: process.env.PATH, ...env },
-    timeout: 60_000,
+    timeout: 300_000,
   });
 }
 

@@ -23,16 +23,17 @@ export interface Agent {
 const AGENT_KEYS = ['id', 'role', 'team', 'config', 'name', 'description'];
 
 /**
- * Builds the fleet (pure): `fleet.yaml` agents in their written order, then agents whose
- * identity files carry `role` in frontmatter, sorted by id. fleet.yaml wins where both
- * speak; a disagreement is a FLEET_CONFLICT warning.
+ * Builds the fleet (pure), in steps of a few hundred agents (a build yields between them):
+ * `fleet.yaml` agents in their written order, then agents whose identity files carry
+ * `role` in frontmatter, sorted by id. fleet.yaml wins where both speak; a disagreement
+ * is a FLEET_CONFLICT warning.
  */
-export function buildFleet(
+export function* fleetSteps(
   def: FleetDef,
   fleetYaml: ParsedYaml | undefined,
   allPaths: readonly string[],
   frontmatterOf: (path: string) => { meta: Record<string, unknown>; locate: (key: string) => Where },
-): { agents: Agent[]; diagnostics: Diagnostic[] } {
+): Generator<void, { agents: Agent[]; diagnostics: Diagnostic[] }> {
   const diagnostics: Diagnostic[] = [];
   const agents: Agent[] = [];
   const byId = new Map<string, Agent>();
@@ -46,6 +47,7 @@ export function buildFleet(
       );
     } else {
       for (const [i, entry] of list.entries()) {
+        if ((i & 255) === 255) yield;
         const at = fleetYaml.locate(['agents', i]);
         if (!isObject(entry)) {
           diagnostics.push(error('BAD_FLEET', 'each agent must be a mapping', at));
@@ -77,7 +79,8 @@ export function buildFleet(
   if (def.identities) {
     const match = templateMatcher(def.identities);
     const found: Agent[] = [];
-    for (const path of allPaths) {
+    for (const [i, path] of allPaths.entries()) {
+      if ((i & 255) === 255) yield;
       const id = match(path);
       if (id === undefined || !isValidName(id)) continue;
       const { meta, locate } = frontmatterOf(path);

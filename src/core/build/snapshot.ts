@@ -25,7 +25,7 @@ import { resolveSettings } from './build-settings.js';
 import { fleetById } from './derived.js';
 import { alsoDetected, detectPreset, presetPart, withoutRoles } from './detect.js';
 import { Digests } from './digests.js';
-import { buildFleet } from './fleet.js';
+import { fleetSteps } from './fleet.js';
 import {
   type DecodeContext,
   DecodedFile,
@@ -338,7 +338,7 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
       diagnostics.push(namedFileMissing(fleetNamed, 'BAD_FLEET', known, manifest.hidden));
     }
   }
-  const { agents, diagnostics: fd } = buildFleet(manifest.fleet, fleetYaml, filePaths, (p) => ({
+  const { agents, diagnostics: fd } = yield* fleetSteps(manifest.fleet, fleetYaml, filePaths, (p) => ({
     meta: (files.get(p)?.meta as Record<string, unknown>) ?? {},
     locate: (key: string): Where => locateMeta(p, key),
   }));

@@ -8,13 +8,16 @@ import {
   isScalar,
   isSeq,
   type Node,
+  type Pair,
   Parser,
   visit,
+  type YAMLMap,
   YAMLParseError,
   YAMLSeq,
 } from 'yaml';
 import { type Diagnostic, type DiagnosticCode, error, type Where } from './diagnostics.js';
 import { decodeText, isPlainAscii, isWellFormedText, LineIndex } from './text.js';
+import { type ResolvedAliases, resolveAliases, withAliasesExpanded } from './yaml-aliases.js';
 import { TOO_DEEP_MESSAGE, tooDeepAt } from './yaml-nesting.js';
 
 /** A parsed YAML text that can point back at the line and column of any value in it. */
@@ -66,8 +69,16 @@ export interface ParseYamlOptions {
   fast?: FastYaml;
 }
 
-/** A reader of some YAML texts that gives the same value as {@link parseYaml}, faster: see `ParseYamlOptions.fast`. */
-export type FastYaml = (text: string, bytes?: Uint8Array) => { value: unknown } | undefined;
+/**
+ * A reader of some YAML texts that gives the same value as {@link parseYaml}, faster: see
+ * `ParseYamlOptions.fast`. `items`, when given, holds where each item of the value's lists
+ * starts in the text (what the full parser's nodes say), so `locate` finds a list item
+ * without a syntax tree.
+ */
+export type FastYaml = (
+  text: string,
+  bytes?: Uint8Array,
+) => { value: unknown; items?: WeakMap<readonly unknown[], readonly number[]> } | undefined;
 
 /**
  * Parses YAML text without throwing. Syntax errors, duplicate keys and alias bombs become
@@ -84,7 +95,11 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
       : undefined;
   const source = bytes ?? text;
   const simple = options.fast?.(text, bytes);
-  if (simple !== undefined) return new Parsed(source, options, simple.value, NO_PROBLEMS as Diagnostic[]);
+  if (simple !== undefined) {
+    const parsed = new Parsed(source, options, simple.value, NO_PROBLEMS as Diagnostic[]);
+    parsed.items = simple.items;
+    return parsed;
+  }
   const { file, lineOffset = 0, syntaxCode = 'YAML_SYNTAX' } = options;
   const at = whereIn(text, file, lineOffset);
   const doc = parseChecked(text);
@@ -125,14 +140,23 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
     }
   }
   let value: unknown;
+  let aliases: ResolvedAliases | undefined;
+  if (diagnostics.length === repeats.length) {
+    aliases = resolveAliases(doc);
+    const { problem } = aliases;
+    if (problem) diagnostics.push(error('YAML_ALIASES', problem.message, at(problem.offset)));
+  }
   if (diagnostics.length === repeats.length) {
     try {
-      mergeKeysAsPyYaml(doc);
       lastBlockScalarAsWritten(doc, text);
-      value = doc.toJS({ maxAliasCount: 100 });
+      // Aliases are bounded by what they expand to (resolveAliases), not counted here.
+      value = withAliasesExpanded(aliases!, () => {
+        mergeKeysAsPyYaml(doc);
+        return doc.toJS({ maxAliasCount: -1 });
+      });
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
-      const merge = badMerge(doc);
+      const merge = badMerge(doc, aliases!.targets);
       if (merge !== undefined)
         diagnostics.push(
           error(
@@ -171,8 +195,15 @@ const NO_PROBLEMS: readonly Diagnostic[] = Object.freeze([]);
  */
 class Parsed implements ParsedYaml {
   lastKeyWins?: { value: unknown; repeats: RepeatedKey[] };
+  /**
+   * What `locate` needs (the tree, the text, its line starts, each mapping's keys), held
+   * weakly: made once for a run of calls (a fleet's 10,000 agents each located), never
+   * kept alive by the result.
+   */
+  #located: WeakRef<Located> | undefined;
+  /** A fast reader's lists: where each item starts (see {@link FastYaml}). */
+  items: WeakMap<readonly unknown[], readonly number[]> | undefined;
   #doc: WeakRef<Document.Parsed> | undefined;
-  #lines: WeakRef<{ text: string; at: (offset: number) => Where }> | undefined;
   readonly #source: string | Uint8Array;
   readonly #file: string;
   readonly #lineOffset: number;
@@ -191,26 +222,39 @@ class Parsed implements ParsedYaml {
   }
 
   locate(path: readonly PathSegment[], key = false): Where {
-    const file = this.#file;
-    const lineOffset = this.#lineOffset;
-    // The text and its line index, kept while anything still points into them (a check
-    // locating every layer of a large manifest locates thousands of times).
-    let lines = this.#lines?.deref();
-    if (!lines) {
-      const text = typeof this.#source === 'string' ? this.#source : decodeText(this.#source)!;
-      lines = { text, at: whereIn(text, file, lineOffset) };
-      this.#lines = new WeakRef(lines);
-    }
-    let doc = this.#doc?.deref();
-    if (!doc) {
-      const parsed = parseChecked(lines.text);
-      if (typeof parsed === 'number') return lines.at(parsed);
-      doc = parsed;
-      this.#doc = new WeakRef(doc);
-    }
-    const found = findNode(doc.contents, path, key);
-    return found?.range ? lines.at(found.range[0]) : { file, line: 1 + lineOffset, col: 1 };
+    const located = this.#located?.deref() ?? this.#locator();
+    // A sequence item of a fast-path parse: its start is known without a syntax tree.
+    const item = key || !this.items ? undefined : itemStart(this.value, path, this.items);
+    if (item !== undefined) return located.at(item);
+    located.doc ??= this.#tree(located.text);
+    if (typeof located.doc === 'number') return located.at(located.doc);
+    const found = findNode(located.doc.contents, path, key, located.keys);
+    return found?.range
+      ? located.at(found.range[0])
+      : { file: this.#file, line: 1 + this.#lineOffset, col: 1 };
   }
+
+  #locator(): Located {
+    const text = typeof this.#source === 'string' ? this.#source : decodeText(this.#source)!;
+    const located: Located = { text, at: whereIn(text, this.#file, this.#lineOffset), keys: new WeakMap() };
+    this.#located = new WeakRef(located);
+    return located;
+  }
+
+  #tree(text: string): Document.Parsed | number {
+    const doc = this.#doc?.deref() ?? parseChecked(text);
+    if (typeof doc !== 'number') this.#doc = new WeakRef(doc);
+    return doc;
+  }
+}
+
+/** A parse's text with positions and, once needed, its syntax tree (or the offset of its nesting error). */
+interface Located {
+  text: string;
+  doc?: Document.Parsed | number;
+  at: (offset: number) => Where;
+  /** Each mapping looked into: its keys' last pairs, so a lookup is not a scan. */
+  keys: WeakMap<object, Map<string, Pair>>;
 }
 
 /**
@@ -426,9 +470,9 @@ function lastBlockScalarAsWritten(doc: Document.Parsed, text: string): void {
 }
 
 /** The offset of the first `<<` merge key whose value is not a mapping, an alias or a list of them. */
-function badMerge(doc: Document.Parsed): number | undefined {
+function badMerge(doc: Document.Parsed, targets: ReadonlyMap<unknown, Node>): number | undefined {
   let found: number | undefined;
-  const mergeable = (n: unknown) => isMap(n) || (isAlias(n) && isMap(n.resolve(doc)));
+  const mergeable = (n: unknown) => isMap(n) || (isAlias(n) && isMap(targets.get(n)));
   visit(doc.contents as Node, {
     Pair(_, pair) {
       if (found !== undefined) return visit.BREAK;
@@ -442,7 +486,12 @@ function badMerge(doc: Document.Parsed): number | undefined {
   return found;
 }
 
-function findNode(root: unknown, path: readonly PathSegment[], key: boolean): Node | undefined {
+function findNode(
+  root: unknown,
+  path: readonly PathSegment[],
+  key: boolean,
+  keys: WeakMap<object, Map<string, Pair>>,
+): Node | undefined {
   let node: unknown = root;
   let last: Node | undefined = isNode(root) ? root : undefined;
   for (let i = 0; i < path.length; i++) {
@@ -450,9 +499,7 @@ function findNode(root: unknown, path: readonly PathSegment[], key: boolean): No
     const isLast = i === path.length - 1;
     if (isMap(node)) {
       // The last pair with the key: the one a last-key-wins reader keeps.
-      const pair = node.items.findLast(
-        (p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg),
-      );
+      const pair = pairsOf(node, keys).get(String(seg));
       if (!pair) return last;
       if (isLast && key && isNode(pair.key)) return pair.key;
       node = pair.value;
@@ -465,4 +512,32 @@ function findNode(root: unknown, path: readonly PathSegment[], key: boolean): No
     else return last;
   }
   return last;
+}
+
+/** Where the item at `path` starts, when `path` ends at an item of a sequence in `items`. */
+function itemStart(
+  root: unknown,
+  path: readonly PathSegment[],
+  items: WeakMap<readonly unknown[], readonly number[]>,
+): number | undefined {
+  const last = path.at(-1);
+  if (typeof last !== 'number') return undefined;
+  let node = root;
+  for (let i = 0; i < path.length - 1; i++) {
+    const seg = path[i]!;
+    if (Array.isArray(node) && typeof seg === 'number') node = node[seg];
+    else if (isObject(node) && typeof seg === 'string' && Object.hasOwn(node, seg)) node = node[seg];
+    else return undefined;
+  }
+  return Array.isArray(node) ? items.get(node)?.[last] : undefined;
+}
+
+/** A mapping's pairs by key (the last pair of a repeated key), made once per mapping. */
+function pairsOf(map: YAMLMap, keys: WeakMap<object, Map<string, Pair>>): Map<string, Pair> {
+  let byKey = keys.get(map);
+  if (byKey) return byKey;
+  byKey = new Map();
+  for (const p of map.items) if (isPair(p) && isScalar(p.key)) byKey.set(String(p.key.value), p as Pair);
+  keys.set(map, byKey);
+  return byKey;
 }

@@ -3,11 +3,13 @@ import type { FastYaml } from '../../core/text/yaml.js';
 import { MAX_YAML_NESTING } from '../../core/text/yaml-nesting.js';
 
 /**
- * Parses the YAML shapes that make up nearly all of a real pack's frontmatter and role
- * registries, without building a syntax tree: block mappings nested by indentation (keys
- * like `name` or `max_tasks`), whose values are plain one-line scalars (strings, `null`,
- * `true`/`false`, small decimal numbers) or one-line flow sequences of plain strings
- * (`[code, git]`), with blank lines and whole-line comments between them.
+ * Parses the YAML shapes that make up nearly all of a real pack's frontmatter, role
+ * registries and fleets, without building a syntax tree: block mappings nested by
+ * indentation (keys like `name` or `max_tasks`), whose values are plain one-line scalars
+ * (strings, `null`, `true`/`false`, small decimal numbers), one-line flow sequences of
+ * plain strings (`[code, git]`), one-line flow mappings of plain keys and scalars
+ * (`{ temperature: 0.2 }`), or block sequences (`- id: ada` items: mappings or one-line
+ * values), with blank lines and whole-line comments between them.
  *
  * Returns {@link NOT_SIMPLE} for anything else — and for anything the full parser could
  * read differently or report a problem in (a duplicate key, a tab, a trailing comment, a
@@ -18,14 +20,24 @@ import { MAX_YAML_NESTING } from '../../core/text/yaml-nesting.js';
  *
  * `bytes`, when given, are the text itself (plain ASCII, one byte a character): string
  * values of {@link SLICE_MIN} characters or more are copied out of them, so that no value
- * is a slice keeping the whole text alive.
+ * is a slice keeping the whole text alive. `items`, when given, receives each block
+ * sequence read with the offsets where its items start (where the full parser's nodes
+ * start), so a caller can point at a fleet's 10,000th agent without a syntax tree.
  *
  * @example
  * parseSimpleYaml('name: Ada\ntags: [dev, ops]\n'); // { name: 'Ada', tags: ['dev', 'ops'] }
  * parseSimpleYaml('name: "Ada"\n') === NOT_SIMPLE; // quoted: the full parser decides
  */
-export function parseSimpleYaml(text: string, bytes?: Uint8Array): unknown {
-  const parser = new SimpleParser(text, bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
+export function parseSimpleYaml(
+  text: string,
+  bytes?: Uint8Array,
+  items?: WeakMap<readonly unknown[], readonly number[]>,
+): unknown {
+  const parser = new SimpleParser(
+    text,
+    bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length),
+    items,
+  );
   return parser.document();
 }
 
@@ -54,6 +66,8 @@ class SimpleParser {
     private readonly text: string,
     /** The text's bytes, when it is plain ASCII (see {@link parseSimpleYaml}). */
     private readonly bytes?: Buffer,
+    /** Where each block sequence's items start (see {@link parseSimpleYaml}). */
+    private readonly items?: WeakMap<readonly unknown[], readonly number[]>,
   ) {}
 
   document(): unknown {
@@ -122,10 +136,15 @@ class SimpleParser {
       const lineEnd = nl === -1 ? text.length : nl;
       this.pos = nl === -1 ? text.length : nl + 1;
       if (i === lineEnd) {
-        // `key:` alone: a nested mapping when the next content line is deeper, else null.
+        // `key:` alone: a sequence when the next content line is a `- ` item at least as
+        // deep, a nested mapping when it is deeper, else null.
         const next = this.nextContentLine();
         if (next === NOT_SIMPLE) return NOT_SIMPLE;
-        if (next !== undefined && next > indent) {
+        if (next !== undefined && next >= indent && this.dashAt(next)) {
+          const list = this.sequence(next, depth + 1);
+          if (list === NOT_SIMPLE) return NOT_SIMPLE;
+          out[key] = list;
+        } else if (next !== undefined && next > indent) {
           const child = this.mapping(next, depth + 1);
           if (child === NOT_SIMPLE) return NOT_SIMPLE;
           out[key] = child;
@@ -133,7 +152,7 @@ class SimpleParser {
       } else {
         if (text.charCodeAt(i) !== 32) return NOT_SIMPLE;
         while (text.charCodeAt(i) === 32) i++;
-        const value = text.charCodeAt(i) === 91 /* [ */ ? this.flow(i, lineEnd) : this.scalar(i, lineEnd);
+        const value = this.lineValue(i, lineEnd);
         if (value === NOT_SIMPLE) return NOT_SIMPLE;
         out[key] = value;
       }
@@ -142,6 +161,70 @@ class SimpleParser {
       if (next === undefined || next < indent) return out;
       if (next !== indent) return NOT_SIMPLE;
     }
+  }
+
+  /**
+   * A block sequence whose `- ` sits at `indent`, `depth` levels deep; pos at the start of
+   * its first line. Each item is on its dash's line: a mapping (`- id: ada`, its further
+   * keys below, aligned with the first) or a one-line value. It ends at a line less deep,
+   * or as deep without a dash (the next key of a mapping the sequence is not indented in).
+   */
+  private sequence(indent: number, depth: number): unknown[] | typeof NOT_SIMPLE {
+    if (depth > MAX_YAML_NESTING) return NOT_SIMPLE;
+    const { text } = this;
+    const out: unknown[] = [];
+    const starts: number[] = [];
+    for (;;) {
+      let i = this.pos + indent + 2;
+      while (text.charCodeAt(i) === 32) i++;
+      const nl = text.indexOf('\n', i);
+      const lineEnd = nl === -1 ? text.length : nl;
+      // `-` alone (the item on the lines below) or with only spaces: the full parser's.
+      if (i === lineEnd) return NOT_SIMPLE;
+      starts.push(i);
+      if (this.startsMapping(i, lineEnd)) {
+        const item = this.mapping(i - this.pos, depth + 1);
+        if (item === NOT_SIMPLE) return NOT_SIMPLE;
+        out.push(item);
+      } else {
+        const value = this.lineValue(i, lineEnd);
+        if (value === NOT_SIMPLE) return NOT_SIMPLE;
+        out.push(value);
+        this.pos = nl === -1 ? text.length : nl + 1;
+      }
+      const next = this.nextContentLine();
+      if (next === NOT_SIMPLE) return NOT_SIMPLE;
+      // A deeper line continues the last item's value: a multi-line scalar, not simple.
+      if (next !== undefined && next > indent) return NOT_SIMPLE;
+      // The line that ends the sequence is its parent mapping's to judge.
+      if (next === undefined || next < indent || !this.dashAt(indent)) break;
+    }
+    const list = out.slice(); // exact size: a pushed-to array keeps spare room
+    this.items?.set(list, starts);
+    return list;
+  }
+
+  /** Whether the current line holds `- ` at `indent` (a block sequence item). */
+  private dashAt(indent: number): boolean {
+    const at = this.pos + indent;
+    return this.text.charCodeAt(at) === 45 /* - */ && this.text.charCodeAt(at + 1) === 32;
+  }
+
+  /** Whether `key:` (a simple key, then a space or the end of the line) starts at `start`. */
+  private startsMapping(start: number, end: number): boolean {
+    const { text } = this;
+    if (!keyHead(text.charCodeAt(start))) return false;
+    let i = start + 1;
+    while (keyChar(text.charCodeAt(i))) i++;
+    return text.charCodeAt(i) === 58 && (i + 1 === end || text.charCodeAt(i + 1) === 32);
+  }
+
+  /** A value that fills the rest of its line: a flow sequence, a flow mapping or a plain scalar. */
+  private lineValue(start: number, end: number): unknown {
+    const c = this.text.charCodeAt(start);
+    if (c === 91 /* [ */) return this.flow(start, end);
+    if (c === 123 /* { */) return this.flowMapping(start, end);
+    return this.scalar(start, end);
   }
 
   /** A plain one-line scalar in block context, from `start` to the end of its line. */
@@ -198,6 +281,57 @@ class SimpleParser {
       while (text.charCodeAt(i) === 32) i++;
       if (i === close) return NOT_SIMPLE;
     }
+  }
+
+  /**
+   * A one-line flow mapping of simple keys and plain values (`{ temperature: 0.2, model:
+   * fast }`, `{}`): each pair `key: value`, pairs separated by `, `.
+   */
+  private flowMapping(start: number, end: number): unknown {
+    const { text } = this;
+    if (text.charCodeAt(end - 1) !== 125 /* } */) return NOT_SIMPLE;
+    const out: Record<string, unknown> = {};
+    let i = start + 1;
+    const close = end - 1;
+    while (text.charCodeAt(i) === 32) i++;
+    if (i === close) return out;
+    for (;;) {
+      const keyStart = i;
+      if (!keyHead(text.charCodeAt(i))) return NOT_SIMPLE;
+      i++;
+      while (keyChar(text.charCodeAt(i))) i++;
+      if (text.charCodeAt(i) !== 58 || text.charCodeAt(i + 1) !== 32) return NOT_SIMPLE;
+      const key = text.slice(keyStart, i);
+      if (key === '__proto__' || SPECIAL_WORDS.has(key) || Object.hasOwn(out, key)) return NOT_SIMPLE;
+      i += 2;
+      while (text.charCodeAt(i) === 32) i++;
+      const valueStart = i;
+      while (i < close && text.charCodeAt(i) !== 44 /* , */) i++;
+      let valueEnd = i;
+      while (valueEnd > valueStart && text.charCodeAt(valueEnd - 1) === 32) valueEnd--;
+      const value = this.flowScalar(valueStart, valueEnd);
+      if (value === NOT_SIMPLE) return NOT_SIMPLE;
+      out[key] = value;
+      if (i === close) return out;
+      i++;
+      if (text.charCodeAt(i) !== 32) return NOT_SIMPLE;
+      while (text.charCodeAt(i) === 32) i++;
+      if (i === close) return NOT_SIMPLE;
+    }
+  }
+
+  /** A plain scalar inside a flow collection: a small number, a word of the core schema or text. */
+  private flowScalar(start: number, end: number): unknown {
+    const { text } = this;
+    if (end === start) return NOT_SIMPLE;
+    const first = text.charCodeAt(start);
+    if (first >= 48 && first <= 57) return this.number(start, end);
+    if (!letter(first)) return NOT_SIMPLE;
+    for (let j = start + 1; j < end; j++) if (!flowChar(text.charCodeAt(j))) return NOT_SIMPLE;
+    const word = this.copy(start, end);
+    const special = SPECIAL_WORDS.get(word);
+    if (special !== undefined) return special.value;
+    return this.share(word);
   }
 
   /** A value's characters, as a string of their own (not a view of the text) when long. */
@@ -275,6 +409,7 @@ function wideChar(c: number): boolean {
 
 /** {@link parseSimpleYaml} as the core's YAML parse takes a faster reader (`ParseYamlOptions.fast`). */
 export const fastYaml: FastYaml = (text, bytes) => {
-  const value = parseSimpleYaml(text, bytes);
-  return value === NOT_SIMPLE ? undefined : { value };
+  const items = new WeakMap<readonly unknown[], readonly number[]>();
+  const value = parseSimpleYaml(text, bytes, items);
+  return value === NOT_SIMPLE ? undefined : { value, items };
 };

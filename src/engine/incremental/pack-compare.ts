@@ -143,6 +143,7 @@ export class PackComparer {
     const agents: string[] = [];
     const roles: string[] = [];
     for (const [key, pair] of outcomes) {
+      if (yielder?.due) await yielder.pause();
       const [kind, id] = splitKey(key);
       if (kind === 'default') continue;
       const a = pair.before && beforeRequests.has(key) ? promptFingerprint(pair.before) : undefined;
@@ -161,6 +162,7 @@ export class PackComparer {
       else reached.default = true;
     }
     for (const member of packMembers(current, reached)) {
+      if (yielder?.due) await yielder.pause();
       const pair = outcomes.get(requestKeyOf(member.request));
       if (!pair) continue;
       const removed =

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fleetById } from '../../core/build/derived.js';
 import { splitOf } from '../../core/build/pack-file.js';
 import type { Snapshot } from '../../core/build/snapshot.js';
 import { roleOfSeveralFiles, unknownRole } from '../../core/compose/compose.js';
@@ -101,7 +102,7 @@ export function agentConfig(snapshot: Snapshot, request: AgentConfigRequest): Ag
   if (bad.length > 0) return { ok: false, diagnostics: bad };
   const problems = requestValueProblems(snapshot, request);
   if (problems.length > 0) return { ok: false, diagnostics: problems };
-  const member = request.agent === undefined ? undefined : snapshot.fleet.find((a) => a.id === request.agent);
+  const member = request.agent === undefined ? undefined : fleetById(snapshot).get(request.agent);
   const role = request.role ?? member?.role;
   if (role === undefined) {
     const why =

@@ -1,3 +1,4 @@
+import { fleetById } from '../../core/build/derived.js';
 import type { BuildInput, LoadResult } from '../../core/build/snapshot.js';
 import type { ComposeOutcome } from '../../core/compose/compose.js';
 import { composeMember, memberLabel, packMembers } from '../../core/compose/members.js';
@@ -58,7 +59,7 @@ export const memberComposes: LintCheck = (ctx) => {
   const out: Diagnostic[] = [];
   const combos = settingCombinations(snapshot.manifest.settings, snapshot.settings.values);
   for (const { member, outcome, vars = ctx.vars, standIns = [] } of ctx.members) {
-    const at = snapshot.fleet.find((a) => a.id === member.agent)?.at ?? {};
+    const at = (member.agent === undefined ? undefined : fleetById(snapshot).get(member.agent))?.at ?? {};
     let failure: { outcome: ComposeOutcome; settings?: Record<string, SettingValue> } | undefined;
     if (!outcome.ok) failure = { outcome };
     for (const settings of combos) {
