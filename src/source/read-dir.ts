@@ -20,6 +20,7 @@ import { type Diagnostic, error } from '../core/text/diagnostics.js';
 import { byteOrder } from '../core/text/text.js';
 import { LAYOUTS } from '../layouts/registry.js';
 import { changedSince, EntryHash, FILE_LIKE, isDirect, kind, oddKey } from './entry-identity.js';
+import { FolderStamps } from './folder-stamps.js';
 import type { FileStats } from './kept-files.js';
 import { openPackRoot, type PackRoot } from './layout.js';
 import {
@@ -32,7 +33,7 @@ import {
   tooManyFiles,
 } from './limits.js';
 import { readHinted } from './read-hinted.js';
-import { type FileReuse, fileReuse, KeptFiles, type ReadBase } from './reuse.js';
+import { type FileReuse, fileReuse, KeptFiles, type ReadBase, type ReadSeen } from './reuse.js';
 import { Slices } from './slices.js';
 
 // Reads a pack directory from disk: the only place the core touches the file system.
@@ -94,6 +95,8 @@ export interface DiskPackFiles extends PackFiles {
   newestChangeMs: number;
   /** True when only hinted paths were looked at, on top of the last complete read. */
   hinted?: boolean;
+  /** How many files this read opened to read their bytes (the others' bytes were reused). */
+  filesRead: number;
   /**
    * Folders below the pack root that hold a `.git` entry (a folder or a file: a nested
    * repository, a submodule), in walk order: where Codex's AGENTS.md discovery starts.
@@ -212,6 +215,8 @@ interface Listing {
   folders: Set<string>;
   /** Whether any symlink was met. */
   linked: boolean;
+  /** Each folder's identity (the root's as `''`), taken before it was listed. */
+  stamps: FolderStamps;
 }
 
 /** The limits of one read, and the hidden folder names it walks into. */
@@ -257,13 +262,22 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
   if (limits.hints && base && !pack.data) {
     const hinted = await readHinted(pack.root, limits.hints, base, limits, slices);
     if (hinted) {
-      limits.reuse.keep(pack.root, hinted.entries, hinted.base, ticket);
+      const seen: ReadSeen = {
+        folders: hinted.folders,
+        problems: false,
+        linked: false,
+        gitFolders: base.base.gitFolders ?? [],
+        hidden: limits.hidden,
+      };
+      if (limits.scope) seen.scope = limits.scope;
+      limits.reuse.keep(pack.root, hinted.entries, hinted.base, ticket, seen);
       return {
         ...out,
         files: hinted.files,
         identity: hinted.identity,
         newestChangeMs: hinted.newestChangeMs,
         hinted: true,
+        filesRead: hinted.filesRead,
         ...(base.base.gitFolders ? { gitFolders: base.base.gitFolders } : {}),
       };
     }
@@ -294,13 +308,25 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
     if (out.gitFolders) made.gitFolders = out.gitFolders;
     return made;
   };
+  // What the read saw beside the files: what the poll compares the disk with.
+  const seen = (): ReadSeen => {
+    const made: ReadSeen = {
+      folders: listing.stamps,
+      problems: out.diagnostics.length > 0 || out.refused.size > 0,
+      linked: listing.linked || pack.data !== undefined,
+      gitFolders: out.gitFolders ?? [],
+      hidden: limits.hidden,
+    };
+    if (limits.scope) made.scope = limits.scope;
+    return made;
+  };
   // The files kept for the next read are the read's files.
   if (reading) {
     reading.slab.fit(reading.kept);
     for (const rel of reading.refused) out.refused.add(rel);
     out.diagnostics.push(...reading.problems);
     out.files = reading.kept;
-    limits.reuse.keep(pack.root, reading.kept, simple(), ticket);
+    limits.reuse.keep(pack.root, reading.kept, simple(), ticket, seen());
     return out;
   }
   // Unchanged files come from the reuse cache; the rest are read (and kept for next time).
@@ -320,7 +346,7 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
     if (limits.recheck) out.newestChangeMs = Math.max(out.newestChangeMs, changedSince(f.real));
   }
   out.files = kept;
-  limits.reuse.keep(pack.root, kept, simple(), ticket);
+  limits.reuse.keep(pack.root, kept, simple(), ticket, seen());
   return out;
 }
 
@@ -360,8 +386,12 @@ async function list(
     reading,
     folders: new Set(),
     linked: false,
+    stamps: new FolderStamps(),
+    startedAtMs: Date.now(),
   };
   if (pack.data) state.ids.line(`..data\0${pack.data}`);
+  const rootStat = statSync(pack.root, { throwIfNoEntry: false });
+  if (rootStat) state.stamps.set('', rootStat, state.startedAtMs);
   await walk(out, pack, pack.root, '', new Set([pack.root]), state, limits, slices);
   return {
     pending: state.pending,
@@ -369,6 +399,7 @@ async function list(
     newestChangeMs: state.newest,
     folders: state.folders,
     linked: state.linked,
+    stamps: state.stamps,
   };
 }
 
@@ -383,6 +414,9 @@ interface WalkState {
   reading: Reading | undefined;
   folders: Set<string>;
   linked: boolean;
+  stamps: FolderStamps;
+  /** `Date.now()` when the listing began: every folder stamp counts as taken then. */
+  startedAtMs: number;
 }
 
 async function walk(
@@ -485,6 +519,7 @@ async function walk(
       if (above.has(real)) continue;
       above.add(real);
       state.folders.add(rel);
+      state.stamps.set(rel, st, state.startedAtMs);
       await walk(out, pack, real, rel, above, state, limits, slices);
       above.delete(real);
     } else if (st.isFile()) {
@@ -504,6 +539,7 @@ async function walk(
       }
       const odd = oddKey(isDirect(pack.root, rel, real), real, st, real);
       if (state.reading) {
+        out.filesRead++;
         readNow(rel, real, st, odd, limits.maxFileBytes, state.reading);
         if (limits.recheck) state.newest = Math.max(state.newest, changedSince(real));
       } else {
@@ -544,6 +580,7 @@ function readListed(
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) return false;
+    out.filesRead++;
     state.ids.entry(rel, real, st, fd);
     const changedMs = Math.max(st.mtimeMs, st.ctimeMs);
     state.newest = Math.max(state.newest, changedMs);
@@ -648,6 +685,7 @@ const SLAB_BYTES = 2 ** 20;
 const SLAB_MAX_FILE = 2 ** 16;
 
 function readOne(out: Building, rel: string, real: string, maxBytes: number): Uint8Array | undefined {
+  out.filesRead++;
   const read = readRegularFileSync(real, rel, maxBytes);
   if ('bytes' in read) return read.bytes;
   out.refused.add(rel);
@@ -686,7 +724,15 @@ function rootIdentity(pack: PackRoot): string {
 type Building = DiskPackFiles;
 
 function empty(root: string): Building {
-  return { root, files: new Map(), refused: new Set(), diagnostics: [], identity: '', newestChangeMs: 0 };
+  return {
+    root,
+    files: new Map(),
+    refused: new Set(),
+    diagnostics: [],
+    identity: '',
+    newestChangeMs: 0,
+    filesRead: 0,
+  };
 }
 
 function withDeadline<T>(work: Promise<T>, ms: number, late: () => T): Promise<T> {

@@ -17,6 +17,7 @@ import { leftOut } from '../core/pack/select.js';
 import { byteOrder } from '../core/text/text.js';
 import { LayeredMap } from '../engine/incremental/layered-map.js';
 import { changedSince, EntryHash, FILE_LIKE, oddKey } from './entry-identity.js';
+import type { FolderStamps } from './folder-stamps.js';
 import type { KeptFiles, ReadBase } from './reuse.js';
 import type { Slices } from './slices.js';
 
@@ -42,6 +43,10 @@ export interface HintedRead {
   /** Every file of the pack, for the reuse cache (the next read's base). */
   entries: KeptFiles;
   base: ReadBase;
+  /** The folders' stamps: the last read's, with those of the folders this read listed. */
+  folders: FolderStamps;
+  /** How many files this read opened to read their bytes. */
+  filesRead: number;
 }
 
 /**
@@ -74,13 +79,14 @@ export interface HintedRead {
 export async function readHinted(
   root: string,
   hints: readonly string[],
-  taken: { base: ReadBase; entries: KeptFiles },
+  taken: { base: ReadBase; entries: KeptFiles; folders: FolderStamps },
   limits: HintedLimits,
   slices: Slices,
 ): Promise<HintedRead | undefined> {
   const paths = plainPaths(hints, limits.hidden);
   if (!paths) return undefined;
   const read = new Hinted(root, taken.entries, taken.base.folders, taken.base.bytes, limits, slices);
+  read.stamps = taken.folders.clone();
   read.ids.line(`hinted\0${paths.join('\0')}`);
   try {
     for (const path of paths) {
@@ -99,6 +105,8 @@ export async function readHinted(
     identity: read.ids.digest(),
     newestChangeMs: read.newest,
     entries: read.entries,
+    folders: read.stamps,
+    filesRead: read.filesRead,
     base: {
       folders: read.folders,
       key: taken.base.key,
@@ -140,6 +148,11 @@ function plainPaths(hints: readonly string[], hidden: ReadonlySet<string>): stri
 class Hinted {
   ids = new EntryHash();
   newest = 0;
+  /** Each folder's stamp: a folder listed or walked by this read is stamped as it was just before. */
+  stamps!: FolderStamps;
+  /** Files opened to read their bytes. */
+  filesRead = 0;
+  readonly #startedAtMs = Date.now();
   /** Parent folders of hinted paths: their identity is taken once every path is looked at. */
   #parents = new Set<string>();
   /** Folders known to be plain folders reached without symlinks, during this read. */
@@ -220,6 +233,7 @@ class Hinted {
       if (FILE_LIKE.test(nameOf(rel))) throw FULL;
       this.ids.entry(rel, this.#real(rel), st, this.#real(rel));
       this.#dropFile(rel);
+      this.stamps.set(rel, st, this.#startedAtMs);
       if (this.folders.has(rel)) await this.#relist(rel);
       else await this.#walk(rel);
     } else throw FULL;
@@ -263,6 +277,7 @@ class Hinted {
     try {
       const st = fstatSync(fd);
       if (!st.isFile()) throw FULL;
+      this.filesRead++;
       const size = st.size;
       if (size > this.limits.maxFileBytes) throw FULL;
       this.ids.entry(rel, real, st, fd);
@@ -332,6 +347,7 @@ class Hinted {
     } else if (st.isDirectory()) {
       if (FILE_LIKE.test(nameOf(rel))) throw FULL;
       this.ids.entry(rel, this.#real(rel), st, this.#real(rel));
+      this.stamps.set(rel, st, this.#startedAtMs);
       await this.#walk(rel);
     } else throw FULL;
   }
@@ -364,6 +380,7 @@ class Hinted {
     if (!this.folders.has(rel)) return;
     for (const name of [...this.#childrenOf(rel)]) this.#drop(join(rel, name));
     this.folders.delete(rel);
+    this.stamps.delete(rel);
     this.#plain.delete(rel);
     this.#children!.delete(rel);
     this.#children!.get(parentOf(rel))?.delete(nameOf(rel));
