@@ -61,6 +61,8 @@ export class PackPoll {
   /** No whole read before this time (its share of the last one's cost). */
   #wholeNotBefore = Number.NEGATIVE_INFINITY;
   #closed = false;
+  /** True while the folders are being compared (a check spans turns of the event loop). */
+  #checking = false;
 
   constructor(check: PackCheck, target: PollTarget, subject: PollSubject, options: PollOptions) {
     this.#check = check;
@@ -81,20 +83,24 @@ export class PackPoll {
   // --- internal ---
 
   #armTick(): void {
-    this.#tick = setTimeout(() => this.#onTick(), this.#pollMs);
+    this.#tick = setTimeout(() => void this.#onTick(), this.#pollMs);
     this.#tick.unref();
   }
 
-  #onTick(): void {
+  async #onTick(): Promise<void> {
     if (this.#closed) return;
     this.#armTick();
-    if (!this.#target.idle) return;
+    if (!this.#target.idle || this.#checking) return;
     if (this.#subject.bundle !== undefined) {
       if (!this.#check.sameFiles([this.#subject.bundle])) this.#target.notify(undefined, 'poll');
       return;
     }
     if (!this.#check.sameFiles(this.#subject.external())) this.#target.notify(undefined, 'poll');
-    const found = this.#check.folders();
+    this.#checking = true;
+    const found = await this.#check.folders().finally(() => {
+      this.#checking = false;
+    });
+    if (this.#closed) return;
     if (found === undefined) {
       this.#whole();
       return;

@@ -23,17 +23,49 @@ export interface FolderStats {
 export class FolderStamps {
   #stamps = new Map<string, Stamp>();
 
-  /** Records a folder's identity, taken at `takenAtMs` (`Date.now()` just before its stat). */
+  /**
+   * Records a folder's identity, taken at `takenAtMs` (`Date.now()` just before its stat);
+   * its count of entries stays what it was (0 for a folder not stamped before).
+   */
   set(rel: string, st: FolderStats, takenAtMs: number): void {
     const settled = Math.max(st.mtimeMs, st.ctimeMs) < takenAtMs - SETTLED_MS;
-    this.#stamps.set(rel, { ino: settled ? st.ino : Number.NaN, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs });
+    const entries = this.#stamps.get(rel)?.entries ?? 0;
+    this.#stamps.set(rel, {
+      ino: settled ? st.ino : Number.NaN,
+      mtimeMs: st.mtimeMs,
+      ctimeMs: st.ctimeMs,
+      entries,
+    });
+  }
+
+  /**
+   * How many entries the read found directly in a folder (the files it kept, the folders
+   * it listed): a listing with as many, all of them known, has lost none.
+   */
+  entries(rel: string): number {
+    return this.#stamps.get(rel)?.entries ?? 0;
+  }
+
+  /** Sets a stamped folder's count of entries. */
+  setEntries(rel: string, count: number): void {
+    const stamp = this.#stamps.get(rel);
+    if (stamp) stamp.entries = count;
+  }
+
+  /** Adds to (or takes from) a stamped folder's count of entries. */
+  addEntries(rel: string, delta: number): void {
+    const stamp = this.#stamps.get(rel);
+    if (stamp) stamp.entries += delta;
   }
 
   /** Whether the folder these stats describe is the one stamped, and unchanged since. */
   same(rel: string, st: FolderStats): boolean {
     const stamp = this.#stamps.get(rel);
     return (
-      stamp !== undefined && stamp.ino === st.ino && stamp.mtimeMs === st.mtimeMs && stamp.ctimeMs === st.ctimeMs
+      stamp !== undefined &&
+      stamp.ino === st.ino &&
+      stamp.mtimeMs === st.mtimeMs &&
+      stamp.ctimeMs === st.ctimeMs
     );
   }
 
@@ -64,7 +96,7 @@ export class FolderStamps {
   /** A copy to change. */
   clone(): FolderStamps {
     const copy = new FolderStamps();
-    copy.#stamps = new Map(this.#stamps);
+    for (const [rel, stamp] of this.#stamps) copy.#stamps.set(rel, { ...stamp });
     return copy;
   }
 }
@@ -76,4 +108,6 @@ interface Stamp {
   ino: number;
   mtimeMs: number;
   ctimeMs: number;
+  /** Entries the read found directly in the folder. */
+  entries: number;
 }

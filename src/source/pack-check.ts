@@ -1,10 +1,11 @@
-import { type Dirent, readdirSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { leftOut } from '../core/pack/select.js';
 import { isDirect, oddKey } from './entry-identity.js';
 import { type FileStamps, fileStamps } from './file-stamps.js';
 import type { KeptFiles } from './kept-files.js';
 import { type FileReuse, fileReuse, type LastRead } from './reuse.js';
+import { Slices } from './slices.js';
 
 /** What one slice of the file sweep found (see {@link PackCheck.sweep}). */
 export interface SweepSlice {
@@ -53,8 +54,6 @@ export class PackCheck {
   readonly #stamps: FileStamps;
   /** The next row of the sweep, and the files it runs over. */
   #row = 0;
-  /** Each folder's names as the read found them (made when a folder changed). */
-  #children: { of: LastRead['files' | 'folders'][]; names: Map<string, Set<string>> } | undefined;
 
   constructor(dir: string, options: { reuse?: FileReuse; stamps?: FileStamps } = {}) {
     this.#dir = resolve(dir);
@@ -65,12 +64,15 @@ export class PackCheck {
   /**
    * The paths whose entries changed since the last read, found from the folders' identities
    * (see {@link PackCheck}); [] when none did, undefined when only a whole read can say.
+   * Runs in slices, giving the event loop a turn between them.
    */
-  folders(): string[] | undefined {
+  async folders(): Promise<string[] | undefined> {
     const last = this.#last();
     if (!last) return undefined;
+    const slices = new Slices(Number.POSITIVE_INFINITY, SLICE_MS);
     const changed: string[] = [];
     for (const folder of [...last.folders.keys()]) {
+      if (slices.due) await slices.pause();
       const takenAtMs = Date.now();
       const st = statSync(this.#real(last, folder), { throwIfNoEntry: false });
       if (st?.isDirectory() && last.folders.same(folder, st)) continue;
@@ -82,7 +84,7 @@ export class PackCheck {
         changed.push(folder);
         continue;
       }
-      const differ = this.#namesThatDiffer(last, folder);
+      const differ = await this.#namesThatDiffer(last, folder, slices);
       if (differ === undefined) return undefined;
       if (differ.length === 0) last.folders.set(folder, st, takenAtMs);
       else changed.push(...differ);
@@ -153,63 +155,57 @@ export class PackCheck {
   }
 
   /**
-   * The paths in `folder` whose entries differ from the read's — a name added or gone, a
-   * file that is a folder now or the other way round, a `.git` marker added or gone —
-   * listed without a `stat` of each entry; undefined when only a read can say (a symlink,
-   * a FIFO, socket or device, a folder that cannot be listed).
+   * The paths in `folder` whose entries differ from the read's — a name added or gone
+   * (fewer names known than the read found there) — listed by name only (no `stat` of
+   * each entry); undefined when only a whole read can say (a folder that cannot be
+   * listed, a `.git` marker added or gone).
    */
-  #namesThatDiffer(last: LastRead, folder: string): string[] | undefined {
-    let entries: Dirent[];
+  async #namesThatDiffer(last: LastRead, folder: string, slices: Slices): Promise<string[] | undefined> {
+    let names: string[];
     try {
-      entries = readdirSync(this.#real(last, folder), { withFileTypes: true });
+      names = readdirSync(this.#real(last, folder));
     } catch {
       return undefined;
     }
-    const kept = this.#namesIn(last, folder);
     const differ: string[] = [];
-    const listed = new Set<string>();
+    let known = 0;
     let marker = false;
-    for (const entry of entries) {
-      const name = entry.name;
+    for (const name of names) {
+      if (slices.due) await slices.pause();
       if (leftOut(name) && !last.hidden.has(name)) {
         if (name === '.git' && folder !== '') marker = true;
         continue;
       }
       const rel = folder === '' ? name : `${folder}/${name}`;
-      if (entry.isFile()) {
-        if (last.scope && !last.scope.has(rel)) continue;
-        listed.add(name);
-        if (!last.files.has(rel)) differ.push(rel);
-      } else if (entry.isDirectory()) {
-        listed.add(name);
-        if (!last.folders.has(rel)) differ.push(rel);
-      } else return undefined;
+      if (last.files.has(rel) || last.folders.has(rel)) known++;
+      else if (!last.scope || last.scope.has(rel) || this.#isFolder(last, rel)) differ.push(rel);
     }
-    for (const name of kept) if (!listed.has(name)) differ.push(folder === '' ? name : `${folder}/${name}`);
-    // A nested repository's marker decides where AGENTS.md discovery starts: its folder is
-    // looked at again (a hinted read cannot tell, and reads the pack whole).
+    // A nested repository's marker decides where AGENTS.md discovery starts: a whole read.
     if (marker !== last.gitFolders.includes(folder)) return undefined;
+    // A name the read found is gone: which one is found from what the read kept (a pass
+    // over its paths, made only then).
+    if (known !== last.folders.entries(folder)) differ.push(...this.#goneFrom(last, folder, names));
     return differ;
   }
 
-  /** The names the last read found directly in a folder (files it kept, folders it listed). */
-  #namesIn(last: LastRead, folder: string): ReadonlySet<string> {
-    const of = this.#children?.of;
-    if (of?.[0] !== last.files || of[1] !== last.folders) {
-      const names = new Map<string, Set<string>>();
-      const add = (rel: string) => {
-        if (rel === '') return;
-        const slash = rel.lastIndexOf('/');
-        const parent = slash === -1 ? '' : rel.slice(0, slash);
-        let set = names.get(parent);
-        if (!set) names.set(parent, (set = new Set()));
-        set.add(rel.slice(slash + 1));
-      };
-      for (const rel of last.files.keys()) add(rel);
-      for (const rel of last.folders.keys()) add(rel);
-      this.#children = { of: [last.files, last.folders], names };
-    }
-    return this.#children!.names.get(folder) ?? EMPTY;
+  /** The paths the last read kept directly in `folder` (files and folders) that `names` lacks. */
+  #goneFrom(last: LastRead, folder: string, names: readonly string[]): string[] {
+    const listed = new Set(names);
+    const prefix = folder === '' ? '' : `${folder}/`;
+    const gone: string[] = [];
+    const look = (rel: string) => {
+      if (rel === '' || !rel.startsWith(prefix)) return;
+      const name = rel.slice(prefix.length);
+      if (!name.includes('/') && !listed.has(name)) gone.push(rel);
+    };
+    for (const rel of last.files.keys()) look(rel);
+    for (const rel of last.folders.keys()) look(rel);
+    return gone;
+  }
+
+  /** Whether an entry is a folder (a folder is walked whatever the read scope). */
+  #isFolder(last: LastRead, rel: string): boolean {
+    return lstatSync(this.#real(last, rel), { throwIfNoEntry: false })?.isDirectory() ?? true;
   }
 
   #real(last: LastRead, rel: string): string {
@@ -221,4 +217,5 @@ export class PackCheck {
 /** Changed files past this many are read as a whole pack. */
 export const MAX_CHANGED = 4096;
 
-const EMPTY: ReadonlySet<string> = new Set();
+/** The longest the folder check runs before the event loop gets a turn (ms). */
+const SLICE_MS = 4;

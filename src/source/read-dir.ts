@@ -392,7 +392,10 @@ async function list(
   if (pack.data) state.ids.line(`..data\0${pack.data}`);
   const rootStat = statSync(pack.root, { throwIfNoEntry: false });
   if (rootStat) state.stamps.set('', rootStat, state.startedAtMs);
-  await walk(out, pack, pack.root, '', new Set([pack.root]), state, limits, slices);
+  state.stamps.setEntries(
+    '',
+    await walk(out, pack, pack.root, '', new Set([pack.root]), state, limits, slices),
+  );
   return {
     pending: state.pending,
     identity: state.ids.digest(),
@@ -429,15 +432,17 @@ async function walk(
   state: WalkState,
   limits: ReadLimits,
   slices: Slices,
-): Promise<void> {
+): Promise<number> {
   let entries: Dirent[];
   try {
     entries = readdirSync(realDir, { withFileTypes: true });
   } catch (e) {
     out.diagnostics.push(error('READ_ERROR', `cannot list folder: ${reason(e)}`, { file: relDir || '.' }));
     state.ids.line(`${relDir}/\0unlistable`);
-    return;
+    return 0;
   }
+  /** Entries of this folder the read keeps (files read, folders walked): see `FolderStamps.entries`. */
+  let kept = 0;
   // Taken after the listing: an entry added, removed or renamed since the read began
   // shows here (the quiet rule then waits), though the entry itself is not seen.
   state.newest = Math.max(state.newest, changedSince(realDir));
@@ -449,7 +454,7 @@ async function walk(
   const direct =
     inDir === (pack.root.endsWith(sep) ? pack.root : pack.root + sep) + (relDir ? relDir + sep : '');
   for (const entry of entries) {
-    if (state.stop) return;
+    if (state.stop) return kept;
     if (leftOut(entry.name) && !limits.hidden.has(entry.name)) {
       // A nested repository's root (seen, never read).
       if (entry.name === '.git' && relDir !== '') {
@@ -466,13 +471,16 @@ async function walk(
     if (++state.count > limits.maxFiles) {
       state.stop = true;
       out.diagnostics.push(tooManyFiles(limits.maxFiles));
-      return;
+      return kept;
     }
     let real = inDir + entry.name;
     if (state.reading && entry.isFile()) {
       const done = readListed(out, rel, real, direct, state, limits);
-      if (done === STOP) return;
-      if (done) continue;
+      if (done === STOP) return kept;
+      if (done) {
+        kept++;
+        continue;
+      }
     }
     let st: Stats;
     if (entry.isSymbolicLink()) state.linked = true;
@@ -520,8 +528,9 @@ async function walk(
       above.add(real);
       state.folders.add(rel);
       state.stamps.set(rel, st, state.startedAtMs);
-      await walk(out, pack, real, rel, above, state, limits, slices);
+      state.stamps.setEntries(rel, await walk(out, pack, real, rel, above, state, limits, slices));
       above.delete(real);
+      kept++;
     } else if (st.isFile()) {
       const changedMs = Math.max(st.mtimeMs, st.ctimeMs);
       state.newest = Math.max(state.newest, changedMs);
@@ -535,7 +544,7 @@ async function walk(
       if (state.total > limits.maxPackBytes) {
         state.stop = true;
         out.diagnostics.push(packTooLarge(state.total, limits.maxPackBytes));
-        return;
+        return kept;
       }
       const odd = oddKey(isDirect(pack.root, rel, real), real, st, real);
       if (state.reading) {
@@ -546,11 +555,13 @@ async function walk(
         const { ino, mtimeMs, ctimeMs } = st;
         state.pending.push({ rel, real, ino, size, mtimeMs, ctimeMs, odd });
       }
+      kept++;
     } else {
       out.refused.add(rel);
       out.diagnostics.push(specialFile(rel, `is a ${kind(st)}`));
     }
   }
+  return kept;
 }
 
 const STOP = Symbol('stop');

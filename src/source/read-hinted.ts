@@ -294,7 +294,10 @@ class Hinted {
       this.#changing().set(rel, kept, st, readAtMs, oddKey(true, real, st, fd));
       this.bytes += kept.length - (before?.length ?? 0);
       if (before) this.#reread.set(rel, kept);
-      else this.#reshaped = true;
+      else {
+        this.#reshaped = true;
+        this.stamps.addEntries(parentOf(rel), 1);
+      }
     } catch (e) {
       throw e === FULL ? e : FULL;
     } finally {
@@ -320,6 +323,7 @@ class Hinted {
       await this.#add(child);
     }
     for (const name of kept) if (!listed.has(name)) this.#drop(join(rel, name));
+    this.#counted(rel, names);
     this.#folderLine(rel);
   }
 
@@ -327,13 +331,26 @@ class Hinted {
   async #walk(rel: string): Promise<void> {
     this.#seen.add(rel);
     this.folders.add(rel);
+    this.stamps.addEntries(parentOf(rel), 1);
     this.#plain.add(rel);
     this.#indexed(rel);
-    for (const [name] of this.#list(rel)) {
+    const names = this.#list(rel);
+    for (const [name] of names) {
       if (this.slices.due) await this.slices.pause();
       await this.#add(join(rel, name));
     }
+    this.#counted(rel, names);
     this.#folderLine(rel);
+  }
+
+  /** Sets a folder's count of entries to those of its listing that the pack now holds. */
+  #counted(rel: string, names: readonly [string, 'file' | 'folder' | 'other'][]): void {
+    let count = 0;
+    for (const [name, type] of names) {
+      const child = join(rel, name);
+      if (type === 'folder' ? this.folders.has(child) : this.entries.has(child)) count++;
+    }
+    this.stamps.setEntries(rel, count);
   }
 
   /** An entry found by listing a folder: read, walked, or FULL for anything else. */
@@ -380,6 +397,7 @@ class Hinted {
     if (!this.folders.has(rel)) return;
     for (const name of [...this.#childrenOf(rel)]) this.#drop(join(rel, name));
     this.folders.delete(rel);
+    this.stamps.addEntries(parentOf(rel), -1);
     this.stamps.delete(rel);
     this.#plain.delete(rel);
     this.#children!.delete(rel);
@@ -389,6 +407,7 @@ class Hinted {
   #dropFile(rel: string): void {
     const kept = this.entries.get(rel);
     if (!kept) return;
+    this.stamps.addEntries(parentOf(rel), -1);
     this.#changing().delete(rel);
     this.bytes -= kept.length;
     this.#reread.delete(rel);

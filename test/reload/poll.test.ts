@@ -17,10 +17,14 @@ afterEach(async () => {
 });
 
 /** A check that answers from a script, and counts what it was asked. */
-function fakeCheck(answers: { folders?: () => string[] | undefined; sweep?: () => SweepSlice; same?: boolean }) {
+function fakeCheck(answers: {
+  folders?: () => string[] | undefined;
+  sweep?: () => SweepSlice;
+  same?: boolean;
+}) {
   const asked = { folders: 0, sweeps: 0, files: 0 };
   const check = {
-    folders: () => {
+    folders: async () => {
       asked.folders++;
       return answers.folders ? answers.folders() : [];
     },
@@ -97,13 +101,22 @@ describe('the backstop poll', () => {
 
     const outside = fakeCheck({ same: false });
     const told = fakeTarget();
-    started(new PackPoll(outside.check, told.target, { external: () => ['/etc/org/defaults.md'] }, { pollMs: 2 }));
+    started(
+      new PackPoll(outside.check, told.target, { external: () => ['/etc/org/defaults.md'] }, { pollMs: 2 }),
+    );
     await waitFor(() => (told.notified.length > 0 ? true : undefined), 30_000, 'a change outside');
     expect(told.notified[0]).toBeUndefined();
 
     const bundle = fakeCheck({ same: false });
     const swapped = fakeTarget();
-    started(new PackPoll(bundle.check, swapped.target, { bundle: '/p/pack.tgz', external: () => [] }, { pollMs: 2 }));
+    started(
+      new PackPoll(
+        bundle.check,
+        swapped.target,
+        { bundle: '/p/pack.tgz', external: () => [] },
+        { pollMs: 2 },
+      ),
+    );
     await waitFor(() => (swapped.notified.length > 0 ? true : undefined), 30_000, 'a bundle change');
     expect(bundle.asked.folders).toBe(0);
   });

@@ -25,7 +25,7 @@ describe('the poll on a settled pack', () => {
       await new Promise((r) => setTimeout(r, SETTLED_MS + 100));
       await readPackDir(dir, { reuse });
       for (const edit of batch) apply(dir, edit);
-      const paths = check.folders();
+      const paths = await check.folders();
       expect(paths).toBeDefined();
       for (;;) {
         const slice = check.sweep(Number.POSITIVE_INFINITY);
@@ -36,7 +36,9 @@ describe('the poll on a settled pack', () => {
       const hinted = await readPackDir(dir, { reuse, hints: paths! });
       expect({ batch, same: observe(hinted) }).toEqual({ batch, same: observe(full) });
       // Opened: only files at or under the paths found.
-      const under = [...full.files.keys()].filter((f) => paths!.some((p) => f === p || f.startsWith(`${p}/`)));
+      const under = [...full.files.keys()].filter((f) =>
+        paths!.some((p) => f === p || f.startsWith(`${p}/`)),
+      );
       expect(hinted.filesRead).toBeLessThanOrEqual(under.length);
     }
   });

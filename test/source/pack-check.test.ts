@@ -20,8 +20,8 @@ afterAll(() => {
 });
 
 /** Everything the check finds: the folders' paths, then a whole sweep's (undefined: read it whole). */
-function found(check: PackCheck): string[] | undefined {
-  const paths = check.folders();
+async function found(check: PackCheck): Promise<string[] | undefined> {
+  const paths = await await check.folders();
   if (paths === undefined) return undefined;
   for (;;) {
     const slice = check.sweep(Number.POSITIVE_INFINITY);
@@ -46,7 +46,7 @@ describe('the poll finds what changed without reading', () => {
           let last: DiskPackFiles = await readPackDir(dir, { reuse });
           for (const batch of batches) {
             for (const edit of batch) apply(dir, edit);
-            const paths = found(check);
+            const paths = await found(check);
             const full = await readPackDir(dir, { reuse: new FileReuse() });
             if (paths === undefined) last = await readPackDir(dir, { reuse });
             else if (paths.length === 0) expect(observe(full)).toEqual(observe(last));
@@ -68,15 +68,15 @@ describe('the poll finds what changed without reading', () => {
     const reuse = new FileReuse();
     const check = new PackCheck(dir, { reuse });
     expect((await readPackDir(dir, { reuse })).filesRead).toBe(8);
-    expect(found(check)).toEqual([]);
-    expect(found(check)).toEqual([]);
+    expect(await found(check)).toEqual([]);
+    expect(await found(check)).toEqual([]);
     writeFileSync(join(dir, 'roles/r1.md'), 'Role 1, rewritten in place.');
     // An editor's save: a new file renamed over the old one (the same names in the folder).
     writeFileSync(join(dir, 'roles/.r2.md.swp'), 'Role 2, saved.');
     renameSync(join(dir, 'roles/.r2.md.swp'), join(dir, 'roles/r2.md'));
     writeFileSync(join(dir, 'teams/deep/new.md'), 'New.');
     rmSync(join(dir, 'teams/t0.md'));
-    const paths = found(check);
+    const paths = await found(check);
     expect(paths).toEqual(['roles/r1.md', 'roles/r2.md', 'teams/deep/new.md', 'teams/t0.md']);
     const read = await readPackDir(dir, { reuse, hints: paths });
     expect(read.hinted).toBe(true);
@@ -97,7 +97,7 @@ describe('the poll finds what changed without reading', () => {
     const stamps = reuse.lastRead(dir)!.folders;
     expect(stamps.same('roles', statSync(join(dir, 'roles')))).toBe(false);
     await settle();
-    expect(check.folders()).toEqual([]);
+    expect(await check.folders()).toEqual([]);
     expect(stamps.same('roles', statSync(join(dir, 'roles')))).toBe(true);
   });
 
@@ -105,16 +105,16 @@ describe('the poll finds what changed without reading', () => {
     const dir = pack();
     const reuse = new FileReuse();
     const check = new PackCheck(dir, { reuse });
-    expect(check.folders()).toBeUndefined();
+    expect(await check.folders()).toBeUndefined();
     expect(check.sweep(Number.POSITIVE_INFINITY)).toEqual({ changed: [], done: true });
 
     // A file over the size limit (refused): whether it is mended only a read can tell.
     writeFileSync(join(dir, 'roles/big.md'), 'x'.repeat(100));
     await readPackDir(dir, { reuse, maxFileBytes: 50 });
-    expect(check.folders()).toBeUndefined();
+    expect(await check.folders()).toBeUndefined();
     rmSync(join(dir, 'roles/big.md'));
     await readPackDir(dir, { reuse, maxFileBytes: 50 });
-    expect(check.folders()).toEqual([]);
+    expect(await check.folders()).toEqual([]);
 
     const base = tempDir('strata-check-link-');
     made.push(base);
@@ -122,11 +122,11 @@ describe('the poll finds what changed without reading', () => {
     symlinkSync(dir, link);
     const linked = new PackCheck(link, { reuse });
     await readPackDir(link, { reuse });
-    expect(linked.folders()).toEqual([]);
+    expect(await linked.folders()).toEqual([]);
     const other = pack();
     rmSync(link);
     symlinkSync(other, link);
-    expect(linked.folders()).toBeUndefined();
+    expect(await linked.folders()).toBeUndefined();
   });
 
   it('a pack read through a symlink is read whole when any folder changed', async () => {
@@ -137,9 +137,9 @@ describe('the poll finds what changed without reading', () => {
     await readPackDir(dir, { reuse });
     await settle();
     await readPackDir(dir, { reuse });
-    expect(check.folders()).toEqual([]);
+    expect(await check.folders()).toEqual([]);
     writeFileSync(join(dir, 'roles/new.md'), 'New.');
-    expect(check.folders()).toBeUndefined();
+    expect(await check.folders()).toBeUndefined();
   });
 
   it('a new folder is a path to look at; a gone one too', async () => {
@@ -150,7 +150,7 @@ describe('the poll finds what changed without reading', () => {
     mkdirSync(join(dir, 'squads/blue'), { recursive: true });
     writeFileSync(join(dir, 'squads/blue/lead.md'), 'Lead.');
     rmSync(join(dir, 'teams/deep'), { recursive: true });
-    expect(check.folders()).toEqual(['squads', 'teams/deep']);
+    expect(await check.folders()).toEqual(['squads', 'teams/deep']);
   });
 });
 
