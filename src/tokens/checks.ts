@@ -2,7 +2,7 @@ import type { Snapshot } from '../core/build/snapshot.js';
 import type { ComposeResult } from '../core/compose/compose.js';
 import { type Member, memberLabel } from '../core/compose/members.js';
 import { type Diagnostic, error, type Where, warning } from '../core/text/diagnostics.js';
-import { analyzeCache } from './cache.js';
+import { fleetPrefix } from './cache.js';
 import { budgetsLocator, tokenConfig } from './config.js';
 import { type TokenizedLayer, withTokens } from './count.js';
 import { composeFleet } from './fleet-composition.js';
@@ -153,8 +153,8 @@ export function cacheOrderDiagnostics(
     .filter((l) => l.state === 'stable')
     .map((l) => l.id);
   const tk = tokenizer ?? getTokenizer(tokenConfig(snapshot).tokenizer);
-  const report = analyzeCache(snapshot, tk, options);
-  const gain = `; shared prefix ${report.prefix.tokens} tokens now, ${report.order.betterPrefixTokens ?? report.prefix.tokens} with the better order (${tk.estimate ? `an estimate for ${tk.name}, ` : ''}${tk.encoding})`;
+  const shared = fleetPrefix(snapshot, tk, options);
+  const gain = `; shared prefix ${shared.prefixTokens} tokens now, ${shared.betterPrefixTokens ?? shared.prefixTokens} with the better order (${tk.estimate ? `an estimate for ${tk.name}, ` : ''}${tk.encoding})`;
   const first = snapshot.manifest.layers.find((l) => l.id === defeating[0]);
   const at: Where = first && !first.at.file?.startsWith('preset:') ? first.at : {};
   const verb = defeating.length === 1 ? ['differs', 'stands'] : ['differ', 'stand'];
