@@ -22,8 +22,8 @@ export interface PollTarget {
 
 /** What the poll watches beside the folder: a bundle, or files outside the pack. */
 export interface PollSubject {
-  /** The bundle file served, when the pack is one (checked instead of the folder). */
-  bundle?: string;
+  /** True when the pack is a bundle file: it is read whole instead of compared. */
+  bundle?: boolean;
   /** Files outside the pack the served snapshot holds (path settings). */
   external(): Iterable<string>;
 }
@@ -32,8 +32,8 @@ export interface PollSubject {
  * The watcher's backstop for events it missed: compares identities with the last read
  * (see {@link PackCheck}) and reads only what changed, so a pack at rest costs next to
  * nothing whatever its size. Every `pollMs`, when the schedule is idle: the pack's folders
- * (a few system calls per folder), a bundle or the files outside the pack; the paths
- * found go to the schedule as events do. Meanwhile every file's identity is swept, a
+ * (a few system calls per folder) and the files outside the pack; the paths found go to
+ * the schedule as events do. A bundle is read whole, as a pack that cannot be compared. Meanwhile every file's identity is swept, a
  * slice of at most `sliceMs` at a time, each slice followed by a pause long enough that
  * the sweep uses at most `share` of a core (a sweep of every file takes `pollMs` or,
  * for a pack too large to sweep in that, as long as the share allows: about 100 s for
@@ -91,8 +91,9 @@ export class PackPoll {
     if (this.#closed) return;
     this.#armTick();
     if (!this.#target.idle || this.#checking) return;
-    if (this.#subject.bundle !== undefined) {
-      if (!this.#check.sameFiles([this.#subject.bundle])) this.#target.notify(undefined, 'poll');
+    // A bundle is one file: read again whole (its read is one `stat` when it is unchanged).
+    if (this.#subject.bundle) {
+      this.#whole();
       return;
     }
     if (!this.#check.sameFiles(this.#subject.external())) this.#target.notify(undefined, 'poll');

@@ -203,12 +203,7 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
   // While files are changing the watcher is on it; the poll compares only a quiet pack.
   const poll =
     pollMs > 0
-      ? new PackPoll(
-          new PackCheck(dir),
-          schedule,
-          { ...(bundle ? { bundle: dir } : {}), external: externalFiles },
-          { pollMs },
-        )
+      ? new PackPoll(new PackCheck(dir), schedule, { bundle, external: externalFiles }, { pollMs })
       : undefined;
 
   return {

@@ -4,7 +4,6 @@ import { gunzip, gzipSync } from 'node:zlib';
 import { presetHiddenFolders } from '../core/build/detect.js';
 import { error } from '../core/text/diagnostics.js';
 import { LAYOUTS } from '../layouts/registry.js';
-import { fileStamps } from './file-stamps.js';
 import { type PackLimits, packTooLarge, resolveLimits } from './limits.js';
 import type { PackFiles } from './read-dir.js';
 import { readTar, writeTar } from './tar.js';
@@ -135,10 +134,7 @@ async function readIdentified(
     out.root = await fs.realpath(file);
     const handle = await fs.open(out.root, 'r');
     try {
-      const takenAtMs = Date.now();
       const st = await handle.stat({ bigint: true });
-      // What a poll compares the bundle with (the path named: a swapped link shows).
-      fileStamps.set(file, st, takenAtMs);
       identity = identityString(st);
       changedMs = Math.max(Number(st.mtimeNs / 1_000_000n), Number(st.ctimeNs / 1_000_000n));
       if (st.size > BigInt(limits.maxPackBytes)) {

@@ -4,9 +4,9 @@ import { SETTLED_MS } from './kept-files.js';
 
 /**
  * The identity (device, inode, size, modification and change times, exactly) of files
- * read whole outside a folder read — a bundle, the files outside a pack that path
- * settings name — as each was when last read, so that a poll can tell whether one
- * changed without reading it. A stamp taken less than {@link SETTLED_MS} after the
+ * read outside a folder read — the files outside a pack that path settings name — as
+ * each was when last read, so that a poll can tell whether one changed without reading
+ * it. A stamp taken less than {@link SETTLED_MS} after the
  * file's last change pins nothing ({@link same} is false until it is read again). At most
  * {@link MAX_STAMPS} files are remembered (the oldest read is forgotten first; a file
  * forgotten is read again).
@@ -39,7 +39,7 @@ export class FileStamps {
 /** Files remembered at once. */
 export const MAX_STAMPS = 256;
 
-/** The process's stamps of files read whole. */
+/** The process's stamps of files read outside a pack. */
 export const fileStamps = new FileStamps();
 
 // --- internal ---

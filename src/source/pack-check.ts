@@ -33,8 +33,8 @@ export interface SweepSlice {
  * - {@link sweep}: each file the read kept, a slice at a time, by a `stat` compared with
  *   the identity its bytes were read with (inode, size, modification and change times):
  *   a file written in place, or replaced under the same name.
- * - {@link sameFiles}: files read whole (a bundle, files outside the pack that path
- *   settings name) by their identity when last read.
+ * - {@link sameFiles}: files outside the pack that path settings name, by their identity
+ *   when last read.
  *
  * A file or folder whose last change was too recent for its identity to pin its content
  * when it was read (`SETTLED_MS`) counts as changed until it is read again. The paths
@@ -118,7 +118,7 @@ export class PackCheck {
     return { changed, done };
   }
 
-  /** Whether each of these files read whole is as it was read (see `FileStamps`). */
+  /** Whether each of these files outside the pack is as it was read (see `FileStamps`). */
   sameFiles(paths: Iterable<string>): boolean {
     for (const path of paths) if (!this.#stamps.same(path)) return false;
     return true;
