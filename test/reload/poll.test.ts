@@ -1,4 +1,4 @@
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tryCompose } from '../../src/core/compose/compose.js';
@@ -8,7 +8,7 @@ import { type LoadRequest, type ReloadOutcome, SnapshotStore } from '../../src/r
 import { watchPack } from '../../src/reload/watch.js';
 import type { PackCheck, SweepSlice } from '../../src/source/pack-check.js';
 import { SETTLED_MS } from '../../src/source/reuse.js';
-import { tempDir, writeFiles } from '../helpers.js';
+import { EXAMPLES, ROOT, tempDir, writeFiles } from '../helpers.js';
 import { waitFor } from '../server/helpers.js';
 
 const stops: Array<() => unknown> = [];
@@ -152,5 +152,34 @@ describe('a watcher that gets no events (the poll alone)', () => {
     const swapped = outcomes.find((o) => o.outcome === 'swapped')!;
     expect(swapped).toMatchObject({ trigger: 'poll', read: 'hinted', filesRead: 1 });
     expect(loads[1]).toEqual({ hints: ['roles/writer.md'] });
+  });
+
+  it('reads the pack whole once a file outside it that a path setting names changed', async () => {
+    const base = tempDir('strata-poll-outside-');
+    stops.push(() => rmSync(base, { recursive: true, force: true }));
+    const pack = join(base, 'pack');
+    const defaults = join(base, 'org', 'defaults.md');
+    cpSync(join(EXAMPLES, 'chorus'), pack, { recursive: true });
+    cpSync(join(ROOT, 'test', 'fixtures', 'org-defaults'), join(base, 'org'), { recursive: true });
+    // Settled files (setup, not a timing assertion): the poll finds nothing in the pack itself.
+    await new Promise((r) => setTimeout(r, SETTLED_MS + 100));
+    const store = new SnapshotStore(
+      stablePackLoader({ dir: pack, env: { CHORUS_DEFAULT_INSTRUCTIONS_PATH: defaults }, quietMs: 20 }),
+    );
+    await store.reload('initial');
+    const watcher = watchPack(pack, store, { debounceMs: 20, pollMs: 10, events: false });
+    stops.push(() => watcher.close());
+    await watcher.ready;
+    writeFileSync(defaults, 'Organisation-wide defaults, revised.\n');
+    await waitFor(
+      () => {
+        const outcome = tryCompose(store.state!.snapshot, { role: 'arbiter' });
+        return outcome.ok && outcome.result.text.endsWith('Organisation-wide defaults, revised.')
+          ? true
+          : undefined;
+      },
+      30_000,
+      'the revised defaults served by the poll',
+    );
   });
 });

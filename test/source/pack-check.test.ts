@@ -154,7 +154,7 @@ describe('the poll finds what changed without reading', () => {
   });
 });
 
-describe('files read whole (a bundle, files outside the pack)', () => {
+describe('files outside the pack that path settings name', () => {
   it('are the same until one is written, replaced or removed', async () => {
     const dir = tempDir('strata-stamps-');
     made.push(dir);

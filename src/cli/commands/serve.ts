@@ -69,7 +69,10 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .option('--port <port>', `port (default: $STRATA_PORT, else ${DEFAULT_PORT}; 0 picks a free one)`)
     .option('--no-watch', 'do not watch the pack (reload only through POST /api/prompts/reload)')
     .option('--debounce <ms>', 'quiet time after a file change before reloading (default 100)')
-    .option('--poll-interval <ms>', 'backstop re-hash of the pack (default 10000; 0 disables)')
+    .option(
+      '--poll-interval <ms>',
+      'backstop for missed file events: compare the pack with its last read this often, reading only what changed (default 10000; 0 disables)',
+    )
     .option(
       '--cors <origin>',
       'allow cross-origin requests from this origin (scheme://host[:port], or *); repeatable (default: $STRATA_CORS, space-separated, else none)',
