@@ -46,13 +46,13 @@ export interface SweepSlice {
  *
  * @example
  * const check = new PackCheck('/etc/strata/prompts');
- * const paths = check.folders(); // [] when nothing changed, undefined: read it whole
+ * const paths = await check.folders(); // [] when nothing changed, undefined: read it whole
  */
 export class PackCheck {
   readonly #dir: string;
   readonly #reuse: FileReuse;
   readonly #stamps: FileStamps;
-  /** The next row of the sweep, and the files it runs over. */
+  /** The row of the last read's files the next slice of the sweep starts at. */
   #row = 0;
 
   constructor(dir: string, options: { reuse?: FileReuse; stamps?: FileStamps } = {}) {
