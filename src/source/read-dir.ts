@@ -17,6 +17,7 @@ import type { ReadScope } from '../core/build/read-scope.js';
 import { leftOut } from '../core/pack/select.js';
 import { type Diagnostic, error } from '../core/text/diagnostics.js';
 import { byteOrder } from '../core/text/text.js';
+import { sameContent } from '../engine/incremental/same-bytes.js';
 import { LAYOUTS } from '../layouts/registry.js';
 import { changedSince, EntryHash, FILE_LIKE, isDirect, kind, oddKey } from './entry-identity.js';
 import { FolderStamps } from './folder-stamps.js';
@@ -292,7 +293,10 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
       continue;
     }
     const readAtMs = Date.now();
-    const bytes = readOne(out, f.rel, f.real, limits.maxFileBytes);
+    const read = readOne(out, f.rel, f.real, limits.maxFileBytes);
+    // The bytes kept, when they are the ones read: the kept range goes on (no change).
+    const before = read && limits.reuse.kept(pack.root, f.rel);
+    const bytes = before && sameContent(before, read) ? before : read;
     if (bytes) kept.add(f.rel, bytes, f, readAtMs, f.odd);
     if (limits.recheck) out.newestChangeMs = Math.max(out.newestChangeMs, changedSince(f.real));
   }

@@ -16,6 +16,7 @@ import type { ReadScope } from '../core/build/read-scope.js';
 import { leftOut } from '../core/pack/select.js';
 import { byteOrder } from '../core/text/text.js';
 import { LayeredMap } from '../engine/incremental/layered-map.js';
+import { sameContent } from '../engine/incremental/same-bytes.js';
 import { changedSince, EntryHash, FILE_LIKE, oddKey } from './entry-identity.js';
 import type { FolderStamps } from './folder-stamps.js';
 import type { KeptFiles, ReadBase } from './reuse.js';
@@ -289,12 +290,15 @@ class Hinted {
         if (bytesRead === 0) break;
         filled += bytesRead;
       }
-      const kept = filled === size ? bytes : bytes.subarray(0, filled);
+      const read = filled === size ? bytes : bytes.subarray(0, filled);
       const before = this.entries.get(rel);
+      // The bytes kept, when they are the ones read: the kept range goes on (no change).
+      const kept = before && sameContent(before, read) ? before : read;
       this.#changing().set(rel, kept, st, readAtMs, oddKey(true, real, st, fd));
       this.bytes += kept.length - (before?.length ?? 0);
-      if (before) this.#reread.set(rel, kept);
-      else {
+      if (before) {
+        if (kept !== before) this.#reread.set(rel, kept);
+      } else {
         this.#reshaped = true;
         this.stamps.addEntries(parentOf(rel), 1);
       }

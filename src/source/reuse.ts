@@ -44,6 +44,11 @@ export class FileReuse {
     return this.#roots.get(root)?.unchanged(rel, st, odd);
   }
 
+  /** The bytes last kept for a file, whatever its identity now (to compare a new read with). */
+  kept(root: string, rel: string): Uint8Array | undefined {
+    return this.#roots.get(root)?.get(rel);
+  }
+
   /** Whether anything is kept for this root (a read of it would find files to reuse). */
   has(root: string): boolean {
     return this.#roots.has(root);

@@ -84,6 +84,26 @@ describe('a hinted read gives what a full read gives', () => {
         expect(sameBytes(bytes, hinted.files.get(path)), path).toBe(true);
   });
 
+  it('a file read again with the bytes it had is handed on as the kept bytes (a hinted or a full read)', async () => {
+    const dir = pack();
+    const reuse = new FileReuse();
+    const first = await readPackDir(dir, { reuse });
+    // Rewritten with the same bytes: another identity, the same content.
+    writeFileSync(join(dir, 'roles/r1.md'), 'Role 1.');
+    writeFileSync(join(dir, 'roles/r2.md'), 'Role 2.');
+    const hinted = await readPackDir(dir, { reuse, hints: ['roles/r1.md'] });
+    expect({ hinted: hinted.hinted, read: hinted.filesRead }).toEqual({ hinted: true, read: 1 });
+    expect(sameBytes(hinted.files.get('roles/r1.md'), first.files.get('roles/r1.md'))).toBe(true);
+    const full = await readPackDir(dir, { reuse });
+    expect(full.filesRead).toBeGreaterThan(0);
+    for (const path of ['roles/r1.md', 'roles/r2.md'])
+      expect(sameBytes(full.files.get(path), first.files.get(path)), path).toBe(true);
+    // Other bytes are new bytes.
+    writeFileSync(join(dir, 'roles/r1.md'), 'Role 1, changed.');
+    const changed = await readPackDir(dir, { reuse, hints: ['roles/r1.md'] });
+    expect(sameBytes(changed.files.get('roles/r1.md'), first.files.get('roles/r1.md'))).toBe(false);
+  });
+
   it('hidden paths it does not walk into are not part of the pack; those it does are', async () => {
     const dir = pack();
     const reuse = new FileReuse();
