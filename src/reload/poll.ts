@@ -96,7 +96,11 @@ export class PackPoll {
       this.#whole();
       return;
     }
-    if (!this.#check.sameFiles(this.#subject.external())) this.#target.notify(undefined, 'poll');
+    // A file outside the pack changed (or cannot be compared: gone, never read): a whole read.
+    if (!this.#check.sameFiles(this.#subject.external())) {
+      this.#whole();
+      return;
+    }
     this.#checking = true;
     const found = await this.#check.folders().finally(() => {
       this.#checking = false;
