@@ -16,7 +16,9 @@ import { machine } from './measure.js';
 // /proc/<pid>/stat: every thread, the token-counting worker included), as a share of one
 // core. Then `--edits` one-line edits of a role file, each timed from the write until the
 // service answers the new bytes (a client fetching that role every 5 ms), each made once
-// the previous one is served; an edit not served within 30 s is counted as such.
+// the previous one is served, with the CPU the service used meanwhile (its fetches
+// included: what the edit costs, whatever else the machine runs); an edit not served
+// within 30 s is counted as such.
 // `--root` runs another checkout's CLI (its bin/strata.ts) on the same packs: the same
 // rows before a change, in the same run.
 
@@ -44,9 +46,9 @@ console.log(`machine: ${machine()}; load average ${load()}; ${new Date().toISOSt
 console.log(`strata: ${ROOT}; poll ${POLL_MS} ms; idle window ${WINDOW_S} s after ${SETTLE_S} s`);
 console.log('');
 console.log(
-  '| roles | agents | files | start-up to ready s | **idle CPU, % of a core** | edit → served p50 ms | max ms | edits not served in 30 s | load average (1 min) start → end |',
+  "| roles | agents | files | start-up to ready s | **idle CPU, % of a core** | edit → served p50 ms | max ms | the service's CPU per edit, p50 ms | edits not served in 30 s | load average (1 min) start → end |",
 );
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const [roles, agents] of ROWS) await row(roles, agents);
 
 async function row(roles: number, agents: number): Promise<void> {
@@ -69,10 +71,12 @@ async function row(roles: number, agents: number): Promise<void> {
     await sleep(WINDOW_S * 1000);
     const share = (cpuTicks(child.pid!) - cpu0) / TICKS / ((performance.now() - w0) / 1000);
     const samples: number[] = [];
+    const cpu: number[] = [];
     let missed = 0;
     for (let e = 0; e < EDITS; e++) {
       const n = (e * 7919) % roles;
       const marker = `Edit ${e} at rest.`;
+      const ticks = cpuTicks(child.pid!);
       const start = performance.now();
       writeFileSync(
         join(dir, 'roles', `role-${n}.md`),
@@ -84,14 +88,16 @@ async function row(roles: number, agents: number): Promise<void> {
         );
         return (await r?.text())?.includes(marker) === true;
       }, EDIT_TIMEOUT_MS);
-      if (served) samples.push(performance.now() - start);
-      else missed++;
+      if (served) {
+        samples.push(performance.now() - start);
+        cpu.push(((cpuTicks(child.pid!) - ticks) / TICKS) * 1000);
+      } else missed++;
     }
-    samples.sort((a, b) => a - b);
-    const p50 = samples.length > 0 ? samples[Math.floor((samples.length - 1) / 2)]!.toFixed(0) : '—';
-    const max = samples.length > 0 ? samples.at(-1)!.toFixed(0) : '—';
+    const p50 = samples.length > 0 ? median(samples).toFixed(0) : '—';
+    const max = samples.length > 0 ? Math.max(...samples).toFixed(0) : '—';
+    const cpuP50 = cpu.length > 0 ? median(cpu).toFixed(0) : '—';
     console.log(
-      `| ${roles.toLocaleString('en-US')} | ${agents.toLocaleString('en-US')} | ${files.toLocaleString('en-US')} | ${startup.toFixed(1)} | **${(share * 100).toFixed(2)}** | ${p50} | ${max} | ${missed} of ${EDITS} | ${loadBefore} → ${os.loadavg()[0]!.toFixed(2)} |`,
+      `| ${roles.toLocaleString('en-US')} | ${agents.toLocaleString('en-US')} | ${files.toLocaleString('en-US')} | ${startup.toFixed(1)} | **${(share * 100).toFixed(2)}** | ${p50} | ${max} | ${cpuP50} | ${missed} of ${EDITS} | ${loadBefore} → ${os.loadavg()[0]!.toFixed(2)} |`,
     );
   } finally {
     await stop(child);
@@ -167,6 +173,10 @@ async function stop(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
   await exited;
   clearTimeout(timer);
+}
+
+function median(xs: number[]): number {
+  return [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 }
 
 function sleep(ms: number): Promise<void> {
