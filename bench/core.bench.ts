@@ -17,7 +17,7 @@ import { loadPack, loadPackStrict } from '../src/source/load.js';
 import { fileReuse } from '../src/source/reuse.js';
 import { acceleratorRows } from './accelerators.js';
 import { generateLayout } from './gen-layouts.js';
-import { BENCH_LIMITS, generatePack } from './gen-pack.js';
+import { agentsFor, BENCH_LIMITS, generatePack } from './gen-pack.js';
 import { compare, cpuClock, machine } from './measure.js';
 import { RAW_READS, readAllSync } from './read-all.js';
 import { reloadRows } from './reload-rows.js';
@@ -34,7 +34,8 @@ import { toolingRows } from './tooling-rows.js';
  *     load of the same pack (`bench/tooling-rows.ts`; `npm run bench:tooling` adds fresh
  *     processes of the built CLI).
  * `--agents N` gives the load and reload packs a fleet of N agents, each with its
- * identity file (default none: every role is a member).
+ * identity file (`--agents roles`: as many as the pack has roles; default none: every
+ * role is a member).
  */
 const out: string[] = [];
 const log = (line: string) => {
@@ -52,7 +53,7 @@ const only = onlyArg === -1 ? undefined : new Set(process.argv[onlyArg + 1]!.spl
 const section = (name: 'compose' | 'accelerators' | 'load' | 'layouts' | 'reload' | 'tooling') =>
   !only || only.has(name);
 const agentsArg = process.argv.indexOf('--agents');
-const AGENTS = agentsArg === -1 ? 0 : Number(process.argv[agentsArg + 1]);
+const AGENTS = agentsArg === -1 ? undefined : process.argv[agentsArg + 1];
 let gcNow: ((options?: { type: 'minor' | 'major' }) => void) | undefined;
 /** The load rows' pair measured after a full collection. */
 const [FULL_FLOOR, FULL_LOAD] = ['readFileSync after a full collection', 'load after a full collection'];
@@ -164,7 +165,10 @@ async function loadRows(): Promise<void> {
   const sizes =
     rolesArg === -1 ? [1000, 10000] : process.argv[rolesArg + 1]!.split(',').map((n) => Number(n));
   log('');
-  const fleet = AGENTS > 0 ? `, a fleet of ${AGENTS.toLocaleString('en-US')} agents with identity files` : '';
+  const fleet =
+    AGENTS === undefined
+      ? ''
+      : `, a fleet of ${AGENTS === 'roles' ? 'as many agents as roles' : `${AGENTS} agents`} with identity files`;
   log(
     `## Pack load (generated roboco-style packs: roles.yaml + 3 files per role${fleet}; load ${loadAverage()})`,
   );
@@ -221,7 +225,7 @@ async function loadRows(): Promise<void> {
   let previous: { bytes: number; rss: number; held: number } | undefined;
   for (const roles of sizes) {
     const dir = mkdtempSync(join(tmpdir(), `strata-bench-${roles}-`));
-    const files = generatePack(dir, roles, AGENTS);
+    const files = generatePack(dir, roles, agentsFor(AGENTS, roles));
     const packBytes = readAllSync(dir);
     const rounds = roles >= 10000 ? 3 : 5;
     // Interleaved rounds: every method once per round, so machine noise hits all alike.

@@ -63,3 +63,12 @@ export const BENCH_LIMITS = {
   maxFiles: 1_000_000,
   readTimeoutMs: 600_000,
 };
+
+/**
+ * A benchmark's `--agents` value: a number of agents, or `roles` for as many agents as
+ * the pack has roles (each size its own fleet).
+ */
+export function agentsFor(value: string | undefined, roles: number): number {
+  if (value === undefined) return 0;
+  return value === 'roles' ? roles : Number(value);
+}

@@ -5,7 +5,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pino from 'pino';
 import { indexPack } from '../src/engine/default-engine.js';
 import { startService } from '../src/server/node.js';
-import { BENCH_LIMITS, generatePack } from './gen-pack.js';
+import { agentsFor, BENCH_LIMITS, generatePack } from './gen-pack.js';
 
 /** How {@link reloadRows} edits and measures. */
 export interface ReloadRowsOptions {
@@ -17,8 +17,11 @@ export interface ReloadRowsOptions {
   backToBack?: boolean;
   /** Change each edited file's frontmatter too (the registry reads it: a full build). */
   meta?: boolean;
-  /** A fleet of this many agents, each with its identity file (default none: every role is a member). */
-  agents?: number;
+  /**
+   * A fleet of this many agents, each with its identity file (`roles`: as many as the pack
+   * has roles; default none: every role is a member).
+   */
+  agents?: string;
   /** Where the table's lines go. */
   log?: (line: string) => void;
 }
@@ -30,7 +33,7 @@ export interface ReloadRowsOptions {
  * watcher, the read, the build and the reload comparison. Prints one table row per size.
  */
 export async function reloadRows(options: ReloadRowsOptions): Promise<void> {
-  const { sizes, edits, backToBack = false, meta = false, agents = 0, log = console.log } = options;
+  const { sizes, edits, backToBack = false, meta = false, log = console.log } = options;
   /** A role file as the generated pack has it (same frontmatter), with a new body. */
   const roleFile = (role: string, marker: string): string => {
     const n = role.slice('role-'.length);
@@ -43,6 +46,7 @@ export async function reloadRows(options: ReloadRowsOptions): Promise<void> {
   log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const roles of sizes) {
     const dir = mkdtempSync(join(os.tmpdir(), `strata-reload-${roles}-`));
+    const agents = agentsFor(options.agents, roles);
     const files = generatePack(dir, roles, agents);
     const t0 = performance.now();
     const started = await startService({

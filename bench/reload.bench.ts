@@ -11,7 +11,7 @@ import { reloadRows } from './reload-rows.js';
 // the background; edits are timed once it is done, as in a service that has been up a
 // while), and the longest the event loop was held during the edits (the same process
 // runs the fetching client, so this is what any request could have waited). `--agents`
-// gives the pack a fleet of N agents with identity files. Each edit is
+// gives the pack a fleet of N agents with identity files (`roles`: one per role). Each edit is
 // made to an idle service: once the previous edit is served, the next waits until no
 // reload has run for 300 ms (the watcher reads once more after a read that saw events
 // arrive during it); `--back-to-back` writes the next edit at once instead.
@@ -33,5 +33,5 @@ await reloadRows({
   edits: Number(arg('--edits', '50')),
   backToBack: process.argv.includes('--back-to-back'),
   meta: process.argv.includes('--meta'),
-  agents: Number(arg('--agents', '0')),
+  agents: process.argv.includes('--agents') ? arg('--agents', '0') : undefined,
 });
