@@ -22,7 +22,7 @@ export interface ToolingRowsOptions {
  * many roles as agents, each agent with its identity file), run in this process through
  * the CLI's own `run(argv, io)` with nothing kept from an earlier read of the packs,
  * against a cold load of the same pack in the same round (the floor: validate reads and
- * builds the pack once, diff twice). The diff compares the pack with a copy whose base.md
+ * builds the pack once, diff twice), in CPU time. The diff compares the pack with a copy whose base.md
  * has one more line, so every member's prompt changes and each gets its own unified diff.
  * Time per member shows whether the work is linear. With the built CLI
  * (`dist/bin/strata.js`), the same commands in a fresh process too, beside `node -e 0`:
@@ -33,7 +33,7 @@ export async function toolingRows(options: ToolingRowsOptions): Promise<void> {
   const dist = join(import.meta.dirname, '..', 'dist', 'bin', 'strata.js');
   const fresh = existsSync(dist);
   log(
-    `| members | files | cold load ms | validate ms | **validate / load** | validate µs per member | diff ms (every member changed) | **diff / (2 × load)** | diff µs per member |${fresh ? ' fresh process: `node -e 0` ms | validate ms | diff ms |' : ''}`,
+    `| members | files | cold load, CPU ms | validate, CPU ms | **validate / load** | validate, CPU µs per member | diff, CPU ms (every member changed) | **diff / (2 × load)** | diff, CPU µs per member |${fresh ? ' fresh process, wall: `node -e 0` ms | validate ms | diff ms |' : ''}`,
   );
   log(
     `| ${Array(fresh ? 12 : 9)
@@ -108,11 +108,16 @@ async function command(argv: string[], expected: number): Promise<void> {
   if (code !== expected) throw new Error(`${argv.join(' ')}: exit ${code}`);
 }
 
+/**
+ * The CPU time (user + system, every thread of this process) `fn` takes, in ms: on a
+ * machine others share, wall time counts the time the process waited for a core.
+ */
 async function timed(fn: () => Promise<void>): Promise<number> {
   fileReuse.clear();
-  const t0 = performance.now();
+  const t0 = process.cpuUsage();
   await fn();
-  return performance.now() - t0;
+  const t = process.cpuUsage(t0);
+  return (t.user + t.system) / 1000;
 }
 
 /** Wall time of a fresh process, in ms (output dropped; a failing run still counts). */
