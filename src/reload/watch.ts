@@ -53,10 +53,10 @@ export interface PackWatcher {
  * for every trigger; a reload that found the pack still changing (PACK_UNSTABLE) is
  * retried with a doubling pause (at most `maxRetryMs`) until one succeeds. When the pack
  * root is itself a symlink (git-sync `--link`, a `current` release link), the link is
- * watched too, and a swap re-aims the watcher at the new folder. A poll is the backstop for
- * missed events: it compares the pack's identities with its last read and reads only
- * what changed, so a pack at rest costs next to nothing (see {@link PackPoll}). Files outside the pack that the snapshot holds (operator-set path settings)
- * are watched too.
+ * watched too, and a swap re-aims the watcher at the new folder. A poll is the backstop
+ * for missed events: it compares the pack's identities with its last read and reads only
+ * what changed, so a pack at rest costs next to nothing (see {@link PackPoll}). Files
+ * outside the pack that the snapshot holds (operator-set path settings) are watched too.
  *
  * The watches do not keep the process alive on their own (a service's server does); a
  * process that only watches keeps something else running, or calls `close()` when done.
