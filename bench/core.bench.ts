@@ -17,10 +17,11 @@ import { loadPack, loadPackStrict } from '../src/source/load.js';
 import { fileReuse } from '../src/source/reuse.js';
 import { acceleratorRows } from './accelerators.js';
 import { generateLayout } from './gen-layouts.js';
-import { BENCH_LIMITS, generatePack } from './gen-pack.js';
+import { agentsFor, BENCH_LIMITS, generatePack } from './gen-pack.js';
 import { compare, cpuClock, machine } from './measure.js';
 import { RAW_READS, readAllSync } from './read-all.js';
 import { reloadRows } from './reload-rows.js';
+import { toolingRows } from './tooling-rows.js';
 
 /**
  * `npm run bench`: the composition core against baselines measured in the same run.
@@ -28,7 +29,13 @@ import { reloadRows } from './reload-rows.js';
  * (2) loading generated packs vs only reading their files (time and peak memory);
  * (3) the crewai, claude-agents and agents-md layouts: compose and load, same baselines;
  * (4) a one-file edit until served, by a running service on the same generated packs
- *     (`bench/reload-rows.ts`; `npm run bench:reload` runs it alone, with more options).
+ *     (`bench/reload-rows.ts`; `npm run bench:reload` runs it alone, with more options);
+ * (5) `strata validate` and `strata diff` of fleets of 500 to 2,000 members against a cold
+ *     load of the same pack (`bench/tooling-rows.ts`; `npm run bench:tooling` adds fresh
+ *     processes of the built CLI).
+ * `--agents N` gives the load and reload packs a fleet of N agents, each with its
+ * identity file (`--agents roles`: as many as the pack has roles; default none: every
+ * role is a member).
  */
 const out: string[] = [];
 const log = (line: string) => {
@@ -38,11 +45,15 @@ const log = (line: string) => {
 
 log(`machine: ${machine()}; ${new Date().toISOString().slice(0, 10)}`);
 
-// `--only compose,accelerators,load,layouts,reload` runs some sections (default: all). `--roles` picks the
-// generated packs' sizes for load and reload (default 1000,10000; add 50000 for the largest).
+// `--only compose,accelerators,load,layouts,reload,tooling` runs some sections (default: all).
+// `--roles` picks the generated packs' sizes for load and reload (default 1000,10000; add 50000
+// for the largest).
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg === -1 ? undefined : new Set(process.argv[onlyArg + 1]!.split(','));
-const section = (name: 'compose' | 'accelerators' | 'load' | 'layouts' | 'reload') => !only || only.has(name);
+const section = (name: 'compose' | 'accelerators' | 'load' | 'layouts' | 'reload' | 'tooling') =>
+  !only || only.has(name);
+const agentsArg = process.argv.indexOf('--agents');
+const AGENTS = agentsArg === -1 ? undefined : process.argv[agentsArg + 1];
 let gcNow: ((options?: { type: 'minor' | 'major' }) => void) | undefined;
 /** The load rows' pair measured after a full collection. */
 const [FULL_FLOOR, FULL_LOAD] = ['readFileSync after a full collection', 'load after a full collection'];
@@ -154,7 +165,13 @@ async function loadRows(): Promise<void> {
   const sizes =
     rolesArg === -1 ? [1000, 10000] : process.argv[rolesArg + 1]!.split(',').map((n) => Number(n));
   log('');
-  log(`## Pack load (generated roboco-style packs: roles.yaml + 3 files per role; load ${loadAverage()})`);
+  const fleet =
+    AGENTS === undefined
+      ? ''
+      : `, a fleet of ${AGENTS === 'roles' ? 'as many agents as roles' : `${AGENTS} agents`} with identity files`;
+  log(
+    `## Pack load (generated roboco-style packs: roles.yaml + 3 files per role${fleet}; load ${loadAverage()})`,
+  );
   log('');
   log(
     `| roles | files | pack bytes | ${Object.keys(RAW_READS).join(' ms | ')} ms | floor | cold load ms | **load / floor** (target <= 2.0) | after a full collection: readFileSync ms | cold load ms | **load / readFileSync** | node alone RSS | raw read RSS | load RSS | **(load RSS - node) / pack bytes** (target <= 3) | **growth: added RSS / added bytes over the previous row** | fresh process: read ms | fresh process: cold load ms | **fresh load / fresh read** | node alone held RSS | load held RSS | young generation: node alone → load | **(held RSS − node) / pack bytes** | **the same without the young generation's growth** (target <= 3) | **held growth** | heap + external the load adds in its own process (median of 3; compiled code's part) | **the same less the constant, per pack byte** (target <= 3) | the same without compiled code | RSS the load adds in its own process, less the young generation's growth (median of 3) | **the same less the constant, per pack byte** (target <= 3) |`,
@@ -208,7 +225,7 @@ async function loadRows(): Promise<void> {
   let previous: { bytes: number; rss: number; held: number } | undefined;
   for (const roles of sizes) {
     const dir = mkdtempSync(join(tmpdir(), `strata-bench-${roles}-`));
-    const files = generatePack(dir, roles);
+    const files = generatePack(dir, roles, agentsFor(AGENTS, roles));
     const packBytes = readAllSync(dir);
     const rounds = roles >= 10000 ? 3 : 5;
     // Interleaved rounds: every method once per round, so machine noise hits all alike.
@@ -302,7 +319,15 @@ if (section('reload')) {
   log('');
   log(`## One-file edit until served (load ${loadAverage()})`);
   log('');
-  await reloadRows({ sizes, edits: 20, log });
+  await reloadRows({ sizes, edits: 20, log, agents: AGENTS });
+}
+
+// (5) validate and diff of a fleet.
+if (section('tooling')) {
+  log('');
+  log(`## validate and diff of a fleet (load ${loadAverage()})`);
+  log('');
+  await toolingRows({ sizes: [500, 1000, 2000], log });
 }
 
 async function layoutRows(): Promise<void> {

@@ -3,10 +3,12 @@ import { join } from 'node:path';
 
 /**
  * Writes a roboco-style pack with `roles` roles: roles.yaml with every record, and per
- * role a role prompt, a tool directive and a verb table, plus base.md and 10 teams.
- * Returns the number of files written.
+ * role a role prompt, a tool directive and a verb table, plus base.md and 10 teams; with
+ * `agents`, a fleet: fleet.yaml listing each agent (role and team) and its identity file
+ * (the same role and team in frontmatter, as examples/roboco has them). Returns the number
+ * of files written.
  */
-export function generatePack(dir: string, roles: number): number {
+export function generatePack(dir: string, roles: number, agents = 0): number {
   mkdirSync(join(dir, 'roles'), { recursive: true });
   mkdirSync(join(dir, 'tools'), { recursive: true });
   mkdirSync(join(dir, '_generated'), { recursive: true });
@@ -35,7 +37,23 @@ export function generatePack(dir: string, roles: number): number {
     );
   }
   writeFileSync(join(dir, 'roles.yaml'), `${records.join('\n')}\n`);
-  return roles * 3 + 12;
+  if (agents > 0) generateFleet(dir, roles, agents);
+  return roles * 3 + 12 + (agents > 0 ? agents + 1 : 0);
+}
+
+/** fleet.yaml and one identity file per agent: agent-i has role-(i mod roles) and team-(i mod 10). */
+function generateFleet(dir: string, roles: number, agents: number): void {
+  mkdirSync(join(dir, 'identities'), { recursive: true });
+  const lines = ['agents:'];
+  for (let a = 0; a < agents; a++) {
+    const [role, team] = [`role-${a % roles}`, `team-${a % 10}`];
+    lines.push(`  - id: agent-${a}`, `    role: ${role}`, `    team: ${team}`);
+    writeFileSync(
+      join(dir, 'identities', `agent-${a}.md`),
+      `---\nrole: ${role}\nteam: ${team}\n---\nYou are agent ${a}, one of the ${team} crew.\n`,
+    );
+  }
+  writeFileSync(join(dir, 'fleet.yaml'), `${lines.join('\n')}\n`);
 }
 
 /** Limits high enough for the largest generated pack (the defaults protect a service, not a benchmark). */
@@ -45,3 +63,12 @@ export const BENCH_LIMITS = {
   maxFiles: 1_000_000,
   readTimeoutMs: 600_000,
 };
+
+/**
+ * A benchmark's `--agents` value: a number of agents, or `roles` for as many agents as
+ * the pack has roles (each size its own fleet).
+ */
+export function agentsFor(value: string | undefined, roles: number): number {
+  if (value === undefined) return 0;
+  return value === 'roles' ? roles : Number(value);
+}

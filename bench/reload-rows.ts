@@ -5,7 +5,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pino from 'pino';
 import { indexPack } from '../src/engine/default-engine.js';
 import { startService } from '../src/server/node/start.js';
-import { BENCH_LIMITS, generatePack } from './gen-pack.js';
+import { agentsFor, BENCH_LIMITS, generatePack } from './gen-pack.js';
 
 /** How {@link reloadRows} edits and measures. */
 export interface ReloadRowsOptions {
@@ -17,6 +17,11 @@ export interface ReloadRowsOptions {
   backToBack?: boolean;
   /** Change each edited file's frontmatter too (the registry reads it: a full build). */
   meta?: boolean;
+  /**
+   * A fleet of this many agents, each with its identity file (`roles`: as many as the pack
+   * has roles; default none: every role is a member).
+   */
+  agents?: string;
   /** Where the table's lines go. */
   log?: (line: string) => void;
 }
@@ -36,12 +41,13 @@ export async function reloadRows(options: ReloadRowsOptions): Promise<void> {
     return `---\n${front}---\n# Role ${n}\n\n${marker}\n`;
   };
   log(
-    '| roles | files | edits | first load ms | member index ms | edit → served p50 ms | p99 ms | max ms | longest event-loop block ms | fetches retried |',
+    '| roles | agents | files | edits | first load ms | member index ms | edit → served p50 ms | p99 ms | max ms | longest event-loop block ms | fetches retried |',
   );
-  log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const roles of sizes) {
     const dir = mkdtempSync(join(os.tmpdir(), `strata-reload-${roles}-`));
-    const files = generatePack(dir, roles);
+    const agents = agentsFor(options.agents, roles);
+    const files = generatePack(dir, roles, agents);
     const t0 = performance.now();
     const started = await startService({
       dir,
@@ -100,7 +106,7 @@ export async function reloadRows(options: ReloadRowsOptions): Promise<void> {
     samples.sort((a, b) => a - b);
     const q = (p: number) => samples[Math.min(samples.length - 1, Math.ceil(p * samples.length) - 1)]!;
     log(
-      `| ${roles.toLocaleString('en-US')} | ${files.toLocaleString('en-US')} | ${edits} | ${firstLoad.toFixed(0)} | ${indexMs.toFixed(0)} | ${q(0.5).toFixed(0)} | ${q(0.99).toFixed(0)} | ${samples.at(-1)!.toFixed(0)} | ${(delay.max / 1e6).toFixed(0)} | ${socketErrors} |`,
+      `| ${roles.toLocaleString('en-US')} | ${agents.toLocaleString('en-US')} | ${files.toLocaleString('en-US')} | ${edits} | ${firstLoad.toFixed(0)} | ${indexMs.toFixed(0)} | ${q(0.5).toFixed(0)} | ${q(0.99).toFixed(0)} | ${samples.at(-1)!.toFixed(0)} | ${(delay.max / 1e6).toFixed(0)} | ${socketErrors} |`,
     );
   }
 }

@@ -42,7 +42,10 @@ export function addReloadOptions(cmd: Command, wording: { pageSize: number; noWa
   return cmd
     .option('--no-watch', wording.noWatch)
     .option('--debounce <ms>', 'quiet time after a file change before reloading (default 100)')
-    .option('--poll-interval <ms>', 'backstop re-hash of the pack (default 10000; 0 disables)')
+    .option(
+      '--poll-interval <ms>',
+      'backstop for missed file events: compare the pack with its last read this often, reading only what changed (default 10000; 0 disables)',
+    )
     .option(
       '--allow-layer-loss',
       'serve a new pack version even when a member would lose a layer, get the fallback text, fail or disappear (default: hold it until POST /api/prompts/reload?accept=<version>, or a restart)',

@@ -34,14 +34,15 @@ export interface Clock {
  * an unstable one) leaves it set and forces one more read once that read is done. Reads
  * wait for `debounceMs` of quiet, but never longer than `maxWaitMs` after the first
  * pending event. A read that saw the pack changing is repeated after a pause that doubles
- * up to `maxRetryMs`; an event brings the pause forward. The poll only reads an idle,
- * quiet pack.
+ * up to `maxRetryMs`; an event brings the pause forward.
  *
  * Events may name the pack path they concern: a read takes the paths named since the
  * last read began as its hints (see {@link PathHints}: over a bound, or after an event
  * naming no path, it is a full read), and events during a read go to the next read's
  * hints. A read that found the pack changing is retried with its hints and any new ones,
- * so no path is lost. The poll is always a full read.
+ * so no path is lost. The backstop poll tells the schedule what it found as events do
+ * (`notify(path, 'poll')`: a read only the poll asked for is a `poll` read); its whole
+ * read ({@link poll}, when it cannot tell) runs only on an idle, quiet pack.
  *
  * @example
  * const schedule = new ReloadSchedule(
@@ -65,6 +66,8 @@ export class ReloadSchedule {
   #pendingSince: number | undefined;
   #retryMs = 0;
   #closed = false;
+  /** Whether every notification since the last read began came from the poll. */
+  #fromPoll = false;
 
   constructor(read: ScheduledRead, options: ScheduleOptions) {
     this.#read = read;
@@ -75,10 +78,12 @@ export class ReloadSchedule {
   /**
    * A file event: the pack may have changed since the last read began. `path` is the
    * pack-relative path (`/`-separated) the event concerns; without one the next read
-   * reads the whole pack.
+   * reads the whole pack. `from` says who saw the change: the watcher's events, or the
+   * poll comparing identities (a read only the poll asked for is a `poll` read).
    */
-  notify(path?: string): void {
+  notify(path?: string, from: 'watch' | 'poll' = 'watch'): void {
     if (this.#closed) return;
+    this.#fromPoll = from === 'poll' && (this.#fromPoll || !this.#dirty);
     this.#events++;
     this.#dirty = true;
     this.#hints.add(path);
@@ -89,11 +94,19 @@ export class ReloadSchedule {
     this.#arm(this.#options.debounceMs, 'debounce');
   }
 
-  /** The backstop poll: reads the pack when nothing is pending, running or recent. */
-  poll(): void {
-    if (this.#closed || this.#reading || this.#waiting) return;
-    if (this.#clock.now() - this.#lastEventAt < this.#options.debounceMs) return;
-    this.#start('poll');
+  /**
+   * The backstop poll's whole read: reads the pack when nothing is pending, running or
+   * recent ({@link idle}). Resolves once that read is done; undefined when none began.
+   */
+  poll(): Promise<void> | undefined {
+    if (!this.idle) return undefined;
+    return this.#start('poll', true);
+  }
+
+  /** True when no read runs or waits and no event came within the debounce. */
+  get idle(): boolean {
+    if (this.#closed || this.#reading || this.#waiting) return false;
+    return this.#clock.now() - this.#lastEventAt >= this.#options.debounceMs;
   }
 
   /** How many file events there have been: a read compares it before and after. */
@@ -137,16 +150,18 @@ export class ReloadSchedule {
         return;
       }
     }
-    this.#start('watch');
+    this.#start(this.#fromPoll ? 'poll' : 'watch');
   }
 
-  #start(trigger: 'watch' | 'poll'): void {
+  /** Starts a read: `whole` (the poll's) reads everything, otherwise the paths named. */
+  #start(trigger: 'watch' | 'poll', whole = false): Promise<void> {
     this.#dirty = false;
+    this.#fromPoll = false;
     this.#pendingSince = undefined;
     this.#reading = true;
     // A full read covers every path named so far.
     const taken = this.#hints.take();
-    const hints = trigger === 'poll' ? undefined : taken;
+    const hints = whole ? undefined : taken;
     let read: Promise<ReadResult>;
     try {
       read = this.#read(trigger, hints);
@@ -154,7 +169,7 @@ export class ReloadSchedule {
       read = Promise.resolve('unstable');
     }
     // A read that threw decided nothing: it is retried like an unstable one.
-    void read.catch((): ReadResult => 'unstable').then((result) => this.#finished(result, hints));
+    return read.catch((): ReadResult => 'unstable').then((result) => this.#finished(result, hints));
   }
 
   #finished(result: ReadResult, hints: readonly string[] | undefined): void {

@@ -26,6 +26,8 @@ export interface LoadRequest {
 export type LoadedPack = LoadResult & {
   /** `hinted`: only the hinted paths were looked at, on top of the last complete read. */
   read?: ReadKind;
+  /** How many files the read opened (the others' bytes were reused), when the loader says. */
+  filesRead?: number;
 };
 
 /** How a reload read the pack: whole, or only the paths file events named. */
@@ -102,6 +104,8 @@ export interface ReloadOutcome {
    * named, on top of the last complete read) or `full`.
    */
   read?: ReadKind;
+  /** How many files the read opened (the others' bytes were reused), when the loader says. */
+  filesRead?: number;
 }
 
 /** Events for subscribers (SSE, metrics, logs). */
@@ -273,7 +277,7 @@ export class SnapshotStore {
       };
     }
     const current = this.#state?.snapshot;
-    const base: Pick<ReloadOutcome, 'trigger' | 'previous' | 'durationMs' | 'read'> = {
+    const base: Pick<ReloadOutcome, 'trigger' | 'previous' | 'durationMs' | 'read' | 'filesRead'> = {
       trigger,
       previous: current?.version,
       durationMs: performance.now() - started,
@@ -282,6 +286,7 @@ export class SnapshotStore {
       base.read = result.read;
       this.#lastRead = result.read;
     }
+    if (result.filesRead !== undefined) base.filesRead = result.filesRead;
     const none: PromptChanges = { agents: [], roles: [] };
     if (options.stale && (await options.stale(result.read))) {
       const outcome: ReloadOutcome = {

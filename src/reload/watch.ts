@@ -4,8 +4,10 @@ import { basename, dirname, isAbsolute, relative, sep } from 'node:path';
 import { presetHiddenFolders } from '../core/build/detect.js';
 import { leftOut } from '../core/pack/select.js';
 import { LAYOUTS } from '../layouts/registry.js';
+import { PackCheck } from '../source/pack-check.js';
 import { EventScope } from './event-scope.js';
 import { type FolderWatch, watchFolders } from './folder-watch.js';
+import { PackPoll } from './poll.js';
 import { ReloadSchedule } from './schedule.js';
 import type { ReloadOptions, ReloadOutcome, SnapshotStore } from './store.js';
 
@@ -14,8 +16,16 @@ export interface WatchOptions {
   debounceMs?: number;
   /** Longest a stream of events may postpone a read (default 10 × debounceMs). */
   maxWaitMs?: number;
-  /** Backstop: re-read the pack this often even without events; 0 disables (default 10 s). */
+  /**
+   * Backstop for missed events: compare the pack with its last read this often, and read
+   * what changed (see {@link PackPoll}); 0 disables (default 10 s).
+   */
   pollMs?: number;
+  /**
+   * `false`: no kernel watches, the poll alone finds changes (a file system that sends no
+   * events, such as NFS). Default true.
+   */
+  events?: boolean;
   /** Longest pause before retrying a reload that found the pack changing (default 5 s). */
   maxRetryMs?: number;
   /** Watcher failures (the poll keeps working). */
@@ -43,9 +53,10 @@ export interface PackWatcher {
  * for every trigger; a reload that found the pack still changing (PACK_UNSTABLE) is
  * retried with a doubling pause (at most `maxRetryMs`) until one succeeds. When the pack
  * root is itself a symlink (git-sync `--link`, a `current` release link), the link is
- * watched too, and a swap re-aims the watcher at the new folder. A slow poll reloads as a backstop for missed
- * events. Files outside the pack that the snapshot holds (operator-set path settings)
- * are watched too.
+ * watched too, and a swap re-aims the watcher at the new folder. A poll is the backstop
+ * for missed events: it compares the pack's identities with its last read and reads only
+ * what changed, so a pack at rest costs next to nothing (see {@link PackPoll}). Files
+ * outside the pack that the snapshot holds (operator-set path settings) are watched too.
  *
  * The watches do not keep the process alive on their own (a service's server does); a
  * process that only watches keeps something else running, or calls `close()` when done.
@@ -63,6 +74,7 @@ export interface PackWatcher {
  */
 export function watchPack(dir: string, store: SnapshotStore, options: WatchOptions = {}): PackWatcher {
   const debounceMs = options.debounceMs ?? 100;
+  const events = options.events ?? true;
   const pollMs = options.pollMs ?? 10_000;
   const bundle = isFile(dir);
   let closed = false;
@@ -134,7 +146,7 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
     });
     previous?.close();
   };
-  watchFiles();
+  if (events) watchFiles();
 
   // Files outside the pack that operator-set path settings name: their folders are
   // watched one level deep (a ConfigMap's ..data swap happens there), and only events on
@@ -160,15 +172,15 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
     });
     outsideReady = outside.ready;
   };
-  syncOutside();
+  if (events) syncOutside();
   const unsubscribeOutside = store.subscribe((event) => {
-    if (event.type === 'reload' && !closed) syncOutside();
+    if (event.type === 'reload' && !closed && events) syncOutside();
   });
 
   // A pack root that is a symlink: watch the link's folder for the link being replaced.
   let rootLink: NodeWatcher | undefined;
   const rootReady = (async () => {
-    if (bundle || !(await lstat(dir).catch(() => undefined))?.isSymbolicLink()) return;
+    if (!events || bundle || !(await lstat(dir).catch(() => undefined))?.isSymbolicLink()) return;
     let target = await realpath(dir).catch(() => '');
     try {
       rootLink = watchFolder(dirname(dir), { persistent: false }, (_event, name) => {
@@ -188,16 +200,18 @@ export function watchPack(dir: string, store: SnapshotStore, options: WatchOptio
     }
   })();
 
-  // While files are changing the watcher is on it; the poll reads only a quiet pack.
-  const poll = pollMs > 0 ? setInterval(() => schedule.poll(), pollMs) : undefined;
-  poll?.unref();
+  // While files are changing the watcher is on it; the poll compares only a quiet pack.
+  const poll =
+    pollMs > 0
+      ? new PackPoll(new PackCheck(dir), schedule, { bundle, external: externalFiles }, { pollMs })
+      : undefined;
 
   return {
     ready: Promise.all([rootReady, Promise.resolve().then(() => ready), outsideReady]).then(() => ready),
     async close() {
       closed = true;
       schedule.close();
-      if (poll) clearInterval(poll);
+      poll?.close();
       unsubscribeOutside();
       rootLink?.close();
       files?.close();

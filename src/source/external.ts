@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import type { BuildInput, LoadResult } from '../core/build/snapshot.js';
 import { type Diagnostic, error } from '../core/text/diagnostics.js';
+import { fileStamps } from './file-stamps.js';
 import { DEFAULT_MAX_FILE_BYTES } from './read-dir.js';
 
 /**
@@ -45,12 +46,16 @@ export function externalPaths(result: LoadResult): string[] {
 
 async function readExternal(path: string, maxBytes: number): Promise<Uint8Array | Diagnostic> {
   try {
-    const st = await fs.stat(path);
+    const takenAtMs = Date.now();
+    const st = await fs.stat(path, { bigint: true });
     if (!st.isFile())
       return error('REQUIRED_MISSING', 'a path setting names this, but it is not a file', { file: path });
-    if (st.size > maxBytes)
+    if (st.size > BigInt(maxBytes))
       return error('FILE_TOO_LARGE', `file is ${st.size} bytes; the limit is ${maxBytes}`, { file: path });
-    return new Uint8Array(await fs.readFile(path));
+    const bytes = new Uint8Array(await fs.readFile(path));
+    // What a poll compares the file with: its identity before it was read.
+    fileStamps.set(path, st, takenAtMs);
+    return bytes;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException)?.code;
     if (code === 'ENOENT')

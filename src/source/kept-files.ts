@@ -128,13 +128,34 @@ export class KeptFiles implements ReadonlyMap<string, Uint8Array> {
    */
   unchanged(rel: string, st: FileStats, odd?: string): Uint8Array | undefined {
     const row = this.#rows.find(rel);
-    if (row === -1) return undefined;
+    return row !== -1 && this.pins(row, st, odd) ? this.#bytes(row) : undefined;
+  }
+
+  /** Row numbers run from 0 to `rows` − 1 (a deleted file's row has no path). */
+  get rows(): number {
+    return this.#rows.count;
+  }
+
+  /** The path kept at a row, or undefined when its file was deleted. */
+  pathAt(row: number): string | undefined {
+    return this.#rows.pathOf(row);
+  }
+
+  /** Whether a row keeps a string beside its numbers (see {@link KeptFiles}: `odd`). */
+  isOdd(row: number): boolean {
+    return this.#odd?.has(row) ?? false;
+  }
+
+  /**
+   * Whether the file these stats (and `odd`) describe is the one a row's bytes were read
+   * from, and it had settled then: {@link unchanged} by row, without handing out bytes.
+   */
+  pins(row: number, st: FileStats, odd?: string): boolean {
     const n = this.#blocks[Math.floor(row / BLOCK_ROWS)]!;
     const at = ROW_NUMBERS * (row % BLOCK_ROWS);
     if (n[at] !== st.ino || n[at + 1] !== st.size || n[at + 2] !== st.mtimeMs || n[at + 3] !== st.ctimeMs)
-      return undefined;
-    if (this.#odd?.get(row) !== odd) return undefined;
-    return this.#bytes(row);
+      return false;
+    return this.#odd?.get(row) === odd;
   }
 
   /**

@@ -86,6 +86,8 @@ export async function openPack(source: PackSource, options: OpenOptions = {}): P
 export type OpenResult = LoadResult & {
   /** A folder's read: `hinted` (only the hinted paths looked at) or `full`. */
   read?: 'hinted' | 'full';
+  /** A folder's read: how many files it opened (the others' bytes were reused). */
+  filesRead?: number;
 };
 
 /** The kinds of {@link PackSource}. */
@@ -174,6 +176,7 @@ async function readAndBuildOnce(
   // Files outside the pack that path settings name are read here too (one more build).
   const result: OpenResult = await buildWithExternal(input, build, options.maxFileBytes);
   if (read.read) result.read = read.read;
+  if (read.filesRead !== undefined) result.filesRead = read.filesRead;
   return result;
 }
 
@@ -186,6 +189,8 @@ interface SourceRead extends Omit<PackFiles, 'root'> {
   folders?: string[];
   /** A folder's read: whole, or only hinted paths. */
   read?: 'hinted' | 'full';
+  /** A folder's read: the files it opened. */
+  filesRead?: number;
 }
 
 const READERS = {

@@ -1,4 +1,3 @@
-import { Buffer } from 'node:buffer';
 import {
   closeSync,
   constants,
@@ -18,9 +17,11 @@ import type { ReadScope } from '../core/build/read-scope.js';
 import { hiddenEntryAllowed } from '../core/pack/select.js';
 import { type Diagnostic, error } from '../core/text/diagnostics.js';
 import { byteOrder } from '../core/text/text.js';
+import { sameContent } from '../engine/incremental/same-bytes.js';
 import { LAYOUTS } from '../layouts/registry.js';
 import { changedSince, EntryHash, FILE_LIKE, isDirect, kind, oddKey } from './entry-identity.js';
 import { errnoReason } from './errno.js';
+import { FolderStamps } from './folder-stamps.js';
 import type { FileStats } from './kept-files.js';
 import { openPackRoot, type PackRoot } from './layout.js';
 import {
@@ -32,13 +33,15 @@ import {
   specialFile,
   tooManyFiles,
 } from './limits.js';
+import { readRegularFileSync, Slab } from './read-file.js';
 import { readHinted } from './read-hinted.js';
-import { type FileReuse, fileReuse, KeptFiles, type ReadBase } from './reuse.js';
+import { type FileReuse, fileReuse, KeptFiles, type ReadBase, type ReadSeen } from './reuse.js';
 import { Slices, withDeadline } from './slices.js';
 
 // Reads a pack directory from disk: the only place the core touches the file system.
 
 export { DEFAULT_MAX_FILE_BYTES } from './limits.js';
+export { readRegularFile, readRegularFileSync } from './read-file.js';
 
 /** Limits of one read (see {@link PackLimits}). */
 export type ReadPackOptions = PackLimits & {
@@ -95,6 +98,8 @@ export interface DiskPackFiles extends PackFiles {
   newestChangeMs: number;
   /** True when only hinted paths were looked at, on top of the last complete read. */
   hinted?: boolean;
+  /** How many files this read opened to read their bytes (the others' bytes were reused). */
+  filesRead: number;
   /**
    * Folders below the pack root that hold a `.git` entry (a folder or a file: a nested
    * repository, a submodule), in walk order: where Codex's AGENTS.md discovery starts.
@@ -147,56 +152,6 @@ export async function packIdentity(dir: string, options: ReadPackOptions = {}): 
   return listing.identity;
 }
 
-/**
- * Reads one file of a pack without ever blocking on it: opened with O_NONBLOCK and
- * O_NOFOLLOW (a FIFO swapped in since the listing opens at once, a symlink swapped in
- * fails), then the opened handle must be a regular file, and at most the size it has then
- * is read. Returns the bytes, or the diagnostic for why not.
- */
-export async function readRegularFile(
-  real: string,
-  rel: string,
-  maxBytes: number,
-): Promise<{ bytes: Uint8Array } | { problem: Diagnostic }> {
-  return readRegularFileSync(real, rel, maxBytes);
-}
-
-/**
- * {@link readRegularFile} as one synchronous step. Synchronous reads cost a fraction of
- * the thread-pool round trips of `fs.promises` (open, stat, read and close are four);
- * the folder reader runs them in short slices between which the event loop gets a turn.
- */
-export function readRegularFileSync(
-  real: string,
-  rel: string,
-  maxBytes: number,
-): { bytes: Uint8Array } | { problem: Diagnostic } {
-  let fd: number;
-  try {
-    fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-  } catch (e) {
-    return { problem: error('READ_ERROR', `cannot read file: ${errnoReason(e)}`, { file: rel }) };
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) return { problem: specialFile(rel, `is a ${kind(st)}`) };
-    const { size } = st;
-    if (size > maxBytes) return { problem: fileTooLarge(rel, size, maxBytes) };
-    const bytes = new Uint8Array(size);
-    let filled = 0;
-    while (filled < size) {
-      const bytesRead = readSync(fd, bytes, filled, size - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return { bytes: filled === size ? bytes : bytes.subarray(0, filled) };
-  } catch (e) {
-    return { problem: error('READ_ERROR', `cannot read file: ${errnoReason(e)}`, { file: rel }) };
-  } finally {
-    closeSync(fd);
-  }
-}
-
 // --- internal ---
 
 /** A file listed, to be read or found unchanged: its identity numbers as listed. */
@@ -215,6 +170,8 @@ interface Listing {
   folders: Set<string>;
   /** Whether any symlink was met. */
   linked: boolean;
+  /** Each folder's identity (the root's as `''`), taken before it was listed. */
+  stamps: FolderStamps;
 }
 
 /** The limits of one read, and the hidden folder names it walks into. */
@@ -260,13 +217,22 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
   if (limits.hints && base && !pack.data) {
     const hinted = await readHinted(pack.root, limits.hints, base, limits, slices);
     if (hinted) {
-      limits.reuse.keep(pack.root, hinted.entries, hinted.base, ticket);
+      const seen: ReadSeen = {
+        folders: hinted.folders,
+        problems: false,
+        linked: false,
+        gitFolders: base.base.gitFolders ?? [],
+        hidden: limits.hidden,
+      };
+      if (limits.scope) seen.scope = limits.scope;
+      limits.reuse.keep(pack.root, hinted.entries, hinted.base, ticket, seen);
       return {
         ...out,
         files: hinted.files,
         identity: hinted.identity,
         newestChangeMs: hinted.newestChangeMs,
         hinted: true,
+        filesRead: hinted.filesRead,
         ...(base.base.gitFolders ? { gitFolders: base.base.gitFolders } : {}),
         folders: [...base.base.folders],
       };
@@ -299,13 +265,25 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
     if (out.gitFolders) made.gitFolders = out.gitFolders;
     return made;
   };
+  // What the read saw beside the files: what the poll compares the disk with.
+  const seen = (): ReadSeen => {
+    const made: ReadSeen = {
+      folders: listing.stamps,
+      problems: out.diagnostics.length > 0 || out.refused.size > 0,
+      linked: listing.linked || pack.data !== undefined,
+      gitFolders: out.gitFolders ?? [],
+      hidden: limits.hidden,
+    };
+    if (limits.scope) made.scope = limits.scope;
+    return made;
+  };
   // The files kept for the next read are the read's files.
   if (reading) {
     reading.slab.fit(reading.kept);
     for (const rel of reading.refused) out.refused.add(rel);
     out.diagnostics.push(...reading.problems);
     out.files = reading.kept;
-    limits.reuse.keep(pack.root, reading.kept, simple(), ticket);
+    limits.reuse.keep(pack.root, reading.kept, simple(), ticket, seen());
     return out;
   }
   // Unchanged files come from the reuse cache; the rest are read (and kept for next time).
@@ -320,12 +298,15 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
       continue;
     }
     const readAtMs = Date.now();
-    const bytes = readOne(out, f.rel, f.real, limits.maxFileBytes);
+    const read = readOne(out, f.rel, f.real, limits.maxFileBytes);
+    // The bytes kept, when they are the ones read: the kept range goes on (no change).
+    const before = read && limits.reuse.kept(pack.root, f.rel);
+    const bytes = before && sameContent(before, read) ? before : read;
     if (bytes) kept.add(f.rel, bytes, f, readAtMs, f.odd);
     if (limits.recheck) out.newestChangeMs = Math.max(out.newestChangeMs, changedSince(f.real));
   }
   out.files = kept;
-  limits.reuse.keep(pack.root, kept, simple(), ticket);
+  limits.reuse.keep(pack.root, kept, simple(), ticket, seen());
   return out;
 }
 
@@ -365,15 +346,23 @@ async function list(
     reading,
     folders: new Set(),
     linked: false,
+    stamps: new FolderStamps(),
+    startedAtMs: Date.now(),
   };
   if (pack.data) state.ids.line(`..data\0${pack.data}`);
-  await walk(out, pack, pack.root, '', new Set([pack.root]), state, limits, slices);
+  const rootStat = statSync(pack.root, { throwIfNoEntry: false });
+  if (rootStat) state.stamps.set('', rootStat, state.startedAtMs);
+  state.stamps.setEntries(
+    '',
+    await walk(out, pack, pack.root, '', new Set([pack.root]), state, limits, slices),
+  );
   return {
     pending: state.pending,
     identity: state.ids.digest(),
     newestChangeMs: state.newest,
     folders: state.folders,
     linked: state.linked,
+    stamps: state.stamps,
   };
 }
 
@@ -388,6 +377,9 @@ interface WalkState {
   reading: Reading | undefined;
   folders: Set<string>;
   linked: boolean;
+  stamps: FolderStamps;
+  /** `Date.now()` when the listing began: every folder stamp counts as taken then. */
+  startedAtMs: number;
 }
 
 async function walk(
@@ -400,7 +392,7 @@ async function walk(
   state: WalkState,
   limits: ReadLimits,
   slices: Slices,
-): Promise<void> {
+): Promise<number> {
   let entries: Dirent[];
   try {
     entries = readdirSync(realDir, { withFileTypes: true });
@@ -409,8 +401,10 @@ async function walk(
       error('READ_ERROR', `cannot list folder: ${errnoReason(e)}`, { file: relDir || '.' }),
     );
     state.ids.line(`${relDir}/\0unlistable`);
-    return;
+    return 0;
   }
+  /** Entries of this folder the read keeps (files read, folders walked): see `FolderStamps.entries`. */
+  let kept = 0;
   // Taken after the listing: an entry added, removed or renamed since the read began
   // shows here (the quiet rule then waits), though the entry itself is not seen.
   state.newest = Math.max(state.newest, changedSince(realDir));
@@ -422,7 +416,7 @@ async function walk(
   const direct =
     inDir === (pack.root.endsWith(sep) ? pack.root : pack.root + sep) + (relDir ? relDir + sep : '');
   for (const entry of entries) {
-    if (state.stop) return;
+    if (state.stop) return kept;
     if (!hiddenEntryAllowed(limits.hidden, relDir, entry.name)) {
       // A nested repository's root (seen, never read).
       if (entry.name === '.git' && relDir !== '') {
@@ -439,13 +433,16 @@ async function walk(
     if (++state.count > limits.maxFiles) {
       state.stop = true;
       out.diagnostics.push(tooManyFiles(limits.maxFiles));
-      return;
+      return kept;
     }
     let real = inDir + entry.name;
     if (state.reading && entry.isFile()) {
       const done = readListed(out, rel, real, direct, state, limits);
-      if (done === STOP) return;
-      if (done) continue;
+      if (done === STOP) return kept;
+      if (done) {
+        kept++;
+        continue;
+      }
     }
     let st: Stats;
     if (entry.isSymbolicLink()) state.linked = true;
@@ -492,8 +489,10 @@ async function walk(
       if (above.has(real)) continue;
       above.add(real);
       state.folders.add(rel);
-      await walk(out, pack, real, rel, above, state, limits, slices);
+      state.stamps.set(rel, st, state.startedAtMs);
+      state.stamps.setEntries(rel, await walk(out, pack, real, rel, above, state, limits, slices));
       above.delete(real);
+      kept++;
     } else if (st.isFile()) {
       const changedMs = Math.max(st.mtimeMs, st.ctimeMs);
       state.newest = Math.max(state.newest, changedMs);
@@ -507,21 +506,24 @@ async function walk(
       if (state.total > limits.maxPackBytes) {
         state.stop = true;
         out.diagnostics.push(packTooLarge(state.total, limits.maxPackBytes));
-        return;
+        return kept;
       }
       const odd = oddKey(isDirect(pack.root, rel, real), real, st, real);
       if (state.reading) {
+        out.filesRead++;
         readNow(rel, real, st, odd, limits.maxFileBytes, state.reading);
         if (limits.recheck) state.newest = Math.max(state.newest, changedSince(real));
       } else {
         const { ino, mtimeMs, ctimeMs } = st;
         state.pending.push({ rel, real, ino, size, mtimeMs, ctimeMs, odd });
       }
+      kept++;
     } else {
       out.refused.add(rel);
       out.diagnostics.push(specialFile(rel, `is a ${kind(st)}`));
     }
   }
+  return kept;
 }
 
 const STOP = Symbol('stop');
@@ -551,6 +553,7 @@ function readListed(
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) return false;
+    out.filesRead++;
     state.ids.entry(rel, real, st, fd);
     const changedMs = Math.max(st.mtimeMs, st.ctimeMs);
     state.newest = Math.max(state.newest, changedMs);
@@ -604,57 +607,8 @@ function readNow(
   }
 }
 
-/**
- * Allocates small files' bytes as views of shared blocks: one typed array per file
- * instead of a typed array, an array buffer and a native allocation each. A block lives
- * while any file in it does (at most one pack's worth: only a first read uses blocks).
- * Blocks grow with the read, from 64 KiB to 1 MiB (each as large as all before it), so a
- * small pack does not pay for, and hold, a whole 1 MiB block. Block memory is not zeroed:
- * a view covers only bytes a read filled.
- */
-class Slab {
-  #block = new Uint8Array(0);
-  #used = 0;
-  #total = 0;
-
-  take(size: number): Uint8Array {
-    if (size > SLAB_MAX_FILE) return new Uint8Array(size);
-    if (this.#used + size > this.#block.length) {
-      const bytes = Math.min(SLAB_BYTES, Math.max(SLAB_FIRST_BYTES, this.#total));
-      this.#block = new Uint8Array(Buffer.allocUnsafeSlow(bytes).buffer, 0, bytes);
-      this.#total += bytes;
-      this.#used = 0;
-    }
-    const view = new Uint8Array(this.#block.buffer, this.#used, size);
-    this.#used += size;
-    return view;
-  }
-
-  /**
-   * Once the read is complete, gives back the unused end of the last block (up to half of
-   * it: blocks grow as large as all before them): its files move to a buffer of their
-   * size, a copy of the block's used part, and the block goes.
-   */
-  fit(kept: KeptFiles): void {
-    const block = this.#block;
-    const used = this.#used;
-    if (used === 0 || block.length - used < SLAB_SPARE_KEPT) return;
-    const exact = Buffer.allocUnsafeSlow(used);
-    exact.set(block.subarray(0, used));
-    kept.rehome(block.buffer, exact.buffer);
-    this.#block = new Uint8Array(0);
-    this.#used = 0;
-  }
-}
-
-/** Unused room at the end of a read's last block that is kept rather than copied away. */
-const SLAB_SPARE_KEPT = 2 ** 14;
-
-const SLAB_FIRST_BYTES = 2 ** 16;
-const SLAB_BYTES = 2 ** 20;
-const SLAB_MAX_FILE = 2 ** 16;
-
 function readOne(out: Building, rel: string, real: string, maxBytes: number): Uint8Array | undefined {
+  out.filesRead++;
   const read = readRegularFileSync(real, rel, maxBytes);
   if ('bytes' in read) return read.bytes;
   out.refused.add(rel);
@@ -693,7 +647,15 @@ function rootIdentity(pack: PackRoot): string {
 type Building = DiskPackFiles;
 
 function empty(root: string): Building {
-  return { root, files: new Map(), refused: new Set(), diagnostics: [], identity: '', newestChangeMs: 0 };
+  return {
+    root,
+    files: new Map(),
+    refused: new Set(),
+    diagnostics: [],
+    identity: '',
+    newestChangeMs: 0,
+    filesRead: 0,
+  };
 }
 
 function inside(root: string, real: string): boolean {

@@ -16,7 +16,9 @@ import type { ReadScope } from '../core/build/read-scope.js';
 import { hiddenEntryAllowed } from '../core/pack/select.js';
 import { byteOrder } from '../core/text/text.js';
 import { LayeredMap } from '../engine/incremental/layered-map.js';
+import { sameContent } from '../engine/incremental/same-bytes.js';
 import { changedSince, EntryHash, FILE_LIKE, oddKey } from './entry-identity.js';
+import type { FolderStamps } from './folder-stamps.js';
 import type { KeptFiles, ReadBase } from './reuse.js';
 import type { Slices } from './slices.js';
 
@@ -42,6 +44,10 @@ export interface HintedRead {
   /** Every file of the pack, for the reuse cache (the next read's base). */
   entries: KeptFiles;
   base: ReadBase;
+  /** The folders' stamps: the last read's, with those of the folders this read listed. */
+  folders: FolderStamps;
+  /** How many files this read opened to read their bytes. */
+  filesRead: number;
 }
 
 /**
@@ -74,13 +80,14 @@ export interface HintedRead {
 export async function readHinted(
   root: string,
   hints: readonly string[],
-  taken: { base: ReadBase; entries: KeptFiles },
+  taken: { base: ReadBase; entries: KeptFiles; folders: FolderStamps },
   limits: HintedLimits,
   slices: Slices,
 ): Promise<HintedRead | undefined> {
   const paths = plainPaths(hints, limits.hidden);
   if (!paths) return undefined;
   const read = new Hinted(root, taken.entries, taken.base.folders, taken.base.bytes, limits, slices);
+  read.stamps = taken.folders.clone();
   read.ids.line(`hinted\0${paths.join('\0')}`);
   try {
     for (const path of paths) {
@@ -99,6 +106,8 @@ export async function readHinted(
     identity: read.ids.digest(),
     newestChangeMs: read.newest,
     entries: read.entries,
+    folders: read.stamps,
+    filesRead: read.filesRead,
     base: {
       folders: read.folders,
       key: taken.base.key,
@@ -142,6 +151,11 @@ function plainPaths(hints: readonly string[], hidden: ReadonlySet<string>): stri
 class Hinted {
   ids = new EntryHash();
   newest = 0;
+  /** Each folder's stamp: a folder listed or walked by this read is stamped as it was just before. */
+  stamps!: FolderStamps;
+  /** Files opened to read their bytes. */
+  filesRead = 0;
+  readonly #startedAtMs = Date.now();
   /** Parent folders of hinted paths: their identity is taken once every path is looked at. */
   #parents = new Set<string>();
   /** Folders known to be plain folders reached without symlinks, during this read. */
@@ -222,6 +236,7 @@ class Hinted {
       if (FILE_LIKE.test(nameOf(rel))) throw FULL;
       this.ids.entry(rel, this.#real(rel), st, this.#real(rel));
       this.#dropFile(rel);
+      this.stamps.set(rel, st, this.#startedAtMs);
       if (this.folders.has(rel)) await this.#relist(rel);
       else await this.#walk(rel);
     } else throw FULL;
@@ -265,6 +280,7 @@ class Hinted {
     try {
       const st = fstatSync(fd);
       if (!st.isFile()) throw FULL;
+      this.filesRead++;
       const size = st.size;
       if (size > this.limits.maxFileBytes) throw FULL;
       this.ids.entry(rel, real, st, fd);
@@ -276,12 +292,18 @@ class Hinted {
         if (bytesRead === 0) break;
         filled += bytesRead;
       }
-      const kept = filled === size ? bytes : bytes.subarray(0, filled);
+      const read = filled === size ? bytes : bytes.subarray(0, filled);
       const before = this.entries.get(rel);
+      // The bytes kept, when they are the ones read: the kept range goes on (no change).
+      const kept = before && sameContent(before, read) ? before : read;
       this.#changing().set(rel, kept, st, readAtMs, oddKey(true, real, st, fd));
       this.bytes += kept.length - (before?.length ?? 0);
-      if (before) this.#reread.set(rel, kept);
-      else this.#reshaped = true;
+      if (before) {
+        if (kept !== before) this.#reread.set(rel, kept);
+      } else {
+        this.#reshaped = true;
+        this.stamps.addEntries(parentOf(rel), 1);
+      }
     } catch (e) {
       throw e === FULL ? e : FULL;
     } finally {
@@ -307,6 +329,7 @@ class Hinted {
       await this.#add(child);
     }
     for (const name of kept) if (!listed.has(name)) this.#drop(join(rel, name));
+    this.#counted(rel, names);
     this.#folderLine(rel);
   }
 
@@ -314,13 +337,26 @@ class Hinted {
   async #walk(rel: string): Promise<void> {
     this.#seen.add(rel);
     this.folders.add(rel);
+    this.stamps.addEntries(parentOf(rel), 1);
     this.#plain.add(rel);
     this.#indexed(rel);
-    for (const [name] of this.#list(rel)) {
+    const names = this.#list(rel);
+    for (const [name] of names) {
       if (this.slices.due) await this.slices.pause();
       await this.#add(join(rel, name));
     }
+    this.#counted(rel, names);
     this.#folderLine(rel);
+  }
+
+  /** Sets a folder's count of entries to those of its listing that the pack now holds. */
+  #counted(rel: string, names: readonly [string, 'file' | 'folder' | 'other'][]): void {
+    let count = 0;
+    for (const [name, type] of names) {
+      const child = join(rel, name);
+      if (type === 'folder' ? this.folders.has(child) : this.entries.has(child)) count++;
+    }
+    this.stamps.setEntries(rel, count);
   }
 
   /** An entry found by listing a folder: read, walked, or FULL for anything else. */
@@ -334,6 +370,7 @@ class Hinted {
     } else if (st.isDirectory()) {
       if (FILE_LIKE.test(nameOf(rel))) throw FULL;
       this.ids.entry(rel, this.#real(rel), st, this.#real(rel));
+      this.stamps.set(rel, st, this.#startedAtMs);
       await this.#walk(rel);
     } else throw FULL;
   }
@@ -366,6 +403,8 @@ class Hinted {
     if (!this.folders.has(rel)) return;
     for (const name of [...this.#childrenOf(rel)]) this.#drop(join(rel, name));
     this.folders.delete(rel);
+    this.stamps.addEntries(parentOf(rel), -1);
+    this.stamps.delete(rel);
     this.#plain.delete(rel);
     this.#children!.delete(rel);
     this.#children!.get(parentOf(rel))?.delete(nameOf(rel));
@@ -374,6 +413,7 @@ class Hinted {
   #dropFile(rel: string): void {
     const kept = this.entries.get(rel);
     if (!kept) return;
+    this.stamps.addEntries(parentOf(rel), -1);
     this.#changing().delete(rel);
     this.bytes -= kept.length;
     this.#reread.delete(rel);

@@ -1,3 +1,5 @@
+import type { ReadScope } from '../core/build/read-scope.js';
+import type { FolderStamps } from './folder-stamps.js';
 import { type FileStats, KeptFiles, SETTLED_MS } from './kept-files.js';
 
 export { KeptFiles, SETTLED_MS };
@@ -31,6 +33,8 @@ export class FileReuse {
   #tickets = 0;
   /** The root each folder name led to when it was last read. */
   #aims = new Map<string, string>();
+  /** What each root's last complete read saw beside its files, and the ticket of that read. */
+  #seen = new Map<string, { ticket: number; seen: ReadSeen }>();
 
   /**
    * The bytes read earlier for this file, when the file these stats (and `odd`, see
@@ -38,6 +42,11 @@ export class FileReuse {
    */
   get(root: string, rel: string, st: FileStats, odd?: string): Uint8Array | undefined {
     return this.#roots.get(root)?.unchanged(rel, st, odd);
+  }
+
+  /** The bytes last kept for a file, whatever its identity now (to compare a new read with). */
+  kept(root: string, rel: string): Uint8Array | undefined {
+    return this.#roots.get(root)?.get(rel);
   }
 
   /** Whether anything is kept for this root (a read of it would find files to reuse). */
@@ -50,18 +59,37 @@ export class FileReuse {
    * when the read gives one and is the read of the root that began last (`ticket` from
    * {@link begin}); otherwise the root has no base.
    */
-  keep(root: string, entries: KeptFiles, base?: ReadBase, ticket?: number): void {
+  keep(root: string, entries: KeptFiles, base?: ReadBase, ticket?: number, seen?: ReadSeen): void {
     entries.trim();
     this.#roots.delete(root);
     this.#roots.set(root, entries);
     if (base && ticket !== undefined && this.#begun.get(root) === ticket) this.#bases.set(root, base);
     else this.#bases.delete(root);
+    if (seen && ticket !== undefined) this.#seen.set(root, { ticket, seen });
+    else this.#seen.delete(root);
     while (this.#roots.size > MAX_ROOTS) {
       const oldest = this.#roots.keys().next().value!;
       this.#roots.delete(oldest);
       this.#bases.delete(oldest);
       this.#begun.delete(oldest);
+      this.#seen.delete(oldest);
     }
+  }
+
+  /**
+   * The last read of the folder named `dir` (an absolute path), as it saw the pack: its
+   * real root, its files and what it saw beside them — when that read was complete and no
+   * read of the root has begun since. Undefined otherwise (never read, a read under way,
+   * a read that stopped at a limit or could not open the root): then only a read can say
+   * what the pack is.
+   */
+  lastRead(dir: string): LastRead | undefined {
+    const root = this.#aims.get(dir);
+    if (root === undefined) return undefined;
+    const seen = this.#seen.get(root);
+    const files = this.#roots.get(root);
+    if (!seen || !files || this.#begun.get(root) !== seen.ticket) return undefined;
+    return { root, files, ...seen.seen };
   }
 
   /**
@@ -75,7 +103,7 @@ export class FileReuse {
     dir: string,
     root: string,
     key: string,
-  ): { ticket: number; base?: { base: ReadBase; entries: KeptFiles } } {
+  ): { ticket: number; base?: { base: ReadBase; entries: KeptFiles; folders: FolderStamps } } {
     const ticket = ++this.#tickets;
     this.#begun.delete(root);
     this.#begun.set(root, ticket);
@@ -86,9 +114,10 @@ export class FileReuse {
     while (this.#begun.size > MAX_NAMES) this.#begun.delete(this.#begun.keys().next().value!);
     const base = this.#bases.get(root);
     const entries = this.#roots.get(root);
+    const folders = this.#seen.get(root)?.seen.folders;
     this.#bases.delete(root);
-    if (!sameRoot || !base || !entries || base.key !== key) return { ticket };
-    return { ticket, base: { base, entries } };
+    if (!sameRoot || !base || !entries || !folders || base.key !== key) return { ticket };
+    return { ticket, base: { base, entries, folders } };
   }
 
   /** Forgets everything (tests, and a process that stops serving a pack). */
@@ -97,7 +126,39 @@ export class FileReuse {
     this.#bases.clear();
     this.#begun.clear();
     this.#aims.clear();
+    this.#seen.clear();
   }
+}
+
+/**
+ * What a complete read saw of a pack beside its files' bytes and identities: enough to
+ * tell, without reading any file, whether the pack on disk is still what it read (see
+ * `PackCheck`).
+ */
+export interface ReadSeen {
+  /** Each folder listed (the root as `''`), stamped before it was listed. */
+  folders: FolderStamps;
+  /**
+   * Whether the read met a problem (a diagnostic, a refused entry): whether that is mended
+   * only a read can tell.
+   */
+  problems: boolean;
+  /** Whether the read went through a symlink or a ConfigMap's `..data`. */
+  linked: boolean;
+  /** Folders below the root holding a `.git` entry. */
+  gitFolders: readonly string[];
+  /** Hidden folder names walked into. */
+  hidden: ReadonlySet<string>;
+  /** The read scope, when the read brought only the files a pack can select. */
+  scope?: ReadScope;
+}
+
+/** The last complete read of a root: see {@link FileReuse.lastRead}. */
+export interface LastRead extends ReadSeen {
+  /** The real root. */
+  root: string;
+  /** Its files, with the identity each was read with (never changed once kept). */
+  files: KeptFiles;
 }
 
 /**

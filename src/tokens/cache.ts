@@ -1,4 +1,5 @@
 import type { Snapshot } from '../core/build/snapshot.js';
+import type { ComposeResult } from '../core/compose/compose.js';
 import { table } from '../core/compose/explain.js';
 import { memberLabel } from '../core/compose/members.js';
 import { sha256 } from '../core/text/text.js';
@@ -10,6 +11,7 @@ import {
   type LayerStability,
   layerStability,
   layerText,
+  type SharedPrefix,
   sharedPrefix,
   splitAfterLayers,
 } from './prefix.js';
@@ -76,12 +78,14 @@ export function analyzeCache(
 ): CacheReport {
   const { composed, failed } = composeFleet(snapshot, options.settings);
   const results = composed.map((c) => c.result);
-  const prefix = sharedPrefix(results);
+  const { prefix, headText, prefixTokens, stability, better, betterPrefixTokens } = prefixCache(
+    snapshot,
+    results,
+    tokenizer,
+  );
   const count = (text: string) => countTokens(snapshot, tokenizer, text, sha256(text));
 
   // 1. The prefix and each member's own part.
-  const headText = results[0] ? splitAfterLayers(results[0], prefix.layers.length).head : '';
-  const prefixTokens = count(headText);
   const members = composed.map(({ member, result }): CacheMember => {
     const { rest } = splitAfterLayers(result, prefix.layers.length);
     const m: CacheMember = {
@@ -99,7 +103,6 @@ export function analyzeCache(
   const cachedTokens = prefixTokens * members.length;
 
   // 2. The order: which layers are stable, and what a better order would share.
-  const stability = layerStability(snapshot.manifest, results);
   const lastStable = stability.findLastIndex((l) => l.state === 'stable');
   const order: CacheReport['order'] = {
     layers: stability,
@@ -108,13 +111,9 @@ export function analyzeCache(
       .filter((l) => l.state === 'varying')
       .map((l) => l.id),
   };
-  const better = betterOrder(stability);
-  if (better && results[0]) {
+  if (better && betterPrefixTokens !== undefined) {
     order.better = better;
-    const stableTexts = stability
-      .filter((l) => l.state === 'stable')
-      .map((l) => layerText(results[0]!, l.id) ?? '');
-    order.betterPrefixTokens = count(stableTexts.join(snapshot.manifest.separator));
+    order.betterPrefixTokens = betterPrefixTokens;
   }
 
   const report: CacheReport = {
@@ -131,6 +130,35 @@ export function analyzeCache(
   };
   if (tokenizer.name !== tokenizer.encoding) report.family = tokenizer.name;
   return report;
+}
+
+/** What a prefix cache shares across composed prompts, now and with the better layer order. */
+export interface PrefixCache {
+  /** The layers at the head of every prompt. */
+  prefix: SharedPrefix;
+  /** Their text (the head of the first prompt). */
+  headText: string;
+  prefixTokens: number;
+  /** Each manifest layer: the same for every prompt, different, or in none. */
+  stability: Array<{ id: string; state: LayerStability }>;
+  /** The order that shares the most, when the manifest's does not. */
+  better?: string[];
+  /** Prefix tokens with that order. */
+  betterPrefixTokens?: number;
+}
+
+/**
+ * The shared prefix of the fleet's prompts (the pack's settings, or `options.settings`)
+ * and its tokens, now and with the better layer order: two texts counted, whatever the
+ * number of members ({@link analyzeCache} counts every member's prompt besides).
+ */
+export function fleetPrefix(
+  snapshot: Snapshot,
+  tokenizer: Tokenizer = getTokenizer(tokenConfig(snapshot).tokenizer),
+  options: { settings?: Readonly<Record<string, unknown>> } = {},
+): PrefixCache {
+  const results = composeFleet(snapshot, options.settings).composed.map((c) => c.result);
+  return prefixCache(snapshot, results, tokenizer);
 }
 
 /** The readable form of a cache report (`strata explain --cache`). */
@@ -174,6 +202,27 @@ export function formatCacheReport(report: CacheReport): string {
 }
 
 // --- internal ---
+
+function prefixCache(
+  snapshot: Snapshot,
+  results: readonly ComposeResult[],
+  tokenizer: Tokenizer,
+): PrefixCache {
+  const prefix = sharedPrefix(results);
+  const count = (text: string) => countTokens(snapshot, tokenizer, text, sha256(text));
+  const headText = results[0] ? splitAfterLayers(results[0], prefix.layers.length).head : '';
+  const stability = layerStability(snapshot.manifest, results);
+  const out: PrefixCache = { prefix, headText, prefixTokens: count(headText), stability };
+  const better = betterOrder(stability);
+  if (better && results[0]) {
+    out.better = better;
+    const stableTexts = stability
+      .filter((l) => l.state === 'stable')
+      .map((l) => layerText(results[0]!, l.id) ?? '');
+    out.betterPrefixTokens = count(stableTexts.join(snapshot.manifest.separator));
+  }
+  return out;
+}
 
 function percent(share: number): string {
   return `${(share * 100).toFixed(1)}%`;

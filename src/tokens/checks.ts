@@ -2,7 +2,7 @@ import type { Snapshot } from '../core/build/snapshot.js';
 import type { ComposeResult } from '../core/compose/compose.js';
 import { type Member, memberLabel } from '../core/compose/members.js';
 import { type Diagnostic, error, type Where, warning } from '../core/text/diagnostics.js';
-import { analyzeCache } from './cache.js';
+import { fleetPrefix } from './cache.js';
 import { budgetsLocator, tokenConfig } from './config.js';
 import { type TokenizedLayer, withTokens } from './count.js';
 import { composeFleet } from './fleet-composition.js';
@@ -172,6 +172,6 @@ export function cacheOrderDiagnostics(
 /** `; shared prefix N tokens now, M with the better order (encoding)`. */
 function cacheGain(snapshot: Snapshot, options: TokenCheckOptions, tokenizer?: Tokenizer): string {
   const tk = tokenizer ?? getTokenizer(tokenConfig(snapshot).tokenizer);
-  const report = analyzeCache(snapshot, tk, options);
-  return `; shared prefix ${report.prefix.tokens} tokens now, ${report.order.betterPrefixTokens ?? report.prefix.tokens} with the better order (${tk.estimate ? `an estimate for ${tk.name}, ` : ''}${tk.encoding})`;
+  const shared = fleetPrefix(snapshot, tk, options);
+  return `; shared prefix ${shared.prefixTokens} tokens now, ${shared.betterPrefixTokens ?? shared.prefixTokens} with the better order (${tk.estimate ? `an estimate for ${tk.name}, ` : ''}${tk.encoding})`;
 }

@@ -129,6 +129,25 @@ describe('load diagnostics', () => {
   });
 });
 
+describe('positions in identity files', () => {
+  it('an agent an identity declares is placed at its role, in the errors and in the fleet', () => {
+    const files = {
+      'roles/dev.md': 'D',
+      'identities/ada.md': '---\nteam: blue\nrole: designer\n---\nAda.\n',
+      'identities/bob.md': '---\nrole: dev\n---\nBob.\n',
+    };
+    const result = memPack(files);
+    expect(codes(result)).toEqual(['UNKNOWN_ROLE']);
+    expect(result.diagnostics[0]).toMatchObject({ file: 'identities/ada.md', line: 3, col: 7 });
+    const fleet = memPack({ ...files, 'identities/ada.md': '---\nteam: blue\nrole: dev\n---\nAda.\n' })
+      .snapshot!.fleet;
+    expect(fleet.map((a) => ({ id: a.id, ...a.at }))).toEqual([
+      { id: 'ada', file: 'identities/ada.md', line: 3, col: 7 },
+      { id: 'bob', file: 'identities/bob.md', line: 2, col: 7 },
+    ]);
+  });
+});
+
 describe('compose diagnostics', () => {
   const pack = okPack({
     'strata.yaml':

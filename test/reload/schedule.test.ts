@@ -203,6 +203,42 @@ describe('which paths a read looks at', () => {
     expect(reads).toHaveLength(3);
   });
 
+  it('what the poll finds is read like what events name: hinted, a poll read unless an event came too', async () => {
+    const { schedule, clock, reads } = setup();
+    schedule.notify('roles/a.md', 'poll');
+    schedule.notify('roles/b.md', 'poll');
+    await clock.advance(10);
+    expect(reads.map((r) => [r.trigger, r.hints])).toEqual([['poll', ['roles/a.md', 'roles/b.md']]]);
+    reads[0]!.finish('settled');
+    schedule.notify('roles/c.md', 'poll');
+    schedule.notify('roles/d.md');
+    await clock.advance(10);
+    expect(reads.map((r) => r.trigger)).toEqual(['poll', 'watch']);
+    reads[1]!.finish('settled');
+    schedule.notify('roles/e.md');
+    schedule.notify('roles/f.md', 'poll');
+    await clock.advance(10);
+    expect(reads.map((r) => r.trigger)).toEqual(['poll', 'watch', 'watch']);
+  });
+
+  it('the poll is idle only while no read runs or waits and no event came within the debounce', async () => {
+    const { schedule, clock, reads } = setup();
+    expect(schedule.idle).toBe(true);
+    schedule.notify('a.md');
+    expect(schedule.idle).toBe(false);
+    await clock.advance(10);
+    expect(schedule.idle).toBe(false); // reading
+    reads[0]!.finish('settled');
+    await clock.advance(0);
+    expect(schedule.idle).toBe(true);
+    const whole = schedule.poll();
+    expect(whole).toBeDefined();
+    expect(schedule.poll()).toBeUndefined();
+    reads[1]!.finish('settled');
+    await whole;
+    expect(schedule.idle).toBe(true);
+  });
+
   it('the poll is always a full read, and covers the paths named before it began', async () => {
     const { schedule, clock, reads } = setup();
     schedule.poll();

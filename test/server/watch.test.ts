@@ -166,7 +166,7 @@ describe('watching a pack directory', () => {
     expect(events.some((e) => e.type === 'error')).toBe(false);
   });
 
-  it('re-hashes the pack on a slow poll as a backstop', async () => {
+  it('the poll reads again, by itself, files that changed too recently for their identity to pin them', async () => {
     const dir = await pack();
     const { events } = await watched(dir, 100);
     await waitFor(

@@ -1,21 +1,13 @@
-import {
-  appendFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { appendFileSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sameBytes } from '../../src/engine/incremental/same-bytes.js';
-import { type DiskPackFiles, readPackDir } from '../../src/source/read-dir.js';
+import { readPackDir } from '../../src/source/read-dir.js';
 import { FileReuse, SETTLED_MS } from '../../src/source/reuse.js';
 import { readStablePack } from '../../src/source/stable-read.js';
 import { tempDir } from '../helpers.js';
+import { apply, codesOf, EDIT, observe, plainPack } from './pack-edits.js';
 
 // A hinted read (only the paths a watcher named, on top of the last complete read) must
 // give exactly what a full read of the same folder gives at the same moment: the same
@@ -23,6 +15,7 @@ import { tempDir } from '../helpers.js';
 // read (and says so: `hinted` is unset).
 
 const made: string[] = [];
+const pack = () => plainPack(made);
 afterAll(() => {
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
@@ -89,6 +82,26 @@ describe('a hinted read gives what a full read gives', () => {
     for (const [path, bytes] of full.files)
       if (!['roles/r1.md', 'squads/blue/lead.md'].includes(path))
         expect(sameBytes(bytes, hinted.files.get(path)), path).toBe(true);
+  });
+
+  it('a file read again with the bytes it had is handed on as the kept bytes (a hinted or a full read)', async () => {
+    const dir = pack();
+    const reuse = new FileReuse();
+    const first = await readPackDir(dir, { reuse });
+    // Rewritten with the same bytes: another identity, the same content.
+    writeFileSync(join(dir, 'roles/r1.md'), 'Role 1.');
+    writeFileSync(join(dir, 'roles/r2.md'), 'Role 2.');
+    const hinted = await readPackDir(dir, { reuse, hints: ['roles/r1.md'] });
+    expect({ hinted: hinted.hinted, read: hinted.filesRead }).toEqual({ hinted: true, read: 1 });
+    expect(sameBytes(hinted.files.get('roles/r1.md'), first.files.get('roles/r1.md'))).toBe(true);
+    const full = await readPackDir(dir, { reuse });
+    expect(full.filesRead).toBeGreaterThan(0);
+    for (const path of ['roles/r1.md', 'roles/r2.md'])
+      expect(sameBytes(full.files.get(path), first.files.get(path)), path).toBe(true);
+    // Other bytes are new bytes.
+    writeFileSync(join(dir, 'roles/r1.md'), 'Role 1, changed.');
+    const changed = await readPackDir(dir, { reuse, hints: ['roles/r1.md'] });
+    expect(sameBytes(changed.files.get('roles/r1.md'), first.files.get('roles/r1.md'))).toBe(false);
   });
 
   it('hidden paths it does not walk into are not part of the pack; those it does are', async () => {
@@ -325,137 +338,3 @@ describe('a hinted read falls back to a full read', () => {
     expect(new TextDecoder().decode(read.files.get('base.md'))).toBe('Base B, changed while not watched.');
   });
 });
-
-// --- internal ---
-
-/** A small plain pack: a few roles and teams, a nested folder, a base. */
-function pack(): string {
-  const dir = tempDir('strata-hinted-');
-  made.push(dir);
-  mkdirSync(join(dir, 'roles'));
-  mkdirSync(join(dir, 'teams/deep'), { recursive: true });
-  writeFileSync(join(dir, 'base.md'), 'Base.');
-  for (let i = 0; i < 4; i++) writeFileSync(join(dir, `roles/r${i}.md`), `Role ${i}.`);
-  for (let i = 0; i < 2; i++) writeFileSync(join(dir, `teams/t${i}.md`), `Team ${i}.`);
-  writeFileSync(join(dir, 'teams/deep/d.md'), 'Deep.');
-  return dir;
-}
-
-function observe(read: DiskPackFiles) {
-  return {
-    files: [...read.files].map(([path, bytes]) => [path, Buffer.from(bytes).toString('latin1')]).sort(),
-    refused: [...read.refused].sort(),
-    diagnostics: read.diagnostics,
-  };
-}
-
-function codesOf(read: DiskPackFiles): string[] {
-  return read.diagnostics.map((d) => d.code);
-}
-
-type Edit = { kind: (typeof KINDS)[number]; a: number; b: number; text: string; extra: boolean };
-
-const KINDS = [
-  'write',
-  'append',
-  'delete',
-  'create',
-  'create-in-new-folder',
-  'delete-folder',
-  'rename-file',
-  'rename-folder',
-  'hidden',
-  'noise',
-] as const;
-
-const EDIT = fc.record({
-  kind: fc.constantFrom(...KINDS),
-  a: fc.nat(1000),
-  b: fc.nat(1000),
-  text: fc.string({ maxLength: 12 }),
-  extra: fc.boolean(),
-});
-
-/** Applies one edit; returns the paths a watcher would name for it. */
-function apply(dir: string, edit: Edit): string[] {
-  const { files, folders } = entries(dir);
-  const file = files.length > 0 ? files[edit.a % files.length]! : undefined;
-  const folder = folders[edit.b % folders.length]!; // '' is the root
-  const at = (rel: string) => join(dir, rel);
-  const inFolder = (f: string, name: string) => (f === '' ? name : `${f}/${name}`);
-  switch (edit.kind) {
-    case 'write':
-      if (!file) return [];
-      writeFileSync(at(file), edit.text);
-      return [file];
-    case 'append':
-      if (!file) return [];
-      appendFileSync(at(file), edit.text || '+');
-      return [file];
-    case 'delete':
-      if (!file) return [];
-      rmSync(at(file));
-      return [file];
-    case 'create': {
-      const rel = inFolder(folder, `new${edit.a}.md`);
-      if (existsSync(at(rel))) return [];
-      writeFileSync(at(rel), edit.text);
-      return [rel];
-    }
-    case 'create-in-new-folder': {
-      const top = inFolder(folder, `f${edit.a}`);
-      if (existsSync(at(top))) return [];
-      const rel = edit.extra ? `${top}/g${edit.b}/x.md` : `${top}/x.md`;
-      mkdirSync(join(at(rel), '..'), { recursive: true });
-      writeFileSync(at(rel), edit.text);
-      return edit.extra ? [top, rel] : [top];
-    }
-    case 'delete-folder': {
-      if (folder === '') return [];
-      const inside = files.filter((f) => f.startsWith(`${folder}/`));
-      rmSync(at(folder), { recursive: true });
-      return edit.extra ? [folder, ...inside] : [folder];
-    }
-    case 'rename-file': {
-      if (!file) return [];
-      const to = inFolder(folder, `moved${edit.b}.md`);
-      if (existsSync(at(to)) && !files.includes(to)) return [];
-      renameSync(at(file), at(to));
-      return [file, to];
-    }
-    case 'rename-folder': {
-      if (folder === '') return [];
-      const parents = folders.filter((f) => f !== folder && !f.startsWith(`${folder}/`));
-      const parent = parents[edit.a % parents.length]!;
-      const to = inFolder(parent, `moved${edit.a}`);
-      if (existsSync(at(to))) return [];
-      renameSync(at(folder), at(to));
-      return [folder, to];
-    }
-    case 'hidden': {
-      const rel = inFolder(folder, '.swap');
-      writeFileSync(at(rel), edit.text);
-      return [rel];
-    }
-    case 'noise':
-      return file ? [file] : [folder || 'base.md'];
-  }
-}
-
-/** The pack's files and folders ('' for the root), hidden ones left out. */
-function entries(dir: string): { files: string[]; folders: string[] } {
-  const files: string[] = [];
-  const folders: string[] = [''];
-  const walk = (rel: string) => {
-    for (const e of readdirSync(rel === '' ? dir : join(dir, rel), { withFileTypes: true })) {
-      if (e.name.startsWith('.')) continue;
-      const path = rel === '' ? e.name : `${rel}/${e.name}`;
-      if (e.isDirectory()) {
-        folders.push(path);
-        walk(path);
-      } else files.push(path);
-    }
-  };
-  walk('');
-  return { files: files.sort(), folders: folders.sort() };
-}

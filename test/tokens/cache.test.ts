@@ -1,10 +1,34 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadPackStrict } from '../../src/source/load.js';
-import { analyzeCache, formatCacheReport } from '../../src/tokens/cache.js';
+import { analyzeCache, fleetPrefix, formatCacheReport } from '../../src/tokens/cache.js';
 import { betterOrder, sharedPrefix } from '../../src/tokens/prefix.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
 import { EXAMPLES, FIXTURES } from '../helpers.js';
+
+describe('the fleet prefix alone', () => {
+  it.each([
+    ['tokens-fleet', join(FIXTURES, 'tokens-fleet'), {}],
+    ['roboco, fable on', join(EXAMPLES, 'roboco'), { fable_mode_enabled: 'on' }],
+  ])('gives the prefix and better-order tokens of the full report (%s)', async (_name, dir, settings) => {
+    const snapshot = await loadPackStrict(dir);
+    const report = analyzeCache(snapshot, getTokenizer('o200k_base'), { settings });
+    const prefix = fleetPrefix(snapshot, getTokenizer('o200k_base'), { settings });
+    expect({
+      layers: prefix.prefix.layers,
+      tokens: prefix.prefixTokens,
+      stability: prefix.stability,
+      better: prefix.better,
+      betterTokens: prefix.betterPrefixTokens,
+    }).toEqual({
+      layers: report.prefix.layers,
+      tokens: report.prefix.tokens,
+      stability: report.order.layers,
+      better: report.order.better,
+      betterTokens: report.order.betterPrefixTokens,
+    });
+  });
+});
 
 describe('cache analysis', () => {
   it('reports the shared prefix, each member, and the share a prefix cache serves', async () => {

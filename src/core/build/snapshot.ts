@@ -340,7 +340,8 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   }
   const { agents, diagnostics: fd } = yield* fleetSteps(manifest.fleet, fleetYaml, filePaths, (p) => ({
     meta: (files.get(p)?.meta as Record<string, unknown>) ?? {},
-    locate: (key: string): Where => locateMeta(p, key),
+    locate: (key: string): Where =>
+      frontmatter.has(p) ? locateMeta(p, key) : frontmatterWhere(p, key, files.get(p), manifest.frontmatter),
   }));
   diagnostics.push(...fd);
   if (roles.size > 0) {
@@ -440,6 +441,31 @@ const WHOLE_PACK_CODES: readonly DiagnosticCode[] = [
  * one will (the same frontmatter mode and raw globs): a file there whose bytes object is
  * the one this build has is this build's decoding of it.
  */
+/**
+ * Where `key` of a file's frontmatter is written, found when first read: a fleet keeps a
+ * position for each agent its identity files declare, and only a diagnostic reads one
+ * (finding it parses the file's frontmatter again). Holds the file, nothing of the build.
+ */
+function frontmatterWhere(
+  path: string,
+  key: string,
+  file: PackFile | undefined,
+  mode: Manifest['frontmatter'],
+): Where {
+  if (!file || file.bodyOffset === 0 || /\.ya?ml$/i.test(path)) return { file: path };
+  let found: Where | undefined;
+  const where = () => (found ??= splitOf(file.text, path, mode)?.yaml?.locate([key]) ?? { file: path });
+  return {
+    file: path,
+    get line() {
+      return where().line;
+    },
+    get col() {
+      return where().col;
+    },
+  };
+}
+
 function earlierDecodings(
   previous: Snapshot | undefined,
   manifest: Snapshot['manifest'],

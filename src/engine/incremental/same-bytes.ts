@@ -1,3 +1,5 @@
+import { Buffer } from 'node:buffer';
+
 // Whether two byte views are one file's bytes, as a reader kept them.
 
 /**
@@ -16,4 +18,13 @@ export function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined):
     a.byteOffset === b.byteOffset &&
     a.byteLength === b.byteLength
   );
+}
+
+/**
+ * Whether two byte views hold the same bytes (compared, not by where they are): a file
+ * read again whose bytes are the ones kept (touched, saved unchanged, read again to be
+ * sure) is handed on as the kept range, so nothing after the read sees a change.
+ */
+export function sameContent(a: Uint8Array, b: Uint8Array): boolean {
+  return sameBytes(a, b) || Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }

@@ -42,7 +42,7 @@ export interface ServiceOptions extends ReloadSource {
   /** Watch the pack and reload on change (default true). */
   watch?: boolean;
   debounceMs?: number;
-  /** Backstop poll of content hashes (default 10 s; 0 disables). */
+  /** Backstop for missed file events: compare the pack with its last read this often (default 10 s; 0 disables). */
   pollMs?: number;
   adminToken?: string;
   /** Origins allowed cross-origin access (`*`: any); none by default. */

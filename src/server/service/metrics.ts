@@ -53,7 +53,9 @@ export interface MetricsOptions {
 export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}): ServiceMetrics {
   const registry = new Registry();
   if (options.processMetrics) {
-    collectDefaultMetrics({ register: registry });
+    // The event-loop lag is sampled every 100 ms (prom-client's 10 ms wakes an idle
+    // service 100 times a second: 0.6% of a core doing nothing else).
+    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
     // Node's default gauges named `*_total` break the exposition rules (`promtool check
     // metrics`: only counters end in _total); the same counts stay, by type, in
     // nodejs_active_handles / _requests / _resources.
@@ -301,3 +303,6 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
     },
   };
 }
+
+/** How often the event-loop lag gauges sample the loop, in ms. */
+const EVENT_LOOP_SAMPLE_MS = 100;
