@@ -5,8 +5,8 @@ import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { availableParallelism, setPriority, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_CACHE_BYTES } from '../src/engine/cache.js';
-import { DEFAULT_MAX_RENDERS } from '../src/server/answers/compose-cache.js';
 import { COPIES_IN_FLIGHT, EXTERNAL_GC_STEP, memoryBound } from '../src/server/answers/memory-bound.js';
+import { DEFAULT_MAX_RENDERS } from '../src/server/service/render-slots.js';
 import { packAttacks } from './hostile-packs.js';
 
 /**

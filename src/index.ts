@@ -64,6 +64,7 @@ export {
   comparePacks,
   compose,
   defaultEngine,
+  engineOf,
   indexPack,
   packProblems,
   tryCompose,

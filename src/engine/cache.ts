@@ -43,6 +43,7 @@ export class EngineCache {
   #scopes = new WeakMap<Snapshot, number>();
   #nextScope = 1;
   #tags = new Map<string, string>();
+  #views = new Map<string, SnapshotCache<unknown>>();
 
   constructor(maxBytes = DEFAULT_CACHE_BYTES) {
     this.#lru = new ByteCache<unknown>(maxBytes);
@@ -64,9 +65,20 @@ export class EngineCache {
 
   /**
    * A named view. Keys are scoped to the snapshot and the name, so two views or two
-   * snapshots never see each other's entries.
+   * snapshots never see each other's entries. The same name gives the same view.
    */
   view<V>(name: string): SnapshotCache<V> {
+    let view = this.#views.get(name);
+    if (view === undefined) {
+      view = this.#makeView<unknown>(name);
+      this.#views.set(name, view);
+    }
+    return view as SnapshotCache<V>;
+  }
+
+  // --- internal ---
+
+  #makeView<V>(name: string): SnapshotCache<V> {
     // Each snapshot's key prefix (the name's tag and the snapshot's scope), made once per
     // snapshot; short, as a key is hashed on every look-up.
     const tag = this.#tagOf(name);
@@ -91,8 +103,6 @@ export class EngineCache {
       setKeyed: (scoped, value, bytes) => lru.set(scoped, value, bytes + scoped.length * 2 + ENTRY_OVERHEAD),
     };
   }
-
-  // --- internal ---
 
   /** One character per view name, never a digit (a scope's number follows it): names never meet. */
   #tagOf(name: string): string {

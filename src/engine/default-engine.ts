@@ -2,7 +2,7 @@ import type { BuildInput, LoadResult, Snapshot } from '../core/build/snapshot-ty
 import type { Yielder } from '../core/build/yielder.js';
 import type { ComposeOutcome, ComposeRequest, ComposeResult } from '../core/compose/compose.js';
 import type { Diagnostic } from '../core/text/diagnostics.js';
-import { createEngine, type Engine } from './engine.js';
+import { builtBy, createEngine, type Engine } from './engine.js';
 import type { PackComparison } from './incremental/pack-compare.js';
 
 // The engine the library's plain functions use (`compose`, `tryCompose`, `buildSnapshot`,
@@ -11,6 +11,15 @@ import type { PackComparison } from './incremental/pack-compare.js';
 
 /** The shared engine behind the library's plain functions. */
 export const defaultEngine: Engine = createEngine();
+
+/**
+ * The engine whose cache a snapshot's work goes to: the one that built it (a service's own,
+ * made with its `cacheBytes`), else the default engine. The plain functions below that take
+ * a snapshot use it, so a snapshot served by a service is composed within its budget.
+ */
+export function engineOf(snapshot: Snapshot): Engine {
+  return builtBy(snapshot) ?? defaultEngine;
+}
 
 /**
  * Composes a prompt (docs/pack-format.md), throwing a `PromptError` for a bad request.
@@ -22,7 +31,7 @@ export const defaultEngine: Engine = createEngine();
  * const { text, layers } = compose(snapshot, { agent: 'ada', settings: { fable_mode_enabled: 'on' } });
  */
 export function compose(snapshot: Snapshot, request: ComposeRequest): ComposeResult {
-  return defaultEngine.compose(snapshot, request);
+  return engineOf(snapshot).compose(snapshot, request);
 }
 
 /**
@@ -30,7 +39,7 @@ export function compose(snapshot: Snapshot, request: ComposeRequest): ComposeRes
  * {@link compose}).
  */
 export function tryCompose(snapshot: Snapshot, request: ComposeRequest): ComposeOutcome {
-  return defaultEngine.tryCompose(snapshot, request);
+  return engineOf(snapshot).tryCompose(snapshot, request);
 }
 
 /**
@@ -47,12 +56,12 @@ export function buildSnapshot(input: BuildInput): LoadResult {
  * cleanly.
  */
 export function packProblems(snapshot: Snapshot): Diagnostic[] {
-  return defaultEngine.packProblems(snapshot);
+  return engineOf(snapshot).packProblems(snapshot);
 }
 
 /** {@link packProblems} in steps, giving the event loop a turn when `yielder` is due. */
 export function packProblemsSliced(snapshot: Snapshot, yielder: Yielder): Promise<Diagnostic[]> {
-  return defaultEngine.packProblemsSliced(snapshot, yielder);
+  return engineOf(snapshot).packProblemsSliced(snapshot, yielder);
 }
 
 /**
@@ -64,7 +73,7 @@ export function comparePacks(
   next: Snapshot,
   yielder?: Yielder,
 ): Promise<PackComparison> {
-  return defaultEngine.comparePacks(current, next, yielder);
+  return engineOf(next).comparePacks(current, next, yielder);
 }
 
 /** Works out which pack files each member of a snapshot reads, for a later {@link comparePacks}. */
@@ -72,5 +81,5 @@ export function indexPack(
   snapshot: Snapshot,
   yielder?: Yielder,
 ): Promise<ReadonlyMap<string, readonly string[]>> {
-  return defaultEngine.indexPack(snapshot, yielder);
+  return engineOf(snapshot).indexPack(snapshot, yielder);
 }

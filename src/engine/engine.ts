@@ -1,4 +1,5 @@
 import type { BuildHooks } from '../core/build/build-hooks.js';
+import { derived } from '../core/build/derived.js';
 import { buildSnapshot, buildSnapshotSliced } from '../core/build/snapshot.js';
 import type { BuildInput, LoadResult, Snapshot } from '../core/build/snapshot-types.js';
 import type { Yielder } from '../core/build/yielder.js';
@@ -117,11 +118,12 @@ export function createEngine(options: EngineOptions = {}): Engine {
     incremental,
   );
 
-  return {
+  const engine: Engine = {
     cache,
     layouts,
-    buildSnapshot: (input) => buildSnapshot(withLayouts(input), hooks),
-    buildSnapshotSliced: (input, yielder) => buildSnapshotSliced(withLayouts(input), yielder, hooks),
+    buildSnapshot: (input) => owned(buildSnapshot(withLayouts(input), hooks), engine),
+    buildSnapshotSliced: async (input, yielder) =>
+      owned(await buildSnapshotSliced(withLayouts(input), yielder, hooks), engine),
     tryCompose,
     compose(snapshot, request) {
       const outcome = tryCompose(snapshot, request);
@@ -149,12 +151,31 @@ export function createEngine(options: EngineOptions = {}): Engine {
     patchedPaths: (a, b) => incremental.patchedPaths(a, b),
     cacheUsage: () => cache.usage(),
   };
+  return engine;
+}
+
+/**
+ * The engine that built a snapshot, when one did (a snapshot built by the core alone, or
+ * frozen, has none): its later work (composes, token counts, rendered answers) is kept in
+ * that engine's cache, within that engine's budget.
+ */
+export function builtBy(snapshot: Snapshot): Engine | undefined {
+  return derived<Engine | undefined>(snapshot, BUILT_BY, () => undefined);
 }
 
 export type { CacheUsage, SnapshotCache };
 export { DEFAULT_CACHE_BYTES, EngineCache };
 
 // --- internal ---
+
+/** The slot of {@link builtBy}. */
+const BUILT_BY = 'built-by-engine';
+
+/** Marks the snapshot of a build as `engine`'s. */
+function owned(result: LoadResult, engine: Engine): LoadResult {
+  if (result.snapshot) derived(result.snapshot, BUILT_BY, () => engine);
+  return result;
+}
 
 /** Freezes an outcome; the snapshot's settings objects are frozen already (by its build). */
 function freezeComposed(outcome: ComposeOutcome, snapshot: Snapshot): ComposeOutcome {

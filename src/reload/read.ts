@@ -1,4 +1,5 @@
 import type { LoadResult, Snapshot } from '../core/build/snapshot.js';
+import type { Engine } from '../engine/engine.js';
 import type { PackLimits } from '../source/limits.js';
 import { openPack } from '../source/open.js';
 import type { PackLoader } from './store.js';
@@ -16,6 +17,8 @@ export interface ReloadSource extends PackLimits {
   quietMs?: number;
   /** Operator-set settings (`serve --set`): over env, below requests. */
   settings?: Readonly<Record<string, unknown>>;
+  /** The engine that builds each version (default: the library's shared one). */
+  engine?: Engine;
 }
 
 export interface StableReadOptions {
@@ -81,5 +84,6 @@ function openOptions(source: ReloadSource) {
     readTimeoutMs: source.readTimeoutMs,
     maxPromptBytes: source.maxPromptBytes,
     settings: source.settings,
+    engine: source.engine,
   };
 }

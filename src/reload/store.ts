@@ -200,6 +200,11 @@ export class SnapshotStore {
     this.#engine = options.engine ?? defaultEngine;
   }
 
+  /** The engine that compares this store's versions, and whose cache its answers use. */
+  get engine(): Engine {
+    return this.#engine;
+  }
+
   /** A store that always serves one snapshot (tests, embedding). */
   static of(snapshot: Snapshot): SnapshotStore {
     const store = new SnapshotStore(async () => ({ snapshot, diagnostics: snapshot.warnings }));

@@ -26,6 +26,7 @@ import { errorAnswer } from './service/errors.js';
 import { EventHub } from './service/events.js';
 import { hostPolicy } from './service/host-policy.js';
 import { createMetrics, type ServiceMetrics } from './service/metrics.js';
+import { RenderSlots } from './service/render-slots.js';
 export interface AppOptions {
   store: SnapshotStore;
   /** Enables `POST /api/prompts/reload` (from `STRATA_ADMIN_TOKEN`). */
@@ -65,6 +66,11 @@ export interface AppOptions {
   replayEvents?: number;
   /** Time budget for one request's token counts, counted off the event loop (default 5 s); past it, the prompt is answered without counts and with a TOKEN_BUDGET_EXCEEDED warning. */
   tokenBudgetMs?: number;
+  /**
+   * Requests making an answer the cache does not hold (compose, count, serialise) at once,
+   * at most (default `DEFAULT_MAX_RENDERS`, 4); later ones wait, within their token budget.
+   */
+  maxRenders?: number;
   /** The inspector's static files (default: the bundled inspector). */
   assets?: () => Promise<Map<string, InspectorAsset>>;
   /** Origins allowed cross-origin access (`*`: any); none by default (CORS off). */
@@ -137,6 +143,7 @@ export function createApp(options: AppOptions): StrataApp {
     strict: options.strict ?? false,
     startedAt: new Date(),
     tokenBudgetMs: options.tokenBudgetMs,
+    renders: new RenderSlots(options.maxRenders),
     maxQueryAmbient: options.maxQueryAmbient ?? MAX_QUERY_AMBIENT,
     maxTeamMembers: options.maxTeamMembers ?? MAX_TEAM_MEMBERS,
     maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,

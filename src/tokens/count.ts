@@ -1,7 +1,7 @@
 import type { Snapshot } from '../core/build/snapshot.js';
 import type { ComposeResult, LayerResult } from '../core/compose/compose.js';
 import { sha256, utf8Length } from '../core/text/text.js';
-import { defaultEngine } from '../engine/default-engine.js';
+import { engineOf } from '../engine/default-engine.js';
 import { type BudgetStatus, budgetFor, budgetStatus, nearFrom, tokenConfig } from './config.js';
 import { type EncodingName, getTokenizer, type Tokenizer, type TokenizerName } from './tokenizer.js';
 
@@ -101,7 +101,8 @@ export function uncountedTexts(
   const out: Array<{ hash: string; text: string }> = [];
   const seen = new Set<string>();
   const add = (hash: string, text: () => string) => {
-    if (hash === '' || seen.has(hash) || counts.get(snapshot, key(tokenizer, hash)) !== undefined) return;
+    if (hash === '' || seen.has(hash) || counts(snapshot).get(snapshot, key(tokenizer, hash)) !== undefined)
+      return;
     seen.add(hash);
     out.push({ hash, text: text() });
   };
@@ -116,15 +117,15 @@ export function uncountedTexts(
 
 /** Stores a count made elsewhere for a text hash (see {@link uncountedTexts}). */
 export function rememberCount(snapshot: Snapshot, tokenizer: Tokenizer, hash: string, count: number): void {
-  counts.set(snapshot, key(tokenizer, hash), count, 8);
+  counts(snapshot).set(snapshot, key(tokenizer, hash), count, 8);
 }
 
 // --- internal ---
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-/** Token counts per snapshot, encoding and text hash, in the shared byte-bounded cache. */
-const counts = defaultEngine.cache.view<number>('tokens');
+/** Token counts per snapshot, encoding and text hash, in the byte-bounded cache of the snapshot's engine. */
+const counts = (snapshot: Snapshot) => engineOf(snapshot).cache.view<number>('tokens');
 
 function key(tokenizer: Tokenizer, hash: string): string {
   return `${tokenizer.encoding}:${hash}`;
@@ -185,7 +186,7 @@ class CharOffsets {
 }
 
 function countCached(snapshot: Snapshot, tokenizer: Tokenizer, hash: string, text: () => string): number {
-  const hit = hash === '' ? undefined : counts.get(snapshot, key(tokenizer, hash));
+  const hit = hash === '' ? undefined : counts(snapshot).get(snapshot, key(tokenizer, hash));
   if (hit !== undefined) return hit;
   const count = tokenizer.count(text());
   if (hash !== '') rememberCount(snapshot, tokenizer, hash, count);

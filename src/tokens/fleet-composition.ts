@@ -3,7 +3,7 @@ import type { ComposeResult } from '../core/compose/compose.js';
 import { composeMember, type Member, packMembers } from '../core/compose/members.js';
 import type { Diagnostic } from '../core/text/diagnostics.js';
 import { byteOrder } from '../core/text/text.js';
-import { defaultEngine } from '../engine/default-engine.js';
+import { engineOf } from '../engine/default-engine.js';
 
 /** Every member's composed prompt, and the members that failed to compose. */
 export interface FleetComposition {
@@ -22,7 +22,7 @@ export function composeFleet(
   settings?: Readonly<Record<string, unknown>>,
 ): FleetComposition {
   const key = JSON.stringify(Object.entries(settings ?? {}).sort(([a], [b]) => byteOrder(a, b)));
-  const cached = fleets.get(snapshot, key);
+  const cached = fleets(snapshot).get(snapshot, key);
   if (cached) return cached;
   const composition: FleetComposition = { composed: [], failed: [] };
   for (const member of packMembers(snapshot)) {
@@ -30,13 +30,13 @@ export function composeFleet(
     if (outcome.ok) composition.composed.push({ member, result: outcome.result });
     else composition.failed.push({ member, diagnostics: outcome.diagnostics });
   }
-  fleets.set(snapshot, key, composition, compositionBytes(composition));
+  fleets(snapshot).set(snapshot, key, composition, compositionBytes(composition));
   return composition;
 }
 
 // --- internal ---
 
-const fleets = defaultEngine.cache.view<FleetComposition>('fleet');
+const fleets = (snapshot: Snapshot) => engineOf(snapshot).cache.view<FleetComposition>('fleet');
 
 /** An upper bound of what a composition holds: its texts, plus a generous amount per layer. */
 function compositionBytes(c: FleetComposition): number {

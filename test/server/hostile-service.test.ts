@@ -7,6 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src/cli/atomic-write.js';
 import { DEFAULT_CACHE_BYTES } from '../../src/engine/cache.js';
 import { defaultEngine } from '../../src/engine/default-engine.js';
+import { createEngine } from '../../src/engine/engine.js';
+import { stablePackLoader } from '../../src/reload/read.js';
+import { SnapshotStore } from '../../src/reload/store.js';
+import { createApp } from '../../src/server/app.js';
 import { type RunningService, startService } from '../../src/server/node/start.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
 import { appFor, copyFixture, MINI, waitFor } from './helpers.js';
@@ -90,26 +94,50 @@ describe('hostile clients', () => {
     expect(tk.count('='.repeat(256 * 1024))).toBe(tk.count('='.repeat(128 * 1024)) * 2);
   });
 
-  it('the render cache is bounded by bytes, whatever the prompts and the number of variants', async () => {
+  it("the render cache is bounded by bytes, whatever the prompts and the number of variants, in the service's own engine", async () => {
     const { dir, cleanup } = await copyFixture();
     try {
       await writeFile(join(dir, 'base.md'), `${'Base line of a large prompt.\n'.repeat(8000)}`); // ~230 KB
-      const { app } = await appFor(dir);
-      defaultEngine.cache.maxBytes = 2 * 1024 * 1024;
+      const engine = createEngine({ cacheBytes: 2 * 1024 * 1024 });
+      const store = new SnapshotStore(stablePackLoader({ dir, env: {}, engine }), { engine });
+      await store.reload('initial');
+      const { app } = createApp({ store, heartbeatMs: 0 });
+      const before = defaultEngine.cacheUsage();
       for (let i = 0; i < 40; i++) {
         const res = await app.request(`/api/prompts/writer?team=t${i}`);
         expect(res.status).toBe(200);
-        expect(defaultEngine.cacheUsage().bytes).toBeLessThanOrEqual(2 * 1024 * 1024);
+        expect(engine.cacheUsage().bytes).toBeLessThanOrEqual(2 * 1024 * 1024);
       }
-      expect(defaultEngine.cacheUsage().entries).toBeGreaterThan(0);
+      expect(engine.cacheUsage().entries).toBeGreaterThan(0);
+      // Nothing of it went to the library's shared engine, whose budget is its own.
+      expect(defaultEngine.cacheUsage().maxBytes).toBe(DEFAULT_CACHE_BYTES);
+      expect(defaultEngine.cacheUsage().entries).toBe(before.entries);
       const metrics = await (await app.request('/metrics')).text();
       const held = Number(/^strata_cache_bytes (\d+)$/m.exec(metrics)?.[1]);
       expect(held).toBeGreaterThan(0);
       expect(held).toBeLessThanOrEqual(2 * 1024 * 1024);
       expect(metrics).toMatch(/^strata_cache_budget_bytes 2097152$/m);
     } finally {
-      defaultEngine.cache.maxBytes = DEFAULT_CACHE_BYTES;
       await cleanup();
+    }
+  });
+
+  it('startService({ cacheBytes }) gives the service its budget and leaves the library default alone', async () => {
+    const started = await startService({
+      dir: MINI,
+      env: {},
+      port: 0,
+      watch: false,
+      cacheBytes: 3 * 1024 * 1024,
+    });
+    if (!started.ok) throw new Error(JSON.stringify(started.diagnostics));
+    try {
+      expect(started.service.store.engine.cacheUsage().maxBytes).toBe(3 * 1024 * 1024);
+      expect(defaultEngine.cacheUsage().maxBytes).toBe(DEFAULT_CACHE_BYTES);
+      const metrics = await (await fetch(`${started.service.url}/metrics`)).text();
+      expect(metrics).toMatch(/^strata_cache_budget_bytes 3145728$/m);
+    } finally {
+      await started.service.close();
     }
   });
 

@@ -1,12 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  composeRendered,
-  DEFAULT_MAX_RENDERS,
-  renderedBytes,
-  renderLoad,
-  setMaxRenders,
-} from '../../src/server/answers/compose-cache.js';
+import { composeRendered, renderedBytes } from '../../src/server/answers/compose-cache.js';
 import { COPIES_IN_FLIGHT, EXTERNAL_GC_STEP, memoryBound } from '../../src/server/answers/memory-bound.js';
+import { DEFAULT_MAX_RENDERS, RenderSlots } from '../../src/server/service/render-slots.js';
 import { stopCountWorker } from '../../src/tokens/count-off-thread.js';
 import { memoryStore } from './helpers.js';
 
@@ -14,7 +9,6 @@ import { memoryStore } from './helpers.js';
 // in flight), and a cached answer is sized at what it really holds.
 
 afterAll(async () => {
-  setMaxRenders(DEFAULT_MAX_RENDERS);
   await stopCountWorker();
 });
 
@@ -23,31 +17,48 @@ describe('render slots', () => {
     const mem = memoryStore({ 'base.md': 'Base.', 'roles/writer.md': 'Writer.' });
     await mem.store.reload('initial');
     const snapshot = mem.store.state!.snapshot;
-    setMaxRenders(1);
+    const slots = new RenderSlots(1);
     const seen: number[] = [];
     const all = Array.from({ length: 5 }, (_, i) =>
-      composeRendered(snapshot, { role: 'writer', ambient: `Now ${i}.` }).then((o) => {
-        seen.push(renderLoad().waiting);
+      composeRendered(snapshot, { role: 'writer', ambient: `Now ${i}.` }, { slots }).then((o) => {
+        seen.push(slots.load().waiting);
         return o;
       }),
     );
-    expect(renderLoad()).toMatchObject({ max: 1, active: 1, waiting: 4 });
+    expect(slots.load()).toMatchObject({ max: 1, active: 1, waiting: 4 });
     const outcomes = await Promise.all(all);
     expect(outcomes.map((o) => o.ok && o.rendered.result.text)).toEqual(
       [0, 1, 2, 3, 4].map((i) => `Base.\n\n---\n\nWriter.\n\n---\n\nNow ${i}.`),
     );
     expect(seen).toEqual([3, 2, 1, 0, 0]);
-    expect(renderLoad()).toMatchObject({ active: 0, waiting: 0 });
-    setMaxRenders(DEFAULT_MAX_RENDERS);
+    expect(slots.load()).toMatchObject({ active: 0, waiting: 0 });
+  });
+
+  it('raising the limit starts waiting renders at once; a limit below 1 is a RangeError', async () => {
+    const slots = new RenderSlots(1);
+    expect(new RenderSlots().max).toBe(DEFAULT_MAX_RENDERS);
+    const first = await slots.acquire();
+    const second = slots.acquire();
+    expect(slots.load()).toMatchObject({ active: 1, waiting: 1 });
+    slots.max = 2;
+    expect(slots.load()).toMatchObject({ max: 2, active: 2, waiting: 0 });
+    (await second)();
+    first();
+    first();
+    expect(slots.load()).toMatchObject({ active: 0, waiting: 0 });
+    expect(() => new RenderSlots(0)).toThrow(RangeError);
+    expect(() => {
+      slots.max = 1.5;
+    }).toThrow(RangeError);
   });
 
   it('sizes a cached answer at its real bytes: one byte per unit of an ASCII text, two otherwise', async () => {
     const mem = memoryStore({ 'base.md': 'a'.repeat(10_000), 'roles/cjk.md': '中'.repeat(10_000) });
     await mem.store.reload('initial');
     const snapshot = mem.store.state!.snapshot;
-    const ascii = await composeRendered(snapshot, { role: 'nobody-here' });
+    const ascii = await composeRendered(snapshot, { role: 'nobody-here' }, { slots: new RenderSlots() });
     expect(ascii.ok).toBe(false);
-    const cjk = await composeRendered(snapshot, { role: 'cjk' });
+    const cjk = await composeRendered(snapshot, { role: 'cjk' }, { slots: new RenderSlots() });
     if (!cjk.ok) throw new Error('compose failed');
     const r = cjk.rendered;
     const units = r.result.text.length;

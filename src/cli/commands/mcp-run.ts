@@ -1,4 +1,4 @@
-import { defaultEngine } from '../../engine/default-engine.js';
+import { createEngine } from '../../engine/engine.js';
 import { DEFAULT_BOUNDS, DEFAULT_MAX_MESSAGE_BYTES } from '../../mcp/limits.js';
 import { createPromptServer } from '../../mcp/prompt-server.js';
 import { serveStdio } from '../../mcp/stdio.js';
@@ -30,10 +30,11 @@ export async function runMcp(flags: McpFlags, io: CliIO): Promise<number> {
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
   if (!io.input) throw new UsageError('strata mcp reads its client on standard input, and has none');
   const logger = createLogger({ level, write: io.stderr });
-  if (options.cacheBytes !== undefined) defaultEngine.cache.maxBytes = options.cacheBytes;
-  const store = new SnapshotStore(stablePackLoader({ ...options, quietMs: options.debounceMs }), {
+  const engine = createEngine({ cacheBytes: options.cacheBytes });
+  const store = new SnapshotStore(stablePackLoader({ ...options, engine, quietMs: options.debounceMs }), {
     allowLayerLoss: options.allowLayerLoss,
     strict: options.strict,
+    engine,
   });
   const initial = await store.reload('initial');
   printDiagnostics(initial.diagnostics, io);

@@ -1,7 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_PAGE_SIZE } from '../../mcp/limits.js';
-import { DEFAULT_MAX_RENDERS } from '../../server/answers/compose-cache.js';
 import { MAX_BODY_BYTES } from '../../server/app.js';
 import { DEFAULT_CONNECTION_LIMITS } from '../../server/node/connections.js';
 import {
@@ -15,6 +14,7 @@ import { MAX_QUERY_AMBIENT, MAX_TEAM_MEMBERS } from '../../server/schemas/reques
 import { createCors } from '../../server/service/cors.js';
 import { MAX_PENDING_BYTES, MAX_PENDING_EVENTS } from '../../server/service/events.js';
 import { bufferedWriter, createLogger, LOG_LEVELS, type LogLevel } from '../../server/service/logging.js';
+import { DEFAULT_MAX_RENDERS } from '../../server/service/render-slots.js';
 import { DEFAULT_TOKEN_BUDGET_MS } from '../../tokens/count-off-thread.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import { LOG_FORMATS, type LogFormat, textLogWriter } from '../log-text.js';

@@ -3,7 +3,7 @@ import type { Snapshot } from '../../core/build/snapshot.js';
 import type { ComposeRequest, ComposeResult } from '../../core/compose/compose.js';
 import { withLayerWording } from '../../core/compose/explain.js';
 import { type Diagnostic, warning } from '../../core/text/diagnostics.js';
-import { defaultEngine, tryCompose } from '../../engine/default-engine.js';
+import { engineOf, tryCompose } from '../../engine/default-engine.js';
 import { spanRefused, tracedCompose } from '../../telemetry/spans.js';
 import {
   DEFAULT_TOKEN_BUDGET_MS,
@@ -11,6 +11,7 @@ import {
   withTokensOffThread,
 } from '../../tokens/count-off-thread.js';
 import { tokenizerAvailable } from '../../tokens/tokenizer.js';
+import type { RenderSlots } from '../service/render-slots.js';
 import { jsonBytes } from './json-bytes.js';
 import type { PromptAnswers } from './prompt-answer.js';
 
@@ -44,8 +45,10 @@ export interface Rendered {
 
 export type RenderOutcome = { ok: true; rendered: Rendered } | { ok: false; diagnostics: Diagnostic[] };
 
-/** How a render may spend time. */
+/** How a render may spend time, and the slots it waits for. */
 export interface RenderOptions {
+  /** The service's render slots: an uncached answer is made in one of them. */
+  slots: RenderSlots;
   /**
    * Time budget of the request, from `startedAt`: the token counts (made off the event
    * loop) get what is left of it once the prompt is composed; see `withTokensOffThread`.
@@ -73,7 +76,7 @@ export interface RenderOptions {
 export function composeRendered(
   snapshot: Snapshot,
   request: ComposeRequest,
-  options: RenderOptions = {},
+  options: RenderOptions,
 ): Promise<RenderOutcome> {
   // One span a compose (no-op unless the application registers an OpenTelemetry SDK).
   return tracedCompose('strata.compose', request, async (done, span) => {
@@ -88,37 +91,13 @@ export function composeRendered(
   });
 }
 
-/** The default of {@link setMaxRenders}. */
-export const DEFAULT_MAX_RENDERS = 4;
-
-/**
- * How many requests may compose, count and serialise an answer the cache does not hold
- * at once (default {@link DEFAULT_MAX_RENDERS}; `serve --max-renders`). Each holds a few
- * copies of its prompt (text, JSON, UTF-8 bodies, the text sent to the counting worker)
- * until it is answered, so this bounds the memory of requests in flight; later requests
- * wait for a slot (within their time budget, which runs from their start).
- */
-export function setMaxRenders(n: number): void {
-  if (!Number.isInteger(n) || n < 1) throw new RangeError(`maxRenders must be an integer ≥ 1, not ${n}`);
-  maxRenders = n;
-  while (active < maxRenders && waiting.length > 0) {
-    active++;
-    waiting.shift()!();
-  }
-}
-
-/** Renders in progress and waiting now (for metrics and tests). */
-export function renderLoad(): { max: number; active: number; waiting: number } {
-  return { max: maxRenders, active, waiting: waiting.length };
-}
-
 /**
  * The cached answer for a request, without composing: undefined unless an earlier
  * {@link composeRendered} of the same snapshot and request succeeded and is still cached.
  */
 export function peekRendered(snapshot: Snapshot, request: ComposeRequest): Rendered | undefined {
   if (request.ambient !== undefined) return undefined;
-  const hit = rendered.get(snapshot, cacheKey(request));
+  const hit = rendered(snapshot).get(snapshot, cacheKey(request));
   if (hit) tracedCompose('strata.compose', request, (done) => done(hit.result, snapshot.preset, true));
   return hit;
 }
@@ -148,7 +127,8 @@ export function renderedBytes(r: Rendered): number {
 
 // --- internal ---
 
-const rendered = defaultEngine.cache.view<Rendered>('rendered');
+/** Rendered answers, in the byte-bounded cache of the snapshot's engine. */
+const rendered = (snapshot: Snapshot) => engineOf(snapshot).cache.view<Rendered>('rendered');
 
 /** {@link composeRendered}'s work: the cached answer, or a new one (`cached` says which). */
 async function renderOrReuse(
@@ -158,16 +138,16 @@ async function renderOrReuse(
 ): Promise<(RenderOutcome & { ok: true; cached: boolean }) | (RenderOutcome & { ok: false })> {
   const key = request.ambient === undefined ? cacheKey(request) : undefined;
   if (key !== undefined) {
-    const hit = rendered.get(snapshot, key);
+    const hit = rendered(snapshot).get(snapshot, key);
     if (hit) return { ok: true, rendered: hit, cached: true };
   }
   const startedAt = options.startedAt ?? performance.now();
   // At most `maxRenders` requests compose, count and serialise at once (their copies of
   // the prompt are the service's memory in flight); the others wait their turn.
-  const release = await renderSlot();
+  const release = await options.slots.acquire();
   try {
     // A request that waited may find its answer made meanwhile.
-    const made = key === undefined ? undefined : rendered.get(snapshot, key);
+    const made = key === undefined ? undefined : rendered(snapshot).get(snapshot, key);
     if (made) return { ok: true, rendered: made, cached: true };
     const outcome = tryCompose(snapshot, request);
     if (!outcome.ok) return outcome;
@@ -183,7 +163,7 @@ async function renderOrReuse(
       void done.jsonBytes;
       await turn();
       void done.textBytes;
-      rendered.set(snapshot, key, done, renderedBytes(done));
+      rendered(snapshot).set(snapshot, key, done, renderedBytes(done));
     }
     return { ok: true, rendered: done, cached: false };
   } finally {
@@ -191,24 +171,6 @@ async function renderOrReuse(
   }
 }
 const utf8 = new TextEncoder();
-let maxRenders = DEFAULT_MAX_RENDERS;
-let active = 0;
-const waiting: Array<() => void> = [];
-
-/** Waits for a render slot; resolves to its release. */
-async function renderSlot(): Promise<() => void> {
-  if (active < maxRenders) active++;
-  else await new Promise<void>((resolve) => waiting.push(resolve));
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    const next = waiting.shift();
-    if (next && active <= maxRenders) next();
-    else active--;
-  };
-}
-
 /** Lets the event loop handle what is pending (new connections, other requests) first. */
 function turn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));

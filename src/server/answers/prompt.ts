@@ -46,6 +46,7 @@ export function answerPrompt(service: Service, call: PromptCall): Answer | Promi
   // An answer without the result's JSON (text, a provider body) needs no token counts.
   const counts = call.format === undefined && negotiate(call.accept, PROMPT_TYPES) === 'application/json';
   return composeRendered(snapshot, call.request, {
+    slots: service.renders,
     tokenBudgetMs: service.tokenBudgetMs,
     startedAt: call.startedAt,
     counts,

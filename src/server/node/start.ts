@@ -3,14 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { type Diagnostic, error } from '../../core/text/diagnostics.js';
-import { defaultEngine } from '../../engine/default-engine.js';
+import { createEngine } from '../../engine/engine.js';
 import { type ReloadSource, stablePackLoader } from '../../reload/read.js';
 import { SnapshotStore } from '../../reload/store.js';
 import { type PackWatcher, watchPack } from '../../reload/watch.js';
 import { tokenConfig } from '../../tokens/config.js';
 import { stopCountWorker, warmCountWorker } from '../../tokens/count-off-thread.js';
 import { getTokenizer, tokenizerAvailable, tokenizerMissing } from '../../tokens/tokenizer.js';
-import { setMaxRenders } from '../answers/compose-cache.js';
 import { type AppOptions, createApp, type StrataApp } from '../app.js';
 import { deferContinue } from '../middleware/continue.js';
 import { routeTable } from '../routes/route.js';
@@ -122,18 +121,19 @@ export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 export async function startService(options: ServiceOptions): Promise<StartOutcome> {
   const logger = options.logger ?? createLogger();
   // One consistency rule for every reload: the pack must have been quiet for the debounce.
+  // The service's own engine: its caches within the service's budget, apart from any other.
+  const engine = createEngine({ cacheBytes: options.cacheBytes });
   const store = new SnapshotStore(
-    stablePackLoader({ ...options, quietMs: options.quietMs ?? options.debounceMs }),
-    { allowLayerLoss: options.allowLayerLoss, strict: options.strict },
+    stablePackLoader({ ...options, engine, quietMs: options.quietMs ?? options.debounceMs }),
+    { allowLayerLoss: options.allowLayerLoss, strict: options.strict, engine },
   );
   logReloads(store, logger);
   const watching = options.watch !== false && options.dir !== undefined;
-  if (options.cacheBytes !== undefined) defaultEngine.cache.maxBytes = options.cacheBytes;
-  if (options.maxRenders !== undefined) setMaxRenders(options.maxRenders);
   const bindHost = options.host ?? DEFAULT_HOST;
   const app = createApp({
     allowedHosts: options.allowedHosts ?? (isLoopback(bindHost) ? [] : ['*']),
     tokenBudgetMs: options.tokenBudgetMs,
+    maxRenders: options.maxRenders,
     maxBodyBytes: options.maxBodyBytes,
     maxQueryAmbient: options.maxQueryAmbient,
     maxTeamMembers: options.maxTeamMembers,

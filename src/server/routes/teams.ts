@@ -55,6 +55,7 @@ export function addTeamRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
         const mergedVars = Object.assign(Object.create(null), body.vars, vars);
         if (Object.keys(mergedVars).length > 0) request.vars = mergedVars;
         const rendered = await composeRendered(snapshot, request, {
+          slots: service.renders,
           tokenBudgetMs: service.tokenBudgetMs,
           startedAt: c.get('startedAt'),
         });

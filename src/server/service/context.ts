@@ -4,6 +4,7 @@ import type { Cors } from './cors.js';
 import type { EventHub } from './events.js';
 import type { HostPolicy } from './host-policy.js';
 import type { ServiceMetrics } from './metrics.js';
+import type { RenderSlots } from './render-slots.js';
 
 /** Variables a request carries through the app. */
 export interface AppEnv {
@@ -42,6 +43,8 @@ export interface Service {
   startedAt: Date;
   /** Time budget for one request's token counts (they run off the event loop). */
   tokenBudgetMs?: number;
+  /** How many answers the cache does not hold are made at once (`serve --max-renders`). */
+  renders: RenderSlots;
   /** A longer `?ambient=` (characters) is 400 BAD_REQUEST (`serve --max-query-ambient`). */
   maxQueryAmbient: number;
   /** A team compose with more members is 400 BAD_REQUEST (`serve --max-team-members`). */

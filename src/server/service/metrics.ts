@@ -1,6 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Diagnostic } from '../../core/text/diagnostics.js';
-import { defaultEngine } from '../../engine/default-engine.js';
 import type { SnapshotStore } from '../../reload/store.js';
 import { VERSION } from '../../source/version.js';
 import { latencyHistogram } from './latency.js';
@@ -160,7 +159,7 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
     help: 'Bytes held by the caches of composed prompts and token counts (all versions, one budget)',
     registers,
     collect() {
-      this.set(defaultEngine.cacheUsage().bytes);
+      this.set(store.engine.cacheUsage().bytes);
     },
   });
   new Gauge({
@@ -168,7 +167,7 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
     help: 'The byte budget of the caches of composed prompts and token counts (serve --cache-bytes)',
     registers,
     collect() {
-      this.set(defaultEngine.cacheUsage().maxBytes);
+      this.set(store.engine.cacheUsage().maxBytes);
     },
   });
   new Gauge({
