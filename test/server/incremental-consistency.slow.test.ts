@@ -1,4 +1,4 @@
 import { incrementalConsistency } from './incremental-consistency.js';
 
-// The longer run of incremental-consistency.test.ts: one file and many files at once.
+// One file and many files at once, rewritten 24 times (the slow tier: a soak).
 incrementalConsistency(24, ['one file', 'many files']);

@@ -17,7 +17,7 @@ import { keysOfStates, type PackState, WriterJournal } from './writer-journal.js
 // rename-saves, or by ConfigMap swaps — while clients read a prompt and the service
 // reloads. Every answer must be one whole version: its version id (a hash of every file)
 // and its text must belong to the same one of the two, never to a mix. Used by
-// incremental-consistency.test.ts (short) and incremental-consistency.slow.test.ts.
+// incremental-consistency.slow.test.ts (the slow tier).
 
 /** Files that never change: their bytes and parsing are reused by every reload. */
 const STILL = 200;
