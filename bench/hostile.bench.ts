@@ -14,7 +14,8 @@ import { packAttacks } from './hostile-packs.js';
  *
  * 1. /healthz latency (a new connection per probe, as a kubelet does, 1 s timeout) with
  *    no other client, then while one client sends worst-case compose requests back to
- *    back (64 KB whitespace-free ambient, Latin and CJK alternately) — same run.
+ *    back (64 KB whitespace-free ambient, Latin and CJK alternately; CrewAI inputs that
+ *    amplify, each refused at the prompt limit) — same run.
  * 2. /healthz latency while one client holds more connections than the cap (520; the
  *    default cap is 512), each with a request whose body is still arriving, reopening
  *    every one the service closes — against quiet phases of the same run.
@@ -60,11 +61,13 @@ const PIN = PIN_MODE !== '0' && availableParallelism() >= 2 && canPin();
 const SERVICE_CORES = PIN_MODE === 'split' ? '0' : `0-${availableParallelism() - 1}`;
 const CLIENT_CORES = availableParallelism() === 2 ? '1' : `1-${availableParallelism() - 1}`;
 const MiB = 2 ** 20;
-const ATTACKS: AttackKind[] = ['repeated', 'distinct'];
+const ATTACKS: AttackKind[] = ['repeated', 'distinct', 'amplified'];
 const ATTACK_TEXT: Record<AttackKind, string> = {
   repeated:
     'attack, the same two bodies again (counts cached after the first: the most requests per second, all on the event loop)',
   distinct: 'attack, every body new (nothing cached: each is composed, hashed and counted)',
+  amplified:
+    'attack on examples/crewai, amplifying inputs (`sector` = 3,600 × `{quarter}`, `quarter` = 32,000 × `x`: 115 MB if filled in turn without a bound; 422 `PROMPT_TOO_LARGE` at 4 MiB)',
 };
 /** The attacking client: `node -e ATTACKER url kind`; answers `stop` with its counts. */
 const ATTACKER = `
@@ -77,6 +80,8 @@ process.on('message', (m) => {
   else attacking = false;
 });
 const body = (i) => {
+  if (kind === 'amplified')
+    return JSON.stringify({ role: 'market_analyst', vars: { sector: '{quarter}'.repeat(3600), quarter: 'x'.repeat(32000) } });
   const tag = kind === 'distinct' ? i.toString(36) : '';
   const ambient = i % 2 === 0
     ? tag + 'x'.repeat(64 * 1024 - 64 - tag.length)
@@ -157,6 +162,8 @@ try {
 
 async function probes(): Promise<void> {
   const service = await start(['--dir', join(ROOT, 'examples/roboco')]);
+  // The amplifying inputs need a layout that fills record values in turn (CrewAI's).
+  const crew = await start(['--dir', join(ROOT, 'examples/crewai')]);
   const only = process.env.BENCH_ATTACK;
   try {
     // Quiet and attacked phases alternate, so a change in the machine's load falls on both.
@@ -176,7 +183,7 @@ async function probes(): Promise<void> {
       for (const kind of ATTACKS) {
         if (only && only !== kind) continue;
         add(quiet, await probeFor(service.url, SECONDS * 1000));
-        const phase = await attacked(service, kind);
+        const phase = await attacked(kind === 'amplified' ? crew : service, kind);
         const same = attacks.find((a) => a.kind === kind);
         if (!same) attacks.push({ kind, ...phase });
         else {
@@ -220,6 +227,7 @@ async function probes(): Promise<void> {
     );
   } finally {
     await service.stop();
+    await crew.stop();
   }
 }
 
@@ -267,7 +275,7 @@ async function busyConnections(): Promise<void> {
   }
 }
 
-type AttackKind = 'repeated' | 'distinct';
+type AttackKind = 'repeated' | 'distinct' | 'amplified';
 interface Probes {
   latencies: number[];
   failed: number;

@@ -18,3 +18,14 @@ export function errnoReason(e: unknown): string {
   }
   return err?.code ?? (err instanceof Error ? err.message : String(e));
 }
+
+/**
+ * Why an entry could not be read: a name that is not UTF-8 (shown with U+FFFD, a name no
+ * file has) is said as such; otherwise the system's reason.
+ */
+export function unreadable(name: string, e: unknown): string {
+  const gone = (e as NodeJS.ErrnoException)?.code === 'ENOENT';
+  return gone && name.includes('\uFFFD')
+    ? 'its name is not valid UTF-8 (strata reads file names as UTF-8): rename it'
+    : errnoReason(e);
+}

@@ -1,5 +1,5 @@
 import { lstatSync, realpathSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { type Diagnostic, error } from '../core/text/diagnostics.js';
 import { errnoReason } from './errno.js';
 
@@ -68,3 +68,26 @@ export async function openPackRoot(dir: string): Promise<PackRoot> {
 }
 
 // --- internal ---
+
+/**
+ * The path a symlink leads to, with a leading `..data` (a ConfigMap's visible links)
+ * replaced by the folder `..data` pointed to when the read began.
+ */
+export function throughData(pack: PackRoot, linkPath: string, target: string): string {
+  const path = resolve(linkPath, '..', target);
+  if (!pack.data) return path;
+  const link = join(pack.root, '..data');
+  if (path === link) return pack.data;
+  return path.startsWith(`${link}${sep}`) ? join(pack.data, path.slice(link.length + 1)) : path;
+}
+
+/** Whether a real path lies inside the pack's real root (the root itself included). */
+export function insidePack(root: string, real: string): boolean {
+  const rel = relative(root, real);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !rel.startsWith(sep));
+}
+
+/** The identity of a pack root that could not be opened: the same while the problem is. */
+export function rootIdentity(pack: PackRoot): string {
+  return `!${JSON.stringify(pack.diagnostics)}`;
+}

@@ -11,7 +11,7 @@ import {
   type Stats,
   statSync,
 } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { resolve, sep } from 'node:path';
 import { presetHiddenFolders } from '../core/build/detect.js';
 import type { ReadScope } from '../core/build/read-scope.js';
 import { hiddenEntryAllowed } from '../core/pack/select.js';
@@ -20,10 +20,9 @@ import { byteOrder } from '../core/text/text.js';
 import { sameContent } from '../engine/incremental/same-bytes.js';
 import { LAYOUTS } from '../layouts/registry.js';
 import { changedSince, EntryHash, FILE_LIKE, isDirect, kind, oddKey } from './entry-identity.js';
-import { errnoReason } from './errno.js';
+import { errnoReason, unreadable } from './errno.js';
 import { FolderStamps } from './folder-stamps.js';
-import type { FileStats } from './kept-files.js';
-import { openPackRoot, type PackRoot } from './layout.js';
+import { insidePack, openPackRoot, type PackRoot, rootIdentity, throughData } from './layout.js';
 import {
   fileTooLarge,
   type PackLimits,
@@ -35,6 +34,7 @@ import {
 } from './limits.js';
 import { readRegularFileSync, Slab } from './read-file.js';
 import { readHinted } from './read-hinted.js';
+import type { Listing, Reading, WalkState } from './read-state.js';
 import { type FileReuse, fileReuse, KeptFiles, type ReadBase, type ReadSeen } from './reuse.js';
 import { Slices, withDeadline } from './slices.js';
 
@@ -153,26 +153,6 @@ export async function packIdentity(dir: string, options: ReadPackOptions = {}): 
 }
 
 // --- internal ---
-
-/** A file listed, to be read or found unchanged: its identity numbers as listed. */
-interface Pending extends FileStats {
-  rel: string;
-  real: string;
-  /** What the reuse cache compares beside the numbers (see `KeptFiles`), for a few files. */
-  odd: string | undefined;
-}
-
-interface Listing {
-  pending: Pending[];
-  identity: string;
-  newestChangeMs: number;
-  /** Every folder walked (relative paths; the root not included). */
-  folders: Set<string>;
-  /** Whether any symlink was met. */
-  linked: boolean;
-  /** Each folder's identity (the root's as `''`), taken before it was listed. */
-  stamps: FolderStamps;
-}
 
 /** The limits of one read, and the hidden folder names it walks into. */
 type ReadLimits = Required<PackLimits> & {
@@ -315,19 +295,6 @@ async function readAll(dir: string, limits: ReadLimits, slices: Slices): Promise
  * the next read, and the problems of reading files (reported after the listing's own, as
  * when files are read after the listing).
  */
-interface Reading {
-  kept: KeptFiles;
-  problems: Diagnostic[];
-  refused: string[];
-  /** Where small files' bytes are allocated. */
-  slab: Slab;
-  /**
-   * `Date.now()` when the read began: the time every file of the read is kept as read at
-   * (earlier than each file's own, so the reuse cache's settled rule only grows stricter).
-   */
-  readAtMs: number;
-}
-
 /** Lists the pack (stat only), applying the count and total-size limits. */
 async function list(
   out: Building,
@@ -364,22 +331,6 @@ async function list(
     linked: state.linked,
     stamps: state.stamps,
   };
-}
-
-interface WalkState {
-  count: number;
-  total: number;
-  stop: boolean;
-  newest: number;
-  ids: EntryHash;
-  pending: Pending[];
-  /** Set when regular files are read as they are listed. */
-  reading: Reading | undefined;
-  folders: Set<string>;
-  linked: boolean;
-  stamps: FolderStamps;
-  /** `Date.now()` when the listing began: every folder stamp counts as taken then. */
-  startedAtMs: number;
 }
 
 async function walk(
@@ -464,11 +415,11 @@ async function walk(
       state.ids.line(`${rel}\0gone`);
       continue;
     }
-    if (unselected && (!st.isDirectory() || (entry.isSymbolicLink() && !inside(pack.root, real)))) {
+    if (unselected && (!st.isDirectory() || (entry.isSymbolicLink() && !insidePack(pack.root, real)))) {
       state.count--;
       continue;
     }
-    if (entry.isSymbolicLink() && !inside(pack.root, real)) {
+    if (entry.isSymbolicLink() && !insidePack(pack.root, real)) {
       out.refused.add(rel);
       out.diagnostics.push(
         error('PATH_OUTSIDE_PACK', `symlink points outside the pack (to ${real})`, { file: rel }),
@@ -615,34 +566,6 @@ function readOne(out: Building, rel: string, real: string, maxBytes: number): Ui
   out.diagnostics.push(read.problem);
 }
 
-/**
- * The path a symlink leads to, with a leading `..data` (a ConfigMap's visible links)
- * replaced by the folder `..data` pointed to when the read began.
- */
-function throughData(pack: PackRoot, linkPath: string, target: string): string {
-  const path = resolve(linkPath, '..', target);
-  if (!pack.data) return path;
-  const link = join(pack.root, '..data');
-  if (path === link) return pack.data;
-  return path.startsWith(`${link}${sep}`) ? join(pack.data, path.slice(link.length + 1)) : path;
-}
-
-/**
- * Why an entry could not be read: a name that is not UTF-8 (shown with U+FFFD, a name no
- * file has) is said as such; otherwise the system's reason.
- */
-function unreadable(name: string, e: unknown): string {
-  const gone = (e as NodeJS.ErrnoException)?.code === 'ENOENT';
-  return gone && name.includes('\uFFFD')
-    ? 'its name is not valid UTF-8 (strata reads file names as UTF-8): rename it'
-    : errnoReason(e);
-}
-
-/** The identity of a pack root that could not be opened: the same while the problem is. */
-function rootIdentity(pack: PackRoot): string {
-  return `!${JSON.stringify(pack.diagnostics)}`;
-}
-
 /** A read being made (its files are set once it is complete). */
 type Building = DiskPackFiles;
 
@@ -656,9 +579,4 @@ function empty(root: string): Building {
     newestChangeMs: 0,
     filesRead: 0,
   };
-}
-
-function inside(root: string, real: string): boolean {
-  const rel = relative(root, real);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !rel.startsWith(sep));
 }

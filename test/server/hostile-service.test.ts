@@ -13,7 +13,7 @@ import { SnapshotStore } from '../../src/reload/store.js';
 import { createApp } from '../../src/server/app.js';
 import { type RunningService, startService } from '../../src/server/node/start.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
-import { appFor, copyFixture, MINI, waitFor } from './helpers.js';
+import { copyFixture, MINI, waitFor } from './helpers.js';
 
 // One test per finding of the red-team pass on the service side (issue "hostile
 // clients"), each written from its reproduction.
