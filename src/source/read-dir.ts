@@ -6,7 +6,6 @@ import {
   openSync,
   readdirSync,
   readlinkSync,
-  readSync,
   realpathSync,
   type Stats,
   statSync,
@@ -32,7 +31,7 @@ import {
   specialFile,
   tooManyFiles,
 } from './limits.js';
-import { readRegularFileSync, Slab } from './read-file.js';
+import { readFully, readRegularFileSync, Slab } from './read-file.js';
 import { readHinted } from './read-hinted.js';
 import type { Listing, Reading, WalkState } from './read-state.js';
 import { type FileReuse, fileReuse, KeptFiles, type ReadBase, type ReadSeen } from './reuse.js';
@@ -521,13 +520,7 @@ function readListed(
       return STOP;
     }
     const bytes = reading.slab.take(size);
-    let filled = 0;
-    while (filled < size) {
-      const bytesRead = readSync(fd, bytes, filled, size - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    const kept = filled === size ? bytes : bytes.subarray(0, filled);
+    const kept = readFully(fd, bytes);
     reading.kept.add(rel, kept, st, reading.readAtMs, oddKey(direct, real, st, fd));
     if (limits.recheck) state.newest = Math.max(state.newest, changedSince(real));
     return true;

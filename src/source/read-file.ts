@@ -44,13 +44,7 @@ export function readRegularFileSync(
     const { size } = st;
     if (size > maxBytes) return { problem: fileTooLarge(rel, size, maxBytes) };
     const bytes = new Uint8Array(size);
-    let filled = 0;
-    while (filled < size) {
-      const bytesRead = readSync(fd, bytes, filled, size - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return { bytes: filled === size ? bytes : bytes.subarray(0, filled) };
+    return { bytes: readFully(fd, bytes) };
   } catch (e) {
     return { problem: error('READ_ERROR', `cannot read file: ${errnoReason(e)}`, { file: rel }) };
   } finally {
@@ -99,6 +93,21 @@ export class Slab {
     this.#block = new Uint8Array(0);
     this.#used = 0;
   }
+}
+
+/**
+ * Fills `bytes` from the start of an open file, as far as the file goes: the bytes, or
+ * the part of them read when the file is shorter than it was when it was measured.
+ */
+export function readFully(fd: number, bytes: Uint8Array): Uint8Array {
+  const size = bytes.length;
+  let filled = 0;
+  while (filled < size) {
+    const bytesRead = readSync(fd, bytes, filled, size - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return filled === size ? bytes : bytes.subarray(0, filled);
 }
 
 /** Unused room at the end of a read's last block that is kept rather than copied away. */

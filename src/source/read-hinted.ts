@@ -6,7 +6,6 @@ import {
   lstatSync,
   openSync,
   readdirSync,
-  readSync,
   realpathSync,
   type Stats,
   statSync,
@@ -19,6 +18,7 @@ import { LayeredMap } from '../engine/incremental/layered-map.js';
 import { sameContent } from '../engine/incremental/same-bytes.js';
 import { changedSince, EntryHash, FILE_LIKE, oddKey } from './entry-identity.js';
 import type { FolderStamps } from './folder-stamps.js';
+import { readFully } from './read-file.js';
 import type { KeptFiles, ReadBase } from './reuse.js';
 import type { Slices } from './slices.js';
 
@@ -286,13 +286,7 @@ class Hinted {
       this.ids.entry(rel, real, st, fd);
       this.newest = Math.max(this.newest, st.mtimeMs, st.ctimeMs);
       const bytes = new Uint8Array(size);
-      let filled = 0;
-      while (filled < size) {
-        const bytesRead = readSync(fd, bytes, filled, size - filled, filled);
-        if (bytesRead === 0) break;
-        filled += bytesRead;
-      }
-      const read = filled === size ? bytes : bytes.subarray(0, filled);
+      const read = readFully(fd, bytes);
       const before = this.entries.get(rel);
       // The bytes kept, when they are the ones read: the kept range goes on (no change).
       const kept = before && sameContent(before, read) ? before : read;
