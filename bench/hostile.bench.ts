@@ -403,7 +403,7 @@ async function memory(): Promise<void> {
       `${REQUESTS} requests for distinct answers (\`GET /api/prompts/writer?team=t0…\`), ${CLIENTS} clients at once; prompt ${(promptBytes / MiB).toFixed(2)} MiB; cache budget ${DEFAULT_CACHE_BYTES / MiB} MiB (default --cache-bytes); ${DEFAULT_MAX_RENDERS} render slots (default --max-renders).\n`,
     );
     console.log(
-      `Bound (src/server/memory-bound.ts): start-up RSS ${before.rss.toFixed(0)} MiB + 2 × (cache ${DEFAULT_CACHE_BYTES / MiB} MiB + ${DEFAULT_MAX_RENDERS} slots × ${COPIES_IN_FLIGHT} × prompt) + ${EXTERNAL_GC_STEP / MiB} MiB = **${bound.toFixed(0)} MiB**.\n`,
+      `Bound (src/server/answers/memory-bound.ts): start-up RSS ${before.rss.toFixed(0)} MiB + 2 × (cache ${DEFAULT_CACHE_BYTES / MiB} MiB + ${DEFAULT_MAX_RENDERS} slots × ${COPIES_IN_FLIGHT} × prompt) + ${EXTERNAL_GC_STEP / MiB} MiB = **${bound.toFixed(0)} MiB**.\n`,
     );
     console.log('| requests answered | RSS | peak RSS (VmHWM) |');
     console.log('| --- | --- | --- |');
