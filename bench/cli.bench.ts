@@ -7,6 +7,8 @@
  * `node -e 0`'s, with the load average before and after.
  *
  * Usage: `npm run bench:cli` (builds first). ROUNDS=n sets the rounds (default 21).
+ * BEFORE=<another build's dist/bin/strata.js> runs that build's cases too, in the same
+ * rounds ("before:" rows): a change measured against its base under the same load.
  */
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -18,12 +20,12 @@ const ROUNDS = Number(process.env.ROUNDS ?? 21);
 const BIN = join(ROOT, 'dist', 'bin', 'strata.js');
 const PACK = join(ROOT, 'examples', 'roboco');
 
+const BEFORE = process.env.BEFORE;
+
 const cases: Array<{ name: string; args: string[]; target?: number }> = [
   { name: 'node -e 0', args: ['-e', '0'] },
-  { name: 'strata --version', args: [BIN, '--version'], target: 2 },
-  { name: 'strata --help', args: [BIN, '--help'] },
-  { name: 'strata compose', args: [BIN, 'compose', '--dir', PACK, '--agent', 'ada'], target: 3 },
-  { name: 'strata compose --json', args: [BIN, 'compose', '--dir', PACK, '--agent', 'ada', '--json'] },
+  ...strataCases(BIN, ''),
+  ...(BEFORE ? strataCases(BEFORE, 'before: ') : []),
 ];
 
 const load = () =>
@@ -54,3 +56,21 @@ for (const c of cases) {
   );
 }
 console.log(`\nload average after: ${load()}`);
+
+/** The strata commands measured, of the build whose bin is `bin`. */
+function strataCases(bin: string, label: string): Array<{ name: string; args: string[]; target?: number }> {
+  const target = (n: number) => (label ? undefined : n);
+  return [
+    { name: `${label}strata --version`, args: [bin, '--version'], target: target(2) },
+    { name: `${label}strata --help`, args: [bin, '--help'] },
+    {
+      name: `${label}strata compose`,
+      args: [bin, 'compose', '--dir', PACK, '--agent', 'ada'],
+      target: target(3),
+    },
+    {
+      name: `${label}strata compose --json`,
+      args: [bin, 'compose', '--dir', PACK, '--agent', 'ada', '--json'],
+    },
+  ];
+}

@@ -20,6 +20,13 @@ export interface Layout {
   /** The preset: a manifest as YAML text. */
   preset: string;
   /**
+   * The preset already read: what `parseManifestPart` makes of `preset` (a shipped layout's
+   * is generated when the package is built, `npm run gen:presets`), taken instead of
+   * parsing the text, so a build needs no YAML parse for it. It must be exactly that parse,
+   * without a problem (a test holds every shipped layout to it). Absent: the text is parsed.
+   */
+  presetPart?: ManifestPart;
+  /**
    * For the layout detection falls back to (the last of a set): the files it reads, as
    * globs. A pack holding one of these stays this layout even when another layout's own
    * files are there too.
@@ -150,6 +157,10 @@ export function layoutSet(layouts: readonly Layout[]): Layouts {
       const layout = byName.get(name);
       if (!layout) return undefined;
       let parsed = parts.get(name);
+      if (!parsed && layout.presetPart) {
+        parsed = { part: layout.presetPart, diagnostics: [] };
+        parts.set(name, parsed);
+      }
       if (!parsed) {
         const file = `preset:${name}`;
         const yaml = parseYaml(layout.preset, { file });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXAMPLES, ROOT, tempDir } from '../helpers.js';
@@ -57,7 +57,7 @@ describe('what a strata command loads', () => {
     }
   });
 
-  it('compose loads neither the server nor the tokenizer; compose --json loads the tokenizer', async () => {
+  it('compose loads neither the server, the tokenizer nor yaml; compose --json loads the tokenizer', async () => {
     const pack = join(EXAMPLES, 'roboco');
     const [plain, counted] = await Promise.all([
       loads(['compose', '--dir', pack, '--agent', 'ada']),
@@ -67,10 +67,23 @@ describe('what a strata command loads', () => {
     expect(plain.files.filter((f) => f.startsWith('src/server/'))).toEqual([]);
     for (const name of [...SERVER_PACKAGES, 'gpt-tokenizer'])
       expect(plain.packages, name).not.toContain(name);
+    // The presets come already read and the engine's fast reader takes every YAML text of
+    // the example (its files' frontmatter, roles.yaml, fleet.yaml): the yaml package is
+    // loaded only for a text it declines.
+    expect(plain.packages).not.toContain('yaml');
+    expect(counted.packages).not.toContain('yaml');
     // The trace sees what a command loads lazily: with token counts, the tokenizer is there.
     expect(counted.code).toBe(0);
     expect(counted.packages).toContain('gpt-tokenizer');
     expect(counted.files.filter((f) => f.startsWith('src/server/'))).toEqual([]);
+  });
+
+  it('a pack with a YAML text the fast reader declines loads the yaml package (the trace sees it)', async () => {
+    const pack = tempDir('strata-loads-pack-');
+    writeFileSync(join(pack, 'base.md'), '---\nname: "quoted"\n---\nBase rules.\n');
+    const { code, packages } = await loads(['compose', '--dir', pack, '--role', 'any']);
+    expect(code).toBe(0);
+    expect(packages).toContain('yaml');
   });
 
   it('serve loads the server (the trace sees it)', async () => {

@@ -74,6 +74,10 @@ describe('parseSimpleYaml', () => {
     ],
     ['a:\n- b:\n  - c\n  - d\n- e: f\n', { a: [{ b: ['c', 'd'] }, { e: 'f' }] }],
     ['a:\n  -   id: x\n      role: y\n', { a: [{ id: 'x', role: 'y' }] }],
+    [
+      'version: 0.18.0\nv: 1.2.3.4\nw: 01.02.030\nx: { v: 2.0.1 }\n',
+      { version: '0.18.0', v: '1.2.3.4', w: '01.02.030', x: { v: '2.0.1' } },
+    ],
   ])('%j reads as the yaml package does', (text, expected) => {
     expect(parseSimpleYaml(text)).toStrictEqual(expected);
     agrees(text);
@@ -105,6 +109,10 @@ describe('parseSimpleYaml', () => {
     'a: &anchor b\n',
     'a: -1\n',
     'a: 1e3\n',
+    'a: 1.2.\n',
+    'a: 1..2\n',
+    'a: 1.2.3e4\n',
+    'a: 1.2.3 # a version\n',
     'a: .inf\n',
     'a: |\n  text\n',
     'a: b \n',
@@ -148,6 +156,9 @@ describe('parseSimpleYaml', () => {
         '007',
         '1.',
         '1e3',
+        '0.18.0',
+        '1.2.3.4',
+        '1.2.x',
         '-1',
         'a: b',
       ),
@@ -203,7 +214,7 @@ describe('parseSimpleYaml', () => {
   it('agrees with the yaml package on generated flow mappings (property)', () => {
     const chars = fc.constantFrom(...'aZ09 _-.,:#[]{}\'"!&*?|>%@`~\\/ü'.split(''));
     const word = fc.oneof(
-      fc.constantFrom('0.2', '3', '007', 'true', 'Null', 'fast', 'a b', 'a:b', '', ' '),
+      fc.constantFrom('0.2', '3', '007', '0.18.0', 'true', 'Null', 'fast', 'a b', 'a:b', '', ' '),
       fc.string({ unit: chars, maxLength: 6 }),
     );
     const key = fc.oneof(fc.constantFrom('t', 'model', 'max_tasks', 'null', 'a-b'), word);

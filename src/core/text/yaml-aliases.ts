@@ -1,4 +1,5 @@
-import { type Alias, type Document, isAlias, isMap, isNode, isPair, isSeq, type Node } from 'yaml';
+import type { Alias, Document, Node } from 'yaml';
+import { yamlPackage } from './yaml-package.js';
 
 // YAML aliases bounded by what they expand to, not by how many there are. A file of
 // 1,000 records that each merge one `&defaults` block (`<<: *defaults`) is a few thousand
@@ -35,6 +36,7 @@ export interface ResolvedAliases {
  * is the `problem`, at the alias that crossed the line.
  */
 export function resolveAliases(doc: Document.Parsed): ResolvedAliases {
+  const { isAlias, isMap, isNode, isPair, isSeq } = yamlPackage();
   const out: ResolvedAliases = { targets: new Map(), slots: [] };
   const anchors = new Map<string, Node>();
   const sizes = new Map<Node, number>();

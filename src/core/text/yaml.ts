@@ -1,24 +1,9 @@
-import {
-  Composer,
-  type Document,
-  isAlias,
-  isMap,
-  isNode,
-  isPair,
-  isScalar,
-  isSeq,
-  type Node,
-  type Pair,
-  Parser,
-  visit,
-  type YAMLMap,
-  YAMLParseError,
-  YAMLSeq,
-} from 'yaml';
+import type { Document, Node, Pair, YAMLMap } from 'yaml';
 import { type Diagnostic, type DiagnosticCode, error, type Where } from './diagnostics.js';
 import { decodeText, isPlainAscii, isWellFormedText, LineIndex } from './text.js';
 import { type ResolvedAliases, resolveAliases, withAliasesExpanded } from './yaml-aliases.js';
 import { TOO_DEEP_MESSAGE, tooDeepAt } from './yaml-nesting.js';
+import { yamlPackage } from './yaml-package.js';
 
 /** A parsed YAML text that can point back at the line and column of any value in it. */
 export interface ParsedYaml {
@@ -263,6 +248,7 @@ interface Located {
  * or the document.
  */
 function parseChecked(text: string): Document.Parsed | number {
+  const { Composer, Parser, YAMLParseError } = yamlPackage();
   const tokens = Array.from(new Parser().parse(text));
   const deep = tooDeepAt(tokens);
   if (deep !== undefined) return deep;
@@ -307,6 +293,7 @@ const CORE_TAGS: readonly string[] = ['str', 'int', 'float', 'bool', 'null', 'ma
  * `roles: !!set` as a file without roles. They are refused where they are written.
  */
 function unreadTags(root: unknown): Array<{ tag: string; offset: number }> {
+  const { isScalar, visit } = yamlPackage();
   const found: Array<{ tag: string; offset: number }> = [];
   visit(root as Node, {
     Node(_, node) {
@@ -333,6 +320,7 @@ function unreadTags(root: unknown): Array<{ tag: string; offset: number }> {
  * reader keeps every digit.
  */
 function integersLosingDigits(root: unknown): Array<{ written: string; value: string; offset: number }> {
+  const { visit } = yamlPackage();
   const found: Array<{ written: string; value: string; offset: number }> = [];
   visit(root as Node, {
     Scalar(_, node) {
@@ -381,6 +369,7 @@ function retypedKeyMessage(written: string, value: number | boolean): string {
  * (`"7"`); `1:` and `true:` are their own names.
  */
 function keysWithoutName(doc: Document.Parsed): Array<{ message: string; offset: number }> {
+  const { isAlias, isMap, isNode, isScalar, isSeq, visit } = yamlPackage();
   const found: Array<{ message: string; offset: number }> = [];
   visit(doc.contents as Node, {
     Map(_, map) {
@@ -404,16 +393,19 @@ function keysWithoutName(doc: Document.Parsed): Array<{ message: string; offset:
 }
 
 function isCollection(node: unknown): boolean {
+  const { isMap, isSeq } = yamlPackage();
   return isMap(node) || isSeq(node);
 }
 
 /** Where a pair without a key node is: its value, else its mapping. */
 function keyOffset(pair: { value: unknown }, map: Node): number {
+  const { isNode } = yamlPackage();
   return (isNode(pair.value) ? pair.value.range?.[0] : undefined) ?? map.range?.[0] ?? 0;
 }
 
 /** Mapping keys that repeat an earlier key of the same mapping, with their offsets. */
 function duplicateKeys(root: unknown): Array<{ key: string; offset: number }> {
+  const { isScalar, visit } = yamlPackage();
   const found: Array<{ key: string; offset: number }> = [];
   visit(root as Node, {
     Map(_, map) {
@@ -436,6 +428,7 @@ function duplicateKeys(root: unknown): Array<{ key: string; offset: number }> {
  * their mappings, the last key's first (in a list, the first mapping wins).
  */
 function mergeKeysAsPyYaml(doc: Document.Parsed): void {
+  const { isScalar, isSeq, visit, YAMLSeq } = yamlPackage();
   visit(doc.contents as Node, {
     Map(_, map) {
       const merges = map.items.filter((p) => isScalar(p.key) && typeof p.key.value === 'symbol');
@@ -459,6 +452,7 @@ function mergeKeysAsPyYaml(doc: Document.Parsed): void {
  * the end of a file is `B`, where the library gives `B\n`.
  */
 function lastBlockScalarAsWritten(doc: Document.Parsed, text: string): void {
+  const { visit } = yamlPackage();
   if (text.slice(text.lastIndexOf('\n') + 1).trim() === '') return;
   visit(doc.contents as Node, {
     Scalar(_, node) {
@@ -471,6 +465,7 @@ function lastBlockScalarAsWritten(doc: Document.Parsed, text: string): void {
 
 /** The offset of the first `<<` merge key whose value is not a mapping, an alias or a list of them. */
 function badMerge(doc: Document.Parsed, targets: ReadonlyMap<unknown, Node>): number | undefined {
+  const { isAlias, isMap, isScalar, isSeq, visit } = yamlPackage();
   let found: number | undefined;
   const mergeable = (n: unknown) => isMap(n) || (isAlias(n) && isMap(targets.get(n)));
   visit(doc.contents as Node, {
@@ -492,6 +487,7 @@ function findNode(
   key: boolean,
   keys: WeakMap<object, Map<string, Pair>>,
 ): Node | undefined {
+  const { isMap, isNode, isSeq } = yamlPackage();
   let node: unknown = root;
   let last: Node | undefined = isNode(root) ? root : undefined;
   for (let i = 0; i < path.length; i++) {
@@ -534,6 +530,7 @@ function itemStart(
 
 /** A mapping's pairs by key (the last pair of a repeated key), made once per mapping. */
 function pairsOf(map: YAMLMap, keys: WeakMap<object, Map<string, Pair>>): Map<string, Pair> {
+  const { isPair, isScalar } = yamlPackage();
   let byKey = keys.get(map);
   if (byKey) return byKey;
   byKey = new Map();

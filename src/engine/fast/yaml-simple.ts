@@ -6,7 +6,7 @@ import { MAX_YAML_NESTING } from '../../core/text/yaml-nesting.js';
  * Parses the YAML shapes that make up nearly all of a real pack's frontmatter, role
  * registries and fleets, without building a syntax tree: block mappings nested by
  * indentation (keys like `name` or `max_tasks`), whose values are plain one-line scalars
- * (strings, `null`, `true`/`false`, small decimal numbers), one-line flow sequences of
+ * (strings, `null`, `true`/`false`, small decimal numbers, dotted versions like `0.18.0`), one-line flow sequences of
  * plain strings (`[code, git]`), one-line flow mappings of plain keys and scalars
  * (`{ temperature: 0.2 }`), or block sequences (`- id: ada` items: mappings or one-line
  * values), with blank lines and whole-line comments between them.
@@ -247,10 +247,15 @@ class SimpleParser {
     return this.share(word);
   }
 
-  /** Decimal integers and fractions of at most 15 digits each side (exact as doubles). */
+  /**
+   * Decimal integers and fractions of at most 15 digits each side (exact as doubles), and
+   * dotted versions (`0.18.0`, `1.2.3.4`: more than one dot, which no number of the core
+   * schema has, so text).
+   */
   private number(start: number, end: number): unknown {
     const word = this.text.slice(start, end);
-    return /^[0-9]{1,15}(\.[0-9]{1,15})?$/.test(word) ? Number(word) : NOT_SIMPLE;
+    if (/^[0-9]{1,15}(\.[0-9]{1,15})?$/.test(word)) return Number(word);
+    return /^[0-9]+(?:\.[0-9]+){2,}$/.test(word) ? this.share(this.copy(start, end)) : NOT_SIMPLE;
   }
 
   /** A one-line flow sequence of plain strings: `[a, b c]`, `[]`. */

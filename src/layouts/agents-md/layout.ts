@@ -1,5 +1,5 @@
 import type { Layout } from '../../core/layout.js';
-import { PRESET } from './preset-text.js';
+import { PRESET, PRESET_PART } from './preset-text.js';
 
 /**
  * Nested AGENTS.md files, from the project root down to the working directory. A project
@@ -9,5 +9,6 @@ import { PRESET } from './preset-text.js';
 export const agentsMd: Layout = {
   name: 'agents-md',
   preset: PRESET,
+  presetPart: PRESET_PART,
   detectAlso: ['**/AGENTS.md', '**/AGENTS.override.md'],
 };

@@ -1,5 +1,5 @@
 import type { Layout } from '../../core/layout.js';
-import { PRESET } from './preset-text.js';
+import { PRESET, PRESET_PART } from './preset-text.js';
 
 /**
  * CHORUS-style S + D: a persona per role from YAML role files, plus shared default
@@ -9,5 +9,6 @@ import { PRESET } from './preset-text.js';
 export const chorus: Layout = {
   name: 'chorus',
   preset: PRESET,
+  presetPart: PRESET_PART,
   fallbackFiles: ['*.yaml', '*.yml', 'defaults.md', 'defaults.txt'],
 };

@@ -1,7 +1,7 @@
 import type { Layout } from '../../core/layout.js';
 import { pluginPaths } from './plugin-paths.js';
 import { plugins } from './plugins.js';
-import { PRESET } from './preset-text.js';
+import { PRESET, PRESET_PART } from './preset-text.js';
 
 /**
  * Claude Code subagents: one Markdown file an agent, named by its frontmatter; plugins'
@@ -11,6 +11,7 @@ import { PRESET } from './preset-text.js';
 export const claudeAgents: Layout = {
   name: 'claude-agents',
   preset: PRESET,
+  presetPart: PRESET_PART,
   discovery: { plugins },
   substitutions: pluginPaths,
 };

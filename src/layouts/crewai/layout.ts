@@ -1,5 +1,5 @@
 import type { Layout } from '../../core/layout.js';
-import { PRESET } from './preset-text.js';
+import { PRESET, PRESET_PART } from './preset-text.js';
 import { pythonStr } from './python-str.js';
 import { fillInTurn } from './record-fill.js';
 
@@ -11,6 +11,7 @@ import { fillInTurn } from './record-fill.js';
 export const crewai: Layout = {
   name: 'crewai',
   preset: PRESET,
+  presetPart: PRESET_PART,
   formats: { python: { write: pythonStr } },
   fillRecord: fillInTurn,
 };

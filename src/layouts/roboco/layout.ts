@@ -1,5 +1,5 @@
 import type { Layout } from '../../core/layout.js';
-import { PRESET } from './preset-text.js';
+import { PRESET, PRESET_PART } from './preset-text.js';
 
 /** RoboCo-style doctrine layers: ordered Markdown layers joined by `---` separators. */
-export const roboco: Layout = { name: 'roboco', preset: PRESET };
+export const roboco: Layout = { name: 'roboco', preset: PRESET, presetPart: PRESET_PART };
