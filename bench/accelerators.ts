@@ -55,10 +55,9 @@ export async function acceleratorRows(log: (line: string) => void, load: () => s
     const files = readTree(dir);
     const fresh = () => new Map([...files].map(([p, b]) => [p, b.slice()]));
     const buildWith = (engine: Engine) => () => engine.buildSnapshot({ files: fresh(), env: {} });
-    const noIncremental = { incremental: false } as const;
     const fast = await compare(
-      buildWith(engineWithout([], noIncremental)),
-      buildWith(engineWithout(['fastYaml'], noIncremental)),
+      buildWith(engineWithout([])),
+      buildWith(engineWithout(['fastYaml'])),
       3,
       1000,
       3,
@@ -93,24 +92,6 @@ export async function acceleratorRows(log: (line: string) => void, load: () => s
     );
     log(
       `| parseMemo | a roles.yaml edit of 1,000 roles beside an unchanged 10,000-agent fleet.yaml (built in full) | ${ms(memo.baseline)} | ${ms(memo.subject)} | **${memo.ratio.toFixed(1)}** |`,
-    );
-
-    // incremental: a one-file edit of the same pack as a reload does it: built from the
-    // served snapshot, then compared with it for the reload guard (what the patch says
-    // changed decides which members are composed again).
-    const edit = (engine: Engine) => {
-      const first = engine.buildSnapshot({ files, env: {} }).snapshot!;
-      let n = 0;
-      return async () => {
-        const next = new Map(files);
-        next.set('roles/role-7.md', new TextEncoder().encode(`Role seven, edit ${n++}.\n`));
-        const built = engine.buildSnapshot({ files: next, env: {}, previous: first }).snapshot!;
-        await engine.comparePacks(first, built);
-      };
-    };
-    const inc = await compare(edit(createEngine()), edit(engineWithout(['incremental'])), 3, 1000, 3);
-    log(
-      `| incremental | a one-file edit of 1,000 roles as a reload makes it: built from the served snapshot, then compared with it member by member | ${ms(inc.baseline)} | ${ms(inc.subject)} | **${inc.ratio.toFixed(1)}** |`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -151,8 +132,8 @@ export async function acceleratorRows(log: (line: string) => void, load: () => s
 // --- internal ---
 
 /** An engine with every accelerator but `off` (and any other option given). */
-function engineWithout(off: Accelerator[], more: Partial<Record<Accelerator, boolean>> = {}): Engine {
-  return createEngine({ accelerators: { ...more, ...Object.fromEntries(off.map((a) => [a, false])) } });
+function engineWithout(off: Accelerator[]): Engine {
+  return createEngine({ accelerators: Object.fromEntries(off.map((a) => [a, false])) });
 }
 
 function readTree(root: string): Map<string, Uint8Array> {
