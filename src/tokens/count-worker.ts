@@ -13,9 +13,13 @@ import { getTokenizer, type TokenizerName } from './tokenizer.js';
 // SCHED_IDLE (through util-linux's `chrt`): a thread of that class is preempted as soon
 // as any other wakes, where at nice 10 the kernel lets it finish its time slice first,
 // delaying the event loop's wake-ups by milliseconds under a stream of long counts. Where
-// `chrt` is missing or not allowed, it counts at nice 10. Within a container's CPU
-// share, the class only orders the service's own threads: counting is not starved by
-// other workloads, only by this service's event loop.
+// `chrt` is missing or not allowed, it counts at nice 10. Within a container's own CPU
+// cgroup the class only orders the service's own threads; on a machine whose cores other
+// processes keep busy, an idle-class thread gets next to no CPU, and counts then run past
+// their budget (prompts are answered without them, TOKEN_BUDGET_EXCEEDED). The priority
+// is lowered once the first message is counted: the tokenizer's tables (the start-up
+// warm-up, which `/readyz` waits for) load at the process's own priority, so a busy
+// machine never holds a starting service unready.
 // A message that waited in the queue past its `dropAfter` time (its request gave up on
 // it long ago) is answered `null` without counting, so a burst of requests cannot leave
 // minutes of counting behind it.
@@ -31,7 +35,7 @@ interface CountMessage {
 /** The worker thread's nice value where SCHED_IDLE cannot be had: counting yields the CPU to the event loop. */
 const WORKER_NICE = 10;
 
-lowerPriority();
+let lowered = false;
 
 parentPort?.on('message', (message: CountMessage) => {
   if (Date.now() > message.dropAfter) {
@@ -39,7 +43,13 @@ parentPort?.on('message', (message: CountMessage) => {
     return;
   }
   const tk = getTokenizer(message.tokenizer);
-  parentPort!.postMessage({ id: message.id, counts: message.texts.map((t) => tk.count(t)) });
+  const counts = message.texts.map((t) => tk.count(t));
+  // Lowered before the first answer is sent, so whoever awaits it finds it lowered.
+  if (!lowered) {
+    lowered = true;
+    lowerPriority();
+  }
+  parentPort!.postMessage({ id: message.id, counts });
 });
 
 // --- internal ---
