@@ -4,6 +4,7 @@ import { get } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { availableParallelism, setPriority, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { DEFAULT_MAX_PROMPT_BYTES as MAX_PROMPT_BYTES } from '../src/core/compose/prompt-limit.js';
 import { DEFAULT_CACHE_BYTES } from '../src/engine/cache.js';
 import { COPIES_IN_FLIGHT, EXTERNAL_GC_STEP, memoryBound } from '../src/server/answers/memory-bound.js';
 import { DEFAULT_MAX_RENDERS } from '../src/server/service/render-slots.js';
@@ -23,8 +24,9 @@ import { packAttacks } from './hostile-packs.js';
  *    10,000-agent fleet edited every second, a FIFO raced over the bundle), against the
  *    same services' quiet phases (`hostile-packs.ts`).
  * 4. RSS and peak RSS (VmHWM) of the service answering 600 distinct requests for a 2 MB
- *    prompt (`?team=t0…t599`, 8 clients at once), against the bound its limits give
- *    (`memoryBound`); exits 1 when the peak is over it.
+ *    prompt (`?team=t0…t599`, 8 clients at once), then of a CrewAI service refusing 600
+ *    amplifying requests from 8 clients at once, against the bound its limits give
+ *    (`memoryBound`); exits 1 when a peak is over it.
  *
  * BENCH_PROBES_ONLY, BENCH_BUSY_ONLY, BENCH_PACKS_ONLY and BENCH_MEMORY_ONLY run one part.
  */
@@ -413,6 +415,54 @@ async function memory(): Promise<void> {
       `\nPeak RSS ${peak.toFixed(0)} MiB against the bound ${bound.toFixed(0)} MiB: ${within ? 'within' : 'EXCEEDED'}.`,
     );
     if (!within) process.exitCode = 1;
+  } finally {
+    await service.stop();
+  }
+  await amplifiedMemory();
+}
+
+/**
+ * Peak RSS of a CrewAI service while eight clients at once send requests whose inputs
+ * amplify (each refused at the prompt limit as its text grows), against the bound its
+ * limits give with the largest prompt it may make (`--max-prompt-bytes`, 4 MiB).
+ */
+async function amplifiedMemory(): Promise<void> {
+  const service = await start(['--dir', join(ROOT, 'examples/crewai')]);
+  try {
+    const before = status(service.pid);
+    const bound =
+      memoryBound({
+        startupBytes: before.rss * MiB,
+        cacheBytes: DEFAULT_CACHE_BYTES,
+        maxRenders: DEFAULT_MAX_RENDERS,
+        promptBytes: MAX_PROMPT_BYTES,
+      }) / MiB;
+    const body = JSON.stringify({
+      role: 'market_analyst',
+      vars: { sector: '{quarter}'.repeat(3600), quarter: 'x'.repeat(32000) },
+    });
+    const statuses = new Map<number, number>();
+    let sent = 0;
+    const client = async () => {
+      while (sent < REQUESTS) {
+        sent++;
+        const res = await fetch(`${service.url}/api/compose`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
+        await res.arrayBuffer();
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      }
+    };
+    await Promise.all(Array.from({ length: CLIENTS }, client));
+    const after = status(service.pid);
+    const alive = (await fetch(`${service.url}/healthz`)).status === 200;
+    console.log('\n## RSS under amplifying inputs, eight clients at once\n');
+    console.log(
+      `${REQUESTS} \`POST /api/compose\` on examples/crewai whose inputs would fill to 115 MB each (\`sector\` = 3,600 × \`{quarter}\`, \`quarter\` = 32,000 × \`x\`), ${CLIENTS} clients at once: ${[...statuses].map(([st, n]) => `${n}× ${st}`).join(', ')}; /healthz ${alive ? '200' : 'FAILED'} after. Bound with the largest prompt the limit allows (${MAX_PROMPT_BYTES / MiB} MiB): start-up RSS ${before.rss.toFixed(0)} MiB → **${bound.toFixed(0)} MiB**. RSS after ${after.rss.toFixed(0)} MiB, peak (VmHWM) **${after.hwm.toFixed(0)} MiB**: ${after.hwm <= bound ? 'within' : 'EXCEEDED'}.`,
+    );
+    if (after.hwm > bound || !alive) process.exitCode = 1;
   } finally {
     await service.stop();
   }
