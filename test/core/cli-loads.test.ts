@@ -80,7 +80,7 @@ describe('what a strata command loads', () => {
 
   it('a pack with a YAML text the fast reader declines loads the yaml package (the trace sees it)', async () => {
     const pack = tempDir('strata-loads-pack-');
-    writeFileSync(join(pack, 'base.md'), '---\nname: "quoted"\n---\nBase rules.\n');
+    writeFileSync(join(pack, 'base.md'), "---\nname: 'quoted'\n---\nBase rules.\n");
     const { code, packages } = await loads(['compose', '--dir', pack, '--role', 'any']);
     expect(code).toBe(0);
     expect(packages).toContain('yaml');

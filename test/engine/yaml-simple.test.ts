@@ -84,7 +84,7 @@ describe('parseSimpleYaml', () => {
   });
 
   it.each([
-    'name: "quoted"\n',
+    'name: "quoted\\n"\n',
     "name: 'quoted'\n",
     'a: b # trailing comment\n',
     'a: b\na: c\n',
@@ -125,6 +125,17 @@ describe('parseSimpleYaml', () => {
     expect(parseSimpleYaml(text)).toBe(NOT_SIMPLE);
   });
 
+  it('reads a one-line double-quoted value whose only escapes are \\\\ and \\" (a lenient frontmatter quoted)', () => {
+    const text = 'name: a\ndescription: "Use for task 6: reviews \\"and\\" C:\\\\ reports."\n';
+    expect(parseSimpleYaml(text)).toStrictEqual({
+      name: 'a',
+      description: 'Use for task 6: reviews "and" C:\\ reports.',
+    });
+    agrees(text);
+    for (const other of ['a: "x\\ty"\n', 'a: "x" \n', 'a: "x\n', 'a: "caf\u00e9"\n', 'a: "x\\"\n'])
+      expect(parseSimpleYaml(other), other).toBe(NOT_SIMPLE);
+  });
+
   it('keeps the order and values of a mapping with thousands of keys (a registry)', () => {
     const text = `roles:\n${Array.from({ length: 3000 }, (_, i) => `  r${(i * 7919) % 3000}:\n    name: Role ${i}\n    tags: [t${i % 7}]\n`).join('')}`;
     const value = parseSimpleYaml(text) as { roles: Record<string, unknown> };
@@ -161,7 +172,15 @@ describe('parseSimpleYaml', () => {
         '1.2.x',
         '-1',
         'a: b',
+        '"Use for task 6: reviews."',
+        '""',
+        '"a \\\\ b \\" c"',
+        '"a \\n b"',
+        '"a" # c',
+        '"a"b"',
+        '"ü"',
       ),
+      word.map((w) => `"${w}"`),
       fc.array(word, { maxLength: 4 }).map((items) => `[${items.join(', ')}]`),
       fc.array(word, { maxLength: 3 }).map((items) => `[${items.join(',')}]`),
       fc

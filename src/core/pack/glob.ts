@@ -16,7 +16,7 @@ export type GlobMatcher = (path: string) => boolean;
  */
 export function compileGlob(glob: string): GlobMatcher {
   const tokens = tokenize(glob);
-  return shortcut(tokens) ?? ((path) => run(tokens, path));
+  return shortcut(tokens) ?? bounded(tokens);
 }
 
 /** The general matcher of a glob, without the shortcuts {@link compileGlob} takes (the reference in tests). */
@@ -106,6 +106,38 @@ function shortcut(tokens: readonly Token[]): GlobMatcher | undefined {
     return (path) => path === rest || path.endsWith(slashed);
   }
   return undefined;
+}
+
+/**
+ * The automaton behind a cheap test of what every match has: the literal characters
+ * before the first wildcard start the path and those after the last one end it (most
+ * paths a pack's globs meet fail there). A folder's files of one kind (`dir/**∕*.md`:
+ * the head, then a last segment ending in the tail) are answered without the automaton.
+ */
+function bounded(tokens: readonly Token[]): GlobMatcher {
+  const first = tokens.findIndex((t) => t.kind !== 'char');
+  const last = tokens.findLastIndex((t) => t.kind !== 'char');
+  const chars = (from: number, to: number) =>
+    tokens
+      .slice(from, to)
+      .map((t) => (t as { ch: string }).ch)
+      .join('');
+  const head = chars(0, first);
+  const tail = chars(last + 1, tokens.length);
+  const min = head.length + tail.length;
+  const inFolder =
+    last === first + 1 &&
+    tokens[first]!.kind === 'segments' &&
+    tokens[last]!.kind === 'star' &&
+    (head === '' || head.endsWith('/')) &&
+    !tail.includes('/');
+  if (inFolder)
+    return (path) =>
+      path.length >= min &&
+      path.startsWith(head) &&
+      path.endsWith(tail) &&
+      path.length - Math.max(path.lastIndexOf('/') + 1, head.length) >= tail.length;
+  return (path) => path.length >= min && path.startsWith(head) && path.endsWith(tail) && run(tokens, path);
 }
 
 /**

@@ -118,7 +118,7 @@ export function splitFrontmatterLenient(
   let yaml = first;
   let retried = false;
   if (first.diagnostics.length > 0) {
-    yaml = parseYaml(quoteSpecialValues(yamlText), { file, lineOffset, syntaxCode: 'BAD_FRONTMATTER' });
+    yaml = parseYaml(quoteSpecialValues(yamlText), { file, lineOffset, syntaxCode: 'BAD_FRONTMATTER', fast });
     retried = true;
   }
   const out: SplitFile & { retried?: boolean } = {

@@ -8,7 +8,8 @@ import { MAX_YAML_NESTING } from '../../core/text/yaml-nesting.js';
  * indentation (keys like `name` or `max_tasks`), whose values are plain one-line scalars
  * (strings, `null`, `true`/`false`, small decimal numbers, dotted versions like `0.18.0`), one-line flow sequences of
  * plain strings (`[code, git]`), one-line flow mappings of plain keys and scalars
- * (`{ temperature: 0.2 }`), or block sequences (`- id: ada` items: mappings or one-line
+ * (`{ temperature: 0.2 }`), one-line double-quoted strings with no escape but `\\` and `\"`,
+ * or block sequences (`- id: ada` items: mappings or one-line
  * values), with blank lines and whole-line comments between them.
  *
  * Returns {@link NOT_SIMPLE} for anything else — and for anything the full parser could
@@ -26,7 +27,7 @@ import { MAX_YAML_NESTING } from '../../core/text/yaml-nesting.js';
  *
  * @example
  * parseSimpleYaml('name: Ada\ntags: [dev, ops]\n'); // { name: 'Ada', tags: ['dev', 'ops'] }
- * parseSimpleYaml('name: "Ada"\n') === NOT_SIMPLE; // quoted: the full parser decides
+ * parseSimpleYaml("name: 'Ada'\n") === NOT_SIMPLE; // single-quoted: the full parser decides
  */
 export function parseSimpleYaml(
   text: string,
@@ -224,7 +225,33 @@ class SimpleParser {
     const c = this.text.charCodeAt(start);
     if (c === 91 /* [ */) return this.flow(start, end);
     if (c === 123 /* { */) return this.flowMapping(start, end);
+    if (c === 34 /* " */) return this.doubleQuoted(start, end);
     return this.scalar(start, end);
+  }
+
+  /**
+   * A double-quoted scalar that fills the rest of its line, of printable ASCII whose only
+   * escapes are `\\` and `\"` (what a lenient frontmatter's quoting writes: a description
+   * holding `: `). Any other escape, a character outside printable ASCII, or text after
+   * the closing quote is left to the full parser.
+   */
+  private doubleQuoted(start: number, end: number): unknown {
+    const { text } = this;
+    const close = end - 1;
+    if (close <= start || text.charCodeAt(close) !== 34) return NOT_SIMPLE;
+    let out = '';
+    let from = start + 1;
+    for (let j = start + 1; j < close; j++) {
+      const c = text.charCodeAt(j);
+      if (c === 34 || c < 32 || c > 126) return NOT_SIMPLE;
+      if (c !== 92 /* \ */) continue;
+      const escaped = text.charCodeAt(j + 1);
+      if (j + 1 >= close || (escaped !== 92 && escaped !== 34)) return NOT_SIMPLE;
+      out += this.copy(from, j);
+      from = j + 1; // the escaped character is kept as it is
+      j++;
+    }
+    return this.share(out + this.copy(from, close));
   }
 
   /** A plain one-line scalar in block context, from `start` to the end of its line. */
