@@ -1,5 +1,6 @@
 import { fleetById } from '../build/derived.js';
 import type { Agent } from '../build/fleet.js';
+import type { PackFile } from '../build/pack-file.js';
 import type { Snapshot } from '../build/snapshot-types.js';
 import type { InputFormat } from '../layout.js';
 import { type ResolvedInputs, resolveInputs, takesInputs } from '../pack/inputs.js';
@@ -191,6 +192,9 @@ function composeChecked(
   let text = '';
   let included = 0;
   let offset = 0;
+  // The file whose prompt is the whole text, when one file's prompt is the only layer:
+  // the file hashes its prompt once, for every compose that gives it as it stands.
+  let onlyFile: PackFile | undefined;
   for (const layer of manifest.layers) {
     const sep = layer.separator ?? manifest.separator;
     env.charStart = included > 0 ? text.length + sep.length : text.length;
@@ -204,6 +208,7 @@ function composeChecked(
       text += sep;
     }
     included++;
+    onlyFile = included === 1 ? env.file : undefined;
     info.included = true;
     const bytes = env.bytes ?? utf8Length(layerText);
     info.bytes = bytes;
@@ -254,7 +259,7 @@ function composeChecked(
   const result = {
     version: snapshot.version,
     text,
-    sha256: sha256(text),
+    sha256: onlyFile && !fallback ? onlyFile.promptSha256 : sha256(text),
     bytes: fallback ? utf8Length(text) : offset,
     settings: settings.values,
     settingSources: settings.sources,

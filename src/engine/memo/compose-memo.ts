@@ -1,5 +1,6 @@
 import type { Snapshot } from '../../core/build/snapshot-types.js';
 import type { EngineCache, SnapshotCache } from '../cache.js';
+import { findRecent, type RecentRequest, recentKey, withRecent } from './recent-requests.js';
 
 // The compose memo: a snapshot never changes and compose is pure, so the outcome of a
 // (snapshot, request) pair is computed once and shared. Entries live in the engine's one
@@ -39,10 +40,37 @@ export class ComposeMemo {
     // entries.
     if ((request as { ambient?: unknown }).ambient !== undefined)
       return freeze(compute(snapshot, request), snapshot);
-    const fields = requestKey(request);
+    const names = namesKey(request);
+    if (names !== undefined)
+      return this.#keyed(this.#memo.key(snapshot, names), snapshot, request, compute, bytes, freeze);
+    // A request with settings or vars: first among the last few of its names (no key made).
+    const short = recentKey(request);
+    const recentAt = short === undefined ? undefined : this.#memo.key(snapshot, short);
+    const recent =
+      recentAt === undefined ? undefined : (this.#memo.getKeyed(recentAt) as RecentRequest[] | undefined);
+    const known = recent === undefined ? undefined : findRecent(recent, request);
+    if (known !== undefined) return this.#keyed(known, snapshot, request, compute, bytes, freeze);
+    const fields = generalKey(request);
     // A value with no canonical form (a cycle, a Date, deep nesting) is composed every time.
     if (fields === undefined) return freeze(compute(snapshot, request), snapshot);
     const key = this.#memo.key(snapshot, fields);
+    const outcome = this.#keyed(key, snapshot, request, compute, bytes, freeze);
+    if (recentAt !== undefined) {
+      const next = withRecent(recent, request, key);
+      this.#memo.setKeyed(recentAt, next.recent, next.bytes);
+    }
+    return outcome;
+  }
+
+  /** The outcome kept under a full key, computed and kept when there is none. */
+  #keyed<Q extends object, R extends object>(
+    key: string,
+    snapshot: Snapshot,
+    request: Q,
+    compute: (snapshot: Snapshot, request: Q) => R,
+    bytes: (outcome: R, snapshot: Snapshot) => number,
+    freeze: (outcome: R, snapshot: Snapshot) => R,
+  ): R {
     const hit = this.#memo.getKeyed(key) as R | undefined;
     if (hit !== undefined) return hit;
     const outcome = freeze(compute(snapshot, request), snapshot);
@@ -61,8 +89,11 @@ export class ComposeMemo {
  * cycle too).
  */
 export function requestKey(request: object): string | undefined {
-  const names = namesKey(request);
-  if (names !== undefined) return names;
+  return namesKey(request) ?? generalKey(request);
+}
+
+/** {@link requestKey} of a request that is not of names only. */
+function generalKey(request: object): string | undefined {
   try {
     return fieldsKey(request);
   } catch (e) {
