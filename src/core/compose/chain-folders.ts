@@ -65,6 +65,11 @@ export function missingFolder(
   }
 }
 
+/** Whether `dir` is the pack root or a folder holding a file of the pack (read or not). */
+export function isPackFolder(snapshot: Snapshot, dir: string): boolean {
+  return dir === '' || foldersOf(snapshot).known.has(dir);
+}
+
 // --- internal ---
 
 interface Folders {

@@ -1,14 +1,14 @@
+import { derived } from '../build/derived.js';
 import type { PackFile } from '../build/pack-file.js';
 import type { Snapshot } from '../build/snapshot-types.js';
 import type { LayerDef, LayerSource } from '../pack/manifest.js';
 import { normalisePackPath } from '../pack/pack-path.js';
 import { hiddenAllowed } from '../pack/select.js';
-import { splitPath } from '../pack/template.js';
 import { type Diagnostic, error, warning } from '../text/diagnostics.js';
 import { didYouMean } from '../text/suggest.js';
 import { isBlank, utf8Length } from '../text/text.js';
-import { misnamedFolder, missingFolder } from './chain-folders.js';
-import { fileAt, type LayerEnv, placeholderValue } from './env.js';
+import { isPackFolder, misnamedFolder, missingFolder } from './chain-folders.js';
+import { fileAt, type LayerEnv, pathParts, placeholderValue } from './env.js';
 import { lazyHash, SliceHash } from './lazy-hash.js';
 import { cutToBudget, trimText } from './text-cut.js';
 import type { LayerPart, LayerResult } from './types.js';
@@ -26,7 +26,7 @@ export function resolveChain(
   base: LayerResult,
   budget: number | undefined,
 ): LayerResult {
-  const template = splitPath(source.path);
+  const template = pathParts(env, source.path);
   let path = template[0]!;
   for (let i = 1; i < template.length; i += 2) {
     const v = placeholderValue(env, template[i]!);
@@ -48,59 +48,59 @@ export function resolveChain(
   let remaining = budget ?? Number.POSITIVE_INFINITY;
   let offset = 0;
   const joinBytes = utf8Length(source.join);
-  // Folders from the root down: '', 'a', 'a/b', … (`at`: the length of the folder's path);
-  // with `start: git_root`, from the deepest folder on the path that holds `.git`.
-  const from = source.start === 'git_root' ? gitRootOf(env.snapshot, dir) : 0;
-  if (from > 0) base.chainRoot = dir.slice(0, from);
-  for (let at = from; ; ) {
-    const file = chainFile(env, source, at === 0 ? '' : dir.slice(0, at));
-    if (file) {
-      const part: LayerPart = { source: file.path, included: false };
-      parts.push(part);
-      if (remaining <= 0) part.reason = 'budget';
-      else {
-        // The file's text; a raw file's budget counts its own bytes.
-        let whole: string;
-        let raw: Uint8Array | undefined;
-        let bytes: number | undefined;
-        if (layer.trim === 'none' && file.raw && file.bodyOffset === 0) {
-          raw = file.raw;
-          whole = file.text;
-        } else if (layer.trim === 'both') {
-          whole = file.prompt;
-          bytes = file.promptBytes;
-        } else whole = trimText(file.text.slice(file.bodyOffset), layer.trim);
-        const cut = cutToBudget(whole, bytes, raw, remaining);
-        // A file whose text within the budget is blank is left out for want of budget
-        // (said), one blank whole is left out as blank.
-        if (isBlank(cut.text))
-          part.reason = cut.truncatedFrom === undefined || isBlank(whole) ? 'empty' : 'budget';
-        else {
-          remaining -= cut.used;
-          if (kept > 0) {
-            offset += joinBytes;
-            text += source.join;
-          }
-          kept++;
-          part.included = true;
-          part.start = offset;
-          part.end = offset + cut.bytes;
-          part.bytes = cut.bytes;
-          const start = env.charStart + text.length;
-          env.joined ??= { text: '' };
-          lazyHash(part, new SliceHash(env.joined, start, start + cut.text.length));
-          if (cut.truncatedFrom !== undefined) {
-            part.truncatedFrom = cut.truncatedFrom;
-            env.kept.set(part, cut.used);
-          }
-          offset = part.end;
-          text += cut.text;
-        }
-      }
+  const walk = chainWalk(env, source, dir);
+  if (walk.from > 0) base.chainRoot = dir.slice(0, walk.from);
+  for (const file of walk.files) {
+    const part: LayerPart = { source: file.path, included: false };
+    parts.push(part);
+    if (remaining <= 0) {
+      part.reason = 'budget';
+      continue;
     }
-    if (at === dir.length) break;
-    const next = dir.indexOf('/', at + 1);
-    at = next === -1 ? dir.length : next;
+    // The file's text; a raw file's budget counts its own bytes.
+    let whole: string;
+    let raw: Uint8Array | undefined;
+    let bytes: number | undefined;
+    if (layer.trim === 'none' && file.raw && file.bodyOffset === 0) {
+      raw = file.raw;
+      whole = file.text;
+    } else if (layer.trim === 'both') {
+      whole = file.prompt;
+      bytes = file.promptBytes;
+    } else whole = trimText(file.text.slice(file.bodyOffset), layer.trim);
+    const cut = cutToBudget(whole, bytes, raw, remaining);
+    // A file whose text within the budget is blank is left out for want of budget
+    // (said), one blank whole is left out as blank.
+    if (isBlank(cut.text)) {
+      part.reason = cut.truncatedFrom === undefined || isBlank(whole) ? 'empty' : 'budget';
+      continue;
+    }
+    remaining -= cut.used;
+    if (kept > 0) {
+      offset += joinBytes;
+      text += source.join;
+    }
+    kept++;
+    part.included = true;
+    part.start = offset;
+    part.end = offset + cut.bytes;
+    part.bytes = cut.bytes;
+    if (cut.truncatedFrom !== undefined) {
+      const start = env.charStart + text.length;
+      env.joined ??= { text: '' };
+      lazyHash(part, new SliceHash(env.joined, start, start + cut.text.length));
+      part.truncatedFrom = cut.truncatedFrom;
+      env.kept.set(part, cut.used);
+    } else if (bytes !== undefined && cut.text === whole) {
+      // The file's prompt as it stands: its hash is the file's, given when the layers are read.
+      env.hashes.push(part, file);
+    } else {
+      const start = env.charStart + text.length;
+      env.joined ??= { text: '' };
+      env.hashes.push(part, new SliceHash(env.joined, start, start + cut.text.length));
+    }
+    offset = part.end;
+    text += cut.text;
   }
   base.parts = parts;
   if (parts.length === 0) {
@@ -199,7 +199,7 @@ function chainFolder(
     );
     return undefined;
   }
-  const misnamed = misnamedFolder(env.snapshot, dir);
+  const { misnamed, missing } = folderVerdict(env.snapshot, dir);
   if (misnamed)
     diagnostics.push({
       ...warning(
@@ -211,7 +211,6 @@ function chainFolder(
   // A folder the pack's folder does not have (the reader listed them all), nor one a
   // letter case or a normalisation away (said above: a case-blind disk has it): no agent
   // works there.
-  const missing = misnamed ? undefined : missingFolder(env.snapshot, dir);
   if (missing) {
     diagnostics.push({
       ...error(
@@ -223,6 +222,30 @@ function chainFolder(
     return undefined;
   }
   return dir;
+}
+
+/**
+ * Whether `dir` is a folder a letter case or a normalisation away from the pack's, else
+ * whether it is one the pack's folder does not have: worked out once per folder of the
+ * pack (a folder holding a file), each time for another.
+ */
+function folderVerdict(snapshot: Snapshot, dir: string): FolderVerdict {
+  const known = isPackFolder(snapshot, dir);
+  const verdicts = known
+    ? derived(snapshot, 'chain-folders', () => new Map<string, FolderVerdict>())
+    : undefined;
+  let verdict = verdicts?.get(dir);
+  if (verdict === undefined) {
+    const misnamed = misnamedFolder(snapshot, dir);
+    verdict = { misnamed, missing: misnamed ? undefined : missingFolder(snapshot, dir) };
+    verdicts?.set(dir, verdict);
+  }
+  return verdict;
+}
+
+interface FolderVerdict {
+  misnamed: ReturnType<typeof misnamedFolder>;
+  missing: ReturnType<typeof missingFolder>;
 }
 
 /**
@@ -258,4 +281,49 @@ function chainFile(
     if (found || env.snapshot.unreadable?.has(path)) break;
   }
   return found;
+}
+
+/** The files a chain reads on its way down to a folder: from the start folder, in order. */
+interface ChainWalk {
+  /** The length of the start folder's path (0: the pack root). */
+  from: number;
+  files: readonly PackFile[];
+}
+
+/**
+ * The files of a chain's walk down to `dir`: worked out once per snapshot, chain and
+ * folder of the pack (so bounded by the pack's folders), each time for another folder or
+ * when the compose tells `onRead` what it looks up.
+ */
+function chainWalk(env: LayerEnv, source: ChainSource, dir: string): ChainWalk {
+  if (env.onRead !== undefined || !isPackFolder(env.snapshot, dir)) return walkChain(env, source, dir);
+  const walks = derived(env.snapshot, 'chain-walks', () => new Map<ChainSource, Map<string, ChainWalk>>());
+  let bySource = walks.get(source);
+  if (bySource === undefined) {
+    bySource = new Map();
+    walks.set(source, bySource);
+  }
+  let walk = bySource.get(dir);
+  if (walk === undefined) {
+    walk = walkChain(env, source, dir);
+    bySource.set(dir, walk);
+  }
+  return walk;
+}
+
+type ChainSource = Extract<LayerSource, { kind: 'chain' }>;
+
+function walkChain(env: LayerEnv, source: ChainSource, dir: string): ChainWalk {
+  // Folders from the root down: '', 'a', 'a/b', … (`at`: the length of the folder's path);
+  // with `start: git_root`, from the deepest folder on the path that holds `.git`.
+  const from = source.start === 'git_root' ? gitRootOf(env.snapshot, dir) : 0;
+  const files: PackFile[] = [];
+  for (let at = from; ; ) {
+    const file = chainFile(env, source, at === 0 ? '' : dir.slice(0, at));
+    if (file) files.push(file);
+    if (at === dir.length) break;
+    const next = dir.indexOf('/', at + 1);
+    at = next === -1 ? dir.length : next;
+  }
+  return { from, files };
 }

@@ -15,7 +15,7 @@ import { partTruncated, truncatedWarning } from './chain.js';
 import { requestShapeProblems } from './compose-request.js';
 import type { LayerEnv } from './env.js';
 import { resolveLayer } from './layer.js';
-import { attachLayers, type HashPairs, SliceHash } from './lazy-hash.js';
+import { attachLayers, SliceHash } from './lazy-hash.js';
 import { DEFAULT_MAX_PROMPT_BYTES, promptTooLarge } from './prompt-limit.js';
 import { checkRequestNames, closestRoles } from './request-names.js';
 import { sourceWarnings } from './source-warnings.js';
@@ -178,6 +178,7 @@ function composeChecked(
     unknown,
     record,
     onRead,
+    hashes: [],
     joined: undefined,
     charStart: 0,
     maxBytes: snapshot.maxPromptBytes ?? DEFAULT_MAX_PROMPT_BYTES,
@@ -188,7 +189,7 @@ function composeChecked(
     file: undefined,
   };
   const layers: LayerResult[] = [];
-  const hashes: HashPairs = [];
+  const hashes = env.hashes;
   let text = '';
   let included = 0;
   let offset = 0;

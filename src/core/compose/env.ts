@@ -1,8 +1,11 @@
+import { derived } from '../build/derived.js';
 import type { PackFile } from '../build/pack-file.js';
 import type { RoleRecord } from '../build/roles.js';
 import type { Snapshot } from '../build/snapshot-types.js';
 import type { GateContext } from '../pack/gates.js';
+import { splitPath } from '../pack/template.js';
 import type { Diagnostic } from '../text/diagnostics.js';
+import type { HashPairs } from './lazy-hash.js';
 import type { ComposeRequest } from './types.js';
 
 /**
@@ -26,6 +29,8 @@ export interface LayerEnv extends GateContext {
   record: RoleRecord | undefined;
   /** Told every pack path the compose looks up (see `composeReading`). */
   onRead: ((path: string) => void) | undefined;
+  /** Included layers and chain parts with their hash sources, in pairs (defined when the layers are read). */
+  hashes: HashPairs;
   /** The result text, once the layers are joined (lazy hashes read their slices of it; made with the first). */
   joined: { text: string } | undefined;
   /** Character offset in the result text where the layer being resolved would start. */
@@ -49,6 +54,17 @@ export interface LayerEnv extends GateContext {
 export function fileAt(env: LayerEnv, path: string): PackFile | undefined {
   env.onRead?.(path);
   return env.snapshot.files.get(path);
+}
+
+/** A manifest's path template split into literals and placeholders (`splitPath`), once per snapshot. */
+export function pathParts(env: LayerEnv, template: string): readonly string[] {
+  const split = derived(env.snapshot, 'split-paths', () => new Map<string, readonly string[]>());
+  let parts = split.get(template);
+  if (parts === undefined) {
+    parts = splitPath(template);
+    split.set(template, parts);
+  }
+  return parts;
 }
 
 /**

@@ -17,7 +17,6 @@ import {
   fillCompiledInputs,
   fillText,
   pathPlaceholders,
-  splitPath,
   type TemplateValues,
 } from '../pack/template.js';
 import { type Diagnostic, error, warning } from '../text/diagnostics.js';
@@ -25,7 +24,7 @@ import { didYouMean, knownList } from '../text/suggest.js';
 import { isBlank } from '../text/text.js';
 import { resolveChain } from './chain.js';
 import { closestFiles } from './closest-files.js';
-import { fileAt, type LayerEnv, placeholderValue } from './env.js';
+import { fileAt, type LayerEnv, pathParts, placeholderValue } from './env.js';
 import { promptTooLarge } from './prompt-limit.js';
 import { attachSegments } from './segments.js';
 import { budgetOf, cutToBudget, trimText } from './text-cut.js';
@@ -415,7 +414,7 @@ function findFile(
   let noValue: string | undefined;
   let first: string | undefined;
   for (const template of source.paths) {
-    const parts = splitPath(template);
+    const parts = pathParts(env, template);
     let path = parts[0]!;
     let missing: string | undefined;
     for (let i = 1; i < parts.length; i += 2) {

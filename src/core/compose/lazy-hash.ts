@@ -13,8 +13,8 @@ import type { ComposeResult, LayerPart, LayerResult } from './types.js';
 // the result is frozen (a shared result is), the layers are frozen with it. A caller that
 // reads only the text never pays for either.
 
-/** Included layers and their hash sources (a file, or a text's own), in pairs. */
-export type HashPairs = (LayerResult | PackFile | { hash(): string })[];
+/** Included layers and chain parts and their hash sources (a file, or a text's own), in pairs. */
+export type HashPairs = (LayerResult | LayerPart | PackFile | { hash(): string })[];
 
 /** The hash of the characters [from, to) of the result text, once it is joined. */
 export class SliceHash {

@@ -1,0 +1,100 @@
+import { mkdirSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { composeReading, tryCompose } from '../../src/core/compose/compose.js';
+import { sha256 } from '../../src/core/text/text.js';
+import { loadPack } from '../../src/source/load.js';
+import { tempDir, writeFiles } from '../helpers.js';
+
+// A chain's walk down to a folder is worked out once per snapshot and folder: the second
+// compose of a working directory, and every other one there, must be what a compose that
+// looks every file up again gives (`composeReading` does, telling each path it reads).
+
+const FILES = {
+  'AGENTS.md': '# Rules\n\nRun the tests.\n',
+  'frontend/AGENTS.md': '# Frontend\n\nUse pnpm.\n',
+  'frontend/AGENTS.override.md': '# Frontend, overridden\n\nUse bun. é\n',
+  'frontend/src/AGENTS.md': '   \n',
+  'frontend/src/deep/AGENTS.md': '# Deep\n\n'.padEnd(400, 'x'),
+  'backend/AGENTS.md': '# Backend\n\nGo.\n',
+};
+
+async function pack() {
+  const dir = realpathSync(tempDir('strata-agents-md-walks-'));
+  writeFiles(dir, FILES);
+  mkdirSync(join(dir, '.git'));
+  mkdirSync(join(dir, 'frontend/src/empty'), { recursive: true });
+  const { snapshot } = await loadPack(dir, { env: {} });
+  return snapshot!;
+}
+
+/** What a reader of the outcome sees: the text, each part and its hash, the diagnostics. */
+function seen(outcome: ReturnType<typeof tryCompose>) {
+  if (!outcome.ok) return { codes: outcome.diagnostics.map((d) => [d.code, d.message]) };
+  const bytes = Buffer.from(outcome.result.text);
+  return {
+    text: outcome.result.text,
+    sha256: outcome.result.sha256,
+    codes: outcome.result.diagnostics.map((d) => [d.code, d.message]),
+    parts: outcome.result.layers.flatMap((l) =>
+      (l.parts ?? []).map((p) => ({
+        ...p,
+        // Each included part's hash is the hash of its bytes in the prompt.
+        hashed: p.included ? sha256(bytes.subarray(p.start!, p.end!).toString()) === p.sha256 : undefined,
+      })),
+    ),
+  };
+}
+
+describe('agents-md: a chain walk kept per folder', () => {
+  const CWDS = [
+    '.',
+    'frontend',
+    'frontend/src',
+    'frontend/src/deep',
+    'frontend/src/empty',
+    'backend',
+    'Frontend/src',
+    'frontend/scr',
+    '../x',
+  ];
+
+  it('gives, on every compose, what looking every file up again gives', async () => {
+    const snapshot = await pack();
+    for (const budget of [undefined, 60, 100000]) {
+      for (const round of [1, 2]) {
+        for (const cwd of CWDS) {
+          const request = {
+            vars: { cwd },
+            ...(budget === undefined ? {} : { settings: { project_doc_max_bytes: budget } }),
+          };
+          const looked: string[] = [];
+          const reading = seen(composeReading(snapshot, request, (p) => looked.push(p)));
+          expect([round, cwd, seen(tryCompose(snapshot, request))]).toEqual([round, cwd, reading]);
+          if (cwd === 'frontend/src/deep') expect(looked).toContain('frontend/src/deep/AGENTS.md');
+        }
+      }
+    }
+  });
+
+  it('hashes a part that is a whole file as the file, and a cut part as its bytes', async () => {
+    const snapshot = await pack();
+    const whole = tryCompose(snapshot, { vars: { cwd: 'frontend/src/deep' } });
+    const cut = tryCompose(snapshot, {
+      vars: { cwd: 'frontend/src/deep' },
+      settings: { project_doc_max_bytes: 80 },
+    });
+    expect(whole.ok && cut.ok).toBe(true);
+    if (!whole.ok || !cut.ok) return;
+    expect(whole.result.layers[0]!.parts!.map((p) => [p.source, p.included, p.truncatedFrom])).toEqual([
+      ['AGENTS.md', true, undefined],
+      ['frontend/AGENTS.override.md', true, undefined],
+      ['frontend/src/AGENTS.md', false, undefined],
+      ['frontend/src/deep/AGENTS.md', true, undefined],
+    ]);
+    expect(seen(whole).parts.every((p) => p.hashed !== false)).toBe(true);
+    const parts = cut.result.layers[0]!.parts!;
+    expect(parts.some((p) => p.truncatedFrom !== undefined)).toBe(true);
+    expect(seen(cut).parts.every((p) => p.hashed !== false)).toBe(true);
+  });
+});
