@@ -133,18 +133,32 @@ export async function acceleratorRows(log: (line: string) => void, load: () => s
   const N = 300;
   const base: number[] = [];
   const subject: number[] = [];
+  const hashed: number[] = [];
   for (let round = 0; round < 9; round++) {
-    const snapshots = Array.from({ length: N }, build);
-    let t = performance.now();
-    for (let i = 0; i < N; i++) sha256(parts.join(sep));
-    base.push((performance.now() - t) / N);
-    t = performance.now();
-    for (const s of snapshots) coreCompose(s, request);
-    subject.push((performance.now() - t) / N);
+    // The prompt's hash is computed when it is first read: the second subject reads it
+    // (as the service does for the ETag of its first answer).
+    for (const [times, read] of [
+      [subject, false],
+      [hashed, true],
+    ] as const) {
+      const snapshots = Array.from({ length: N }, build);
+      let t = performance.now();
+      for (let i = 0; i < N; i++) sha256(parts.join(sep));
+      base.push((performance.now() - t) / N);
+      t = performance.now();
+      for (const s of snapshots) {
+        const outcome = coreCompose(s, request);
+        if (read && outcome.ok) outcome.result.sha256;
+      }
+      times.push((performance.now() - t) / N);
+    }
   }
-  const first = { baseline: median(base), subject: median(subject), ratio: median(subject) / median(base) };
-  log(`| join + sha256 of the layers | ${us(first.baseline)} | 1.0 |`);
-  log(`| the core's first compose | ${us(first.subject)} | **${first.ratio.toFixed(1)}** |`);
+  const b = median(base);
+  log(`| join + sha256 of the layers | ${us(b)} | 1.0 |`);
+  log(`| the core's first compose | ${us(median(subject))} | **${(median(subject) / b).toFixed(1)}** |`);
+  log(
+    `| the core's first compose, its sha256 read | ${us(median(hashed))} | **${(median(hashed) / b).toFixed(1)}** |`,
+  );
 }
 
 // --- internal ---

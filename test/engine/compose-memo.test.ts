@@ -157,6 +157,10 @@ describe('compose memo', () => {
           expect({ ...r }.sha256).toBe(r.sha256);
         }
         expect(result.sha256).toBe(sha256(bytes));
+        // The prompt's hash, read when asked for, is where it always was in the result.
+        expect(Object.keys(result).slice(0, 4)).toEqual(['version', 'text', 'sha256', 'bytes']);
+        expect(JSON.parse(JSON.stringify(result)).sha256).toBe(sha256(bytes));
+        expect(uncached.compose(snapshot, request).sha256).toBe(sha256(bytes));
         const walk = (value: unknown): void => {
           if (value === null || typeof value !== 'object') return;
           expect(Object.isFrozen(value)).toBe(true);

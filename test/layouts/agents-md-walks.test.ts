@@ -92,9 +92,9 @@ describe('agents-md: a chain walk kept per folder', () => {
       ['frontend/src/AGENTS.md', false, undefined],
       ['frontend/src/deep/AGENTS.md', true, undefined],
     ]);
-    expect(seen(whole).parts.every((p) => p.hashed !== false)).toBe(true);
+    expect(seen(whole).parts!.every((p) => p.hashed !== false)).toBe(true);
     const parts = cut.result.layers[0]!.parts!;
     expect(parts.some((p) => p.truncatedFrom !== undefined)).toBe(true);
-    expect(seen(cut).parts.every((p) => p.hashed !== false)).toBe(true);
+    expect(seen(cut).parts!.every((p) => p.hashed !== false)).toBe(true);
   });
 });

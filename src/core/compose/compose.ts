@@ -10,12 +10,12 @@ import { applyOverrides } from '../pack/settings.js';
 import { fillText } from '../pack/template.js';
 import { type Diagnostic, error, PromptError, warning } from '../text/diagnostics.js';
 import { didYouMean } from '../text/suggest.js';
-import { sha256, utf8Length } from '../text/text.js';
+import { utf8Length } from '../text/text.js';
 import { partTruncated, truncatedWarning } from './chain.js';
 import { requestShapeProblems } from './compose-request.js';
 import type { LayerEnv } from './env.js';
 import { resolveLayer } from './layer.js';
-import { attachLayers, SliceHash } from './lazy-hash.js';
+import { attachLayers, promptHash, SliceHash } from './lazy-hash.js';
 import { DEFAULT_MAX_PROMPT_BYTES, promptTooLarge } from './prompt-limit.js';
 import { checkRequestNames, closestRoles } from './request-names.js';
 import { sourceWarnings } from './source-warnings.js';
@@ -256,15 +256,14 @@ function composeChecked(
   }
   diagnostics.push(...sourceWarnings(snapshot, layers));
   if (env.joined) env.joined.text = text;
-  // Built key by key: `layers` is a getter (below), and keys keep their order.
-  const result = {
-    version: snapshot.version,
-    text,
-    sha256: onlyFile && !fallback ? onlyFile.promptSha256 : sha256(text),
-    bytes: fallback ? utf8Length(text) : offset,
-    settings: settings.values,
-    settingSources: settings.sources,
-  } as ComposeResult;
+  // Built key by key: `sha256` and `layers` are getters (below), and keys keep their order.
+  const result = { version: snapshot.version, text } as ComposeResult;
+  // The prompt's hash, on first read: one file's prompt as it stands hashes as the file
+  // (once for every compose), any other text when it is asked for.
+  promptHash(result, onlyFile && !fallback ? onlyFile : new SliceHash({ text }, 0, text.length));
+  result.bytes = fallback ? utf8Length(text) : offset;
+  result.settings = settings.values;
+  result.settingSources = settings.sources;
   attachLayers(result, layers, hashes);
   result.fallback = fallback;
   result.diagnostics = diagnostics;

@@ -2,8 +2,9 @@ import type { PackFile } from '../build/pack-file.js';
 import { sha256 } from '../text/text.js';
 import type { ComposeResult, LayerPart, LayerResult } from './types.js';
 
-// A layer's (or chain part's) sha256 is an enumerable property computed on first read, so
-// JSON, spreads and equality see it as always; composing does not pay for it. One shared
+// A result's sha256, and each layer's (or chain part's), is an enumerable property
+// computed on first read, so JSON, spreads and equality see it as always; composing does
+// not pay for it. One shared
 // getter reads the hash source, kept in a private field stamped onto the object (a class
 // constructor that returns the object it is given): invisible to keys, spreads and
 // equality, and much cheaper than a second defineProperty.
@@ -34,6 +35,16 @@ export class SliceHash {
 export function lazyHash(target: LayerResult | LayerPart, source: { hash(): string }): void {
   new HashSource(target, source);
   Object.defineProperty(target, 'sha256', HASH_PROPERTY);
+}
+
+/**
+ * Gives a result its `sha256` property, computed from `source` (a file whose prompt the
+ * text is, or the text's own hash) on first read.
+ */
+export function promptHash(result: ComposeResult, source: PackFile | { hash(): string }): void {
+  if ('promptSha256' in source) new FileHashSource(result, source);
+  else new HashSource(result, source);
+  Object.defineProperty(result, 'sha256', HASH_PROPERTY);
 }
 
 /**
