@@ -43,23 +43,32 @@ export class ComposeMemo {
     const names = namesKey(request);
     if (names !== undefined)
       return this.#keyed(this.#memo.key(snapshot, names), snapshot, request, compute, bytes, freeze);
-    // A request with settings or vars: first among the last few of its names (no key made).
+    // A request with settings or vars: first among the few kept under its short key (its
+    // names and values as written), compared field by field; its canonical key only when
+    // none is equal to it (then the outcome is shared by every way of writing the request).
     const short = recentKey(request);
     const recentAt = short === undefined ? undefined : this.#memo.key(snapshot, short);
     const recent =
       recentAt === undefined ? undefined : (this.#memo.getKeyed(recentAt) as RecentRequest[] | undefined);
     const known = recent === undefined ? undefined : findRecent(recent, request);
-    if (known !== undefined) return this.#keyed(known, snapshot, request, compute, bytes, freeze);
+    if (known !== undefined) return known as R;
     const fields = generalKey(request);
     // A value with no canonical form (a cycle, a Date, deep nesting) is composed every time.
     if (fields === undefined) return freeze(compute(snapshot, request), snapshot);
     const key = this.#memo.key(snapshot, fields);
-    const outcome = this.#keyed(key, snapshot, request, compute, bytes, freeze);
+    const hit = this.#memo.getKeyed(key) as R | undefined;
+    if (hit === undefined) {
+      // Asked once so far: kept under its full key only (most one-off requests stay so).
+      const outcome = freeze(compute(snapshot, request), snapshot);
+      this.#memo.setKeyed(key, outcome, bytes(outcome, snapshot));
+      return outcome;
+    }
+    // Asked again: kept under its short key too, for the next time.
     if (recentAt !== undefined) {
-      const next = withRecent(recent, request, key);
+      const next = withRecent(recent, request, hit, bytes(hit, snapshot));
       this.#memo.setKeyed(recentAt, next.recent, next.bytes);
     }
-    return outcome;
+    return hit;
   }
 
   /** The outcome kept under a full key, computed and kept when there is none. */

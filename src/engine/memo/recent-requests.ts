@@ -1,73 +1,100 @@
 // A memo hit of a request with settings or vars, without its canonical key. The general
-// key (`requestKey`) costs about as much as the rest of a hit: every field quoted and
-// joined, then the fresh string hashed by the map. The requests a service sees again are
-// few per agent, so the memo also keeps, under a short key of the request's names, the
-// last few such requests it answered: a plain copy of each with its full key. A request
-// equal, field by field, to one of them has that full key, whose hash the map keeps.
+// key (`requestKey`) costs about as much as the rest of a hit: every field named, quoted
+// and sorted, then the fresh string hashed by the map. The memo also keeps, under a short
+// key (the request's names and values as written, no field names, no quoting, no sort),
+// the last few requests it answered with that key: a plain copy of each with its full
+// key. A request equal, field by field, to one of them has that full key, whose hash the
+// map keeps.
 
-/** A request the memo answered, copied, with its full key in the cache. */
+/** A request the memo answered, copied, with its outcome. */
 export interface RecentRequest {
   /** The request's defined fields, deeply copied (plain objects and arrays, primitives). */
   readonly copy: Readonly<Record<string, unknown>>;
   /** How many defined fields the request has. */
   readonly fields: number;
-  /** The request's full key in the cache (`SnapshotCache.key`). */
-  readonly key: string;
+  /** The outcome composed for it (also kept under its full key). */
+  readonly outcome: object;
+  /** An upper bound of the memory the outcome holds. */
+  readonly bytes: number;
 }
 
-/** How many requests are kept under one short key: the newest first. */
+/** How many requests are kept under one short key (most have one): the newest first. */
 export const RECENT_PER_NAMES = 8;
 
 /**
- * The short key of a request: its three names, each followed by U+0000 (absent: U+0001),
- * then U+0002, so it never meets a full key (names keys end with U+0000 or U+0001, general
- * ones with `;`). Undefined when a name is there but is not a string (such a request is
- * refused by compose; it is looked up by its full key).
+ * The short key of a request: its names and the values of its settings and vars (and of
+ * any other field) in the order they are written, each followed by U+0000, then U+0002,
+ * so it never meets a full key (names keys end with U+0000 or U+0001, general ones with
+ * `;`). It needs to tell requests apart only mostly: the requests kept under it are
+ * compared field by field. Undefined for a request with a name that is not a string, a
+ * value nested deeper than one object, or a key longer than {@link MAX_RECENT_KEY}: that
+ * one is looked up by its full key.
  */
-export function recentKey(request: { role?: unknown; team?: unknown; agent?: unknown }): string | undefined {
-  const { role, team, agent } = request;
+export function recentKey(request: object): string | undefined {
+  const { role, team, agent } = request as { role?: unknown; team?: unknown; agent?: unknown };
   if (role !== undefined && typeof role !== 'string') return undefined;
   if (team !== undefined && typeof team !== 'string') return undefined;
   if (agent !== undefined && typeof agent !== 'string') return undefined;
-  return `${role === undefined ? '\u0001' : `${role}\u0000`}${team === undefined ? '\u0001' : `${team}\u0000`}${agent === undefined ? '\u0001' : `${agent}\u0000`}\u0002`;
+  let key = `${role ?? ''}\u0000${team ?? ''}\u0000${agent ?? ''}\u0000`;
+  for (const name in request) {
+    if (name === 'role' || name === 'team' || name === 'agent') continue;
+    const value = (request as Record<string, unknown>)[name];
+    if (value === undefined) continue;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      for (const field in value) {
+        const v = (value as Record<string, unknown>)[field];
+        if (typeof v === 'string') key += `${v}\u0000`;
+        else if (typeof v === 'number' || typeof v === 'boolean') key += `${v}\u0000`;
+        else if (v !== undefined) return undefined;
+      }
+    } else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+      key += `${value}\u0000`;
+    else return undefined;
+    if (key.length > MAX_RECENT_KEY) return undefined;
+  }
+  return `${key}\u0002`;
 }
 
-/** The full key of the recent request equal to `request`, if one is. */
-export function findRecent(recent: readonly RecentRequest[], request: object): string | undefined {
-  for (const r of recent) if (sameRequest(request, r)) return r.key;
+/** The longest short key: a request with longer values is looked up by its full key. */
+export const MAX_RECENT_KEY = 1024;
+
+/** The outcome of the kept request equal to `request`, if one is. */
+export function findRecent(recent: readonly RecentRequest[], request: object): object | undefined {
+  for (const r of recent) if (sameRequest(request, r)) return r.outcome;
   return undefined;
 }
 
 /**
- * `recent` with `request` (known by `key`) first, and at most {@link RECENT_PER_NAMES}
- * entries; the bytes it holds (an upper bound: the copy holds no more characters than the
- * key, which quotes every value).
+ * `recent` with `request` and its outcome first, and at most {@link RECENT_PER_NAMES}
+ * entries; the bytes the list holds (an upper bound: the outcomes' own, counted again
+ * here, and the copies, none larger than the request's canonical key).
  */
 export function withRecent(
   recent: readonly RecentRequest[] | undefined,
   request: object,
-  key: string,
+  outcome: object,
+  outcomeBytes: number,
 ): { recent: RecentRequest[]; bytes: number } {
   // Objects without a prototype: a field named `__proto__` is a field like any other.
   const copy: Record<string, unknown> = Object.create(null);
   let fields = 0;
+  let bytes = 64;
   // `for…in` also sees inherited fields, as compose and the full key do.
   for (const name in request) {
     const value = (request as Record<string, unknown>)[name];
     if (value === undefined) continue;
     copy[name] = plainCopy(value);
+    bytes += copiedBytes(name, value);
     fields++;
   }
-  const next = [{ copy, fields, key }];
+  const next: RecentRequest[] = [{ copy, fields, outcome, bytes: bytes + outcomeBytes }];
   for (const r of recent ?? []) {
     if (next.length >= RECENT_PER_NAMES) break;
-    if (r.key !== key) next.push(r);
+    if (r.outcome !== outcome) next.push(r);
   }
-  let bytes = 64;
-  // The key's characters (two bytes each) once in the list, its copy's values at most as
-  // many again, plus each value's own object.
-  for (const r of next) bytes += r.key.length * 4 + 64 * (r.fields + 1) + 64;
-  return { recent: next, bytes };
+  let total = 64;
+  for (const r of next) total += r.bytes;
+  return { recent: next, bytes: total };
 }
 
 // --- internal ---
@@ -119,6 +146,15 @@ function sameValue(a: unknown, b: unknown, depth: number): boolean {
 /** A copied object's number of keys, kept on it (a symbol: no key sees it). */
 const KEYS = Symbol('keys');
 type Counted = { [KEYS]: number };
+
+/** An upper bound of the bytes a field's copy holds: its name and value, 64 per object or value. */
+function copiedBytes(name: string, value: unknown): number {
+  if (typeof value === 'string') return 2 * (name.length + value.length) + 64;
+  if (typeof value !== 'object' || value === null) return 2 * name.length + 64;
+  let bytes = 2 * name.length + 64;
+  for (const key of Object.keys(value)) bytes += copiedBytes(key, (value as Record<string, unknown>)[key]);
+  return bytes;
+}
 
 /** A deep copy of a value the full key took: plain objects and arrays copied, the rest as it is. */
 function plainCopy(value: unknown): unknown {
