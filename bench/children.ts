@@ -22,6 +22,8 @@ export const autocannon = createRequire(import.meta.url)('autocannon') as (opts:
   method?: string;
   body?: string;
   headers: Record<string, string>;
+  /** Writes a new id for each `[<id>]` in the request (`[%3Cid%3E]` in its URL). */
+  idReplacement?: boolean;
 }) => Promise<CannonResult>;
 
 /** A server in a child process, answering on loopback. */

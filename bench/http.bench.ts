@@ -19,23 +19,29 @@ import { machine } from './measure.js';
  * The baseline: node:http answering precomputed bytes — the same status, body and
  * response headers strata sent for each request of the run (by method, URL and whether
  * Accept asks for text), reading a POST's body whole first. Replaying the headers too
- * matters on a 2-core machine, where the load generator's parsing shares the CPU.
+ * matters on a 2-core machine, where the load generator's parsing shares the CPU. A
+ * POST's answer is looked up by its body too; a request's one-off id is read as the
+ * placeholder it replaced.
  */
 const BARE_SERVER = `
 const http = require('node:http');
 const answers = new Map(JSON.parse(require('node:fs').readFileSync(process.env.BENCH_ANSWERS, 'utf8')).map((a) => [a.key, { ...a, body: Buffer.from(a.body, 'base64') }]));
+// A request's one-off id (autocannon's [<id>], between tildes) is read as the placeholder.
+const ID = /~[^~]*~/g;
 const server = http.createServer((req, res) => {
   if (req.url === '/readyz') return res.end('ok');
-  const key = req.method + ' ' + req.url + ' ' + (req.headers.accept || '').includes('text/plain');
-  const answer = answers.get(key);
-  const send = () => {
+  const send = (body) => {
+    const key = req.method + ' ' + req.url.replace(ID, '~[%3Cid%3E]~') + ' ' + (req.headers.accept || '').includes('text/plain') + ' ' + body.replace(ID, '~[<id>]~');
+    const answer = answers.get(key);
     res.writeHead(answer.status, { ...answer.headers, 'content-length': answer.body.length });
     res.end(answer.body);
   };
   if (req.method === 'POST') {
-    req.on('data', () => {});
-    req.on('end', send);
-  } else send();
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk) => { body += chunk; });
+    req.on('end', () => send(body));
+  } else send('');
 });
 server.listen(Number(process.env.BENCH_PORT), '127.0.0.1');
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
@@ -52,6 +58,8 @@ interface Variant {
 
 const ROOT = join(import.meta.dirname, '..');
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
+/** Runs of each server per row, alternating; the row gives their medians. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 20;
 const EDITS = 50;
 /** Ambient text of the ambient rows: composed into a fresh prompt on every request. */
@@ -100,9 +108,16 @@ try {
     },
     { label: 'JSON, `strict=true`', method: 'GET', path: `${path}&strict=true`, accept: 'application/json' },
     {
-      label: 'text, `ambient=…` (composed each time)',
+      label: 'text, `ambient=…`, the same text each time',
       method: 'GET',
       path: `${path}&ambient=${encodeURIComponent(AMBIENT)}`,
+      accept: 'text/plain',
+    },
+    {
+      label: 'text, `ambient=…`, a new text each time (composed each time)',
+      method: 'GET',
+      // autocannon writes a new id for the placeholder in every request.
+      path: `${path}&ambient=${encodeURIComponent(AMBIENT)}~[%3Cid%3E]~`,
       accept: 'text/plain',
     },
     {
@@ -126,8 +141,13 @@ try {
       accept: 'application/json',
     },
     {
-      label: 'POST /api/compose, `ambient` (composed each time)',
+      label: 'POST /api/compose, `ambient`, the same text each time',
       ...post({ role: 'developer', team: 'platform', ambient: AMBIENT }),
+      accept: 'text/plain',
+    },
+    {
+      label: 'POST /api/compose, `ambient`, a new text each time (composed each time)',
+      ...post({ role: 'developer', team: 'platform', ambient: `${AMBIENT} ~[<id>]~` }),
       accept: 'text/plain',
     },
   ];
@@ -137,7 +157,7 @@ try {
     const body = Buffer.from(await res.arrayBuffer());
     if (res.status !== 200) throw new Error(`${v.label}: ${res.status} ${body}`);
     answers.push({
-      key: `${v.method} ${v.path} ${v.accept.includes('text/plain')}`,
+      key: `${v.method} ${v.path} ${v.accept.includes('text/plain')} ${v.body ?? ''}`,
       status: res.status,
       headers: replayHeaders(res.headers),
       body: body.toString('base64'),
@@ -150,6 +170,9 @@ try {
   try {
     // 2. Throughput and p99, alternating servers so machine noise hits both alike.
     const rows: string[][] = [];
+    const loadBefore = loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' / ');
     const only = process.env.BENCH_ROWS?.split(',').map(Number);
     for (const [i, v] of variants.entries()) {
       if (only && !only.includes(i)) continue;
@@ -165,8 +188,12 @@ try {
         // A short warm-up of each, so neither is measured while its code is still being compiled.
         await load(bare, v, 1);
         await load(server, v, 1);
-        const b = await load(bare, v);
-        const s = await load(server, v);
+        const runs: Array<{ s: Load; b: Load }> = [];
+        for (let round = 0; round < ROUNDS; round++)
+          runs.push({ b: await load(bare, v), s: await load(server, v) });
+        const s = median(runs.map((r) => r.s));
+        const b = median(runs.map((r) => r.b));
+        const ratios = runs.map((r) => r.b.cpuUs / r.s.cpuUs).sort((x, y) => x - y);
         rows.push([
           `${v.method === 'GET' ? 'GET ' : ''}${v.label}${logs ? `, ${logs}` : ''}`,
           fmt(s.rps),
@@ -176,15 +203,14 @@ try {
           (s.rps / b.rps).toFixed(2),
           b.p99 > 0 ? (s.p99 / b.p99).toFixed(2) : '—',
           `${s.cpuUs.toFixed(0)} / ${b.cpuUs.toFixed(0)} µs`,
-          (b.cpuUs / s.cpuUs).toFixed(2),
+          `**${(b.cpuUs / s.cpuUs).toFixed(2)}** (${ratios[0]!.toFixed(2)}–${ratios.at(-1)!.toFixed(2)})`,
         ]);
-        if (s.errors || b.errors) console.log(`errors: strata ${s.errors}, bare ${b.errors}`);
+        const errors = runs.reduce((n, r) => n + r.s.errors + r.b.errors, 0);
+        if (errors) console.log(`errors: ${errors}`);
       }
     }
     console.log(
-      `\n${path} on examples/roboco; load average before: ${loadavg()
-        .map((n) => n.toFixed(2))
-        .join(' / ')}\n`,
+      `\n${path} on examples/roboco; ${ROUNDS} runs of each server per row, alternating (medians; the CPU ratio's range over the runs in brackets); load average before: ${loadBefore}\n`,
     );
     console.log(
       '| request | strata req/s | strata p99 | bare node:http req/s | bare p99 | req/s ratio | p99 ratio | CPU per request, strata / bare | CPU ratio (bare ÷ strata) |',
@@ -221,11 +247,20 @@ try {
  * server process's CPU time per answered request (µs), which a busy shared machine moves
  * far less than the rate: the ratio of those is the servers' own cost per request.
  */
-async function load(
-  server: Server,
-  v: Variant,
-  duration = DURATION,
-): Promise<{ rps: number; p99: number; errors: number; cpuUs: number }> {
+interface Load {
+  rps: number;
+  p99: number;
+  errors: number;
+  cpuUs: number;
+}
+
+/** The run with the median CPU per request. */
+function median(runs: Load[]): Load {
+  const sorted = [...runs].sort((a, b) => a.cpuUs - b.cpuUs);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
+
+async function load(server: Server, v: Variant, duration = DURATION): Promise<Load> {
   const headers: Record<string, string> = { accept: v.accept };
   if (v.body !== undefined) headers['content-type'] = 'application/json';
   const before = server.cpuMs();
@@ -236,6 +271,8 @@ async function load(
     headers,
     method: v.method,
     body: v.body,
+    // A new id in each request for the placeholder, where there is one.
+    idReplacement: `${v.path}${v.body}`.includes('<id>') || v.path.includes('%3Cid%3E'),
   });
   const cpuUs = ((server.cpuMs() - before) * 1000) / Math.max(1, result.requests.total);
   return {
@@ -246,10 +283,16 @@ async function load(
   };
 }
 
+/** One request of a variant, its placeholder (if any) given an id of autocannon's length. */
 function send(url: string, v: Variant): Promise<Response> {
   const headers: Record<string, string> = { accept: v.accept };
   if (v.body !== undefined) headers['content-type'] = 'application/json';
-  return fetch(url + v.path, { method: v.method, headers, body: v.body });
+  const id = 'x'.repeat(33);
+  return fetch(url + v.path.replace('[%3Cid%3E]', id), {
+    method: v.method,
+    headers,
+    body: v.body?.replace('[<id>]', id),
+  });
 }
 
 async function reloadLatency(url: string, file: string): Promise<number[]> {

@@ -26,7 +26,7 @@ export function tracedCompose<T>(
   request: ComposeRequest,
   fn: (done: (result: ComposeResult, layout?: string, cached?: boolean) => void, span: Span) => T,
 ): T {
-  return trace.getTracer(TRACER_NAME).startActiveSpan(name, (span) => {
+  return tracer.startActiveSpan(name, (span) => {
     if (span.isRecording()) span.setAttributes(requestAttributes(request));
     const done = (result: ComposeResult, layout?: string, cached?: boolean) => {
       if (!span.isRecording()) return;
@@ -52,6 +52,26 @@ export function tracedCompose<T>(
   });
 }
 
+/**
+ * The span of a compose answered from a cache (`strata.cache_hit` true): started and
+ * ended at once, with the attributes {@link tracedCompose} records. Nothing runs inside
+ * it, so it is never made the active span.
+ */
+export function cachedComposeSpan(
+  name: string,
+  request: Pick<ComposeRequest, 'role' | 'team' | 'agent'>,
+  result: ComposedIdentity,
+  layout?: string,
+): void {
+  const span = tracer.startSpan(name);
+  if (span.isRecording()) {
+    span.setAttributes(requestAttributes(request));
+    span.setAttributes(composedAttributes(result, layout));
+    span.setAttribute('strata.cache_hit', true);
+  }
+  span.end();
+}
+
 /** Marks a span failed with the codes a compose gave instead of a prompt. */
 export function spanRefused(span: Span, codes: readonly string[]): void {
   if (!span.isRecording()) return;
@@ -59,8 +79,11 @@ export function spanRefused(span: Span, codes: readonly string[]): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: codes.join(', ') });
 }
 
+/** What a span says of a composed prompt. */
+export type ComposedIdentity = Pick<ComposeResult, 'version' | 'sha256' | 'role' | 'team' | 'agent'>;
+
 /** The attributes of a composed prompt: version, sha256, role, team, agent and layout. */
-export function composedAttributes(result: ComposeResult, layout?: string): Attributes {
+export function composedAttributes(result: ComposedIdentity, layout?: string): Attributes {
   return promptSpanAttributes({
     version: result.version,
     sha256: result.sha256,
@@ -73,7 +96,13 @@ export function composedAttributes(result: ComposeResult, layout?: string): Attr
 
 // --- internal ---
 
-function requestAttributes(request: ComposeRequest): Attributes {
+/**
+ * The tracer, got once: until an application registers an SDK it is the API's proxy,
+ * which hands its spans to the SDK's tracer from then on.
+ */
+const tracer = trace.getTracer(TRACER_NAME);
+
+function requestAttributes(request: Pick<ComposeRequest, 'role' | 'team' | 'agent'>): Attributes {
   return promptSpanAttributes({ role: request.role, team: request.team, agent: request.agent });
 }
 

@@ -4,7 +4,7 @@ import type { ComposeRequest, ComposeResult } from '../../core/compose/compose.j
 import { withLayerWording } from '../../core/compose/explain.js';
 import { type Diagnostic, warning } from '../../core/text/diagnostics.js';
 import { engineOf, tryCompose } from '../../engine/default-engine.js';
-import { spanRefused, tracedCompose } from '../../telemetry/spans.js';
+import { cachedComposeSpan, spanRefused, tracedCompose } from '../../telemetry/spans.js';
 import {
   DEFAULT_TOKEN_BUDGET_MS,
   TokenBudgetError,
@@ -98,7 +98,7 @@ export function composeRendered(
 export function peekRendered(snapshot: Snapshot, request: ComposeRequest): Rendered | undefined {
   if (request.ambient !== undefined) return undefined;
   const hit = rendered(snapshot).get(snapshot, cacheKey(request));
-  if (hit) tracedCompose('strata.compose', request, (done) => done(hit.result, snapshot.preset, true));
+  if (hit) cachedComposeSpan('strata.compose', request, hit.result, snapshot.preset);
   return hit;
 }
 

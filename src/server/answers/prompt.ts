@@ -1,6 +1,7 @@
 import type { Snapshot } from '../../core/build/snapshot.js';
 import { type ComposeRequest, strictOutcome } from '../../core/compose/compose.js';
 import type { ProviderFormat } from '../../formats/registry.js';
+import { cachedComposeSpan } from '../../telemetry/spans.js';
 import { isAnswer, pickSnapshot } from '../middleware/snapshot.js';
 import type { Answer } from '../service/answer.js';
 import type { Service } from '../service/context.js';
@@ -42,7 +43,7 @@ export function answerPrompt(service: Service, call: PromptCall): Answer | Promi
   if (isAnswer(snapshot)) return snapshot;
   const started = performance.now();
   const cached = peekRendered(snapshot, call.request);
-  if (cached) return finish(service, call, snapshot, { ok: true, rendered: cached }, started);
+  if (cached) return finish(service, call, snapshot, { ok: true, rendered: cached }, started, true);
   // An answer without the result's JSON (text, a provider body) needs no token counts.
   const counts = call.format === undefined && negotiate(call.accept, PROMPT_TYPES) === 'application/json';
   return composeRendered(snapshot, call.request, {
@@ -50,7 +51,10 @@ export function answerPrompt(service: Service, call: PromptCall): Answer | Promi
     tokenBudgetMs: service.tokenBudgetMs,
     startedAt: call.startedAt,
     counts,
-  }).then((rendered) => finish(service, call, snapshot, rendered, started));
+  }).then((rendered) =>
+    // An answer without the token counts it should hold is not given again: the next request counts.
+    finish(service, call, snapshot, rendered, started, rendered.ok && (rendered.rendered.counted || !counts)),
+  );
 }
 
 /**
@@ -79,6 +83,7 @@ function finish(
   snapshot: Snapshot,
   rendered: RenderOutcome,
   started: number,
+  repeatable: boolean,
 ): Answer {
   const outcome = service.strict || call.strict ? strictRendered(rendered) : rendered;
   service.metrics.compose(
@@ -88,10 +93,34 @@ function finish(
   );
   if (!outcome.ok) return diagnosticsAnswer(outcome.diagnostics);
   service.metrics.warnings(call.route, outcome.rendered.result.diagnostics);
-  if (call.format)
-    return formatAnswer(outcome.rendered, snapshot, call.request, call.format, call.ifNoneMatch);
-  const answered = promptAnswer(outcome.rendered, call.accept, call.ifNoneMatch);
-  if (answered) return answered;
+  const answered = call.format
+    ? formatAnswer(outcome.rendered, snapshot, call.request, call.format, call.ifNoneMatch)
+    : promptAnswer(outcome.rendered, call.accept, call.ifNoneMatch);
+  if (answered) {
+    if (!repeatable) return answered;
+    // The same request gets this answer while the snapshot is served; given again, it
+    // records what this answer recorded. It holds only what it records: not the
+    // prompt, not the request's own texts.
+    const { result } = outcome.rendered;
+    const { route, request } = call;
+    const asked = { role: request.role, team: request.team, agent: request.agent };
+    const made = {
+      version: result.version,
+      sha256: result.sha256,
+      role: result.role,
+      team: result.team,
+      agent: result.agent,
+    };
+    const { diagnostics } = result;
+    const layout = snapshot.preset;
+    const again = () => {
+      const at = performance.now();
+      cachedComposeSpan('strata.compose', asked, made, layout);
+      service.metrics.compose(route, 'ok', seconds(at));
+      service.metrics.warnings(route, diagnostics);
+    };
+    return { ...answered, again };
+  }
   return errorAnswer(
     406,
     'NOT_ACCEPTABLE',

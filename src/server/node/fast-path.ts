@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { PackState } from '../../reload/store.js';
 import { errorAnswerOf } from '../app.js';
 import { type BodyText, plainJsonBody, readBody, stashBody } from '../middleware/body.js';
 import { appendCommonHeaders } from '../middleware/headers.js';
@@ -9,6 +10,7 @@ import { type Answer, rawHeaders } from '../service/answer.js';
 import type { Service } from '../service/context.js';
 import { type AccessLine, requestId, writeAccessLines } from '../service/logging.js';
 import type { RouteTable, TableRoute } from '../service/route-table.js';
+import { AnswerMemo, type Kept } from './answer-memo.js';
 
 /**
  * The node server's direct path: a request whose route in the app's routing table has a
@@ -69,7 +71,44 @@ export function createFastPath(
   };
   // A handler that throws is answered as the app answers it (logged, 500 INTERNAL).
   const failed = (took: Taken, e: unknown): Answer => errorAnswerOf(e, service, took.id);
-  const answer = (req: IncomingMessage, res: ServerResponse, took: Taken, body?: BodyText) => {
+  const memo = new AnswerMemo();
+  /** Answers with a kept answer, recording what its handler recorded. */
+  const again = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    kept: Kept,
+    method: string,
+    path: string,
+    startedAt: number,
+  ) => {
+    kept.answer.again!();
+    const id = requestId(one(req.headers['x-request-id']));
+    const took: Taken = {
+      route: kept.route,
+      params: NO_PARAMS,
+      query: NO_PAIRS,
+      method,
+      path,
+      startedAt,
+      id,
+      status: 0,
+      seconds: 0,
+    };
+    send(req, res, took, kept.answer);
+  };
+  /** Answers through the route's handler; an answer it may give again is offered to the memo. */
+  const answer = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    took: Taken,
+    state: PackState | undefined,
+    key: string | undefined,
+    body?: BodyText,
+  ) => {
+    const keep = (a: Answer) => {
+      if (key !== undefined && a.again) memo.offer(key, state!, took.route, a);
+      send(req, res, took, a);
+    };
     let answered: Answer | Promise<Answer> | undefined;
     try {
       answered = took.route.direct!({
@@ -88,11 +127,8 @@ export function createFastPath(
       if (body) stashBody(req, body);
       return void fallback(req, res);
     }
-    if (isAnswer(answered)) return send(req, res, took, answered);
-    answered.then(
-      (a) => send(req, res, took, a),
-      (e) => send(req, res, took, failed(took, e)),
-    );
+    if (isAnswer(answered)) return keep(answered);
+    answered.then(keep, (e) => send(req, res, took, failed(took, e)));
   };
 
   const fast = (req: IncomingMessage, res: ServerResponse): boolean => {
@@ -101,8 +137,6 @@ export function createFastPath(
     if (url === undefined || method === undefined) return false;
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
-    const found = table.direct(method, path);
-    if (!found) return false;
     // The app's Host step (a Host left out by HTTP/1.0 is the app's: it judges the bound address).
     const host = req.headers.host;
     if (host === undefined) return false;
@@ -114,6 +148,16 @@ export function createFastPath(
       path,
     });
     if (refused) return false; // the app answers it, as it answers every refusal
+    // A request asked before in the same state of the store: its answer, at once.
+    const state = service.store.state;
+    const key = method === 'POST' ? undefined : memo.key(method, url, req.headers, state);
+    const kept = key === undefined ? undefined : memo.get(key, state!);
+    if (kept) {
+      again(req, res, kept, method, path, startedAt);
+      return true;
+    }
+    const found = table.direct(method, path);
+    if (!found) return false;
     // The app's query step; a query it refuses (or with a fragment) is the app's to answer.
     let query: ReadonlyArray<readonly [string, string]> = NO_PAIRS;
     if (q !== -1) {
@@ -135,14 +179,20 @@ export function createFastPath(
       seconds: 0,
     };
     if (method !== 'POST') {
-      answer(req, res, took);
+      answer(req, res, took, state, key);
       return true;
     }
     // The app's body step, for a plain JSON body (anything else: the app, unread).
     const header = (name: string) => one(req.headers[name]);
     if (!plainJsonBody(header)) return false;
     readBody({ incoming: req, outgoing: res }, header, service.maxBodyBytes).then(
-      (read) => ('status' in read ? send(req, res, took, read) : answer(req, res, took, read)),
+      (read) => {
+        if ('status' in read) return send(req, res, took, read);
+        const key = memo.key(method, url, req.headers, state, read.text);
+        const kept = key === undefined ? undefined : memo.get(key, state!);
+        if (kept) return again(req, res, kept, method, path, startedAt);
+        answer(req, res, took, state, key, read);
+      },
       (e) => send(req, res, took, failed(took, e)),
     );
     return true;
@@ -160,6 +210,7 @@ export interface FastPath {
 // --- internal ---
 
 const NO_PAIRS: ReadonlyArray<readonly [string, string]> = [];
+const NO_PARAMS: Record<string, string> = {};
 
 /** A request the direct path took: its route, parameters and query, as read; then its answer's record. */
 interface Taken {

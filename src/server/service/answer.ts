@@ -16,6 +16,13 @@ export interface Answer {
   body?: Uint8Array<ArrayBuffer>;
   /** The headers as node's flat `[name, value, …]` list with Content-Length, once {@link rawHeaders} made it. */
   raw?: string[];
+  /**
+   * Set on an answer that the same request gets again for as long as the service holds
+   * the same pack versions (a composed prompt's): what answering it again records (the
+   * compose metrics, the span). The node server's direct path keeps such answers
+   * (`node/answer-memo.ts`).
+   */
+  again?: () => void;
 }
 
 /** A JSON answer: the value serialised once, `Content-Type: application/json`. */
