@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { parseYaml } from '../../src/core/text/yaml.js';
-import { NOT_SIMPLE, parseSimpleYaml } from '../../src/engine/fast/yaml-simple.js';
+import { NOT_SIMPLE, parseSimpleYaml, simpleYamlFails } from '../../src/engine/fast/yaml-simple.js';
 
 // The simple-YAML reader must agree with the `yaml` package wherever it answers: the same
 // value (deep, with the same key order), no problem the package would report, and the
@@ -19,7 +19,15 @@ function reference(text: string): { value?: unknown; problem: boolean } {
   }
 }
 
+/** Generated texts the simple reader judged certainly refused (each checked in `agrees`). */
+let judgedRefused = 0;
+
 function agrees(text: string): void {
+  // Text judged certainly refused is refused by the full parser.
+  if (simpleYamlFails(text)) {
+    judgedRefused++;
+    expect(reference(text).problem, JSON.stringify(text)).toBe(true);
+  }
   const simple = parseSimpleYaml(text);
   if (simple === NOT_SIMPLE) return;
   const full = reference(text);
@@ -319,6 +327,58 @@ describe('parseSimpleYaml', () => {
       expect(parseSimpleYaml(t)).not.toBe(NOT_SIMPLE);
       agrees(t);
     }
+  });
+});
+
+describe('simpleYamlFails', () => {
+  it.each([
+    ['description: Use for task 6: reviews and reports.\n', true],
+    ['name: a\nmeta:\n  note: see: below\n', true],
+    ['agents:\n  - id: ada\n    role: dev: lead\n', true],
+    ['k: München: x\n', true],
+    ['description: Use for task 6, reviews.\n', false],
+    ['k: a:b\n', false],
+    ['k: a #c: d\n', false],
+    ['k: "a: b"\n', false],
+    ['list:\n  - Hello world: x\n', false],
+    ['k: a:\n', false],
+    ['k: a: b\nk: c\n', false],
+    ['k: a: b\n  more\n', false],
+  ])('%j: %s', (text, fails) => {
+    expect(simpleYamlFails(text)).toBe(fails);
+    if (fails) expect(reference(text).problem).toBe(true);
+  });
+
+  it('judges only texts the full parser refuses (property, on agent-file-like frontmatter)', () => {
+    const value = fc.constantFrom(
+      'Ada',
+      'Use for task 6: reviews.',
+      'a: b: c',
+      'x:y',
+      'München: x',
+      'Examples: <example>Context: a</example>',
+      'see: [a]',
+      'a: "b"',
+      "it's: fine",
+      'a :b',
+      '[a, b]',
+      '{ t: 1 }',
+      '3',
+      'true',
+    );
+    const key = fc.constantFrom('name', 'description', 'tools', 'model', 'color');
+    const line = fc.oneof(
+      fc.tuple(fc.constantFrom('', '', '  ', '- '), key, value).map(([lead, k, v]) => `${lead}${k}: ${v}`),
+      key.map((k) => `${k}:`),
+      fc.constantFrom('# note: x', '', '  more: text', '- item: a: b'),
+    );
+    const before = judgedRefused;
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 6 }), (lines) => agrees(`${lines.join('\n')}\n`)),
+      { numRuns: 3000 },
+    );
+    // Enough of them are judged for the property to mean something.
+    expect(judgedRefused - before).toBeGreaterThan(200);
   });
 });
 

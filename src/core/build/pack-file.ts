@@ -390,6 +390,7 @@ export function probeKeys(
   path: string,
   files: ReadonlyMap<string, Uint8Array>,
   yamlOf: (path: string) => ParsedYaml | undefined,
+  fast?: FastYaml,
 ): ReadonlySet<string>[] {
   const bytes = files.get(path);
   if (!bytes) return [];
@@ -410,5 +411,5 @@ export function probeKeys(
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
     return Object.values(value).map(stringKeys);
   }
-  return [stringKeys(splitFrontmatterLenient(text, path).meta)];
+  return [stringKeys(splitFrontmatterLenient(text, path, fast).meta)];
 }

@@ -153,7 +153,7 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
       ? undefined
       : // A refused file still exists: a notes file over the size limit still decides the layout.
         detectPreset(layouts, input.refused?.size ? [...paths, ...input.refused] : paths, (p) =>
-          probeKeys(p, input.files, parsedYaml),
+          probeKeys(p, input.files, parsedYaml, hooks.fastYaml),
         ));
   if (presetName) {
     rootKey = `preset:${presetName}`;
@@ -391,7 +391,9 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   if (unreadable) snapshot.unreadable = unreadable;
   // A detected layout without roles: another layout with roles in the same folder is a hint.
   if (presetName !== undefined && input.preset === undefined && withoutRoles(manifest)) {
-    const also = alsoDetected(layouts, presetName, paths, (p) => probeKeys(p, input.files, parsedYaml));
+    const also = alsoDetected(layouts, presetName, paths, (p) =>
+      probeKeys(p, input.files, parsedYaml, hooks.fastYaml),
+    );
     if (also) snapshot.alsoLayout = also;
   }
   if (external.size > 0) snapshot.external = external;

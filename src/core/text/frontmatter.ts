@@ -114,13 +114,15 @@ export function splitFrontmatterLenient(
   const yamlStart = match.indices?.[1]?.[0] ?? 4;
   const lineOffset = (text.slice(0, yamlStart).match(/\n/g) ?? []).length;
   const bodyOffset = match[0].length;
-  const first = parseYaml(yamlText, { file, lineOffset, syntaxCode: 'BAD_FRONTMATTER', fast });
-  let yaml = first;
-  let retried = false;
-  if (first.diagnostics.length > 0) {
-    yaml = parseYaml(quoteSpecialValues(yamlText), { file, lineOffset, syntaxCode: 'BAD_FRONTMATTER', fast });
-    retried = true;
-  }
+  const options = { file, lineOffset, syntaxCode: 'BAD_FRONTMATTER' as const, fast };
+  // Text the fast reader knows the full parse refuses (a description holding `: `, as
+  // many agent files are written) is quoted at once; its first parse is made only for
+  // its message, when the quoted text fails too.
+  const refused = fast?.fails?.(yamlText) === true;
+  const first = refused ? undefined : parseYaml(yamlText, options);
+  const read = first !== undefined && first.diagnostics.length === 0;
+  const yaml = read ? first : parseYaml(quoteSpecialValues(yamlText), options);
+  const retried = !read;
   const out: SplitFile & { retried?: boolean } = {
     meta: {},
     body: text.slice(bodyOffset),
@@ -129,7 +131,7 @@ export function splitFrontmatterLenient(
   };
   if (retried) out.retried = true;
   if (yaml.diagnostics.length > 0) {
-    const d = first.diagnostics[0]!;
+    const d = (first ?? parseYaml(yamlText, options)).diagnostics[0]!;
     // The quoting pattern ends at the line's end, so a CRLF line is never quoted.
     const crlf = yamlText.includes('\r\n') ? ', which skips lines ending in CRLF' : '';
     out.diagnostics.push(

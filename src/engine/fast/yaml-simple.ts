@@ -63,12 +63,22 @@ class SimpleParser {
   private pos = 0;
   private readonly intern = new Map<string, string>();
 
+  /** Whether a mapping value held `: ` (read on only when {@link judging}). */
+  colonInValue = false;
+  /** Whether the value being read is a block mapping's value on its key's line. */
+  private keyValue = false;
+
   constructor(
     private readonly text: string,
     /** The text's bytes, when it is plain ASCII (see {@link parseSimpleYaml}). */
     private readonly bytes?: Buffer,
     /** Where each block sequence's items start (see {@link parseSimpleYaml}). */
     private readonly items?: WeakMap<readonly unknown[], readonly number[]>,
+    /**
+     * Reads a mapping value holding `: ` on as text, noting it in {@link colonInValue}
+     * (for {@link simpleYamlFails}; its value is then not what the full parser gives).
+     */
+    private readonly judging = false,
   ) {}
 
   document(): unknown {
@@ -153,7 +163,9 @@ class SimpleParser {
       } else {
         if (text.charCodeAt(i) !== 32) return NOT_SIMPLE;
         while (text.charCodeAt(i) === 32) i++;
+        this.keyValue = true;
         const value = this.lineValue(i, lineEnd);
+        this.keyValue = false;
         if (value === NOT_SIMPLE) return NOT_SIMPLE;
         out[key] = value;
       }
@@ -265,7 +277,10 @@ class SimpleParser {
       const c = text.charCodeAt(j);
       if (!blockChar(c)) return NOT_SIMPLE;
       // `: ` starts a mapping, ` #` a comment; a final `:` is a key.
-      if (c === 58 && (j === end - 1 || text.charCodeAt(j + 1) === 32)) return NOT_SIMPLE;
+      if (c === 58 && (j === end - 1 || text.charCodeAt(j + 1) === 32)) {
+        if (!this.judging || !this.keyValue || j === end - 1) return NOT_SIMPLE;
+        this.colonInValue = true;
+      }
       if (c === 35) return NOT_SIMPLE;
     }
     const word = this.copy(start, end);
@@ -440,8 +455,26 @@ function wideChar(c: number): boolean {
 }
 
 /** {@link parseSimpleYaml} as the core's YAML parse takes a faster reader (`ParseYamlOptions.fast`). */
-export const fastYaml: FastYaml = (text, bytes) => {
-  const items = new WeakMap<readonly unknown[], readonly number[]>();
-  const value = parseSimpleYaml(text, bytes, items);
-  return value === NOT_SIMPLE ? undefined : { value, items };
-};
+export const fastYaml: FastYaml = Object.assign(
+  (text: string, bytes?: Uint8Array) => {
+    const items = new WeakMap<readonly unknown[], readonly number[]>();
+    const value = parseSimpleYaml(text, bytes, items);
+    return value === NOT_SIMPLE ? undefined : { value, items };
+  },
+  { fails: simpleYamlFails },
+);
+
+/**
+ * True when the text is of the simple shapes but for mapping values that hold `: `
+ * (`description: Use it for: reviews`): YAML allows no mapping as a plain value on its
+ * key's line, so the full parser certainly refuses such text (`Nested mappings are not
+ * allowed in compact mappings`). False for anything else, including text it cannot judge.
+ *
+ * @example
+ * simpleYamlFails('name: a\ndescription: Use it for: reviews\n'); // true
+ * simpleYamlFails('name: a\n'); // false: it parses
+ */
+export function simpleYamlFails(text: string): boolean {
+  const parser = new SimpleParser(text, undefined, undefined, true);
+  return parser.document() !== NOT_SIMPLE && parser.colonInValue;
+}
