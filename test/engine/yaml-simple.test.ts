@@ -8,15 +8,17 @@ import { NOT_SIMPLE, parseSimpleYaml, simpleYamlFails } from '../../src/engine/f
 // value (deep, with the same key order), no problem the package would report, and the
 // same positions from `locate`.
 
-/** What the full parser makes of a text: its value, or that it reports a problem. */
+/**
+ * What the full parser makes of a text: its value, or that it reports a problem. The
+ * `yaml` package's own reading, and the core's parse without a fast reader (which reads a
+ * block scalar that ends the file as PyYAML does, among other things) must both agree.
+ */
 function reference(text: string): { value?: unknown; problem: boolean } {
   const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, strict: true });
   if (doc.errors.length > 0) return { problem: true };
-  try {
-    return { value: doc.toJS({ maxAliasCount: 100 }), problem: false };
-  } catch {
-    return { problem: true };
-  }
+  const core = parseYaml(text, { file: 'f.yaml' });
+  if (core.diagnostics.length > 0) return { problem: true };
+  return { value: core.value, problem: false };
 }
 
 /** Generated texts the simple reader judged certainly refused (each checked in `agrees`). */
@@ -83,6 +85,10 @@ describe('parseSimpleYaml', () => {
     ['a:\n- b:\n  - c\n  - d\n- e: f\n', { a: [{ b: ['c', 'd'] }, { e: 'f' }] }],
     ['a:\n  -   id: x\n      role: y\n', { a: [{ id: 'x', role: 'y' }] }],
     [
+      'a: >\n  {topic} Analyst \n  and more\n\n  next: line\nb: |\n  x # c\n\n  y\n\n',
+      { a: '{topic} Analyst  and more\nnext: line\n', b: 'x # c\n\ny\n' },
+    ],
+    [
       'version: 0.18.0\nv: 1.2.3.4\nw: 01.02.030\nx: { v: 2.0.1 }\n',
       { version: '0.18.0', v: '1.2.3.4', w: '01.02.030', x: { v: '2.0.1' } },
     ],
@@ -122,7 +128,9 @@ describe('parseSimpleYaml', () => {
     'a: 1.2.3e4\n',
     'a: 1.2.3 # a version\n',
     'a: .inf\n',
-    'a: |\n  text\n',
+    'a: |-\n  text\n',
+    'a: >\n  text\n    deeper\n',
+    'a: |\n\n  text after a blank line\n',
     'a: b \n',
     '__proto__: x\n',
     'null: x\n',
@@ -221,6 +229,14 @@ describe('parseSimpleYaml', () => {
       },
       { weight: 1, arbitrary: fc.tuple(fc.nat({ max: 6 }), key).map(([n, k]) => `${' '.repeat(n)}- ${k}:`) },
       { weight: 1, arbitrary: fc.nat({ max: 6 }).map((n) => `${' '.repeat(n)}-`) },
+      // Block scalars: a header (with or without indicators), then lines of any depth.
+      {
+        weight: 2,
+        arbitrary: fc
+          .tuple(fc.nat({ max: 6 }), key, fc.constantFrom('>', '|', '>-', '|+', '> ', '>2', '| # c'))
+          .map(([n, k, h]) => `${' '.repeat(n)}${k}: ${h}`),
+      },
+      { weight: 3, arbitrary: fc.tuple(fc.nat({ max: 8 }), word).map(([n, w]) => `${' '.repeat(n)}${w}`) },
     );
     let answered = 0;
     fc.assert(
@@ -235,6 +251,53 @@ describe('parseSimpleYaml', () => {
       { numRuns: 4000 },
     );
     // Enough generated texts take the fast path for the comparison to mean something.
+    expect(answered).toBeGreaterThan(300);
+  });
+
+  it('agrees with the yaml package on generated CrewAI-like records of block scalars (property)', () => {
+    const word = fc.constantFrom(
+      '{topic} Analyst',
+      'Find what matters: {topic}.',
+      'plain words ',
+      '# not a comment',
+      'a\tb',
+      '- not an item',
+      'key: value',
+      '',
+      ' ',
+      '   ',
+      'ü — ok',
+    );
+    const block = fc
+      .tuple(
+        fc.constantFrom('>', '|'),
+        fc.array(fc.tuple(fc.constantFrom(0, 0, 0, 1, -1, -2), word), { minLength: 0, maxLength: 4 }),
+      )
+      .map(
+        ([h, lines]) =>
+          (n: number) =>
+            `${h}\n${lines.map(([skew, w]) => `${' '.repeat(Math.max(0, n + 2 + skew))}${w}`).join('\n')}`,
+      );
+    const value = fc.oneof(
+      block,
+      fc.constantFrom('x', 'openai/gpt-4o-mini', '[search, reader]').map((v) => () => v),
+    );
+    const record = fc.array(fc.tuple(fc.constantFrom('role', 'goal', 'backstory', 'llm'), value), {
+      minLength: 1,
+      maxLength: 3,
+    });
+    let answered = 0;
+    fc.assert(
+      fc.property(fc.array(record, { minLength: 1, maxLength: 3 }), fc.boolean(), (records, newline) => {
+        const text =
+          records
+            .map((fields, r) => `agent_${r}:\n${fields.map(([k, v]) => `  ${k}: ${v(2)}`).join('\n')}`)
+            .join('\n') + (newline ? '\n' : '');
+        if (parseSimpleYaml(text) !== NOT_SIMPLE) answered++;
+        agrees(text);
+      }),
+      { numRuns: 3000 },
+    );
     expect(answered).toBeGreaterThan(300);
   });
 

@@ -394,15 +394,6 @@ export function probeKeys(
 ): ReadonlySet<string>[] {
   const bytes = files.get(path);
   if (!bytes) return [];
-  const text = decodeLossy(bytes);
-  const stringKeys = (o: unknown) =>
-    o !== null && typeof o === 'object' && !Array.isArray(o)
-      ? new Set(
-          Object.entries(o)
-            .filter(([, v]) => typeof v === 'string')
-            .map(([k]) => k),
-        )
-      : new Set<string>();
   if (/\.ya?ml$/i.test(path)) {
     // A file whose only problem is a repeated key still shows its shape (a file of
     // agents.yaml is read last-key-wins).
@@ -411,5 +402,14 @@ export function probeKeys(
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
     return Object.values(value).map(stringKeys);
   }
-  return [stringKeys(splitFrontmatterLenient(text, path, fast).meta)];
+  return [stringKeys(splitFrontmatterLenient(decodeLossy(bytes), path, fast).meta)];
+}
+
+/** The keys of a mapping's string values (none for anything else). */
+function stringKeys(o: unknown): ReadonlySet<string> {
+  const keys = new Set<string>();
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) return keys;
+  const record = o as Record<string, unknown>;
+  for (const k in record) if (Object.hasOwn(record, k) && typeof record[k] === 'string') keys.add(k);
+  return keys;
 }

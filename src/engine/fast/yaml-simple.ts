@@ -9,12 +9,13 @@ import { MAX_YAML_NESTING } from '../../core/text/yaml-nesting.js';
  * (strings, `null`, `true`/`false`, small decimal numbers, dotted versions like `0.18.0`), one-line flow sequences of
  * plain strings (`[code, git]`), one-line flow mappings of plain keys and scalars
  * (`{ temperature: 0.2 }`), one-line double-quoted strings with no escape but `\\` and `\"`,
+ * block scalars `>` and `|` whose lines sit at one depth (CrewAI's `role: >` records),
  * or block sequences (`- id: ada` items: mappings or one-line
  * values), with blank lines and whole-line comments between them.
  *
  * Returns {@link NOT_SIMPLE} for anything else — and for anything the full parser could
  * read differently or report a problem in (a duplicate key, a tab, a trailing comment, a
- * quote, a multi-line scalar, an anchor, …) — so the caller falls back to the `yaml`
+ * quote, a multi-line plain scalar, an anchor, …) — so the caller falls back to the `yaml`
  * package and gets its exact values and diagnostics. Where it returns a value, that value
  * is deep-equal to what `parseDocument(text, { strict: true }).toJS()` gives and the full
  * parser reports no error (property-tested against it in test/core/yaml-simple.test.ts).
@@ -163,8 +164,11 @@ class SimpleParser {
       } else {
         if (text.charCodeAt(i) !== 32) return NOT_SIMPLE;
         while (text.charCodeAt(i) === 32) i++;
+        const c = text.charCodeAt(i);
+        // `key: >` or `key: |` alone: a block scalar on the lines below.
+        const block = i + 1 === lineEnd && (c === 62 || c === 124);
         this.keyValue = true;
-        const value = this.lineValue(i, lineEnd);
+        const value = block ? this.blockScalar(indent, c === 62) : this.lineValue(i, lineEnd);
         this.keyValue = false;
         if (value === NOT_SIMPLE) return NOT_SIMPLE;
         out[key] = value;
@@ -230,6 +234,59 @@ class SimpleParser {
     let i = start + 1;
     while (keyChar(text.charCodeAt(i))) i++;
     return text.charCodeAt(i) === 58 && (i + 1 === end || text.charCodeAt(i + 1) === 32);
+  }
+
+  /**
+   * A block scalar, `>` (folded) or `|` (literal), with no indicator after it; pos at the
+   * start of the line below its key, whose mapping sits at `parent`. Taken when its lines
+   * all sit at the indentation of its first line, which is deeper than `parent` and not
+   * blank, with blank lines (empty, or spaces no deeper) between them; its value is its
+   * lines joined (folded: by a space, or by a line break per blank line between; literal:
+   * by line breaks) and one final line break (none when its last line ends the text, as
+   * `parseYaml` reads it). A deeper line (folding keeps its break), a
+   * blank first line, a tab or a character YAML reads specially is the full parser's.
+   */
+  private blockScalar(parent: number, folded: boolean): unknown {
+    const { text } = this;
+    let n = -1;
+    let value = '';
+    /** Blank lines since the last content line. */
+    let blanks = 0;
+    let lines = 0;
+    /** Whether the last line read ends the text (no line break after it). */
+    let atEnd = false;
+    while (this.pos < text.length) {
+      let i = this.pos;
+      while (text.charCodeAt(i) === 32) i++;
+      const nl = text.indexOf('\n', i);
+      const lineEnd = nl === -1 ? text.length : nl;
+      if (i === lineEnd) {
+        // A blank line: within the scalar when no deeper than it (trailing ones are dropped).
+        if (n === -1 || i - this.pos > n) return NOT_SIMPLE;
+        blanks++;
+        this.pos = nl === -1 ? text.length : nl + 1;
+        continue;
+      }
+      const depth = i - this.pos;
+      if (n === -1) {
+        if (depth <= parent) return NOT_SIMPLE;
+        n = depth;
+      }
+      if (depth < n) break; // the line after the scalar: its parent's to read
+      if (depth > n) return NOT_SIMPLE;
+      for (let j = i; j < lineEnd; j++) if (!commentChar(text.charCodeAt(j))) return NOT_SIMPLE;
+      const line = this.copy(i, lineEnd);
+      if (lines > 0) value += folded && blanks === 0 ? ' ' : '\n'.repeat(folded ? blanks : blanks + 1);
+      value += line;
+      lines++;
+      blanks = 0;
+      atEnd = nl === -1;
+      this.pos = nl === -1 ? text.length : nl + 1;
+    }
+    if (lines === 0) return NOT_SIMPLE;
+    // Its last line ends the file with no line break: so does its value (as the core's
+    // parse reads it, as PyYAML does).
+    return atEnd ? value : `${value}\n`;
   }
 
   /** A value that fills the rest of its line: a flow sequence, a flow mapping or a plain scalar. */
@@ -432,15 +489,23 @@ function keyChar(c: number): boolean {
   return letter(c) || (c >= 48 && c <= 57) || c === 95 || c === 45;
 }
 
-/** Characters a simple plain scalar may hold after its first (printable, no line breaks). */
+/**
+ * Characters a simple plain scalar may hold after its first (printable, no line breaks;
+ * in block context `[]{}` are text: `goal: Find what matters about {topic}`).
+ */
 function blockChar(c: number): boolean {
-  if (c >= 32 && c <= 126) return c !== 91 && c !== 93 && c !== 123 && c !== 125;
+  if (c >= 32 && c <= 126) return true;
   return wideChar(c);
+}
+
+/** In a flow collection: no flow indicators. */
+function flowSafe(c: number): boolean {
+  return blockChar(c) && c !== 91 && c !== 93 && c !== 123 && c !== 125;
 }
 
 /** In a flow sequence: no flow indicators, no `#`. */
 function flowChar(c: number): boolean {
-  return blockChar(c) && c !== 44 && c !== 35 && c !== 58;
+  return flowSafe(c) && c !== 44 && c !== 35 && c !== 58;
 }
 
 function commentChar(c: number): boolean {
