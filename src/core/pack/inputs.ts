@@ -151,8 +151,12 @@ function inputDef(
   return manifest.inputs.find((i) => i.name === name) ?? manifest.openInputs;
 }
 
-/** An input's definition as a setting's, for parsing a request's value of it by type. */
-function asSetting({ format: _format, ...def }: Omit<InputDef, 'name'>, name: string): SettingDef {
+/**
+ * An input's definition as a setting's, for parsing a request's value of it by type (its
+ * `format`, which no setting has, is carried along unread: a spread is much cheaper than
+ * a rest pattern leaving it out).
+ */
+function asSetting(def: Omit<InputDef, 'name'>, name: string): SettingDef {
   return { ...def, name, default: def.default ?? '' };
 }
 
