@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { parseYaml } from '../../src/core/text/yaml.js';
-import { NOT_SIMPLE, parseSimpleYaml, simpleYamlFails } from '../../src/engine/fast/yaml-simple.js';
+import { fastYaml, NOT_SIMPLE, parseSimpleYaml, simpleYamlFails } from '../../src/engine/fast/yaml-simple.js';
 
 // The simple-YAML reader must agree with the `yaml` package wherever it answers: the same
 // value (deep, with the same key order), no problem the package would report, and the
@@ -410,6 +410,13 @@ describe('simpleYamlFails', () => {
   ])('%j: %s', (text, fails) => {
     expect(simpleYamlFails(text)).toBe(fails);
     if (fails) expect(reference(text).problem).toBe(true);
+    // The judge reads in the same pass what the fast reader reads.
+    const judged = fastYaml.judge!(text);
+    if (fails) expect(judged).toBe('refused');
+    else
+      expect(judged === undefined ? undefined : (judged as { value: unknown }).value).toStrictEqual(
+        fastYaml(text)?.value,
+      );
   });
 
   it('judges only texts the full parser refuses (property, on agent-file-like frontmatter)', () => {

@@ -118,8 +118,10 @@ export function splitFrontmatterLenient(
   // Text the fast reader knows the full parse refuses (a description holding `: `, as
   // many agent files are written) is quoted at once; its first parse is made only for
   // its message, when the quoted text fails too.
-  const refused = fast?.fails?.(yamlText) === true;
-  const first = refused ? undefined : parseYaml(yamlText, options);
+  const judged = fast?.judge?.(yamlText);
+  // What the judge read is the fast reader's reading (nothing read: the full parser's).
+  const reader = judged === undefined || judged === 'refused' ? undefined : () => judged;
+  const first = judged === 'refused' ? undefined : parseYaml(yamlText, { ...options, fast: reader });
   const read = first !== undefined && first.diagnostics.length === 0;
   const yaml = read ? first : parseYaml(quoteSpecialValues(yamlText), options);
   const retried = !read;

@@ -60,17 +60,20 @@ export interface ParseYamlOptions {
  * starts in the text (what the full parser's nodes say), so `locate` finds a list item
  * without a syntax tree.
  */
-export type FastYaml = ((
+export type FastYaml = FastReader & {
+  /**
+   * The same reading, which also tells text the full parse certainly refuses with a
+   * syntax error (`'refused'`; undefined when it cannot tell): a lenient frontmatter
+   * that will be quoted and read again skips the full parse of the text as written,
+   * whose diagnostics it would not use.
+   */
+  judge?: (text: string) => ReturnType<FastReader> | 'refused';
+};
+
+type FastReader = (
   text: string,
   bytes?: Uint8Array,
-) => { value: unknown; items?: WeakMap<readonly unknown[], readonly number[]> } | undefined) & {
-  /**
-   * True only for text the full parse certainly refuses with a syntax error (false when
-   * it cannot tell): a lenient frontmatter that will be quoted and read again skips the
-   * full parse of the text as written, whose diagnostics it would not use.
-   */
-  fails?: (text: string) => boolean;
-};
+) => { value: unknown; items?: WeakMap<readonly unknown[], readonly number[]> } | undefined;
 
 /**
  * Parses YAML text without throwing. Syntax errors, duplicate keys and alias bombs become

@@ -526,8 +526,20 @@ export const fastYaml: FastYaml = Object.assign(
     const value = parseSimpleYaml(text, bytes, items);
     return value === NOT_SIMPLE ? undefined : { value, items };
   },
-  { fails: simpleYamlFails },
+  { judge: judgeSimpleYaml },
 );
+
+/**
+ * {@link fastYaml}'s reading, or `'refused'` for text {@link simpleYamlFails} judges
+ * refused, in one pass.
+ */
+function judgeSimpleYaml(text: string): ReturnType<typeof fastYaml> | 'refused' {
+  const items = new WeakMap<readonly unknown[], readonly number[]>();
+  const parser = new SimpleParser(text, undefined, items, true);
+  const value = parser.document();
+  if (value === NOT_SIMPLE) return undefined;
+  return parser.colonInValue ? 'refused' : { value, items };
+}
 
 /**
  * True when the text is of the simple shapes but for mapping values that hold `: `
