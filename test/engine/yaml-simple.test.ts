@@ -296,9 +296,9 @@ describe('parseSimpleYaml', () => {
         if (parseSimpleYaml(text) !== NOT_SIMPLE) answered++;
         agrees(text);
       }),
-      { numRuns: 3000 },
+      { numRuns: 1500 },
     );
-    expect(answered).toBeGreaterThan(300);
+    expect(answered).toBeGreaterThan(100);
   });
 
   it('agrees with the yaml package on generated flow mappings (property)', () => {
@@ -445,10 +445,10 @@ describe('simpleYamlFails', () => {
     const before = judgedRefused;
     fc.assert(
       fc.property(fc.array(line, { minLength: 1, maxLength: 6 }), (lines) => agrees(`${lines.join('\n')}\n`)),
-      { numRuns: 3000 },
+      { numRuns: 1500 },
     );
     // Enough of them are judged for the property to mean something.
-    expect(judgedRefused - before).toBeGreaterThan(200);
+    expect(judgedRefused - before).toBeGreaterThan(80);
   });
 });
 
