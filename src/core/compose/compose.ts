@@ -173,7 +173,7 @@ function composeChecked(
     snapshot,
     request,
     diagnostics,
-    inputs: { ...inputs.inputs.texts },
+    inputs: inputs.inputs.texts,
     takesInputs: takesInputs(manifest),
     unknown,
     record,

@@ -5,6 +5,7 @@ import type { Snapshot } from '../build/snapshot-types.js';
 import type { GateContext } from '../pack/gates.js';
 import { splitPath } from '../pack/template.js';
 import type { Diagnostic } from '../text/diagnostics.js';
+import { ownValue } from '../text/own.js';
 import type { HashPairs } from './lazy-hash.js';
 import type { ComposeRequest } from './types.js';
 
@@ -84,5 +85,5 @@ export function placeholderValue(env: LayerEnv, name: string): string | undefine
     case 'role_source':
       return env.roleSource;
   }
-  return env.inputs[name];
+  return ownValue(env.inputs, name);
 }

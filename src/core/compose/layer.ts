@@ -20,6 +20,7 @@ import {
   type TemplateValues,
 } from '../pack/template.js';
 import { type Diagnostic, error, warning } from '../text/diagnostics.js';
+import { ownValue } from '../text/own.js';
 import { didYouMean, knownList } from '../text/suggest.js';
 import { isBlank } from '../text/text.js';
 import { resolveChain } from './chain.js';
@@ -157,7 +158,7 @@ function sourceText(
       }
       const record = env.record;
       base.source = record?.source;
-      const value = record?.fields[source.field];
+      const value = record && ownValue(record.fields, source.field);
       if (typeof value !== 'string') {
         const where = record?.source === undefined ? {} : { file: record.source };
         missingLayer(env, layer, `role ${env.role} has no ${source.field}`, where, ['role']);
@@ -257,7 +258,7 @@ function substituted(
   let text = found.text;
   for (const sub of subs) {
     if (!text.includes(sub.text)) continue;
-    const value = env.inputs[sub.input];
+    const value = ownValue(env.inputs, sub.input);
     if (value === undefined) {
       env.diagnostics.push(
         missingInput(
@@ -301,7 +302,7 @@ class LayerValues implements TemplateValues {
     this.settings = env.settings;
   }
   input(name: string): string | undefined {
-    return this.env.inputs[name];
+    return ownValue(this.env.inputs, name);
   }
   isInput(name: string): boolean {
     const { manifest } = this.env.snapshot;
@@ -310,7 +311,7 @@ class LayerValues implements TemplateValues {
   field(name: string): { value: string } | Exclude<FillOutcome, { text: string }> {
     const { env } = this;
     if (env.role === undefined) return { missing: 'role', name: 'role' };
-    const value = env.record?.fields[name];
+    const value = env.record && ownValue(env.record.fields, name);
     if (value === undefined || value === null || typeof value === 'object') return { missing: 'field', name };
     this.used.push(name);
     const filled = fillRecordValue(env, String(value));

@@ -7,6 +7,7 @@ import {
   type TemplatePlaceholder,
   type TemplateValues,
 } from '../pack/template.js';
+import { ownValue } from '../text/own.js';
 import { utf8Length } from '../text/text.js';
 import { type ParsedYaml, parseYaml } from '../text/yaml.js';
 import type { LayerEnv } from './env.js';
@@ -152,7 +153,7 @@ function fieldInputs(
   values: TemplateValues,
   filled: string,
 ): Span[] | undefined {
-  const raw = env.record?.fields[field];
+  const raw = env.record && ownValue(env.record.fields, field);
   if (!env.takesInputs || typeof raw !== 'string' || !raw.includes('{')) return undefined;
   const compiled = compileInputs(raw, env.snapshot.manifest.inputSyntax);
   if (compiled.parts.length === 1) return undefined;

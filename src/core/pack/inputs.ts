@@ -1,6 +1,7 @@
 import type { Snapshot } from '../build/snapshot.js';
 import type { InputFormat } from '../layout.js';
 import { type Diagnostic, error } from '../text/diagnostics.js';
+import { ownValue, setOwn } from '../text/own.js';
 import { closestNames, didYouMean } from '../text/suggest.js';
 import { shownValue } from '../text/value-shown.js';
 import type { InputDef, Manifest } from './manifest.js';
@@ -46,13 +47,14 @@ export function resolveInputs(
   for (const def of manifest.inputs) {
     if (def.default === undefined) continue;
     const format = def.format === undefined ? undefined : formats.get(def.format);
-    texts[def.name] = textOf(def.default, format);
-    values[def.name] = format ? texts[def.name]! : def.default;
-    sources[def.name] = 'default';
+    const text = textOf(def.default, format);
+    setOwn(texts, def.name, text);
+    setOwn(values, def.name, format ? text : def.default);
+    setOwn(sources, def.name, 'default');
   }
   if (vars === undefined) return { inputs: { values, texts, sources }, diagnostics };
   for (const name of Object.keys(vars)) {
-    const raw = vars[name];
+    const raw = ownValue(vars, name);
     // As everywhere in a request: an undefined value is an absent one.
     if (raw === undefined) continue;
     const def = inputDef(manifest, name);
@@ -75,9 +77,9 @@ export function resolveInputs(
         );
         continue;
       }
-      values[name] = written.text;
-      texts[name] = written.text;
-      sources[name] = 'request';
+      setOwn(values, name, written.text);
+      setOwn(texts, name, written.text);
+      setOwn(sources, name, 'request');
       continue;
     }
     const parsed = parseSettingValue(asSetting(def, name), raw);
@@ -87,9 +89,9 @@ export function resolveInputs(
       );
       continue;
     }
-    values[name] = parsed.value;
-    texts[name] = String(parsed.value);
-    sources[name] = 'request';
+    setOwn(values, name, parsed.value);
+    setOwn(texts, name, String(parsed.value));
+    setOwn(sources, name, 'request');
   }
   return { inputs: { values, texts, sources }, diagnostics };
 }

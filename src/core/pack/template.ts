@@ -1,3 +1,4 @@
+import { ownValue } from '../text/own.js';
 import type { SettingValue } from './settings.js';
 
 // Small, strict template forms:
@@ -94,7 +95,7 @@ export function fillText(
   let text = '';
   let last = 0;
   for (const m of template.matchAll(TEXT_RE)) {
-    text += template.slice(last, m.index) + String(settings[m[1]!] ?? '');
+    text += template.slice(last, m.index) + String(ownValue(settings, m[1]!) ?? '');
     if (text.length > maxLength) return undefined;
     last = m.index + m[0].length;
   }
