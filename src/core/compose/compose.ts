@@ -260,11 +260,16 @@ function composeChecked(
   const result = { version: snapshot.version, text } as ComposeResult;
   // The prompt's hash, on first read: one file's prompt as it stands hashes as the file
   // (once for every compose), any other text when it is asked for.
-  promptHash(result, onlyFile && !fallback ? onlyFile : new SliceHash({ text }, 0, text.length));
+  promptHash(
+    result,
+    onlyFile && !fallback ? onlyFile : new SliceHash({ text }, 0, text.length),
+    layers,
+    hashes,
+  );
   result.bytes = fallback ? utf8Length(text) : offset;
   result.settings = settings.values;
   result.settingSources = settings.sources;
-  attachLayers(result, layers, hashes);
+  attachLayers(result);
   result.fallback = fallback;
   result.diagnostics = diagnostics;
   if (env.takesInputs) {

@@ -39,20 +39,25 @@ export function lazyHash(target: LayerResult | LayerPart, source: { hash(): stri
 
 /**
  * Gives a result its `sha256` property, computed from `source` (a file whose prompt the
- * text is, or the text's own hash) on first read.
+ * text is, or the text's own hash) on first read, and keeps its layers for
+ * {@link attachLayers} (one stamp for both: each costs as much as a property).
  */
-export function promptHash(result: ComposeResult, source: PackFile | { hash(): string }): void {
-  if ('promptSha256' in source) new FileHashSource(result, source);
-  else new HashSource(result, source);
-  Object.defineProperty(result, 'sha256', HASH_PROPERTY);
+export function promptHash(
+  result: ComposeResult,
+  source: PackFile | { hash(): string },
+  layers: LayerResult[],
+  hashes: HashPairs,
+): void {
+  new ResultSources(result, source, layers, hashes);
+  Object.defineProperty(result, 'sha256', RESULT_HASH_PROPERTY);
 }
 
 /**
- * Gives a result its `layers` property: `layers`, each included one's `sha256` (from
- * `hashes`, in pairs) defined when the list is first read.
+ * Gives a result (given its layers by {@link promptHash}) its `layers` property: the
+ * layers, each included one's `sha256` (from the hashes, in pairs) defined when the list
+ * is first read.
  */
-export function attachLayers(result: ComposeResult, layers: LayerResult[], hashes: HashPairs): void {
-  new LayerList(result, layers, hashes);
+export function attachLayers(result: ComposeResult): void {
   Object.defineProperty(result, 'layers', LAYERS_PROPERTY);
 }
 
@@ -108,17 +113,29 @@ const HASH_PROPERTY: PropertyDescriptor = Object.freeze({
   },
 });
 
-class LayerList extends Stamped {
+/** A result's hash source and its layers. */
+class ResultSources extends Stamped {
+  #source: PackFile | { hash(): string };
   #layers: LayerResult[];
   /** Each included layer and its hash source, in pairs; undefined once the list is finished. */
   #hashes: HashPairs | undefined;
-  constructor(target: object, layers: LayerResult[], hashes: HashPairs) {
+  constructor(
+    target: object,
+    source: PackFile | { hash(): string },
+    layers: LayerResult[],
+    hashes: HashPairs,
+  ) {
     super(target);
+    this.#source = source;
     this.#layers = layers;
     this.#hashes = hashes;
   }
+  static hash(target: object): string {
+    const source = (target as ResultSources).#source;
+    return 'promptSha256' in source ? source.promptSha256 : source.hash();
+  }
   static read(target: object): LayerResult[] {
-    const list = target as LayerList;
+    const list = target as ResultSources;
     const hashes = list.#hashes;
     if (hashes !== undefined) {
       list.#hashes = undefined;
@@ -135,9 +152,16 @@ class LayerList extends Stamped {
   }
 }
 
+const RESULT_HASH_PROPERTY: PropertyDescriptor = Object.freeze({
+  enumerable: true,
+  get(this: object) {
+    return ResultSources.hash(this);
+  },
+});
+
 const LAYERS_PROPERTY: PropertyDescriptor = Object.freeze({
   enumerable: true,
   get(this: object) {
-    return LayerList.read(this);
+    return ResultSources.read(this);
   },
 });
