@@ -183,7 +183,7 @@ function composeChecked(
     charStart: 0,
     maxBytes: snapshot.maxPromptBytes ?? DEFAULT_MAX_PROMPT_BYTES,
     tooLarge: false,
-    kept: new Map(),
+    kept: undefined,
     text: undefined,
     bytes: undefined,
     file: undefined,
@@ -244,7 +244,7 @@ function composeChecked(
   const fallback = included === 0;
   for (const l of layers)
     if (l.included && (l.truncatedFrom !== undefined || partTruncated(l.parts)))
-      diagnostics.push(truncatedWarning(l, env.kept));
+      diagnostics.push(truncatedWarning(l, env.kept ?? new Map()));
   if (fallback) {
     const filled = fillText(manifest.fallback, settings.values, env.maxBytes);
     if (filled === undefined || utf8Length(filled) > env.maxBytes) {

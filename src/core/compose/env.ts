@@ -40,8 +40,8 @@ export interface LayerEnv extends GateContext {
   maxBytes: number;
   /** Set when a layer's text grew past {@link LayerEnv.maxBytes} (said: PROMPT_TOO_LARGE). */
   tooLarge: boolean;
-  /** Of a cut layer or chain part: the bytes of its source the cut kept (for TRUNCATED). */
-  kept: Map<object, number>;
+  /** Of a cut layer or chain part: the bytes of its source the cut kept (for TRUNCATED); made with the first cut. */
+  kept: Map<object, number> | undefined;
   // The layer just resolved, when it is included:
   /** Its text (undefined: not included). */
   text: string | undefined;

@@ -43,9 +43,13 @@ function freezeResult(result: FreezableResult, settled: SettledSettings | undefi
   if (result.settingSources !== settled?.sources) Object.freeze(result.settingSources);
   if (result.inputs) Object.freeze(result.inputs);
   if (result.inputSources) Object.freeze(result.inputSources);
-  freezeDiagnostics(result.diagnostics);
+  // Most results have no diagnostics: they share one frozen empty list.
+  if (result.diagnostics.length === 0) result.diagnostics = NO_DIAGNOSTICS;
+  else freezeDiagnostics(result.diagnostics);
   Object.freeze(result);
 }
+
+const NO_DIAGNOSTICS = Object.freeze([]) as unknown as Diagnostic[];
 
 function freezeDiagnostics(diagnostics: Diagnostic[]): void {
   if (Object.isFrozen(diagnostics)) return;
