@@ -175,6 +175,16 @@ describe('answers given again', () => {
       // A body the route refuses is answered by the route each time.
       for (let i = 0; i < 3; i++) expect((await post({ role: 'writer', colour: 'red' })).status).toBe(400);
       expect(server.calls()).toBe(7);
+      // A body JSON.parse would read but that repeats a key is refused before any handler, each time.
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${server.url}/api/compose`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"role": "writer", "role": "critic"}',
+        });
+        expect([res.status, (await res.json()).error.code]).toEqual([400, 'BAD_REQUEST']);
+      }
+      expect(server.calls()).toBe(7);
     } finally {
       await server.close();
     }

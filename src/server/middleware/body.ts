@@ -68,6 +68,20 @@ export async function readBody(
 ): Promise<BodyText | Answer> {
   const kept = source.incoming && stashed.get(source.incoming);
   if (kept) return kept;
+  const read = await readBodyText(source, header, limit);
+  return 'status' in read ? read : (jsonProblem(read) ?? read);
+}
+
+/**
+ * {@link readBody} but for its last step, the JSON check ({@link jsonProblem}): for a
+ * caller that looks the body's text up first (the node server's kept answers: a text
+ * answered before was checked then).
+ */
+export async function readBodyText(
+  source: BodySource,
+  header: HeaderOf,
+  limit: number,
+): Promise<BodyText | Answer> {
   const refused = bodyRefusal(header, limit);
   if (refused) return refused;
   const chunks = await readCapped(source, limit);
@@ -101,11 +115,17 @@ export async function readBody(
       `the request body is not valid ${decoder.encoding === 'utf-8' ? 'UTF-8' : decoder.encoding}`,
     );
   }
-  // What JSON.parse would take but cannot mean what was sent: a repeated key, a lone
-  // surrogate escape (see jsonBodyProblem).
-  const problem = mediaType.includes('json') ? jsonBodyProblem(text) : undefined;
-  if (problem !== undefined) return errorAnswer(400, 'BAD_REQUEST', problem);
   return { text, mediaType };
+}
+
+/**
+ * The 400 for a JSON body that JSON.parse would take but that cannot mean what was sent:
+ * a repeated key, a lone surrogate escape (see jsonBodyProblem); undefined when it is fine
+ * or not JSON.
+ */
+export function jsonProblem(read: BodyText): Answer | undefined {
+  const problem = read.mediaType.includes('json') ? jsonBodyProblem(read.text) : undefined;
+  return problem === undefined ? undefined : errorAnswer(400, 'BAD_REQUEST', problem);
 }
 
 /** A body read whole: its text, and its media type (lower case, no parameters). */

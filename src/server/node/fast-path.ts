@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PackState } from '../../reload/store.js';
 import { errorAnswerOf } from '../app.js';
-import { type BodyText, plainJsonBody, readBody, stashBody } from '../middleware/body.js';
+import { type BodyText, jsonProblem, plainJsonBody, readBodyText, stashBody } from '../middleware/body.js';
 import { appendCommonHeaders } from '../middleware/headers.js';
 import { hostParses, hostRefusal } from '../middleware/host.js';
 import { parseQuery, queryProblem } from '../middleware/query.js';
@@ -185,12 +185,15 @@ export function createFastPath(
     // The app's body step, for a plain JSON body (anything else: the app, unread).
     const header = (name: string) => one(req.headers[name]);
     if (!plainJsonBody(header)) return false;
-    readBody({ incoming: req, outgoing: res }, header, service.maxBodyBytes).then(
+    readBodyText({ incoming: req, outgoing: res }, header, service.maxBodyBytes).then(
       (read) => {
         if ('status' in read) return send(req, res, took, read);
+        // A body answered before passed the JSON check then (the same text, the same verdict).
         const key = memo.key(method, url, req.headers, state, read.text);
         const kept = key === undefined ? undefined : memo.get(key, state!);
         if (kept) return again(req, res, kept, method, path, startedAt);
+        const problem = jsonProblem(read);
+        if (problem) return send(req, res, took, problem);
         answer(req, res, took, state, key, read);
       },
       (e) => send(req, res, took, failed(took, e)),
