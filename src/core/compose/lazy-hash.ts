@@ -75,7 +75,12 @@ export function freezeLayers<L extends { parts?: object[] }>(layers: L[]): reado
 
 // --- internal ---
 
-class Stamped {
+/**
+ * A class whose constructor returns the object it is given: a subclass stamps its private
+ * fields onto an existing object (invisible to keys, spreads and equality), for a shared
+ * getter to read.
+ */
+export class Stamped {
   constructor(target: object) {
     // biome-ignore lint/correctness/noConstructorReturn: stamps a private field onto `target`
     return target;

@@ -11,6 +11,7 @@ import { ownValue } from '../text/own.js';
 import { utf8Length } from '../text/text.js';
 import { type ParsedYaml, parseYaml } from '../text/yaml.js';
 import type { LayerEnv } from './env.js';
+import { Stamped } from './lazy-hash.js';
 import type { LayerResult, LayerSegment } from './types.js';
 
 // Where each piece of a text template layer's text comes from: the template's own text,
@@ -33,18 +34,38 @@ export function attachSegments(
 ): void {
   // What the compose may change after this layer (the env is shared by every layer).
   const at = { snapshot: env.snapshot, role: env.role, record: env.record, takesInputs: env.takesInputs };
-  let made: LayerSegment[] | undefined;
-  Object.defineProperty(layer, 'segments', {
-    enumerable: true,
-    get() {
-      if (made === undefined) {
-        made = templateSegments(at, compiled, pieces, values, filled, text, layer.start ?? 0);
-        if (Object.isFrozen(layer)) freezeSegments(made);
-      }
-      return made;
-    },
-  });
+  new SegmentSource(layer, () =>
+    templateSegments(at, compiled, pieces, values, filled, text, layer.start ?? 0),
+  );
+  // One shared getter (a getter of its own per layer would give every layer a shape of its own).
+  Object.defineProperty(layer, 'segments', SEGMENTS_PROPERTY);
 }
+
+/** A layer's segments: made on first read, frozen with the layer. */
+class SegmentSource extends Stamped {
+  #make: (() => LayerSegment[]) | undefined;
+  #made: LayerSegment[] | undefined;
+  constructor(layer: LayerResult, make: () => LayerSegment[]) {
+    super(layer);
+    this.#make = make;
+  }
+  static read(layer: LayerResult): LayerSegment[] {
+    const source = layer as unknown as SegmentSource;
+    if (source.#made === undefined) {
+      source.#made = source.#make!();
+      source.#make = undefined;
+      if (Object.isFrozen(layer)) freezeSegments(source.#made);
+    }
+    return source.#made;
+  }
+}
+
+const SEGMENTS_PROPERTY: PropertyDescriptor = Object.freeze({
+  enumerable: true,
+  get(this: LayerResult) {
+    return SegmentSource.read(this);
+  },
+});
 
 /**
  * The segments of a text template layer's text: `filled` is the template filled
