@@ -90,7 +90,8 @@ export function resolveChain(
       env.joined ??= { text: '' };
       lazyHash(part, new SliceHash(env.joined, start, start + cut.text.length));
       part.truncatedFrom = cut.truncatedFrom;
-      (env.kept ??= new Map()).set(part, cut.used);
+      env.kept ??= new Map();
+      env.kept.set(part, cut.used);
     } else if (bytes !== undefined && cut.text === whole) {
       // The file's prompt as it stands: its hash is the file's, given when the layers are read.
       env.hashes.push(part, file);

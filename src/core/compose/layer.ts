@@ -78,7 +78,8 @@ export function resolveLayer(env: LayerEnv, layer: LayerDef): LayerResult {
     }
     if (cut.truncatedFrom !== undefined) {
       base.truncatedFrom = cut.truncatedFrom;
-      (env.kept ??= new Map()).set(base, cut.used);
+      env.kept ??= new Map();
+      env.kept.set(base, cut.used);
       file = undefined;
     }
     env.text = cut.text;
