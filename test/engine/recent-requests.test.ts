@@ -59,6 +59,15 @@ describe('recent requests (the memo of settings and vars requests)', () => {
     const recent = kept([proto]);
     expect(found(recent, { settings: {} })).toBeUndefined();
     expect(found(recent, JSON.parse('{"settings": {"__proto__": "x"}}'))).toBe('k0');
+    // A field named like a prototype member, at the top or inside, is a field like any other.
+    const top = kept([JSON.parse('{"__proto__": "x", "settings": {"constructor": "y"}}')]);
+    expect(found(top, JSON.parse('{"__proto__": "x", "settings": {"constructor": "y"}}'))).toBe('k0');
+    expect(found(top, JSON.parse('{"__proto__": "z", "settings": {"constructor": "y"}}'))).toBeUndefined();
+    expect(found(top, { settings: { constructor: 'y' } })).toBeUndefined();
+    expect(found(kept([{ settings: {} }]), { settings: { toString: 'y' } })).toBeUndefined();
+    expect(
+      found(kept([{ settings: { a: '1' } }]), { constructor: 'y', settings: { a: '1' } }),
+    ).toBeUndefined();
   });
 
   it('keeps a copy: a request changed after it was answered is not the kept one', () => {

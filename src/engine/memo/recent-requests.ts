@@ -7,6 +7,7 @@
 // map keeps.
 
 /** A request the memo answered, copied, with its outcome. */
+import { setOwn } from '../../core/text/own.js';
 export interface RecentRequest {
   /** The request's defined fields, deeply copied (plain objects and arrays, primitives). */
   readonly copy: Readonly<Record<string, unknown>>;
@@ -75,15 +76,16 @@ export function withRecent(
   outcome: object,
   outcomeBytes: number,
 ): { recent: RecentRequest[]; bytes: number } {
-  // Objects without a prototype: a field named `__proto__` is a field like any other.
-  const copy: Record<string, unknown> = Object.create(null);
+  // Plain objects (V8 keeps objects without a prototype as dictionaries, slower to read
+  // on every hit), a field named `__proto__` set as an own key like any other.
+  const copy: Record<string, unknown> = {};
   let fields = 0;
   let bytes = 64;
   // `for…in` also sees inherited fields, as compose and the full key do.
   for (const name in request) {
     const value = (request as Record<string, unknown>)[name];
     if (value === undefined) continue;
-    copy[name] = plainCopy(value);
+    setOwn(copy, name, plainCopy(value));
     bytes += copiedBytes(name, value);
     fields++;
   }
@@ -110,7 +112,7 @@ function sameRequest(request: object, kept: RecentRequest): boolean {
   for (const name in request) {
     const value = (request as Record<string, unknown>)[name];
     if (value === undefined) continue;
-    if (!sameValue(value, kept.copy[name], 0)) return false;
+    if (!Object.hasOwn(kept.copy, name) || !sameValue(value, kept.copy[name], 0)) return false;
     fields++;
   }
   return fields === kept.fields;
@@ -164,12 +166,12 @@ function plainCopy(value: unknown): unknown {
     for (let i = 0; i < value.length; i++) if (i in value) copy[i] = plainCopy(value[i]);
     return copy;
   }
-  const copy: Record<string, unknown> = Object.create(null);
+  const copy: Record<string, unknown> = {};
   let keys = 0;
   for (const name of Object.keys(value)) {
     const v = (value as Record<string, unknown>)[name];
     if (v === undefined) continue;
-    copy[name] = plainCopy(v);
+    setOwn(copy, name, plainCopy(v));
     keys++;
   }
   (copy as Counted)[KEYS] = keys;
