@@ -15,9 +15,13 @@ import { findRecent, type RecentRequest, recentKey, withRecent } from './recent-
  * const outcome = memo.outcome(snapshot, request, tryCompose, sizeOf, freezeOutcome);
  */
 export class ComposeMemo {
+  #cache: EngineCache;
   #memo: SnapshotCache<object>;
+  /** Snapshots some request of which was kept under its short key (see `recent-requests.ts`). */
+  #withRecent = new WeakSet<Snapshot>();
 
   constructor(cache: EngineCache) {
+    this.#cache = cache;
     this.#memo = cache.view<object>('compose');
   }
 
@@ -38,7 +42,7 @@ export class ComposeMemo {
     // does: that text is one-off and the client's (up to a whole request body), so keying
     // on it would copy and compare it on every call and let one client evict everyone's
     // entries.
-    if ((request as { ambient?: unknown }).ambient !== undefined)
+    if ((request as { ambient?: unknown }).ambient !== undefined || this.#cache.maxBytes === 0)
       return freeze(compute(snapshot, request), snapshot);
     const names = namesKey(request);
     if (names !== undefined)
@@ -46,12 +50,19 @@ export class ComposeMemo {
     // A request with settings or vars: first among the few kept under its short key (its
     // names and values as written), compared field by field; its canonical key only when
     // none is equal to it (then the outcome is shared by every way of writing the request).
-    const short = recentKey(request);
-    const recentAt = short === undefined ? undefined : this.#memo.key(snapshot, short);
-    const recent =
-      recentAt === undefined ? undefined : (this.#memo.getKeyed(recentAt) as RecentRequest[] | undefined);
-    const known = recent === undefined ? undefined : findRecent(recent, request);
-    if (known !== undefined) return known as R;
+    // No short key is looked up on a snapshot none of whose requests was asked twice (a
+    // fresh one: a reload's, a CLI call's).
+    const recentOn = this.#withRecent.has(snapshot);
+    let recentAt: string | undefined;
+    let recent: RecentRequest[] | undefined;
+    if (recentOn) {
+      const short = recentKey(request);
+      recentAt = short === undefined ? undefined : this.#memo.key(snapshot, short);
+      recent =
+        recentAt === undefined ? undefined : (this.#memo.getKeyed(recentAt) as RecentRequest[] | undefined);
+      const known = recent === undefined ? undefined : findRecent(recent, request);
+      if (known !== undefined) return known as R;
+    }
     const fields = generalKey(request);
     // A value with no canonical form (a cycle, a Date, deep nesting) is composed every time.
     if (fields === undefined) return freeze(compute(snapshot, request), snapshot);
@@ -64,9 +75,14 @@ export class ComposeMemo {
       return outcome;
     }
     // Asked again: kept under its short key too, for the next time.
+    if (!recentOn) {
+      const short = recentKey(request);
+      recentAt = short === undefined ? undefined : this.#memo.key(snapshot, short);
+    }
     if (recentAt !== undefined) {
       const next = withRecent(recent, request, hit, bytes(hit, snapshot));
       this.#memo.setKeyed(recentAt, next.recent, next.bytes);
+      this.#withRecent.add(snapshot);
     }
     return hit;
   }
