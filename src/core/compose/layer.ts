@@ -188,7 +188,8 @@ function sourceText(
       const filled = fillCompiled(compiled, values, env.maxBytes, pieces);
       if (used.length > 0) {
         // Every role field of the template was read, in order, unless one was missing.
-        base.field = [...new Set(used)].join(', ');
+        base.field =
+          used.length === compiled.fields?.count ? compiled.fields.names : [...new Set(used)].join(', ');
         base.source = env.record?.source;
       }
       if ('tooLarge' in filled) {

@@ -151,8 +151,8 @@ function placeholderSpan(
   value: string,
 ): Omit<Span, 'from' | 'to'> {
   const name = p.double ?? p.single!;
-  if (p.double?.startsWith('role.')) {
-    const field = p.double.slice(5);
+  if (p.field !== undefined) {
+    const field = p.field;
     const span: Omit<Span, 'from' | 'to'> = { kind: 'field', name: field };
     if (env.record?.source !== undefined) span.source = env.record.source;
     const inputs = fieldInputs(env, field, values, value);

@@ -127,6 +127,8 @@ export interface CompiledTemplate {
   syntax: '{name}' | '{{name}}';
   /** Literal text at even indexes; placeholders at odd ones. */
   parts: ReadonlyArray<string | TemplatePlaceholder>;
+  /** How many `{{role.FIELD}}` placeholders it has, and their fields, each once, joined by `, `. */
+  fields?: { count: number; names: string };
 }
 
 /** One placeholder of a compiled template: `{{double}}` or `{single}`, as written. */
@@ -134,6 +136,8 @@ export interface TemplatePlaceholder {
   all: string;
   double?: string;
   single?: string;
+  /** The role field a `{{role.FIELD}}` names (`FIELD`), made once with the template. */
+  field?: string;
 }
 
 /** Splits a text template into literals and placeholders, for filling many times. */
@@ -143,13 +147,17 @@ export function compileTemplate(template: string, syntax: '{name}' | '{{name}}')
   for (const m of template.matchAll(syntax === '{name}' ? BOTH_RE : TEXT_RE)) {
     parts.push(template.slice(last, m.index));
     const p: TemplatePlaceholder = { all: m[0] };
-    if (m[1] !== undefined) p.double = m[1];
-    else p.single = m[2];
+    if (m[1] !== undefined) {
+      p.double = m[1];
+      if (m[1].startsWith('role.')) p.field = m[1].slice(5);
+    } else p.single = m[2];
     parts.push(p);
     last = m.index + m[0].length;
   }
   parts.push(template.slice(last));
-  return { syntax, parts };
+  const fields = parts.flatMap((p) => (typeof p === 'string' || p.field === undefined ? [] : [p.field]));
+  if (fields.length === 0) return { syntax, parts };
+  return { syntax, parts, fields: { count: fields.length, names: [...new Set(fields)].join(', ') } };
 }
 
 /**
@@ -172,8 +180,8 @@ export function fillCompiled(
     const double = p.double;
     let value: string | undefined;
     if (double !== undefined) {
-      if (values.field && double.startsWith('role.')) {
-        const f = values.field(double.slice(5));
+      if (values.field && p.field !== undefined) {
+        const f = values.field(p.field);
         if (!('value' in f)) return f;
         value = f.value;
       } else if (Object.hasOwn(values.settings, double)) value = String(values.settings[double]);
