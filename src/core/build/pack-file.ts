@@ -34,6 +34,12 @@ export interface PackFile {
   bodyOffset: number;
   /** The file's bytes, for files the manifest keeps raw (`raw:`): cut by byte budgets as they are. */
   raw?: Uint8Array;
+  /** Whether the file is kept raw (`raw` read without making a view of the bytes). */
+  readonly isRaw: boolean;
+  /** How many bytes the file has. */
+  readonly byteLength: number;
+  /** The UTF-8 length of `text` (of a raw file's lossy decoding: not always its `byteLength`). */
+  readonly textBytes: number;
   /** Set when the frontmatter parsed only after its values were quoted (`frontmatter: lenient`). */
   frontmatterRetried?: true;
 }
@@ -367,6 +373,24 @@ export class DecodedFile implements PackFile {
     return this.#spot & RAW ? this.#bytes() : undefined;
   }
 
+  /** Whether the file is read raw: its text is the lossy decoding of its bytes (no view made). */
+  get isRaw(): boolean {
+    return (this.#spot & RAW) !== 0;
+  }
+
+  /** How many bytes the file has. */
+  get byteLength(): number {
+    return this.#length;
+  }
+
+  /** The UTF-8 length of {@link text}, measured once. */
+  get textBytes(): number {
+    const text = this.text;
+    const made = this.#made!;
+    made.textBytes ??= utf8Length(text);
+    return made.textBytes;
+  }
+
   get frontmatterRetried(): true | undefined {
     return this.#spot & RETRIED ? true : undefined;
   }
@@ -378,6 +402,7 @@ export class DecodedFile implements PackFile {
 
 interface Made {
   text: string;
+  textBytes?: number;
   prompt?: string;
   promptSha256?: string;
 }

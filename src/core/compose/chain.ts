@@ -10,7 +10,7 @@ import { isBlank, utf8Length } from '../text/text.js';
 import { isPackFolder, misnamedFolder, missingFolder } from './chain-folders.js';
 import { fileAt, type LayerEnv, pathParts, placeholderValue } from './env.js';
 import { lazyHash, SliceHash } from './lazy-hash.js';
-import { cutToBudget, trimText } from './text-cut.js';
+import { cutToBudget, type RawFile, trimText } from './text-cut.js';
 import type { LayerPart, LayerResult } from './types.js';
 
 /**
@@ -59,14 +59,17 @@ export function resolveChain(
     }
     // The file's text; a raw file's budget counts its own bytes.
     let whole: string;
-    let raw: Uint8Array | undefined;
+    let raw: RawFile | undefined;
     let bytes: number | undefined;
-    if (layer.trim === 'none' && file.raw && file.bodyOffset === 0) {
-      raw = file.raw;
+    let prompt = false;
+    if (layer.trim === 'none' && file.isRaw && file.bodyOffset === 0) {
+      raw = file;
       whole = file.text;
+      bytes = file.textBytes;
     } else if (layer.trim === 'both') {
       whole = file.prompt;
       bytes = file.promptBytes;
+      prompt = true;
     } else whole = trimText(file.text.slice(file.bodyOffset), layer.trim);
     const cut = cutToBudget(whole, bytes, raw, remaining);
     // A file whose text within the budget is blank is left out for want of budget
@@ -92,7 +95,7 @@ export function resolveChain(
       part.truncatedFrom = cut.truncatedFrom;
       env.kept ??= new Map();
       env.kept.set(part, cut.used);
-    } else if (bytes !== undefined && cut.text === whole) {
+    } else if (prompt && cut.text === whole) {
       // The file's prompt as it stands: its hash is the file's, given when the layers are read.
       env.hashes.push(part, file);
     } else {

@@ -28,7 +28,7 @@ import { closestFiles } from './closest-files.js';
 import { fileAt, type LayerEnv, pathParts, placeholderValue } from './env.js';
 import { promptTooLarge } from './prompt-limit.js';
 import { attachSegments } from './segments.js';
-import { budgetOf, cutToBudget, trimText } from './text-cut.js';
+import { budgetOf, cutToBudget, type RawFile, trimText } from './text-cut.js';
 import type { LayerResult } from './types.js';
 
 /**
@@ -109,7 +109,7 @@ function sourceText(
   layer: LayerDef,
   source: Exclude<LayerSource, { kind: 'chain' }>,
   base: LayerResult,
-): { text: string; bytes?: number; raw?: Uint8Array; file?: PackFile } | undefined {
+): { text: string; bytes?: number; raw?: RawFile; file?: PackFile } | undefined {
   switch (source.kind) {
     case 'file': {
       const found = findFile(env, source, layer);
@@ -228,11 +228,11 @@ function noRole(env: LayerEnv, layer: LayerDef): Diagnostic {
 function fileText(
   found: PackFile,
   layer: LayerDef,
-): { text: string; bytes?: number; raw?: Uint8Array; file?: PackFile } {
+): { text: string; bytes?: number; raw?: RawFile; file?: PackFile } {
   if (layer.trim === 'both') return { text: found.prompt, bytes: found.promptBytes, file: found };
   // A raw file's text is the lossy decoding of its bytes.
-  if (layer.trim === 'none' && found.raw && found.bodyOffset === 0)
-    return { text: found.text, raw: found.raw };
+  if (layer.trim === 'none' && found.isRaw && found.bodyOffset === 0)
+    return { text: found.text, bytes: found.textBytes, raw: found };
   return { text: trimText(found.text.slice(found.bodyOffset), layer.trim) };
 }
 

@@ -20,24 +20,34 @@ export function budgetOf(layer: LayerDef, ctx: GateContext): number | undefined 
 export function cutToBudget(
   text: string,
   bytes: number | undefined,
-  raw: Uint8Array | undefined,
+  raw: Uint8Array | RawFile | undefined,
   budget: number,
 ): { text: string; bytes: number; used: number; truncatedFrom?: number } {
   if (raw === undefined) {
     // Text that is not well formed (a lone surrogate from a request) changes when encoded.
-    if (!(text as WellFormed).isWellFormed()) raw = toBytes(text);
-    else {
+    if (!(text as WellFormed).isWellFormed()) {
+      const encoded = toBytes(text);
+      raw = encoded;
+      text = decodeLossy(encoded);
+      bytes = undefined;
+    } else {
       const length = bytes ?? utf8Length(text);
       if (length <= budget) return { text, bytes: length, used: length };
       const cut = decodeLossy(toBytes(text).subarray(0, budget));
       return { text: cut, bytes: utf8Length(cut), used: budget, truncatedFrom: length };
     }
-    text = decodeLossy(raw);
-    bytes = undefined;
   }
-  if (raw.length <= budget) return { text, bytes: bytes ?? utf8Length(text), used: raw.length };
-  const cut = decodeLossy(raw.subarray(0, budget));
-  return { text: cut, bytes: utf8Length(cut), used: budget, truncatedFrom: raw.length };
+  const length = raw.byteLength;
+  if (length <= budget) return { text, bytes: bytes ?? utf8Length(text), used: length };
+  const all = raw instanceof Uint8Array ? raw : raw.raw!;
+  const cut = decodeLossy(all.subarray(0, budget));
+  return { text: cut, bytes: utf8Length(cut), used: budget, truncatedFrom: length };
+}
+
+/** A raw file (see `PackFile`): its length, and its bytes made only when a budget cuts them. */
+export interface RawFile {
+  readonly byteLength: number;
+  readonly raw?: Uint8Array;
 }
 
 /** `String.prototype.isWellFormed` (ES2024; Node 20 has it). */
