@@ -61,9 +61,11 @@ describe('agents-md: a chain walk kept per folder', () => {
 
   it('gives, on every compose, what looking every file up again gives', async () => {
     const snapshot = await pack();
+    // Other spellings of a folder: absolute inside the pack, with a trailing slash, with `./`.
+    const spellings = [`${snapshot.root}/frontend/src`, `${snapshot.root}`, 'frontend/', './frontend'];
     for (const budget of [undefined, 60, 100000]) {
       for (const round of [1, 2]) {
-        for (const cwd of CWDS) {
+        for (const cwd of [...CWDS, ...spellings]) {
           const request = {
             vars: { cwd },
             ...(budget === undefined ? {} : { settings: { project_doc_max_bytes: budget } }),

@@ -37,18 +37,18 @@ export function resolveChain(
     }
     path += v + template[i + 1]!;
   }
-  const dir = chainFolder(env, layer, source, path);
-  if (dir === undefined) {
+  const found = folderAndWalk(env, layer, source, path);
+  if (found === undefined) {
     base.reason = 'missing';
     return base;
   }
+  const { dir, walk } = found;
   const parts: LayerPart[] = [];
   let text = '';
   let kept = 0;
   let remaining = budget ?? Number.POSITIVE_INFINITY;
   let offset = 0;
   const joinBytes = utf8Length(source.join);
-  const walk = chainWalk(env, source, dir);
   if (walk.from > 0) base.chainRoot = dir.slice(0, walk.from);
   for (const file of walk.files) {
     const part: LayerPart = { source: file.path, included: false };
@@ -162,6 +162,46 @@ export function partTruncated(parts: readonly LayerPart[] | undefined): boolean 
 }
 
 // --- internal ---
+
+/**
+ * The folder a chain's filled path names and the walk down to it, or undefined when it
+ * names none the pack can read (said). Kept per snapshot, chain and path when the path is
+ * a pack folder as the pack writes it and nothing was said of it (so bounded by the
+ * pack's folders); worked out each time for any other path, or when the compose tells
+ * `onRead` what it looks up.
+ */
+function folderAndWalk(
+  env: LayerEnv,
+  layer: LayerDef,
+  source: ChainSource,
+  path: string,
+): FolderAndWalk | undefined {
+  const kept =
+    env.onRead === undefined
+      ? derived(env.snapshot, 'chain-paths', () => new Map<ChainSource, Map<string, FolderAndWalk>>())
+      : undefined;
+  let byPath = kept?.get(source);
+  const hit = byPath?.get(path);
+  if (hit !== undefined) return hit;
+  const said = env.diagnostics.length;
+  const dir = chainFolder(env, layer, source, path);
+  if (dir === undefined) return undefined;
+  const found = { dir, walk: chainWalk(env, source, dir) };
+  const keep = dir === path && env.diagnostics.length === said && isPackFolder(env.snapshot, dir);
+  if (kept !== undefined && keep) {
+    if (byPath === undefined) {
+      byPath = new Map();
+      kept.set(source, byPath);
+    }
+    byPath.set(path, found);
+  }
+  return found;
+}
+
+interface FolderAndWalk {
+  dir: string;
+  walk: ChainWalk;
+}
 
 /**
  * The pack folder a chain's filled path names (normalised), or undefined when it names
