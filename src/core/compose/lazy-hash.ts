@@ -14,8 +14,16 @@ import type { ComposeResult, LayerPart, LayerResult } from './types.js';
 // the result is frozen (a shared result is), the layers are frozen with it. A caller that
 // reads only the text never pays for either.
 
-/** Included layers and chain parts and their hash sources (a file, or a text's own), in pairs. */
-export type HashPairs = (LayerResult | LayerPart | PackFile | { hash(): string })[];
+/**
+ * Included layers and chain parts and their hash sources (a file, or a text's own), in
+ * pairs; and layers with the work that finishes them when the list is first read.
+ */
+export type HashPairs = (LayerResult | LayerPart | PackFile | { hash(): string } | LayerFinish)[];
+
+/** Work on a layer deferred to the first read of its result's layers (a text layer's segments). */
+export interface LayerFinish {
+  finish(layer: LayerResult): void;
+}
 
 /** The hash of the characters [from, to) of the result text, once it is joined. */
 export class SliceHash {
@@ -61,12 +69,24 @@ export function attachLayers(result: ComposeResult): void {
   Object.defineProperty(result, 'layers', LAYERS_PROPERTY);
 }
 
-/** Freezes a result's layers, their parts, and the list; returns the list (a layer's segments freeze when first read). */
-export function freezeLayers<L extends { parts?: object[] }>(layers: L[]): readonly L[] {
+/** Freezes a result's layers, their parts and segments, and the list; returns the list. */
+export function freezeLayers<L extends { parts?: object[]; segments?: { inputs?: object[] }[] }>(
+  layers: L[],
+): readonly L[] {
   for (const layer of layers) {
     if (layer.parts) {
       for (const part of layer.parts) Object.freeze(part);
       Object.freeze(layer.parts);
+    }
+    if (layer.segments) {
+      for (const segment of layer.segments) {
+        if (segment.inputs) {
+          for (const input of segment.inputs) Object.freeze(input);
+          Object.freeze(segment.inputs);
+        }
+        Object.freeze(segment);
+      }
+      Object.freeze(layer.segments);
     }
     Object.freeze(layer);
   }
@@ -146,7 +166,11 @@ class ResultSources extends Stamped {
       list.#hashes = undefined;
       for (let i = 0; i < hashes.length; i += 2) {
         const layer = hashes[i] as LayerResult;
-        const source = hashes[i + 1] as PackFile | { hash(): string };
+        const source = hashes[i + 1] as PackFile | { hash(): string } | LayerFinish;
+        if ('finish' in source) {
+          source.finish(layer);
+          continue;
+        }
         if ('promptSha256' in source) new FileHashSource(layer, source);
         else new HashSource(layer, source);
         Object.defineProperty(layer, 'sha256', HASH_PROPERTY);

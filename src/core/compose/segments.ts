@@ -11,7 +11,7 @@ import { ownValue } from '../text/own.js';
 import { utf8Length } from '../text/text.js';
 import { type ParsedYaml, parseYaml } from '../text/yaml.js';
 import type { LayerEnv } from './env.js';
-import { Stamped } from './lazy-hash.js';
+import type { LayerFinish } from './lazy-hash.js';
 import type { LayerResult, LayerSegment } from './types.js';
 
 // Where each piece of a text template layer's text comes from: the template's own text,
@@ -20,8 +20,9 @@ import type { LayerResult, LayerSegment } from './types.js';
 
 /**
  * Gives a text template layer's result its `segments` (see {@link templateSegments}),
- * worked out when first read: a compose read only for its text never pays for them. They
- * are read after the compose placed the layer (`layer.start`), and frozen with it.
+ * worked out when the result's layers are first read: a compose read only for its text
+ * never pays for them. They are read after the compose placed the layer (`layer.start`),
+ * and frozen with it. The property is made now, so it keeps its place among the layer's.
  */
 export function attachSegments(
   layer: LayerResult,
@@ -32,40 +33,29 @@ export function attachSegments(
   filled: string,
   text: string,
 ): void {
+  layer.segments = undefined;
+  env.hashes.push(layer, new SegmentsOf(env, compiled, pieces, values, filled, text));
+}
+
+/** A layer's segments, made when its result's layers are first read. */
+class SegmentsOf implements LayerFinish {
   // What the compose may change after this layer (the env is shared by every layer).
-  const at = { snapshot: env.snapshot, role: env.role, record: env.record, takesInputs: env.takesInputs };
-  new SegmentSource(layer, () =>
-    templateSegments(at, compiled, pieces, values, filled, text, layer.start ?? 0),
-  );
-  // One shared getter (a getter of its own per layer would give every layer a shape of its own).
-  Object.defineProperty(layer, 'segments', SEGMENTS_PROPERTY);
-}
-
-/** A layer's segments: made on first read, frozen with the layer. */
-class SegmentSource extends Stamped {
-  #make: (() => LayerSegment[]) | undefined;
-  #made: LayerSegment[] | undefined;
-  constructor(layer: LayerResult, make: () => LayerSegment[]) {
-    super(layer);
-    this.#make = make;
+  readonly #at: SegmentEnv;
+  constructor(
+    env: LayerEnv,
+    private readonly compiled: CompiledTemplate,
+    private readonly pieces: readonly string[],
+    private readonly values: TemplateValues,
+    private readonly filled: string,
+    private readonly text: string,
+  ) {
+    this.#at = { snapshot: env.snapshot, role: env.role, record: env.record, takesInputs: env.takesInputs };
   }
-  static read(layer: LayerResult): LayerSegment[] {
-    const source = layer as unknown as SegmentSource;
-    if (source.#made === undefined) {
-      source.#made = source.#make!();
-      source.#make = undefined;
-      if (Object.isFrozen(layer)) freezeSegments(source.#made);
-    }
-    return source.#made;
+  finish(layer: LayerResult): void {
+    const { compiled, pieces, values, filled, text } = this;
+    layer.segments = templateSegments(this.#at, compiled, pieces, values, filled, text, layer.start ?? 0);
   }
 }
-
-const SEGMENTS_PROPERTY: PropertyDescriptor = Object.freeze({
-  enumerable: true,
-  get(this: LayerResult) {
-    return SegmentSource.read(this);
-  },
-});
 
 /**
  * The segments of a text template layer's text: `filled` is the template filled
@@ -122,17 +112,6 @@ export function templateSegments(
 
 /** What segments are worked out from: the compose's snapshot, role and record. */
 type SegmentEnv = Pick<LayerEnv, 'snapshot' | 'role' | 'record' | 'takesInputs'>;
-
-function freezeSegments(segments: LayerSegment[]): void {
-  for (const segment of segments) {
-    if (segment.inputs) {
-      for (const input of segment.inputs) Object.freeze(input);
-      Object.freeze(segment.inputs);
-    }
-    Object.freeze(segment);
-  }
-  Object.freeze(segments);
-}
 
 interface Span {
   kind: LayerSegment['kind'];
