@@ -21,7 +21,8 @@ export function derived<T>(snapshot: Snapshot, name: string, compute: (snapshot:
     if (!Object.isExtensible(snapshot)) return compute(snapshot);
     Object.defineProperty(snapshot, SLOTS, { value: slots });
   }
-  if (slots.has(name)) return slots.get(name) as T;
+  const known = slots.get(name);
+  if (known !== undefined || slots.has(name)) return known as T;
   const value = compute(snapshot);
   slots.set(name, value);
   return value;

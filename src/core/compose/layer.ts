@@ -316,20 +316,20 @@ class LayerValues implements TemplateValues {
     const value = env.record && ownValue(env.record.fields, name);
     if (value === undefined || value === null || typeof value === 'object') return { missing: 'field', name };
     this.used.push(name);
-    const filled = fillRecordValue(env, String(value));
+    const filled = fillRecordValue(env, String(value), this);
     return 'text' in filled ? { value: filled.text } : filled;
   }
 }
 
-/** A role record value with its input placeholders filled. */
-function fillRecordValue(env: LayerEnv, value: string): FillOutcome {
+/** A role record value with its input placeholders filled (`values`: the layer's, when it has some). */
+function fillRecordValue(env: LayerEnv, value: string, values?: TemplateValues): FillOutcome {
   if (!env.takesInputs || !value.includes('{')) return { text: value };
   const { snapshot } = env;
   const compiled = compiledRecordValue(snapshot, value);
   if (compiled.parts.length === 1) return { text: value };
   // The layout's own rule, if it has one (a preset's way of filling record values).
   const fill = (snapshot.preset && snapshot.layouts?.get(snapshot.preset)?.fillRecord) || fillCompiledInputs;
-  return fill(compiled, new LayerValues(env, []), env.maxBytes);
+  return fill(compiled, values ?? new LayerValues(env, []), env.maxBytes);
 }
 
 /** A layer's text template, split into literals and placeholders once per snapshot. */
