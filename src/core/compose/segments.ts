@@ -11,7 +11,7 @@ import { ownValue } from '../text/own.js';
 import { utf8Length } from '../text/text.js';
 import { type ParsedYaml, parseYaml } from '../text/yaml.js';
 import type { LayerEnv } from './env.js';
-import type { LayerFinish } from './lazy-hash.js';
+import { type LayerFinish, Stamped } from './lazy-hash.js';
 import type { LayerResult, LayerSegment } from './types.js';
 
 // Where each piece of a text template layer's text comes from: the template's own text,
@@ -94,9 +94,10 @@ export function templateSegments(
     if (span.name !== undefined) out.name = span.name;
     if (span.source !== undefined) {
       out.source = span.source;
-      const { source, name } = span;
-      const where = { snapshot: env.snapshot, role: env.role!, source };
-      Object.defineProperty(out, 'line', { enumerable: true, get: () => fieldLine(where, name!) });
+      new LineSource(out, { snapshot: env.snapshot, role: env.role!, source: span.source }, span.name!);
+      // One shared getter: a getter of its own per segment would give every segment a shape
+      // of its own (thousands of shapes slow every look-up that meets them).
+      Object.defineProperty(out, 'line', LINE_PROPERTY);
     }
     out.start = bytesAt(from - lead);
     out.end = bytesAt(to - lead);
@@ -175,11 +176,36 @@ function fieldInputs(
   return spans;
 }
 
+/** Where a segment's field is written: read by its `line` getter. */
+class LineSource extends Stamped {
+  #where: FieldWhere;
+  #field: string;
+  constructor(segment: LayerSegment, where: FieldWhere, field: string) {
+    super(segment);
+    this.#where = where;
+    this.#field = field;
+  }
+  static line(segment: object): number | undefined {
+    const source = segment as LineSource;
+    return fieldLine(source.#where, source.#field);
+  }
+}
+
+const LINE_PROPERTY: PropertyDescriptor = Object.freeze({
+  enumerable: true,
+  get(this: object) {
+    return LineSource.line(this);
+  },
+});
+
+interface FieldWhere {
+  snapshot: Snapshot;
+  role: string;
+  source: string;
+}
+
 /** The line a role's field is written on in a YAML registry file (undefined elsewhere). */
-function fieldLine(
-  where: { snapshot: Snapshot; role: string; source: string },
-  field: string,
-): number | undefined {
+function fieldLine(where: FieldWhere, field: string): number | undefined {
   const { snapshot, role, source } = where;
   if (!/\.ya?ml$/i.test(source)) return undefined;
   const parsed = derived(snapshot, 'registry-yaml', () => new Map<string, ParsedYaml | undefined>());
