@@ -26,6 +26,7 @@ import { fleetById } from './derived.js';
 import { alsoDetected, detectPreset, presetPart, withoutRoles } from './detect.js';
 import { Digests } from './digests.js';
 import { fleetSteps } from './fleet.js';
+import { frontmatterWhere } from './frontmatter-where.js';
 import {
   type DecodeContext,
   DecodedFile,
@@ -412,37 +413,12 @@ const WHOLE_PACK_CODES: readonly DiagnosticCode[] = [
   'READ_TIMEOUT',
   'PACK_UNSTABLE',
 ];
-/** NO_LAYERS: the manifest composes nothing; says what turned layout detection off. */
+
 /**
  * The files of the build this one starts from, when that build decoded every path as this
  * one will (the same frontmatter mode and raw globs): a file there whose bytes object is
  * the one this build has is this build's decoding of it.
  */
-/**
- * Where `key` of a file's frontmatter is written, found when first read: a fleet keeps a
- * position for each agent its identity files declare, and only a diagnostic reads one
- * (finding it parses the file's frontmatter again). Holds the file, nothing of the build.
- */
-function frontmatterWhere(
-  path: string,
-  key: string,
-  file: PackFile | undefined,
-  mode: Manifest['frontmatter'],
-): Where {
-  if (!file || file.bodyOffset === 0 || /\.ya?ml$/i.test(path)) return { file: path };
-  let found: Where | undefined;
-  const where = () => (found ??= splitOf(file.text, path, mode)?.yaml?.locate([key]) ?? { file: path });
-  return {
-    file: path,
-    get line() {
-      return where().line;
-    },
-    get col() {
-      return where().col;
-    },
-  };
-}
-
 function earlierDecodings(
   previous: Snapshot | undefined,
   manifest: Snapshot['manifest'],
@@ -453,6 +429,7 @@ function earlierDecodings(
   return was.frontmatter === manifest.frontmatter && sameRaw ? previous.files : undefined;
 }
 
+/** NO_LAYERS: the manifest composes nothing; says what turned layout detection off. */
 function noLayers(root: ManifestPart, rootKey: string, preset: string): Diagnostic {
   const where: Where = root.layersAt ?? { file: root.file, line: 1, col: 1 };
   if (rootKey !== MANIFEST_FILE || root.extends)

@@ -1,4 +1,5 @@
 import type { PackFile } from '../build/pack-file.js';
+import { Stamped } from '../text/stamped.js';
 import { sha256 } from '../text/text.js';
 import type { ComposeResult, LayerPart, LayerResult } from './types.js';
 
@@ -94,18 +95,6 @@ export function freezeLayers<L extends { parts?: object[]; segments?: { inputs?:
 }
 
 // --- internal ---
-
-/**
- * A class whose constructor returns the object it is given: a subclass stamps its private
- * fields onto an existing object (invisible to keys, spreads and equality), for a shared
- * getter to read.
- */
-export class Stamped {
-  constructor(target: object) {
-    // biome-ignore lint/correctness/noConstructorReturn: stamps a private field onto `target`
-    return target;
-  }
-}
 
 /** The hash of a text that is a file's prompt: the file computes it once, for every compose. */
 class FileHashSource extends Stamped {

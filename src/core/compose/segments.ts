@@ -8,10 +8,11 @@ import {
   type TemplateValues,
 } from '../pack/template.js';
 import { ownValue } from '../text/own.js';
+import { Stamped } from '../text/stamped.js';
 import { utf8Length } from '../text/text.js';
 import { type ParsedYaml, parseYaml } from '../text/yaml.js';
 import type { LayerEnv } from './env.js';
-import { type LayerFinish, Stamped } from './lazy-hash.js';
+import type { LayerFinish } from './lazy-hash.js';
 import type { LayerResult, LayerSegment } from './types.js';
 
 // Where each piece of a text template layer's text comes from: the template's own text,
