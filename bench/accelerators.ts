@@ -1,12 +1,16 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { buildSnapshot as coreBuild } from '../src/core/build/snapshot.js';
-import { tryCompose as coreCompose } from '../src/core/compose/compose.js';
-import { sha256 } from '../src/core/text/text.js';
-import { type Accelerator, createEngine, type Engine } from '../src/engine/engine.js';
-import { LAYOUTS } from '../src/layouts/registry.js';
 import { generatePack } from './gen-pack.js';
+import {
+  type Accelerator,
+  coreBuild,
+  coreCompose,
+  createEngine,
+  type Engine,
+  LAYOUTS,
+  sha256,
+} from './lib.js';
 import { compare } from './measure.js';
 
 // Each accelerator of the engine against the engine without it, measured in the same run:

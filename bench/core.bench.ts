@@ -4,17 +4,24 @@ import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { ComposeRequest } from '../src/core/compose/compose.js';
-import { sha256 } from '../src/core/text/text.js';
-import { DEFAULT_CACHE_BYTES } from '../src/engine/cache.js';
-import { buildSnapshot, compose, defaultEngine } from '../src/engine/default-engine.js';
+
+import {
+  buildSnapshot,
+  type ComposeRequest,
+  compose,
+  DEFAULT_CACHE_BYTES,
+  defaultEngine,
+  fileReuse,
+  loadPack,
+  loadPackStrict,
+  sha256,
+  TREE,
+} from './lib.js';
 
 const setCacheBudget = (bytes: number) => {
   defaultEngine.cache.maxBytes = bytes;
 };
 
-import { loadPack, loadPackStrict } from '../src/source/load.js';
-import { fileReuse } from '../src/source/reuse.js';
 import { acceleratorRows } from './accelerators.js';
 import { generateLayout } from './gen-layouts.js';
 import { agentsFor, BENCH_LIMITS, generatePack } from './gen-pack.js';
@@ -36,6 +43,8 @@ import { toolingRows } from './tooling-rows.js';
  * `--agents N` gives the load and reload packs a fleet of N agents, each with its
  * identity file (`--agents roles`: as many as the pack has roles; default none: every
  * role is a member).
+ * Sections (1)–(3) measure the built `dist/` (`bench/lib.ts`; BENCH_SRC=1 measures the
+ * sources through tsx); (4) and (5) run the sources and the built CLI as before.
  */
 const out: string[] = [];
 const log = (line: string) => {
@@ -43,7 +52,9 @@ const log = (line: string) => {
   console.log(line);
 };
 
-log(`machine: ${machine()}; ${new Date().toISOString().slice(0, 10)}`);
+log(
+  `machine: ${machine()}; ${new Date().toISOString().slice(0, 10)}; measuring ${TREE === 'dist' ? 'the built dist/' : 'the sources through tsx (BENCH_SRC=1)'}`,
+);
 
 // `--only compose,accelerators,load,layouts,reload,tooling` runs some sections (default: all).
 // `--roles` picks the generated packs' sizes for load and reload (default 1000,10000; add 50000

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { getHeapCodeStatistics, getHeapSpaceStatistics } from 'node:v8';
-import { loadPack } from '../src/source/load.js';
-import { readPackDir } from '../src/source/read-dir.js';
 import { BENCH_LIMITS } from './gen-pack.js';
+import { loadPack, readPackDir } from './lib.js';
 import { readAllSync } from './read-all.js';
 
 /**
