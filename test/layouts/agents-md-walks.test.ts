@@ -1,6 +1,7 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { derived } from '../../src/core/build/derived.js';
 import { composeReading, tryCompose } from '../../src/core/compose/compose.js';
 import { sha256 } from '../../src/core/text/text.js';
 import { loadPack } from '../../src/source/load.js';
@@ -77,6 +78,19 @@ describe('agents-md: a chain walk kept per folder', () => {
         }
       }
     }
+  });
+
+  it('keeps a walk only for a folder as the pack spells it: other spellings are endless', async () => {
+    const snapshot = await pack();
+    const canonical = seen(tryCompose(snapshot, { vars: { cwd: 'frontend/src' } }));
+    for (let i = 0; i < 50; i++) {
+      const cwd = `frontend/x${i}/../src`;
+      expect([cwd, seen(tryCompose(snapshot, { vars: { cwd } })).text]).toEqual([cwd, canonical.text]);
+    }
+    tryCompose(snapshot, { vars: { cwd: '.' } });
+    const kept = derived(snapshot, 'chain-paths', () => new Map<unknown, Map<string, unknown>>());
+    const paths = [...kept.values()].flatMap((byPath) => [...byPath.keys()]);
+    expect(paths.sort()).toEqual(['.', 'frontend/src']);
   });
 
   it('hashes a part that is a whole file as the file, and a cut part as its bytes', async () => {

@@ -187,7 +187,10 @@ function folderAndWalk(
   const dir = chainFolder(env, layer, source, path);
   if (dir === undefined) return undefined;
   const found = { dir, walk: chainWalk(env, source, dir) };
-  const keep = dir === path && env.diagnostics.length === said && isPackFolder(env.snapshot, dir);
+  // Only the pack's own spelling of a folder (and `.` for the root): other spellings are
+  // endless (`a/x/../b`), so they are not kept.
+  const spelled = dir === path || (path === '.' && dir === '');
+  const keep = spelled && env.diagnostics.length === said && isPackFolder(env.snapshot, dir);
   if (kept !== undefined && keep) {
     if (byPath === undefined) {
       byPath = new Map();
