@@ -15,7 +15,7 @@ import {
   loadPack,
   loadPackStrict,
   sha256,
-  TREE,
+  TREE_NOTE,
 } from './lib.js';
 
 const setCacheBudget = (bytes: number) => {
@@ -52,9 +52,7 @@ const log = (line: string) => {
   console.log(line);
 };
 
-log(
-  `machine: ${machine()}; ${new Date().toISOString().slice(0, 10)}; measuring ${TREE === 'dist' ? 'the built dist/' : 'the sources through tsx (BENCH_SRC=1)'}`,
-);
+log(`machine: ${machine()}; ${new Date().toISOString().slice(0, 10)}; ${TREE_NOTE}`);
 
 // `--only compose,accelerators,load,layouts,reload,tooling` runs some sections (default: all).
 // `--roles` picks the generated packs' sizes for load and reload (default 1000,10000; add 50000

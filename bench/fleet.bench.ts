@@ -4,10 +4,15 @@ import { dirname, join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pino from 'pino';
 import { parseDocument } from 'yaml';
-import { startService } from '../src/server/node/start.js';
-import { openPack } from '../src/source/open.js';
+import type * as StartModule from '../src/server/node/start.js';
+import type * as OpenModule from '../src/source/open.js';
 import { largeFleetPack } from '../test/hostile/fleet.js';
+import { fromTree, TREE_NOTE } from './lib.js';
 import { machine } from './measure.js';
+
+// The service and loader measured are the built ones (or the sources with BENCH_SRC=1).
+const { startService } = await fromTree<typeof StartModule>('server/node/start.js');
+const { openPack } = await fromTree<typeof OpenModule>('source/open.js');
 
 /**
  * `npm run bench:fleet [-- --agents 10000,100000]`: a pack (examples/roboco) whose
@@ -30,7 +35,7 @@ const SIZES = arg('--agents', '10000').split(',').map(Number);
 const EDITS = 6;
 
 console.log(
-  `machine: ${machine()}; load average ${os
+  `machine: ${machine()}; ${TREE_NOTE}; load average ${os
     .loadavg()
     .map((l) => l.toFixed(2))
     .join(' / ')}\n`,
@@ -50,7 +55,7 @@ for (const agents of SIZES) {
   });
   const yamlMs = await median(async () => void parseDocument(text).toJS());
   const jsonMs = await median(async () => void JSON.parse(json));
-  const edits = await editRows(dir, text, maxFileBytes);
+  const edits = await editRows(dir, agents, text, maxFileBytes);
   console.log(
     `| ${agents.toLocaleString('en')} | ${(text.length / 1024).toFixed(0)} KB | ${load.toFixed(0)} | ${yamlMs.toFixed(0)} | ${jsonMs.toFixed(1)} | ${(load / yamlMs).toFixed(2)}× | ${edits.fleet} | ${edits.base} | ${edits.block.toFixed(0)} |`,
   );
@@ -71,6 +76,7 @@ async function median(run: () => Promise<void>): Promise<number> {
 
 async function editRows(
   dir: string,
+  agents: number,
   text: string,
   maxFileBytes: number,
 ): Promise<{ fleet: string; base: string; block: number }> {
@@ -92,13 +98,17 @@ async function editRows(
     await sleep(3000);
     const delay = monitorEventLoopDelay({ resolution: 1 });
     delay.enable();
-    const line = '  - id: agent-5000\n    role: architect\n    team: growth\n';
+    // The agent edited: one near the middle whose role is architect and team growth
+    // (largeFleetPack gives agent i ROLES[i % 3] and TEAMS[i % 3]: agent-5000 of 10,000).
+    const probe = `agent-${3 * Math.floor(agents / 6) + 2}`;
+    const line = `  - id: ${probe}\n    role: architect\n    team: growth\n`;
+    if (!text.includes(line)) throw new Error(`fleet.yaml has no ${JSON.stringify(line)}`);
     const fleet: number[] = [];
     for (let i = 0; i < EDITS; i++) {
       const team = i % 2 === 0 ? 'payments' : 'growth';
       fleet.push(
         await edit(join(dir, 'fleet.yaml'), text.replace(line, line.replace('growth', team)), async () =>
-          (await prompt('agent-5000')).includes(`# Team: ${team[0]!.toUpperCase()}${team.slice(1)}`),
+          (await prompt(probe)).includes(`# Team: ${team[0]!.toUpperCase()}${team.slice(1)}`),
         ),
       );
     }
@@ -106,9 +116,7 @@ async function editRows(
     for (let i = 0; i < EDITS; i++) {
       const marker = `Base edit ${i}.`;
       base.push(
-        await edit(join(dir, 'base.md'), `${marker}\n`, async () =>
-          (await prompt('agent-5000')).includes(marker),
-        ),
+        await edit(join(dir, 'base.md'), `${marker}\n`, async () => (await prompt(probe)).includes(marker)),
       );
     }
     delay.disable();
@@ -123,7 +131,10 @@ async function edit(file: string, text: string, served: () => Promise<boolean>):
   writeFileSync(`${file}.tmp~`, text);
   const t = performance.now();
   renameSync(`${file}.tmp~`, file);
-  while (!(await served())) await sleep(5);
+  while (!(await served())) {
+    if (performance.now() - t > 60_000) throw new Error(`${file}: the edit was not served within 60 s`);
+    await sleep(5);
+  }
   const ms = performance.now() - t;
   await sleep(500);
   return ms;

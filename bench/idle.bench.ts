@@ -5,6 +5,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { SETTLED_MS } from '../src/source/reuse.js';
 import { BENCH_LIMITS, generatePack } from './gen-pack.js';
+import { TREE, TREE_NOTE } from './lib.js';
 import { machine } from './measure.js';
 
 // `npm run bench:idle [-- --rows 1000:10,10000:10,20000:10,50000:10,20000:20000]
@@ -42,7 +43,7 @@ const load = () =>
     .loadavg()
     .map((l) => l.toFixed(2))
     .join(' / ');
-console.log(`machine: ${machine()}; load average ${load()}; ${new Date().toISOString()}`);
+console.log(`machine: ${machine()}; ${TREE_NOTE}; load average ${load()}; ${new Date().toISOString()}`);
 console.log(`strata: ${ROOT}; poll ${POLL_MS} ms; idle window ${WINDOW_S} s after ${SETTLE_S} s`);
 console.log('');
 console.log(
@@ -111,9 +112,10 @@ function serve(dir: string, port: number): ChildProcess {
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      join(ROOT, 'bin', 'strata.ts'),
+      // The built service, as `npm start` runs it (the sources through tsx with BENCH_SRC=1).
+      ...(TREE === 'dist'
+        ? [join(ROOT, 'dist', 'bin', 'strata.js')]
+        : ['--import', 'tsx', join(ROOT, 'bin', 'strata.ts')]),
       'serve',
       '--dir',
       dir,

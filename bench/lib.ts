@@ -22,8 +22,17 @@ export type { Accelerator, Engine } from '../src/engine/engine.js';
 /** Which tree this process measures: `dist` (the default) or `src`. */
 export const TREE = process.env.BENCH_SRC === '1' ? 'src' : 'dist';
 
+/** What a benchmark's machine line says of the tree it measures. */
+export const TREE_NOTE =
+  TREE === 'dist' ? 'measuring the built dist/' : 'measuring the sources through tsx (BENCH_SRC=1)';
+
 const root = TREE === 'src' ? '../src' : '../dist/src';
-const load = <T>(path: string): Promise<T> => import(`${root}/${path}`) as Promise<T>;
+/**
+ * A module of the measured tree, by its path under `src/` (`'server/node/start.js'`); type
+ * it with the source module's type (`fromTree<typeof import('../src/…')>(…)`).
+ */
+export const fromTree = <T>(path: string): Promise<T> => import(`${root}/${path}`) as Promise<T>;
+const load = fromTree;
 
 export const { buildSnapshot: coreBuild } = await load<typeof SnapshotModule>('core/build/snapshot.js');
 export const { tryCompose: coreCompose } = await load<typeof ComposeModule>('core/compose/compose.js');

@@ -3,9 +3,14 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pino from 'pino';
-import { indexPack } from '../src/engine/default-engine.js';
-import { startService } from '../src/server/node/start.js';
+import type * as DefaultEngineModule from '../src/engine/default-engine.js';
+import type * as StartModule from '../src/server/node/start.js';
 import { agentsFor, BENCH_LIMITS, generatePack } from './gen-pack.js';
+import { fromTree } from './lib.js';
+
+// The service measured is the built one (or the sources with BENCH_SRC=1: see lib.ts).
+const { indexPack } = await fromTree<typeof DefaultEngineModule>('engine/default-engine.js');
+const { startService } = await fromTree<typeof StartModule>('server/node/start.js');
 
 /** How {@link reloadRows} edits and measures. */
 export interface ReloadRowsOptions {

@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { TREE_NOTE } from './lib.js';
 import { machine } from './measure.js';
 import { reloadRows } from './reload-rows.js';
 
@@ -22,7 +23,7 @@ const arg = (name: string, fallback: string) => {
 };
 
 console.log(
-  `machine: ${machine()}; load average ${os
+  `machine: ${machine()}; ${TREE_NOTE}; load average ${os
     .loadavg()
     .map((l) => l.toFixed(2))
     .join(' / ')}`,

@@ -1,11 +1,16 @@
 import { join } from 'node:path';
 import type { Snapshot } from '../src/core/build/snapshot.js';
-import { compose } from '../src/core/compose/compose.js';
-import { loadPackStrict } from '../src/source/load.js';
-import { analyzeCache } from '../src/tokens/cache.js';
-import { withTokens } from '../src/tokens/count.js';
-import { getTokenizer } from '../src/tokens/tokenizer.js';
+import type * as ComposeModule from '../src/core/compose/compose.js';
+import type * as CacheModule from '../src/tokens/cache.js';
+import type * as CountModule from '../src/tokens/count.js';
+import type * as TokenizerModule from '../src/tokens/tokenizer.js';
+import { fromTree, loadPackStrict, TREE_NOTE } from './lib.js';
 import { machine, timeIt } from './measure.js';
+
+const { compose } = await fromTree<typeof ComposeModule>('core/compose/compose.js');
+const { analyzeCache } = await fromTree<typeof CacheModule>('tokens/cache.js');
+const { withTokens } = await fromTree<typeof CountModule>('tokens/count.js');
+const { getTokenizer } = await fromTree<typeof TokenizerModule>('tokens/tokenizer.js');
 
 /**
  * `npm run bench:tokens`: token counting of every fleet member of examples/roboco (fable
@@ -13,7 +18,7 @@ import { machine, timeIt } from './measure.js';
  * same snapshot again), against the bare tokenizer counting each whole text.
  */
 const log = (line: string) => console.log(line);
-log(`machine: ${machine()}; ${new Date().toISOString().slice(0, 10)}`);
+log(`machine: ${machine()}; ${new Date().toISOString().slice(0, 10)}; ${TREE_NOTE}`);
 
 // 1. Loading the encodings (once per process, on first count).
 const loadMs = (name: 'o200k_base' | 'cl100k_base') => {

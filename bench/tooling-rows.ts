@@ -2,10 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run } from '../src/cli/run.js';
-import { loadPack } from '../src/source/load.js';
-import { fileReuse } from '../src/source/reuse.js';
+import type * as RunModule from '../src/cli/run.js';
 import { BENCH_LIMITS, generatePack } from './gen-pack.js';
+import { fileReuse, fromTree, loadPack } from './lib.js';
+
+// The CLI measured in this process is the built one (or the sources with BENCH_SRC=1).
+const { run } = await fromTree<typeof RunModule>('cli/run.js');
 
 /** How {@link toolingRows} measures. */
 export interface ToolingRowsOptions {

@@ -37,7 +37,11 @@ export function jsonAnswer(value: unknown, status = 200, headers: Record<string,
 /** An answer's headers as node's flat `[name, value, …]` list, with Content-Length; built once per answer. */
 export function rawHeaders(answer: Answer): string[] {
   if (!answer.raw) {
-    const raw = Object.entries(answer.headers).flat();
+    // A loop, not `Object.entries(…).flat()`: flat() costs microseconds per answer, and
+    // a one-off answer (an `ambient` text of its own) makes its list every time.
+    const raw: string[] = [];
+    const { headers } = answer;
+    for (const name in headers) raw.push(name, headers[name]!);
     if (answer.body !== undefined) raw.push('content-length', String(answer.body.byteLength));
     answer.raw = raw;
   }
