@@ -63,9 +63,10 @@ export async function acceleratorRows(log: (line: string) => void, load: () => s
     const files = readTree(dir);
     const fresh = () => new Map([...files].map(([p, b]) => [p, b.slice()]));
     const buildWith = (engine: Engine) => () => engine.buildSnapshot({ files: fresh(), env: {} });
+    const noIncremental = { incremental: false } as const;
     const fast = await compare(
-      buildWith(engineWithout([])),
-      buildWith(engineWithout(['fastYaml'])),
+      buildWith(engineWithout([], noIncremental)),
+      buildWith(engineWithout(['fastYaml'], noIncremental)),
       3,
       1000,
       3,
@@ -114,6 +115,23 @@ export async function acceleratorRows(log: (line: string) => void, load: () => s
     const again = await compare(reload(createEngine()), reload(engineWithout(['parseMemo'])), 3, 1000, 3);
     log(
       `| parseMemo | a one-file edit of 1,000 roles, built as a reload builds it (handed the served snapshot) | ${ms(again.baseline)} | ${ms(again.subject)} | **${again.ratio.toFixed(1)}** |`,
+    );
+    // incremental: a one-file edit of the same pack as a reload does it: built from the
+    // served snapshot, then compared with it for the reload guard (what the patch says
+    // changed decides which members are composed again).
+    const edit = (engine: Engine) => {
+      const first = engine.buildSnapshot({ files, env: {} }).snapshot!;
+      let n = 0;
+      return async () => {
+        const next = new Map(files);
+        next.set('roles/role-7.md', new TextEncoder().encode(`Role seven, edit ${n++}.\n`));
+        const built = engine.buildSnapshot({ files: next, env: {}, previous: first }).snapshot!;
+        await engine.comparePacks(first, built);
+      };
+    };
+    const inc = await compare(edit(createEngine()), edit(engineWithout(['incremental'])), 3, 1000, 3);
+    log(
+      `| incremental | a one-file edit of 1,000 roles as a reload makes it: built from the served snapshot, then compared with it member by member | ${ms(inc.baseline)} | ${ms(inc.subject)} | **${inc.ratio.toFixed(1)}** |`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -168,8 +186,8 @@ export async function acceleratorRows(log: (line: string) => void, load: () => s
 // --- internal ---
 
 /** An engine with every accelerator but `off` (and any other option given). */
-function engineWithout(off: Accelerator[]): Engine {
-  return createEngine({ accelerators: Object.fromEntries(off.map((a) => [a, false])) });
+function engineWithout(off: Accelerator[], more: Partial<Record<Accelerator, boolean>> = {}): Engine {
+  return createEngine({ accelerators: { ...more, ...Object.fromEntries(off.map((a) => [a, false])) } });
 }
 
 function readTree(root: string): Map<string, Uint8Array> {

@@ -23,7 +23,7 @@ const { openPack } = await fromTree<typeof OpenModule>('source/open.js');
  *    package's `parseDocument().toJS()` of it, and `JSON.parse` of the same agents as JSON.
  * 2. Edit → served: a running service (watcher on); fleet.yaml saved with one agent's team
  *    changed, timed until that agent's prompt has the new team, 6 edits; against an edit
- *    of base.md in the same service (the same read, the same build). Also the longest the
+ *    of base.md in the same service (the same read, a patched build). Also the longest the
  *    event loop was held during the edits (the same process runs the fetching client).
  */
 

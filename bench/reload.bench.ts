@@ -7,7 +7,7 @@ import { reloadRows } from './reload-rows.js';
 // running service on a generated pack; each edit rewrites the text of one role file (its
 // frontmatter kept, unless `--meta`) and times until a client fetching
 // that role gets the new bytes (file write → new bytes served), through the watcher,
-// the consistent read, the build and the reload comparison. Also reported:
+// the consistent read, the incremental build and the reload comparison. Also reported:
 // how long the service took after start-up to work out what each member reads (done in
 // the background; edits are timed once it is done, as in a service that has been up a
 // while), and the longest the event loop was held during the edits (the same process

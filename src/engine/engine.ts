@@ -17,6 +17,7 @@ import { LAYOUTS } from '../layouts/registry.js';
 import { type CacheUsage, DEFAULT_CACHE_BYTES, EngineCache, type SnapshotCache } from './cache.js';
 import { fastYaml } from './fast/yaml-simple.js';
 import { PackComparer, type PackComparison } from './incremental/pack-compare.js';
+import { Incremental } from './incremental/snapshot-patch.js';
 import { ComposeMemo } from './memo/compose-memo.js';
 import { freezeOutcome } from './memo/freeze.js';
 import { outcomeBytes } from './memo/outcome-bytes.js';
@@ -31,7 +32,8 @@ export interface EngineOptions {
   cacheBytes?: number;
   /**
    * Accelerators, each on unless turned off here: `memo` (compose outcomes kept per
-   * snapshot and request), `parseMemo` (per-bytes UTF-8 checks and YAML parses kept across builds), `fastYaml`
+   * snapshot and request), `incremental` (a reload builds from the served snapshot),
+   * `parseMemo` (per-bytes UTF-8 checks and YAML parses kept across builds), `fastYaml`
    * (the simplest YAML read without a syntax tree). Turning one off never changes a byte
    * of any answer, only the time it takes: benchmarks and tests do.
    */
@@ -41,7 +43,7 @@ export interface EngineOptions {
 }
 
 /** The engine's accelerators, by name (see {@link EngineOptions.accelerators}). */
-export type Accelerator = 'memo' | 'parseMemo' | 'fastYaml';
+export type Accelerator = 'memo' | 'incremental' | 'parseMemo' | 'fastYaml';
 
 /**
  * strata's core, made fast: builds and composes exactly as the core does, with every
@@ -52,7 +54,7 @@ export interface Engine {
   readonly cache: EngineCache;
   /** The layouts its builds know (unless a build's input names its own). */
   readonly layouts: Layouts;
-  /** Builds a snapshot (as the core's `buildSnapshot`), reusing what `input.previous` decoded. */
+  /** Builds a snapshot (as the core's `buildSnapshot`), incrementally from `input.previous`. */
   buildSnapshot(input: BuildInput): LoadResult;
   /** {@link Engine.buildSnapshot} in steps, giving the event loop a turn when `yielder` is due. */
   buildSnapshotSliced(input: BuildInput, yielder: Yielder): Promise<LoadResult>;
@@ -69,6 +71,11 @@ export interface Engine {
    * only the members an edit can reach.
    */
   comparePacks(current: Snapshot | undefined, next: Snapshot, yielder?: Yielder): Promise<PackComparison>;
+  /**
+   * The paths whose files may differ between `a` and `b` when this engine built `b` from
+   * `a` incrementally (a superset of those that do); undefined when it did not.
+   */
+  patchedPaths(a: Snapshot, b: Snapshot): readonly string[] | undefined;
   /** Works out which files each member of a snapshot reads (what {@link Engine.comparePacks} starts from). */
   indexPack(snapshot: Snapshot, yielder?: Yielder): Promise<ReadonlyMap<string, readonly string[]>>;
   /** The cache's budget and what it holds now. */
@@ -91,20 +98,25 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const cache = new EngineCache(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
   const memo = new ComposeMemo(cache);
   const bytes = new BytesMemo();
+  const incremental = new Incremental();
   const problems = new WeakMap<Snapshot, Promise<Diagnostic[]> | Diagnostic[]>();
 
   const hooks: BuildHooks = {};
   if (on('fastYaml')) hooks.fastYaml = fastYaml;
   if (on('parseMemo')) hooks.memo = (b, step, compute, path) => bytes.get(b, step, compute, path);
+  if (on('incremental')) {
+    hooks.patch = (input, previous) => incremental.patch(withLayouts(input), previous, hooks);
+    hooks.built = (snapshot, record) => incremental.remember(snapshot, record);
+  }
   const tryCompose = on('memo')
     ? (snapshot: Snapshot, request: ComposeRequest) =>
         memo.outcome(snapshot, request, coreCompose, sizeOf, freezeComposed)
     : (snapshot: Snapshot, request: ComposeRequest) =>
         freezeComposed(coreCompose(snapshot, request), snapshot);
-  const comparer = new PackComparer({
-    tryCompose,
-    composeReading: (s, r, onRead) => composeReading(s, r, onRead),
-  });
+  const comparer = new PackComparer(
+    { tryCompose, composeReading: (s, r, onRead) => composeReading(s, r, onRead) },
+    incremental,
+  );
 
   const engine: Engine = {
     cache,
@@ -136,6 +148,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     },
     comparePacks: (current, next, yielder) => comparer.compare(current, next, yielder),
     indexPack: (snapshot, yielder) => comparer.index(snapshot, yielder),
+    patchedPaths: (a, b) => incremental.patchedPaths(a, b),
     cacheUsage: () => cache.usage(),
   };
   return engine;

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoadResult, Snapshot } from '../../src/core/build/snapshot.js';
 import { composeMember, packMembers } from '../../src/core/compose/members.js';
-import { buildSnapshot } from '../../src/engine/default-engine.js';
+import { buildSnapshot, defaultEngine } from '../../src/engine/default-engine.js';
 import { sameBytes } from '../../src/engine/incremental/same-bytes.js';
 import { openPack } from '../../src/source/open.js';
 import { readPackDir } from '../../src/source/read-dir.js';
@@ -128,11 +128,13 @@ describe('incremental reloads', () => {
     expect(new TextDecoder().decode(second.files.get('teams/platform.md'))).toContain('Platform note.');
   });
 
-  it('build from the previous snapshot what a load from scratch builds after a body edit', async () => {
-    await incremental();
+  it('start the build from the previous snapshot when a body edit allows it', async () => {
+    const before = (await incremental()).snapshot!;
     await apply({ kind: 'append', file: 'doctrine/fable.md', text: 'A fable note.' });
     const after = (await incremental()).snapshot!;
-    expect(after.files.get('doctrine/fable.md')!.prompt).toContain('A fable note.');
+    // (A file written within a second of its last read is read again, so the edits of the
+    // tests before may be among the paths too.)
+    expect(defaultEngine.patchedPaths(before, after)).toContain('doctrine/fable.md');
     expect(observe({ snapshot: after, diagnostics: after.warnings })).toEqual(observe(await fromScratch()));
   });
 

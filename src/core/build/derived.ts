@@ -28,12 +28,21 @@ export function derived<T>(snapshot: Snapshot, name: string, compute: (snapshot:
   return value;
 }
 
+/**
+ * Gives `to` the look-up `from` holds in slot `name`, when it has one: for a snapshot
+ * that shares what the look-up is derived from (a patched build shares its fleet).
+ */
+export function carryDerived(from: Snapshot, to: Snapshot, name: string): void {
+  const held = (from as WithSlots)[SLOTS];
+  if (held?.has(name)) derived(to, name, () => held.get(name));
+}
+
 /** The fleet of a snapshot by agent id (the last of a repeated id). */
 export function fleetById(snapshot: Snapshot): ReadonlyMap<string, Agent> {
   return derived(snapshot, FLEET_BY_ID, (s) => new Map(s.fleet.map((a) => [a.id, a])));
 }
 
-/** The slot of {@link fleetById}: a build fills it. */
+/** The slot of {@link fleetById}: a build fills it, a patched build carries it over. */
 export const FLEET_BY_ID = 'fleet-by-id';
 
 // --- internal ---

@@ -71,6 +71,11 @@ export function buildSnapshotSliced(
 
 /** The build, yielding between steps of a few hundred files or records. */
 function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, LoadResult> {
+  // A reload of a pack built before: start from that build when it is exact to.
+  if (input.previous && hooks.patch) {
+    const patched = yield* hooks.patch(input, input.previous);
+    if (patched) return patched;
+  }
   const memo = hooks.memo ?? computeOnce;
   const decoding: DecodeContext = { digests: new Digests(), fast: hooks.fastYaml };
   const diagnostics: Diagnostic[] = [...(input.readDiagnostics ?? [])];
@@ -398,6 +403,26 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
     if (also) snapshot.alsoLayout = also;
   }
   if (external.size > 0) snapshot.external = external;
+  else
+    hooks.built?.(snapshot, {
+      inputFiles: input.files,
+      refused: new Set(input.refused ?? []),
+      preset: input.preset,
+      root: input.root,
+      detected: input.preset === undefined && presetName !== undefined,
+      structural: new Set([
+        MANIFEST_FILE,
+        ...chainFiles,
+        manifest.fleet.file,
+        ...roleFiles.map((f) => f.path),
+        ...agents.map((a) => a.source),
+      ]),
+      dropped,
+      refusedKept: [...(input.refused ?? [])].filter((p) => !dropped.has(p)),
+      raw: (path) => rawGlobs.some((g) => g(path)),
+      warned: new Set(snapshot.warnings.flatMap((d) => (d.file === undefined ? [] : [d.file]))),
+      settingsKey: JSON.stringify(resolved.diagnostics),
+    });
   return { snapshot, diagnostics: snapshot.warnings };
 }
 

@@ -11,6 +11,8 @@ import {
 import { packMembers } from '../../core/compose/members.js';
 import { deepEqual } from '../../core/text/deep-equal.js';
 import { byteOrder } from '../../core/text/text.js';
+import { LayeredMap } from './layered-map.js';
+import type { Incremental } from './snapshot-patch.js';
 
 /** Which fleet members and roles got a different prompt between two pack versions. */
 export interface PromptChanges {
@@ -43,9 +45,14 @@ export interface Composer {
 export class PackComparer {
   /** Per snapshot: request key → the pack paths its compose looked up. */
   #indexes = new WeakMap<Snapshot, Promise<ReadonlyMap<string, readonly string[]>>>();
+  /** Per index: pack path → the requests that read it. */
+  #readerIndexes = new WeakMap<ReadonlyMap<string, readonly string[]>, Map<string, string[]>>();
   #requestMaps = new WeakMap<Snapshot, Map<string, ComposeRequest>>();
 
-  constructor(private readonly composer: Composer) {}
+  constructor(
+    private readonly composer: Composer,
+    private readonly incremental: Incremental,
+  ) {}
 
   /**
    * Compares two versions of a pack once, for both the reload guard and the change report:
@@ -72,12 +79,32 @@ export class PackComparer {
     }
     const before = await this.index(current, yielder);
     const beforeRequests = this.#requestsOf(current);
+    // A version patched from the served one shares its fleet and registry: the same requests.
+    if (next.fleet === current.fleet && next.roles === current.roles && !this.#requestMaps.has(next))
+      this.#requestMaps.set(next, beforeRequests);
     const afterRequests = this.#requestsOf(next);
-    const changed = sameInputs(current, next) ? await changedPaths(current, next, yielder) : undefined;
+    const samePack = sameInputs(current, next);
+    const patched = samePack ? this.incremental.patchedPaths(current, next) : undefined;
+    const changed = !samePack
+      ? undefined
+      : patched
+        ? new Set(patched)
+        : await changedPaths(current, next, yielder);
     const after = new Map<string, readonly string[]>();
     const outcomes = new Map<string, { before?: ComposeOutcome; after?: ComposeOutcome }>();
-    const keys = [...beforeRequests.keys()];
-    for (const key of afterRequests.keys()) if (!beforeRequests.has(key)) keys.push(key);
+    // A version patched from the served one, with its requests: only those that read a
+    // changed file can differ, found through who reads each file (no pass over every request).
+    const onlyReaders = patched !== undefined && afterRequests === beforeRequests;
+    let keys: string[];
+    if (onlyReaders) {
+      const readers = this.#readersOf(before);
+      const reached = new Set<string>();
+      for (const path of patched) for (const key of readers.get(path) ?? []) reached.add(key);
+      keys = [...reached];
+    } else {
+      keys = [...beforeRequests.keys()];
+      for (const key of afterRequests.keys()) if (!beforeRequests.has(key)) keys.push(key);
+    }
     for (let i = 0; i < keys.length; i++) {
       if (yielder?.due) await yielder.pause();
       const key = keys[i]!;
@@ -104,7 +131,13 @@ export class PackComparer {
       if (beforeRequests.has(key)) pair.before = this.composer.tryCompose(current, request);
       outcomes.set(key, pair);
     }
-    this.#indexes.set(next, Promise.resolve(after));
+    if (onlyReaders) {
+      const index = LayeredMap.over(before, after);
+      // Who reads each file stays known while the recomposed requests read what they did.
+      if ([...after].every(([key, reads]) => sameList(reads, before.get(key)!)))
+        this.#readerIndexes.set(index, this.#readersOf(before));
+      this.#indexes.set(next, Promise.resolve(index));
+    } else this.#indexes.set(next, Promise.resolve(after));
 
     // The change report: every reached agent and role whose fingerprint differs.
     const agents: string[] = [];
@@ -170,13 +203,37 @@ export class PackComparer {
     yielder: Yielder | undefined,
   ): Promise<ReadonlyMap<string, readonly string[]>> {
     const out = new Map<string, readonly string[]>();
+    // Who reads each file, built alongside (the next comparison looks edits up there).
+    const readers = new Map<string, string[]>();
     for (const [key, request] of this.#requestsOf(snapshot)) {
       if (yielder?.due) await yielder.pause();
       const files: string[] = [];
       this.composer.composeReading(snapshot, request, (p) => files.push(p));
-      out.set(key, [...new Set(files)]);
+      const reads = [...new Set(files)];
+      out.set(key, reads);
+      for (const path of reads) {
+        const keys = readers.get(path);
+        if (keys) keys.push(key);
+        else readers.set(path, [key]);
+      }
     }
+    this.#readerIndexes.set(out, readers);
     return out;
+  }
+
+  #readersOf(index: ReadonlyMap<string, readonly string[]>): Map<string, string[]> {
+    let found = this.#readerIndexes.get(index);
+    if (!found) {
+      found = new Map();
+      for (const [key, reads] of index)
+        for (const path of reads) {
+          const keys = found.get(path);
+          if (keys) keys.push(key);
+          else found.set(path, [key]);
+        }
+      this.#readerIndexes.set(index, found);
+    }
+    return found;
   }
 
   /** The requests a comparison covers: fleet agents, roles, and the default member of a pack with neither. */
@@ -201,6 +258,10 @@ export function promptFingerprint(outcome: ComposeOutcome): string {
 }
 
 // --- internal ---
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
 
 function requestKeyOf(request: ComposeRequest): string {
   if (request.agent !== undefined) return `agent\0${request.agent}`;
