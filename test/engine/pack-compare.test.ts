@@ -4,6 +4,9 @@ import { engine } from './pack-compare-harness.js';
 
 const { comparePacks, indexPack } = engine;
 
+import type { ComposeOutcome } from '../../src/core/compose/compose.js';
+import { sha256, utf8Length } from '../../src/core/text/text.js';
+import { promptFingerprint, samePrompt } from '../../src/engine/incremental/pack-compare.js';
 import { changedPrompts } from '../../src/reload/changes.js';
 import { builder, checkSequence, type Edit, examplePack, type Files } from './pack-compare-harness.js';
 
@@ -173,5 +176,62 @@ describe('comparePacks', () => {
     const { changes, degradation: report } = await comparePacks(undefined, served);
     expect(changes).toEqual(changedPrompts(undefined, served));
     expect(report.degraded).toBe(false);
+  });
+});
+
+describe('samePrompt: what the change report compares', () => {
+  const ok = (text: string) =>
+    ({
+      ok: true,
+      result: { text, bytes: utf8Length(text), sha256: sha256(text) },
+    }) as unknown as ComposeOutcome;
+  const failed = (...codes: string[]) =>
+    ({
+      ok: false,
+      diagnostics: codes.map((code) => ({ code, severity: 'error', message: code })),
+    }) as unknown as ComposeOutcome;
+
+  it('says what the prompts’ fingerprints say, hashing only texts with a lone surrogate', () => {
+    const cases: Array<[ComposeOutcome | undefined, ComposeOutcome | undefined]> = [
+      [ok('You are Ada.'), ok('You are Ada.')],
+      [ok('You are Ada.'), ok('You are Ada!')],
+      // Two lone surrogates: different strings, the same UTF-8 bytes (U+FFFD each).
+      [ok('x\ud800'), ok('x\udbff')],
+      [ok('x\ud800'), ok('x\ufffd')],
+      [ok('x\ud83d\ude00'), ok('x\ud800\ude00')],
+      [failed('UNKNOWN_ROLE'), failed('UNKNOWN_ROLE')],
+      [failed('UNKNOWN_ROLE'), failed('NO_ROLE')],
+      [ok('error:UNKNOWN_ROLE'), failed('UNKNOWN_ROLE')],
+      [ok('You are Ada.'), undefined],
+      [undefined, undefined],
+    ];
+    const fingerprint = (o: ComposeOutcome | undefined) => (o ? promptFingerprint(o) : undefined);
+    expect(cases.map(([a, b]) => samePrompt(a, b))).toEqual(
+      cases.map(([a, b]) => fingerprint(a) === fingerprint(b)),
+    );
+    // Texts made of pieces that write the same bytes in several ways (lone surrogates and
+    // U+FFFD) or not (a pair, its halves): the same verdict as the fingerprints, whatever.
+    const piece = fc.constantFrom('a', '\ud800', '\udbff', '\udc00', '\ufffd', '\ud83d\ude00', 'é');
+    const text = fc.array(piece, { maxLength: 6 }).map((p) => p.join(''));
+    fc.assert(
+      fc.property(
+        text,
+        text,
+        (x, y) => samePrompt(ok(x), ok(y)) === (promptFingerprint(ok(x)) === promptFingerprint(ok(y))),
+      ),
+      { numRuns: 2000 },
+    );
+    expect(cases.map(([a, b]) => samePrompt(a, b))).toEqual([
+      true,
+      false,
+      true,
+      true,
+      false,
+      true,
+      false,
+      false,
+      false,
+      true,
+    ]);
   });
 });
