@@ -7,6 +7,9 @@ import { knownNames } from './known-names.js';
 /** What {@link checkRequestNames} found: names reported as unknown (layers using them are not reported again as LAYER_MISSING). */
 export type UnknownNames = ReadonlySet<'role' | 'team' | 'agent'>;
 
+/** The names of a request all of whose names are known: none. */
+const NONE_UNKNOWN: UnknownNames = new Set();
+
 /**
  * Says when a request names something the pack does not know, with the closest known
  * names (never silently wrong), adding its diagnostics to `diagnostics`:
@@ -37,7 +40,7 @@ export function checkRequestNames(
     snapshot.roles.size > 0 &&
     (team === undefined || team === member?.team || knownNames(snapshot).sets.teams.has(team))
   )
-    return new Set();
+    return NONE_UNKNOWN;
   // Made when a name is unknown: a request whose names are all known gets an empty set.
   let unknown: Set<'role' | 'team' | 'agent'> | undefined;
   // The known names are worked out only when a check needs them (once per snapshot,
@@ -136,7 +139,7 @@ export function checkRequestNames(
     );
     unknown = withName(unknown, 'team');
   }
-  return unknown ?? new Set();
+  return unknown ?? NONE_UNKNOWN;
 }
 
 /** The known role ids closest to `role` (for UNKNOWN_ROLE errors). */
