@@ -13,6 +13,8 @@ export default defineConfig({
     hookTimeout: 300_000,
     // expect.poll waits up to 1 s by default: too little on a busy machine.
     expect: { poll: { timeout: 120_000 } },
+    // Every temporary folder of the run in one, removed when it ends.
+    globalSetup: ['test/suite-tmpdir.ts'],
     pool: 'forks',
     // Two workers (vitest's default on two cores is one: files would run one at a time,
     // mostly waiting on sockets and watchers). Files share a worker's module cache

@@ -7,9 +7,6 @@ import { knownNames } from './known-names.js';
 /** What {@link checkRequestNames} found: names reported as unknown (layers using them are not reported again as LAYER_MISSING). */
 export type UnknownNames = ReadonlySet<'role' | 'team' | 'agent'>;
 
-/** The names of a request all of whose names are known: none. */
-const NONE_UNKNOWN: UnknownNames = new Set();
-
 /**
  * Says when a request names something the pack does not know, with the closest known
  * names (never silently wrong), adding its diagnostics to `diagnostics`:
@@ -40,7 +37,7 @@ export function checkRequestNames(
     snapshot.roles.size > 0 &&
     (team === undefined || team === member?.team || knownNames(snapshot).sets.teams.has(team))
   )
-    return NONE_UNKNOWN;
+    return new Set();
   // Made when a name is unknown: a request whose names are all known gets an empty set.
   let unknown: Set<'role' | 'team' | 'agent'> | undefined;
   // The known names are worked out only when a check needs them (once per snapshot,
@@ -139,7 +136,7 @@ export function checkRequestNames(
     );
     unknown = withName(unknown, 'team');
   }
-  return unknown ?? NONE_UNKNOWN;
+  return unknown ?? new Set();
 }
 
 /** The known role ids closest to `role` (for UNKNOWN_ROLE errors). */
