@@ -59,7 +59,8 @@ export type HeaderOf = (name: string) => string | undefined;
  * are read straight from the node socket when there is one (no web stream), decoded once
  * in the charset the body declares, strictly (joined in a reused buffer when they came in
  * several chunks), and let go. Gives the text and its media type, or the error answer.
- * The hono app and the node server's direct path both read bodies with it.
+ * The hono app reads bodies with it; the node server's direct path with
+ * {@link readIncomingText}.
  */
 export async function readBody(
   source: BodySource,
@@ -68,54 +69,30 @@ export async function readBody(
 ): Promise<BodyText | Answer> {
   const kept = source.incoming && stashed.get(source.incoming);
   if (kept) return kept;
-  const read = await readBodyText(source, header, limit);
+  const refused = bodyRefusal(header, limit);
+  if (refused) return refused;
+  const read = bodyTextOf(await readCapped(source, limit), header, limit);
   return 'status' in read ? read : (jsonProblem(read) ?? read);
 }
 
 /**
- * {@link readBody} but for its last step, the JSON check ({@link jsonProblem}): for a
- * caller that looks the body's text up first (the node server's kept answers: a text
- * answered before was checked then).
+ * {@link readBody} for a node request not read yet, but for its last step, the JSON check
+ * ({@link jsonProblem}), handing its outcome to `done` rather than to a promise: at once
+ * for a body refused unread, else from the request's last event, so the node server's
+ * direct path answers in that same turn. That path looks the body's text up among its kept
+ * answers first: a text answered before was checked then.
  */
-export async function readBodyText(
-  source: BodySource,
+export function readIncomingText(
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
   header: HeaderOf,
   limit: number,
-): Promise<BodyText | Answer> {
+  done: (read: BodyText | Answer) => void,
+): void {
   const refused = bodyRefusal(header, limit);
-  if (refused) return refused;
-  const chunks = await readCapped(source, limit);
-  if (chunks === undefined) return tooLarge(limit);
-  if (chunks === CUT) {
-    // The client went away mid-body: nobody reads this answer, but it is an answer, not a fault.
-    return errorAnswer(400, 'BAD_REQUEST', 'the request body ended before its end', undefined, CLOSE);
-  }
-  const contentType = header('content-type') ?? '';
-  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
-  if (mediaType === '' && chunks.length > 0) {
-    return errorAnswer(415, 'UNSUPPORTED_MEDIA_TYPE', 'the body must be application/json');
-  }
-  // The body is read in the charset it declares (UTF-8 when it declares none), strictly:
-  // bytes that are not that charset are refused, never decoded to U+FFFD and composed.
-  const decoder = decoderFor(contentType);
-  if (typeof decoder === 'string') {
-    return errorAnswer(
-      415,
-      'UNSUPPORTED_MEDIA_TYPE',
-      `the body's charset ${JSON.stringify(decoder)} is not one strata can read; send UTF-8`,
-    );
-  }
-  // The text is decoded here, once, and the bytes let go: the request holds one copy of
-  // its body, as text.
-  const text = decode(chunks, decoder);
-  if (text === undefined) {
-    return errorAnswer(
-      400,
-      'BAD_REQUEST',
-      `the request body is not valid ${decoder.encoding === 'utf-8' ? 'UTF-8' : decoder.encoding}`,
-    );
-  }
-  return { text, mediaType };
+  if (refused) return done(refused);
+  continueBody(incoming, outgoing);
+  readIncoming(incoming, limit, (chunks) => done(bodyTextOf(chunks, header, limit)));
 }
 
 /**
@@ -199,49 +176,88 @@ function tooLarge(limit: number): Answer {
   return errorAnswer(413, 'BODY_TOO_LARGE', `request body is over ${limit} bytes`, undefined, CLOSE);
 }
 
+/** A body's text from its chunks (as {@link readCapped} gives them), or the error answer. */
+function bodyTextOf(
+  chunks: Uint8Array[] | undefined | typeof CUT,
+  header: HeaderOf,
+  limit: number,
+): BodyText | Answer {
+  if (chunks === undefined) return tooLarge(limit);
+  if (chunks === CUT) {
+    // The client went away mid-body: nobody reads this answer, but it is an answer, not a fault.
+    return errorAnswer(400, 'BAD_REQUEST', 'the request body ended before its end', undefined, CLOSE);
+  }
+  const contentType = header('content-type') ?? '';
+  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+  if (mediaType === '' && chunks.length > 0) {
+    return errorAnswer(415, 'UNSUPPORTED_MEDIA_TYPE', 'the body must be application/json');
+  }
+  // The body is read in the charset it declares (UTF-8 when it declares none), strictly:
+  // bytes that are not that charset are refused, never decoded to U+FFFD and composed.
+  const decoder = decoderFor(contentType);
+  if (typeof decoder === 'string') {
+    return errorAnswer(
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      `the body's charset ${JSON.stringify(decoder)} is not one strata can read; send UTF-8`,
+    );
+  }
+  // The text is decoded here, once, and the bytes let go: the request holds one copy of
+  // its body, as text.
+  const text = decode(chunks, decoder);
+  if (text === undefined) {
+    return errorAnswer(
+      400,
+      'BAD_REQUEST',
+      `the request body is not valid ${decoder.encoding === 'utf-8' ? 'UTF-8' : decoder.encoding}`,
+    );
+  }
+  return { text, mediaType };
+}
+
 /** The body's chunks (none when it is empty), undefined past `limit`, or CUT. */
 function readCapped(source: BodySource, limit: number): Promise<Uint8Array[] | undefined | typeof CUT> {
   const { incoming } = source;
   if (incoming && !incoming.readableDidRead) {
     // `Expect: 100-continue`: the client sends the body once told to, now that it is read.
     continueBody(incoming, source.outgoing);
-    return readIncoming(incoming, limit);
+    return new Promise((resolve) => readIncoming(incoming, limit, resolve));
   }
   return readStream(source.stream?.() ?? null, limit);
 }
 
+/** Reads a node request's body, handing `done` its chunks, undefined past `limit`, or CUT. */
 function readIncoming(
   incoming: IncomingMessage,
   limit: number,
-): Promise<Uint8Array[] | undefined | typeof CUT> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = (value: Uint8Array[] | undefined | typeof CUT) => {
-      incoming.off('data', onData);
-      incoming.off('end', onEnd);
-      incoming.off('error', onError);
-      incoming.off('close', onClose);
-      resolve(value);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.byteLength;
-      if (size > limit) {
-        // Stop reading: the answer closes the connection, so the rest is never buffered.
-        incoming.pause();
-        done(undefined);
-      } else if (chunk.byteLength > 0) chunks.push(chunk);
-    };
-    const onEnd = () => done(chunks);
-    const onError = () => done(CUT);
-    const onClose = () => {
-      if (!incoming.readableEnded) done(CUT);
-    };
-    incoming.on('data', onData);
-    incoming.on('end', onEnd);
-    incoming.on('error', onError);
-    incoming.on('close', onClose);
-  });
+  done: (chunks: Uint8Array[] | undefined | typeof CUT) => void,
+): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const finish = (value: Uint8Array[] | undefined | typeof CUT) => {
+    incoming.off('data', onData);
+    incoming.off('end', onEnd);
+    incoming.off('error', onError);
+    incoming.off('close', onClose);
+    done(value);
+  };
+  const onData = (chunk: Buffer) => {
+    size += chunk.byteLength;
+    if (size > limit) {
+      // Stop reading: the answer closes the connection, so the rest is never buffered.
+      incoming.pause();
+      finish(undefined);
+    } else if (chunk.byteLength > 0) chunks.push(chunk);
+  };
+  const onEnd = () => finish(chunks);
+  const onError = () => finish(CUT);
+  const onClose = () => {
+    if (!incoming.readableEnded) finish(CUT);
+  };
+  incoming.on('data', onData);
+  incoming.on('end', onEnd);
+  incoming.on('error', onError);
+  incoming.on('close', onClose);
 }
 
 async function readStream(

@@ -1,7 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PackState } from '../../reload/store.js';
 import { errorAnswerOf } from '../app.js';
-import { type BodyText, jsonProblem, plainJsonBody, readBodyText, stashBody } from '../middleware/body.js';
+import {
+  type BodyText,
+  jsonProblem,
+  plainJsonBody,
+  readIncomingText,
+  stashBody,
+} from '../middleware/body.js';
 import { appendCommonHeaders } from '../middleware/headers.js';
 import { hostParses, hostRefusal } from '../middleware/host.js';
 import { parseQuery, queryProblem } from '../middleware/query.js';
@@ -185,8 +191,8 @@ export function createFastPath(
     // The app's body step, for a plain JSON body (anything else: the app, unread).
     const header = (name: string) => one(req.headers[name]);
     if (!plainJsonBody(header)) return false;
-    readBodyText({ incoming: req, outgoing: res }, header, service.maxBodyBytes).then(
-      (read) => {
+    readIncomingText(req, res, header, service.maxBodyBytes, (read) => {
+      try {
         if ('status' in read) return send(req, res, took, read);
         // A body answered before passed the JSON check then (the same text, the same verdict).
         const key = memo.key(method, url, req.headers, state, read.text);
@@ -195,9 +201,12 @@ export function createFastPath(
         const problem = jsonProblem(read);
         if (problem) return send(req, res, took, problem);
         answer(req, res, took, state, key, read);
-      },
-      (e) => send(req, res, took, failed(took, e)),
-    );
+      } catch (e) {
+        // Called from the request's own events: a fault is answered, never thrown into them.
+        if (!res.headersSent) send(req, res, took, failed(took, e));
+        else res.destroy();
+      }
+    });
     return true;
   };
   return Object.assign(fast, { flush });
