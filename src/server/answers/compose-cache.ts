@@ -77,17 +77,20 @@ export function composeRendered(
   snapshot: Snapshot,
   request: ComposeRequest,
   options: RenderOptions,
-): Promise<RenderOutcome> {
+): RenderOutcome | Promise<RenderOutcome> {
   // One span a compose (no-op unless the application registers an OpenTelemetry SDK).
-  return tracedCompose('strata.compose', request, async (done, span) => {
-    const outcome = await renderOrReuse(snapshot, request, options);
-    if (outcome.ok) done(outcome.rendered.result, snapshot.preset, outcome.cached);
-    else
-      spanRefused(
-        span,
-        outcome.diagnostics.map((d) => d.code),
-      );
-    return outcome;
+  return tracedCompose('strata.compose', request, (done, span) => {
+    const report = (outcome: Reused): RenderOutcome => {
+      if (outcome.ok) done(outcome.rendered.result, snapshot.preset, outcome.cached);
+      else
+        spanRefused(
+          span,
+          outcome.diagnostics.map((d) => d.code),
+        );
+      return outcome;
+    };
+    const outcome = renderOrReuse(snapshot, request, options);
+    return outcome instanceof Promise ? outcome.then(report) : report(outcome);
   });
 }
 
@@ -130,12 +133,19 @@ export function renderedBytes(r: Rendered): number {
 /** Rendered answers, in the byte-bounded cache of the snapshot's engine. */
 const rendered = (snapshot: Snapshot) => engineOf(snapshot).cache.view<Rendered>('rendered');
 
-/** {@link composeRendered}'s work: the cached answer, or a new one (`cached` says which). */
-async function renderOrReuse(
+/** What {@link renderOrReuse} gives: an outcome, and whether its answer was a kept one. */
+type Reused = (RenderOutcome & { ok: true; cached: boolean }) | (RenderOutcome & { ok: false });
+
+/**
+ * {@link composeRendered}'s work: the cached answer, or a new one (`cached` says which).
+ * Given at once (no promise, no turn of the event loop) when it is kept, refused, or a
+ * one-off text composed quickly in a free slot; else when it is made.
+ */
+function renderOrReuse(
   snapshot: Snapshot,
   request: ComposeRequest,
   options: RenderOptions,
-): Promise<(RenderOutcome & { ok: true; cached: boolean }) | (RenderOutcome & { ok: false })> {
+): Reused | Promise<Reused> {
   const key = request.ambient === undefined ? cacheKey(request) : undefined;
   if (key !== undefined) {
     const hit = rendered(snapshot).get(snapshot, key);
@@ -144,7 +154,23 @@ async function renderOrReuse(
   const startedAt = options.startedAt ?? performance.now();
   // At most `maxRenders` requests compose, count and serialise at once (their copies of
   // the prompt are the service's memory in flight); the others wait their turn.
-  const release = await options.slots.acquire();
+  const free = options.slots.tryAcquire();
+  if (free) return renderInSlot(snapshot, request, options, key, startedAt, free);
+  return options.slots
+    .acquire()
+    .then((release) => renderInSlot(snapshot, request, options, key, startedAt, release));
+}
+
+/** Makes an answer in a render slot, released when it is made. */
+function renderInSlot(
+  snapshot: Snapshot,
+  request: ComposeRequest,
+  options: RenderOptions,
+  key: string | undefined,
+  startedAt: number,
+  release: () => void,
+): Reused | Promise<Reused> {
+  let now = true;
   try {
     // A request that waited may find its answer made meanwhile.
     const made = key === undefined ? undefined : rendered(snapshot).get(snapshot, key);
@@ -153,14 +179,39 @@ async function renderOrReuse(
     const outcome = tryCompose(snapshot, request);
     if (!outcome.ok) return outcome;
     // Other requests and health probes get a turn after a compose that took a while; after
-    // a quick one the answer goes on at once (a turn for every one-off prompt, an
-    // `ambient` text of its own, cost the service about a third of its rate on them).
-    if (performance.now() - composedFrom >= TURN_AFTER_MS) await turn();
-    if (key === undefined && options.counts === false)
+    // a quick one a one-off answer that needs no token counts is given at once (a turn,
+    // or only a promise, for every one-off prompt, an `ambient` text of its own, cost the
+    // service a third of its rate on them).
+    const quick = performance.now() - composedFrom < TURN_AFTER_MS;
+    if (quick && key === undefined && options.counts === false)
       return { ok: true, rendered: new RenderedPrompt(outcome.result, outcome.result, false), cached: false };
+    now = false;
+    return renderLater(snapshot, outcome.result, options, key, startedAt, quick, release);
+  } finally {
+    if (now) release();
+  }
+}
+
+/**
+ * The rest of an answer's making (after a turn of the event loop when its compose took a
+ * while), in the slot it releases once the answer is made.
+ */
+async function renderLater(
+  snapshot: Snapshot,
+  result: ComposeResult,
+  options: RenderOptions,
+  key: string | undefined,
+  startedAt: number,
+  quick: boolean,
+  release: () => void,
+): Promise<Reused> {
+  try {
+    if (!quick) await turn();
+    if (key === undefined && options.counts === false)
+      return { ok: true, rendered: new RenderedPrompt(result, result, false), cached: false };
     const budgetMs = options.tokenBudgetMs ?? DEFAULT_TOKEN_BUDGET_MS;
     const left = Math.max(0, startedAt + budgetMs - performance.now());
-    const done = await render(outcome.result, snapshot, left);
+    const done = await render(result, snapshot, left);
     // An answer without its token counts is not kept: the next request counts again.
     if (key !== undefined && done.counted) {
       await turn();
@@ -174,6 +225,7 @@ async function renderOrReuse(
     release();
   }
 }
+
 const utf8 = new TextEncoder();
 /** A compose that took this long (ms) or longer is followed by a turn of the event loop. */
 const TURN_AFTER_MS = 1;

@@ -46,15 +46,17 @@ export function answerPrompt(service: Service, call: PromptCall): Answer | Promi
   if (cached) return finish(service, call, snapshot, { ok: true, rendered: cached }, started, true);
   // An answer without the result's JSON (text, a provider body) needs no token counts.
   const counts = call.format === undefined && negotiate(call.accept, PROMPT_TYPES) === 'application/json';
-  return composeRendered(snapshot, call.request, {
+  const made = composeRendered(snapshot, call.request, {
     slots: service.renders,
     tokenBudgetMs: service.tokenBudgetMs,
     startedAt: call.startedAt,
     counts,
-  }).then((rendered) =>
+  });
+  const answer = (rendered: RenderOutcome) =>
     // An answer without the token counts it should hold is not given again: the next request counts.
-    finish(service, call, snapshot, rendered, started, rendered.ok && (rendered.rendered.counted || !counts)),
-  );
+    finish(service, call, snapshot, rendered, started, rendered.ok && (rendered.rendered.counted || !counts));
+  // A one-off prompt composed at once is answered at once.
+  return made instanceof Promise ? made.then(answer) : answer(made);
 }
 
 /**

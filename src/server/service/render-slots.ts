@@ -45,6 +45,17 @@ export class RenderSlots {
   async acquire(): Promise<() => void> {
     if (this.#active < this.#max) this.#active++;
     else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    return this.#release();
+  }
+
+  /** A slot's release if one is free now (none is while renders wait), else undefined. */
+  tryAcquire(): (() => void) | undefined {
+    if (this.#active >= this.#max) return undefined;
+    this.#active++;
+    return this.#release();
+  }
+
+  #release(): () => void {
     let released = false;
     return () => {
       if (released) return;
