@@ -16,6 +16,7 @@ import { requestShapeProblems } from './compose-request.js';
 import type { LayerEnv } from './env.js';
 import { resolveLayer } from './layer.js';
 import { attachLayers, promptHash, SliceHash } from './lazy-hash.js';
+import { PREFIX_MIN_CHARS, PrefixedTextHash } from './prefix-hash.js';
 import { DEFAULT_MAX_PROMPT_BYTES, promptTooLarge } from './prompt-limit.js';
 import { checkRequestNames, closestRoles } from './request-names.js';
 import { sourceWarnings } from './source-warnings.js';
@@ -196,6 +197,11 @@ function composeChecked(
   // The file whose prompt is the whole text, when one file's prompt is the only layer:
   // the file hashes its prompt once, for every compose that gives it as it stands.
   let onlyFile: PackFile | undefined;
+  // How the text begins: with how many files' prompts as they stand (and their separators),
+  // up to which character, before which layer (see PrefixedTextHash).
+  let run = 0;
+  let runEnd = -1;
+  let runNext = '';
   for (const layer of manifest.layers) {
     const sep = layer.separator ?? manifest.separator;
     env.charStart = included > 0 ? text.length + sep.length : text.length;
@@ -210,6 +216,13 @@ function composeChecked(
     }
     included++;
     onlyFile = included === 1 ? env.file : undefined;
+    if (runEnd === -1) {
+      if (env.file) run++;
+      else {
+        runEnd = text.length;
+        runNext = layer.id;
+      }
+    }
     info.included = true;
     const bytes = env.bytes ?? utf8Length(layerText);
     info.bytes = bytes;
@@ -262,7 +275,7 @@ function composeChecked(
   // (once for every compose), any other text when it is asked for.
   promptHash(
     result,
-    onlyFile && !fallback ? onlyFile : new SliceHash({ text }, 0, text.length),
+    resultHashSource(snapshot, text, fallback, onlyFile, layers, run, runEnd, runNext),
     layers,
     hashes,
   );
@@ -312,6 +325,28 @@ function requestProblems(snapshot: Snapshot, request: ComposeRequest): Diagnosti
     }
   }
   return problems;
+}
+
+/**
+ * What a result's hash is computed from: one file's prompt as it stands hashes as the file
+ * (once for every compose); a text that begins with files' prompts long enough, from the
+ * kept hash of that beginning; any other text, as it is.
+ */
+function resultHashSource(
+  snapshot: Snapshot,
+  text: string,
+  fallback: boolean,
+  onlyFile: PackFile | undefined,
+  layers: readonly LayerResult[],
+  run: number,
+  runEnd: number,
+  runNext: string,
+): PackFile | { hash(): string } {
+  if (fallback) return new SliceHash({ text }, 0, text.length);
+  if (onlyFile) return onlyFile;
+  if (run > 0 && runEnd >= PREFIX_MIN_CHARS)
+    return new PrefixedTextHash(snapshot, { text }, layers, run, runEnd, runNext);
+  return new SliceHash({ text }, 0, text.length);
 }
 
 /** The inputs of a manifest that takes none, for a request that gives none. */
