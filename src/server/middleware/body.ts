@@ -90,7 +90,10 @@ export function readIncomingText(
   done: (read: BodyText | Answer) => void,
 ): void {
   const refused = bodyRefusal(header, limit);
-  if (refused) return done(refused);
+  if (refused) {
+    done(refused);
+    return;
+  }
   continueBody(incoming, outgoing);
   readIncoming(incoming, limit, (chunks) => done(bodyTextOf(chunks, header, limit)));
 }
