@@ -273,9 +273,16 @@ function composeChecked(
   const result = { version: snapshot.version, text } as ComposeResult;
   // The prompt's hash, on first read: one file's prompt as it stands hashes as the file
   // (once for every compose), any other text when it is asked for.
+  const oneOff = request.ambient !== undefined;
   promptHash(
     result,
-    resultHashSource(snapshot, text, fallback, onlyFile, layers, run, runEnd, runNext),
+    resultHashSource(
+      snapshot,
+      text,
+      fallback,
+      onlyFile,
+      oneOff ? { layers, run, runEnd, runNext } : undefined,
+    ),
     layers,
     hashes,
   );
@@ -329,23 +336,22 @@ function requestProblems(snapshot: Snapshot, request: ComposeRequest): Diagnosti
 
 /**
  * What a result's hash is computed from: one file's prompt as it stands hashes as the file
- * (once for every compose); a text that begins with files' prompts long enough, from the
- * kept hash of that beginning; any other text, as it is.
+ * (once for every compose); a one-off text (a request's own ambient text) that begins with
+ * files' prompts long enough, from the kept hash of that beginning (`begins`: which it is;
+ * the next one-off text of the same role, team and settings begins the same); any other
+ * text, as it is.
  */
 function resultHashSource(
   snapshot: Snapshot,
   text: string,
   fallback: boolean,
   onlyFile: PackFile | undefined,
-  layers: readonly LayerResult[],
-  run: number,
-  runEnd: number,
-  runNext: string,
+  begins: { layers: readonly LayerResult[]; run: number; runEnd: number; runNext: string } | undefined,
 ): PackFile | { hash(): string } {
   if (fallback) return new SliceHash({ text }, 0, text.length);
   if (onlyFile) return onlyFile;
-  if (run > 0 && runEnd >= PREFIX_MIN_CHARS)
-    return new PrefixedTextHash(snapshot, { text }, layers, run, runEnd, runNext);
+  if (begins !== undefined && begins.run > 0 && begins.runEnd >= PREFIX_MIN_CHARS)
+    return new PrefixedTextHash(snapshot, { text }, begins.layers, begins.run, begins.runEnd, begins.runNext);
   return new SliceHash({ text }, 0, text.length);
 }
 

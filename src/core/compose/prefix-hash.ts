@@ -4,11 +4,11 @@ import type { Snapshot } from '../build/snapshot-types.js';
 import { sha256 } from '../text/text.js';
 import type { LayerResult } from './types.js';
 
-// A prompt that begins with files' prompts as they stand and goes on with a text of its
-// own (a request's `ambient` text, a template filled with its inputs) is hashed from the
-// hash state of that beginning, kept for the snapshot: the beginning is the same for every
-// such request of the same role, team and settings, and hashing it again each time (an
-// 8 KB prompt: about 20 µs) was most of the cost of a one-off prompt's ETag.
+// A one-off prompt (a request's own `ambient` text) that begins with files' prompts as they
+// stand is hashed from the hash state of that beginning, kept for the snapshot: the
+// beginning is the same for every such request of the same role, team and settings, and
+// hashing it again each time (an 8 KB prompt: about 20 µs) was most of the cost of a
+// one-off prompt's ETag. Other prompts are hashed once and kept whole (the memo).
 
 /** A beginning shorter than this (characters) is hashed again each time: cheaper than keeping it. */
 export const PREFIX_MIN_CHARS = 1024;
