@@ -113,7 +113,9 @@ export interface DiscoveryScope {
  * Fills the input placeholders of a role record value compiled by `compileInputs`, from
  * `values` (the first placeholder without a value is returned instead of a text), as the
  * core's `fillCompiledInputs` does in one pass, or by the layout's own rule. A text that
- * would grow past `maxLength` characters is `tooLarge`, said before it is made.
+ * would grow past `maxLength` characters is `tooLarge`, said before it is made. When no
+ * input's value holds a brace, it must give what one pass gives: a template of role
+ * fields is then filled from the record's flattened text (`record-template.ts`).
  */
 export type RecordFill = (
   compiled: CompiledTemplate,

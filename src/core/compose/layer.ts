@@ -10,13 +10,13 @@ import { operatorPath } from '../pack/path-settings.js';
 import type { SettingValue } from '../pack/settings.js';
 import {
   type CompiledTemplate,
-  compileInputs,
   compileTemplate,
   type FillOutcome,
   fillCompiled,
   fillCompiledInputs,
   fillText,
   pathPlaceholders,
+  type TemplatePlaceholder,
   type TemplateValues,
 } from '../pack/template.js';
 import { type Diagnostic, error, warning } from '../text/diagnostics.js';
@@ -27,6 +27,7 @@ import { resolveChain } from './chain.js';
 import { closestFiles } from './closest-files.js';
 import { fileAt, type LayerEnv, pathParts, placeholderValue } from './env.js';
 import { promptTooLarge } from './prompt-limit.js';
+import { compiledRecordValue, fillRecordTemplate } from './record-template.js';
 import { attachSegments } from './segments.js';
 import { budgetOf, cutToBudget, type RawFile, trimText } from './text-cut.js';
 import type { LayerResult } from './types.js';
@@ -184,6 +185,15 @@ function sourceText(
       const compiled = compiledText(env.snapshot, source.text);
       if (compiled.parts.length === 1) return { text: trimText(source.text, layer.trim) };
       const values = new LayerValues(env, used);
+      // A template of a role's fields only: one pass over the record's flattened text.
+      const flat = fillRecordTemplate(env, compiled);
+      if (flat !== undefined) {
+        base.field = compiled.fields!.names;
+        base.source = env.record!.source;
+        const text = trimText(flat, layer.trim);
+        attachSegments(base, env, compiled, () => fieldPieces(compiled, values), values, flat, text);
+        return { text };
+      }
       const pieces: string[] = [];
       const filled = fillCompiled(compiled, values, env.maxBytes, pieces);
       if (used.length > 0) {
@@ -321,6 +331,16 @@ class LayerValues implements TemplateValues {
   }
 }
 
+/** Each placeholder's value of a template of role fields only, filled as `fillCompiled` fills them. */
+function fieldPieces(compiled: CompiledTemplate, values: LayerValues): string[] {
+  const pieces: string[] = [];
+  for (let i = 1; i < compiled.parts.length; i += 2) {
+    const f = values.field((compiled.parts[i] as TemplatePlaceholder).field!);
+    pieces.push('value' in f ? f.value : '');
+  }
+  return pieces;
+}
+
 /** A role record value with its input placeholders filled (`values`: the layer's, when it has some). */
 function fillRecordValue(env: LayerEnv, value: string, values?: TemplateValues): FillOutcome {
   if (!env.takesInputs || !value.includes('{')) return { text: value };
@@ -339,17 +359,6 @@ function compiledText(snapshot: Snapshot, text: string): CompiledTemplate {
   if (!found) {
     found = compileTemplate(text, snapshot.manifest.inputSyntax);
     compiled.set(text, found);
-  }
-  return found;
-}
-
-/** A role record value, split into literals and its input placeholders once per snapshot. */
-function compiledRecordValue(snapshot: Snapshot, value: string): CompiledTemplate {
-  const compiled = derived(snapshot, 'compiled-record-values', () => new Map<string, CompiledTemplate>());
-  let found = compiled.get(value);
-  if (!found) {
-    found = compileInputs(value, snapshot.manifest.inputSyntax);
-    compiled.set(value, found);
   }
   return found;
 }

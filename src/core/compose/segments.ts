@@ -29,7 +29,8 @@ export function attachSegments(
   layer: LayerResult,
   env: LayerEnv,
   compiled: CompiledTemplate,
-  pieces: readonly string[],
+  /** Each placeholder's value, in order (or what works them out, when the layers are read). */
+  pieces: readonly string[] | (() => readonly string[]),
   values: TemplateValues,
   filled: string,
   text: string,
@@ -45,7 +46,7 @@ class SegmentsOf implements LayerFinish {
   constructor(
     env: LayerEnv,
     private readonly compiled: CompiledTemplate,
-    private readonly pieces: readonly string[],
+    private readonly pieces: readonly string[] | (() => readonly string[]),
     private readonly values: TemplateValues,
     private readonly filled: string,
     private readonly text: string,
@@ -53,7 +54,8 @@ class SegmentsOf implements LayerFinish {
     this.#at = { snapshot: env.snapshot, role: env.role, record: env.record, takesInputs: env.takesInputs };
   }
   finish(layer: LayerResult): void {
-    const { compiled, pieces, values, filled, text } = this;
+    const { compiled, values, filled, text } = this;
+    const pieces = typeof this.pieces === 'function' ? this.pieces() : this.pieces;
     layer.segments = templateSegments(this.#at, compiled, pieces, values, filled, text, layer.start ?? 0);
   }
 }

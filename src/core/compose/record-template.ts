@@ -1,0 +1,117 @@
+import { derived } from '../build/derived.js';
+import type { RoleRecord } from '../build/roles.js';
+import type { Snapshot } from '../build/snapshot-types.js';
+import { type CompiledTemplate, compileInputs, type TemplatePlaceholder } from '../pack/template.js';
+import { ownValue } from '../text/own.js';
+import type { LayerEnv } from './env.js';
+
+// A text layer made only of a role's fields ("You are {{role.role}}. …") fills
+// each field's input placeholders, then the template with the fields: two passes through
+// generic machinery per field. For one record the two flatten into one list: the
+// template's text and the fields' text as literals, the fields' input placeholders between
+// them. It is made the first time a compose of that record meets the template (the work of
+// this request's layer, nothing pack-wide) and kept with the snapshot; a compose then joins
+// literals and input values once.
+//
+// The flat fill gives the two passes' text whenever it applies; anything else (a field
+// missing or not text, an input without a value, an input value holding a brace, which a
+// layout's own fill may read again, a text over the prompt's limit) is left to the two
+// passes, which say what is wrong.
+
+/**
+ * The text of `compiled` (a layer's text template) for the compose's record, its fields'
+ * inputs filled as one pass fills them; undefined when the flat fill does not apply (the
+ * template holds a placeholder other than a role field, or see above).
+ */
+export function fillRecordTemplate(env: LayerEnv, compiled: CompiledTemplate): string | undefined {
+  const record = env.record;
+  if (record === undefined || env.role === undefined) return undefined;
+  const flat = flatTemplate(env, compiled, record);
+  if (flat === null) return undefined;
+  const parts = flat;
+  const inputs = env.inputs;
+  const maxLength = env.maxBytes;
+  const braces = layoutFillsOtherwise(env);
+  let text = parts[0]!;
+  for (let i = 1; i < parts.length; i += 2) {
+    const value = ownValue(inputs, parts[i]!);
+    if (value === undefined) return undefined;
+    if (braces && (value.includes('{') || value.includes('}'))) return undefined;
+    text += value + parts[i + 1]!;
+    if (text.length > maxLength) return undefined;
+  }
+  return text.length > maxLength ? undefined : text;
+}
+
+/** A role record value, split into literals and its input placeholders once per snapshot. */
+export function compiledRecordValue(snapshot: Snapshot, value: string): CompiledTemplate {
+  const compiled = derived(snapshot, 'compiled-record-values', () => new Map<string, CompiledTemplate>());
+  let found = compiled.get(value);
+  if (!found) {
+    found = compileInputs(value, snapshot.manifest.inputSyntax);
+    compiled.set(value, found);
+  }
+  return found;
+}
+
+// --- internal ---
+
+/**
+ * A template flattened for one record: literal text at even indexes, input names at odd
+ * ones; null when it cannot be (a placeholder that is no role field, a field the record
+ * lacks or holds other than as text).
+ */
+type Flat = string[] | null;
+
+function flatTemplate(env: LayerEnv, compiled: CompiledTemplate, record: RoleRecord): Flat {
+  const byTemplate = derived(
+    env.snapshot,
+    'record-templates',
+    () => new Map<CompiledTemplate, Map<RoleRecord, Flat>>(),
+  );
+  let byRecord = byTemplate.get(compiled);
+  if (byRecord === undefined) {
+    byRecord = new Map();
+    byTemplate.set(compiled, byRecord);
+  }
+  let flat = byRecord.get(record);
+  if (flat === undefined) {
+    flat = flatten(env, compiled, record);
+    byRecord.set(record, flat);
+  }
+  return flat;
+}
+
+function flatten(env: LayerEnv, compiled: CompiledTemplate, record: RoleRecord): Flat {
+  const { manifest } = env.snapshot;
+  const isInput = (name: string) =>
+    manifest.openInputs !== undefined || manifest.inputs.some((i) => i.name === name);
+  const out: string[] = [compiled.parts[0] as string];
+  const literal = (text: string) => {
+    out[out.length - 1] += text;
+  };
+  for (let i = 1; i < compiled.parts.length; i += 2) {
+    const field = (compiled.parts[i] as TemplatePlaceholder).field;
+    if (field === undefined) return null;
+    const raw = ownValue(record.fields, field);
+    if (raw === undefined || raw === null || typeof raw === 'object') return null;
+    const value = String(raw);
+    // The field's inputs, as one pass fills them (see fillRecordValue in layer.ts).
+    const fieldParts =
+      env.takesInputs && value.includes('{') ? compiledRecordValue(env.snapshot, value).parts : [value];
+    literal(fieldParts[0] as string);
+    for (let j = 1; j < fieldParts.length; j += 2) {
+      const p = fieldParts[j] as TemplatePlaceholder;
+      if (isInput(p.single!)) out.push(p.single!, fieldParts[j + 1] as string);
+      else literal(p.all + (fieldParts[j + 1] as string));
+    }
+    literal(compiled.parts[i + 1] as string);
+  }
+  return out;
+}
+
+/** Whether the pack's layout fills record values its own way (then a brace in a value defers). */
+function layoutFillsOtherwise(env: LayerEnv): boolean {
+  const { snapshot } = env;
+  return snapshot.preset !== undefined && snapshot.layouts?.get(snapshot.preset)?.fillRecord !== undefined;
+}
