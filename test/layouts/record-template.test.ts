@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { derived } from '../../src/core/build/derived.js';
 import { tryCompose } from '../../src/core/compose/compose.js';
+import { RECORD_TEMPLATE_CHARS } from '../../src/core/compose/record-template.js';
 import type { ComposeResult } from '../../src/core/compose/types.js';
 import { memPack } from '../helpers.js';
 
@@ -181,5 +183,25 @@ describe('a template of role fields filled from the flattened record', () => {
       vars: { a: 'y'.repeat(100) },
     });
     expect(large.ok ? [] : large.diagnostics.map((d) => d.code)).toEqual(['PROMPT_TOO_LARGE']);
+  });
+
+  it('keeps at most 4 Mi characters of flattened records per pack version; the rest fill in two passes', () => {
+    const long = 'b'.repeat(RECORD_TEMPLATE_CHARS / 2);
+    const yaml = ['a1', 'a2', 'a3']
+      .map((id) => `${id}:\n  role: ${id} on {topic}\n  goal: Goal {topic}.\n  backstory: ${long}\n`)
+      .join('');
+    const snapshot = memPack({ 'agents.yaml': yaml }).snapshot!;
+    for (const id of ['a1', 'a2', 'a3']) {
+      const out = tryCompose(snapshot, { role: id, vars: { topic: 'AI' } });
+      expect(out.ok && out.result.text).toBe(`You are ${id} on AI. ${long}\nYour personal goal is: Goal AI.`);
+    }
+    const kept = derived(snapshot, 'record-templates', () => undefined) as unknown as {
+      byTemplate: Map<unknown, Map<unknown, unknown>>;
+      chars: number;
+    };
+    // Two records kept (the second crossed the bound), the third not.
+    expect([...kept.byTemplate.values()].map((m) => m.size)).toEqual([2]);
+    expect(kept.chars).toBeGreaterThanOrEqual(RECORD_TEMPLATE_CHARS);
+    expect(kept.chars).toBeLessThan(RECORD_TEMPLATE_CHARS + 200);
   });
 });

@@ -10,8 +10,8 @@ import type { LayerEnv } from './env.js';
 // generic machinery per field. For one record the two flatten into one list: the
 // template's text and the fields' text as literals, the fields' input placeholders between
 // them. It is made the first time a compose of that record meets the template (the work of
-// this request's layer, nothing pack-wide) and kept with the snapshot; a compose then joins
-// literals and input values once.
+// this request's layer, nothing pack-wide) and kept with the snapshot, up to 4 Mi
+// characters of them; a compose then joins literals and input values once.
 //
 // The flat fill gives the two passes' text whenever it applies; anything else (a field
 // missing or not text, an input without a value, an input value holding a brace, which a
@@ -54,6 +54,12 @@ export function compiledRecordValue(snapshot: Snapshot, value: string): Compiled
   return found;
 }
 
+/**
+ * Characters of flattened templates one snapshot keeps (a copy of the fields of the
+ * records composed, per layer): the records composed after it are filled in two passes.
+ */
+export const RECORD_TEMPLATE_CHARS = 4 * 2 ** 20;
+
 // --- internal ---
 
 /**
@@ -63,20 +69,28 @@ export function compiledRecordValue(snapshot: Snapshot, value: string): Compiled
  */
 type Flat = string[] | null;
 
+/**
+ * The flat templates a snapshot keeps, by layer template and record, and how many
+ * characters their literals hold (at most {@link RECORD_TEMPLATE_CHARS}).
+ */
+interface Kept {
+  byTemplate: Map<CompiledTemplate, Map<RoleRecord, Flat>>;
+  chars: number;
+}
+
 function flatTemplate(env: LayerEnv, compiled: CompiledTemplate, record: RoleRecord): Flat {
-  const byTemplate = derived(
-    env.snapshot,
-    'record-templates',
-    () => new Map<CompiledTemplate, Map<RoleRecord, Flat>>(),
-  );
-  let byRecord = byTemplate.get(compiled);
+  const kept = derived(env.snapshot, 'record-templates', (): Kept => ({ byTemplate: new Map(), chars: 0 }));
+  let byRecord = kept.byTemplate.get(compiled);
   if (byRecord === undefined) {
     byRecord = new Map();
-    byTemplate.set(compiled, byRecord);
+    kept.byTemplate.set(compiled, byRecord);
   }
   let flat = byRecord.get(record);
   if (flat === undefined) {
+    // Past the bound, a record's fields are filled in two passes, as without it.
+    if (kept.chars >= RECORD_TEMPLATE_CHARS) return null;
     flat = flatten(env, compiled, record);
+    for (const part of flat ?? []) kept.chars += part.length;
     byRecord.set(record, flat);
   }
   return flat;
