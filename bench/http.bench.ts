@@ -7,7 +7,8 @@ import { machine } from './measure.js';
 
 /**
  * `npm run bench:http`: the prompt service over loopback (autocannon), against a bare
- * node:http server answering the same precomputed bytes in the same run, for each kind
+ * node:http server answering the same bytes in the same run (precomputed; a one-off
+ * answer's with the request's own id put in and its ETag made again), for each kind
  * of prompt request (GET text and JSON, the `version`, `format`, `strict` and `ambient`
  * variants, `POST /api/compose`): the rate, the p99 and the server process's CPU time
  * per request; then the reload latency from a file write to the SSE `reload` event, over
@@ -25,16 +26,36 @@ import { machine } from './measure.js';
  */
 const BARE_SERVER = `
 const http = require('node:http');
-const answers = new Map(JSON.parse(require('node:fs').readFileSync(process.env.BENCH_ANSWERS, 'utf8')).map((a) => [a.key, { ...a, body: Buffer.from(a.body, 'base64') }]));
+const { hash } = require('node:crypto');
+// The id the answers were asked with (send() below), where a one-off answer holds it.
+const ASKED = '~' + 'x'.repeat(33) + '~';
+const answers = new Map(JSON.parse(require('node:fs').readFileSync(process.env.BENCH_ANSWERS, 'utf8')).map((a) => [a.key, oneOff({ ...a, body: Buffer.from(a.body, 'base64') })]));
 // A request's one-off id (autocannon's [<id>], between tildes) is read as the placeholder.
 const ID = /~[^~]*~/g;
+/** A one-off answer (its text holds the id it was asked with) keeps its text, and whether its ETag is the text's sha256. */
+function oneOff(a) {
+  const text = a.body.toString();
+  if (!text.includes(ASKED)) return a;
+  return { ...a, text, hashed: a.headers.etag === '"' + hash('sha256', text) + '"' };
+}
 const server = http.createServer((req, res) => {
   if (req.url === '/readyz') return res.end('ok');
   const send = (body) => {
     const key = req.method + ' ' + req.url.replace(ID, '~[%3Cid%3E]~') + ' ' + (req.headers.accept || '').includes('text/plain') + ' ' + body.replace(ID, '~[<id>]~');
     const answer = answers.get(key);
-    res.writeHead(answer.status, { ...answer.headers, 'content-length': answer.body.length });
-    res.end(answer.body);
+    if (answer.text === undefined) {
+      res.writeHead(answer.status, { ...answer.headers, 'content-length': answer.body.length });
+      return res.end(answer.body);
+    }
+    // The same bytes as the service's one-off answer: this request's id in the text, and
+    // the ETag of that text.
+    const id = (req.url.match(ID) || body.match(ID))[0];
+    const text = answer.text.replace(ASKED, req.method === 'GET' ? decodeURIComponent(id) : id);
+    const bytes = Buffer.from(text);
+    const headers = { ...answer.headers, 'content-length': bytes.length };
+    if (answer.hashed) headers.etag = '"' + hash('sha256', text) + '"';
+    res.writeHead(answer.status, headers);
+    res.end(bytes);
   };
   if (req.method === 'POST') {
     let body = '';
@@ -166,6 +187,14 @@ try {
   const answersFile = join(base, 'answers.json');
   await writeFile(answersFile, JSON.stringify(answers));
   const bare = await startChild(ROOT, base, ['-e', BARE_SERVER], { BENCH_ANSWERS: answersFile });
+  // Both answer the same bytes: a one-off request's too, with an id other than the one the
+  // answers were asked with.
+  for (const v of variants) {
+    const [a, b] = await Promise.all([send(strata.url, v, 'y'), send(bare.url, v, 'y')]);
+    const [ab, bb] = await Promise.all([a.text(), b.text()]);
+    if (ab !== bb || a.headers.get('etag') !== b.headers.get('etag'))
+      throw new Error(`${v.label}: the bare server's answer differs from the service's`);
+  }
   const quiet = await startChild(ROOT, base, serveArgs('warn'));
   try {
     // The quiet service answers every request of the run first too, as the main one did
@@ -289,10 +318,10 @@ async function load(server: Server, v: Variant, duration = DURATION): Promise<Lo
 }
 
 /** One request of a variant, its placeholder (if any) given an id of autocannon's length. */
-function send(url: string, v: Variant): Promise<Response> {
+function send(url: string, v: Variant, letter = 'x'): Promise<Response> {
   const headers: Record<string, string> = { accept: v.accept };
   if (v.body !== undefined) headers['content-type'] = 'application/json';
-  const id = 'x'.repeat(33);
+  const id = letter.repeat(33);
   return fetch(url + v.path.replace('[%3Cid%3E]', id), {
     method: v.method,
     headers,
