@@ -42,14 +42,14 @@ export function promptAnswer(
   if (text) {
     memo.text ??= {
       status: 200,
-      headers: { ...commonHeaders(rendered, etag), 'content-type': 'text/plain; charset=utf-8' },
+      headers: commonHeaders(rendered, etag, 'text/plain; charset=utf-8'),
       body: rendered.textBytes,
     };
     return memo.text;
   }
   memo.json ??= {
     status: 200,
-    headers: { ...commonHeaders(rendered, etag), 'content-type': 'application/json' },
+    headers: commonHeaders(rendered, etag, 'application/json'),
     body: rendered.jsonBytes,
   };
   return memo.json;
@@ -101,7 +101,12 @@ export function warningCodes(diagnostics: readonly Diagnostic[]): string[] {
 
 const utf8 = new TextEncoder();
 
-function commonHeaders(rendered: Rendered, etag: string): Record<string, string> {
+/**
+ * A prompt answer's own headers, the content type (when it has a body) last. Built in one
+ * order, so every answer's headers share a shape and are listed from its cache (a spread
+ * into a new object gave one-off answers a shape to work out each time).
+ */
+function commonHeaders(rendered: Rendered, etag: string, type?: string): Record<string, string> {
   const headers: Record<string, string> = {
     etag,
     'cache-control': 'no-cache',
@@ -110,6 +115,7 @@ function commonHeaders(rendered: Rendered, etag: string): Record<string, string>
   };
   const warnings = warningCodes(rendered.result.diagnostics);
   if (warnings.length > 0) headers['x-strata-warnings'] = warnings.join(', ');
+  if (type !== undefined) headers['content-type'] = type;
   return headers;
 }
 
