@@ -111,8 +111,10 @@ function flatten(env: LayerEnv, compiled: CompiledTemplate, record: RoleRecord):
     if (raw === undefined || raw === null || typeof raw === 'object') return null;
     const value = String(raw);
     // The field's inputs, as one pass fills them (see fillRecordValue in layer.ts).
+    // Compiled here, not through the snapshot's look-up by value: each record is flattened
+    // once, and keying a map by a long field's text costs as much as compiling it.
     const fieldParts =
-      env.takesInputs && value.includes('{') ? compiledRecordValue(env.snapshot, value).parts : [value];
+      env.takesInputs && value.includes('{') ? compileInputs(value, manifest.inputSyntax).parts : [value];
     literal(fieldParts[0] as string);
     for (let j = 1; j < fieldParts.length; j += 2) {
       const p = fieldParts[j] as TemplatePlaceholder;
