@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { generateLayout } from './gen-layouts.js';
 import { generatePack } from './gen-pack.js';
 import {
   type Accelerator,
@@ -54,6 +55,40 @@ export async function acceleratorRows(log: (line: string) => void, load: () => s
     log(
       `| memo | a repeated compose (${label}), roboco | ${us(r.baseline / N)} | ${us(r.subject / N)} | **${r.ratio.toFixed(1)}** |`,
     );
+  }
+
+  // recordTemplates: every agent of a 1,000-agent crewai pack composed (the memo off, so
+  // each compose fills the role-playing template), on a snapshot that has composed them
+  // before, and on freshly built ones (each record flattened on its first compose).
+  const crew = mkdtempSync(join(tmpdir(), 'strata-bench-crew-'));
+  try {
+    const crewRequests = generateLayout(crew, 'crewai', 1000);
+    const crewFiles = readTree(crew);
+    const noMemo = { memo: false } as const;
+    const withIt = engineWithout([], noMemo);
+    const withoutIt = engineWithout(['recordTemplates'], noMemo);
+    const warm = (engine: Engine) => {
+      const snapshot = engine.buildSnapshot({ files: crewFiles, env: {} }).snapshot!;
+      return () => {
+        for (const r of crewRequests) engine.tryCompose(snapshot, r);
+      };
+    };
+    const t = await compare(warm(withIt), warm(withoutIt));
+    log(
+      `| recordTemplates | every agent composed, 1,000 crewai agents (the memo off) | ${ms2(t.baseline)} | ${ms2(t.subject)} | **${t.ratio.toFixed(2)}** |`,
+    );
+    const fresh = (engine: Engine) => () => {
+      const snapshot = engine.buildSnapshot({ files: copy(crewFiles), env: {} }).snapshot!;
+      const t0 = performance.now();
+      for (const r of crewRequests) engine.tryCompose(snapshot, r);
+      return performance.now() - t0;
+    };
+    const f = compareTimed(fresh(withIt), fresh(withoutIt));
+    log(
+      `| recordTemplates | every agent's first compose on a freshly built snapshot, 1,000 crewai agents (the compose timed, not the build) | ${ms2(f.baseline)} | ${ms2(f.subject)} | **${f.ratio.toFixed(2)}** |`,
+    );
+  } finally {
+    rmSync(crew, { recursive: true, force: true });
   }
 
   // fastYaml: a 1,000-role pack built from fresh bytes.
@@ -243,3 +278,31 @@ function median(xs: number[]): number {
 
 const us = (msValue: number) => `${(msValue * 1000).toFixed(2)} µs`;
 const ms = (msValue: number) => `${msValue.toFixed(1)} ms`;
+const ms2 = (msValue: number) => `${msValue.toFixed(2)} ms`;
+
+/**
+ * Like `compare`, for functions that time a part of their own work and return it (ms):
+ * rounds alternate the two, 15 calls each; the medians of what they returned.
+ */
+function compareTimed(
+  baseline: () => number,
+  subject: () => number,
+  rounds = 7,
+): { baseline: number; subject: number; ratio: number } {
+  const b: number[] = [];
+  const s: number[] = [];
+  for (let r = 0; r <= rounds; r++) {
+    for (let i = 0; i < 15; i++) {
+      const x = baseline();
+      const y = subject();
+      // The first round warms both up.
+      if (r > 0) {
+        b.push(x);
+        s.push(y);
+      }
+    }
+  }
+  const mb = median(b);
+  const msub = median(s);
+  return { baseline: mb, subject: msub, ratio: msub / mb };
+}

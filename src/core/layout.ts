@@ -114,8 +114,8 @@ export interface DiscoveryScope {
  * `values` (the first placeholder without a value is returned instead of a text), as the
  * core's `fillCompiledInputs` does in one pass, or by the layout's own rule. A text that
  * would grow past `maxLength` characters is `tooLarge`, said before it is made. When no
- * input's value holds a brace, it must give what one pass gives: a template of role
- * fields is then filled from the record's flattened text (`record-template.ts`).
+ * input's value holds a brace, it must give what one pass gives: an engine may then fill a
+ * template of role fields from the record's flattened text (a compose hook, `fillFields`).
  */
 export type RecordFill = (
   compiled: CompiledTemplate,

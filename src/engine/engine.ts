@@ -4,6 +4,7 @@ import { buildSnapshot, buildSnapshotSliced } from '../core/build/snapshot.js';
 import type { BuildInput, LoadResult, Snapshot } from '../core/build/snapshot-types.js';
 import type { Yielder } from '../core/build/yielder.js';
 import {
+  type ComposeHooks,
   type ComposeOutcome,
   type ComposeRequest,
   type ComposeResult,
@@ -15,6 +16,7 @@ import type { Layouts } from '../core/layout.js';
 import { type Diagnostic, PromptError } from '../core/text/diagnostics.js';
 import { LAYOUTS } from '../layouts/registry.js';
 import { type CacheUsage, DEFAULT_CACHE_BYTES, EngineCache, type SnapshotCache } from './cache.js';
+import { RecordTemplates } from './fast/record-template.js';
 import { fastYaml } from './fast/yaml-simple.js';
 import { PackComparer, type PackComparison } from './incremental/pack-compare.js';
 import { Incremental } from './incremental/snapshot-patch.js';
@@ -34,7 +36,8 @@ export interface EngineOptions {
    * Accelerators, each on unless turned off here: `memo` (compose outcomes kept per
    * snapshot and request), `incremental` (a reload builds from the served snapshot),
    * `parseMemo` (per-bytes UTF-8 checks and YAML parses kept across builds), `fastYaml`
-   * (the simplest YAML read without a syntax tree). Turning one off never changes a byte
+   * (the simplest YAML read without a syntax tree), `recordTemplates` (a template of role
+   * fields filled from each record's flattened text). Turning one off never changes a byte
    * of any answer, only the time it takes: benchmarks and tests do.
    */
   accelerators?: Partial<Record<Accelerator, boolean>>;
@@ -43,7 +46,7 @@ export interface EngineOptions {
 }
 
 /** The engine's accelerators, by name (see {@link EngineOptions.accelerators}). */
-export type Accelerator = 'memo' | 'incremental' | 'parseMemo' | 'fastYaml';
+export type Accelerator = 'memo' | 'incremental' | 'parseMemo' | 'fastYaml' | 'recordTemplates';
 
 /**
  * strata's core, made fast: builds and composes exactly as the core does, with every
@@ -108,13 +111,18 @@ export function createEngine(options: EngineOptions = {}): Engine {
     hooks.patch = (input, previous) => incremental.patch(withLayouts(input), previous, hooks);
     hooks.built = (snapshot, record) => incremental.remember(snapshot, record);
   }
+  const templates = new RecordTemplates();
+  const composeHooks: ComposeHooks | undefined = on('recordTemplates')
+    ? { fillFields: (env, compiled) => templates.fill(env, compiled) }
+    : undefined;
+  const compute = (snapshot: Snapshot, request: ComposeRequest) =>
+    coreCompose(snapshot, request, composeHooks);
   const tryCompose = on('memo')
     ? (snapshot: Snapshot, request: ComposeRequest) =>
-        memo.outcome(snapshot, request, coreCompose, sizeOf, freezeComposed)
-    : (snapshot: Snapshot, request: ComposeRequest) =>
-        freezeComposed(coreCompose(snapshot, request), snapshot);
+        memo.outcome(snapshot, request, compute, sizeOf, freezeComposed)
+    : (snapshot: Snapshot, request: ComposeRequest) => freezeComposed(compute(snapshot, request), snapshot);
   const comparer = new PackComparer(
-    { tryCompose, composeReading: (s, r, onRead) => composeReading(s, r, onRead) },
+    { tryCompose, composeReading: (s, r, onRead) => composeReading(s, r, onRead, composeHooks) },
     incremental,
   );
 

@@ -14,7 +14,7 @@ import { examplePack } from './pack-compare-harness.js';
 // it builds the same snapshots and composes the same outcomes, byte for byte, as the core.
 
 const PACKS = ['roboco', 'chorus', 'crewai', 'claude-agents', 'agents-md'] as const;
-const ACCELERATORS: Accelerator[] = ['memo', 'incremental', 'parseMemo', 'fastYaml'];
+const ACCELERATORS: Accelerator[] = ['memo', 'incremental', 'parseMemo', 'fastYaml', 'recordTemplates'];
 
 const engines: Array<[string, Engine]> = [
   ['every accelerator', createEngine()],

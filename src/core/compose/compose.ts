@@ -13,7 +13,7 @@ import { didYouMean } from '../text/suggest.js';
 import { utf8Length } from '../text/text.js';
 import { partTruncated, truncatedWarning } from './chain.js';
 import { requestShapeProblems } from './compose-request.js';
-import type { LayerEnv } from './env.js';
+import type { ComposeHooks, LayerEnv } from './env.js';
 import { resolveLayer } from './layer.js';
 import { attachLayers, promptHash, SliceHash } from './lazy-hash.js';
 import { PREFIX_MIN_CHARS, PrefixedTextHash } from './prefix-hash.js';
@@ -22,6 +22,7 @@ import { checkRequestNames, closestRoles } from './request-names.js';
 import { sourceWarnings } from './source-warnings.js';
 import type { ComposeOutcome, ComposeRequest, ComposeResult, LayerResult } from './types.js';
 
+export type { ComposeHooks } from './env.js';
 export type {
   ComposeOutcome,
   ComposeRequest,
@@ -42,8 +43,12 @@ export { SKIP_REASONS } from './types.js';
  * only the text never pays for it. This is the reference: the engine
  * (`createEngine().tryCompose`) gives the same outcome, memoised and frozen.
  */
-export function tryCompose(snapshot: Snapshot, request: ComposeRequest): ComposeOutcome {
-  return composeReading(snapshot, request, undefined);
+export function tryCompose(
+  snapshot: Snapshot,
+  request: ComposeRequest,
+  hooks?: ComposeHooks,
+): ComposeOutcome {
+  return composeReading(snapshot, request, undefined, hooks);
 }
 
 /**
@@ -57,10 +62,11 @@ export function composeReading(
   snapshot: Snapshot,
   request: ComposeRequest,
   onRead: ((path: string) => void) | undefined,
+  hooks?: ComposeHooks,
 ): ComposeOutcome {
   const shape = requestShapeProblems(snapshot, request);
   if (shape.length > 0) return { ok: false, diagnostics: [...shape] };
-  return composeChecked(snapshot, request, onRead);
+  return composeChecked(snapshot, request, onRead, hooks);
 }
 
 /**
@@ -131,6 +137,7 @@ function composeChecked(
   snapshot: Snapshot,
   request: ComposeRequest,
   onRead: ((path: string) => void) | undefined,
+  hooks: ComposeHooks | undefined,
 ): ComposeOutcome {
   const { manifest } = snapshot;
 
@@ -179,6 +186,7 @@ function composeChecked(
     unknown,
     record,
     onRead,
+    hooks,
     hashes: [],
     joined: undefined,
     charStart: 0,

@@ -3,7 +3,7 @@ import type { PackFile } from '../build/pack-file.js';
 import type { RoleRecord } from '../build/roles.js';
 import type { Snapshot } from '../build/snapshot-types.js';
 import type { GateContext } from '../pack/gates.js';
-import { splitPath } from '../pack/template.js';
+import { type CompiledTemplate, splitPath } from '../pack/template.js';
 import type { Diagnostic } from '../text/diagnostics.js';
 import { ownValue } from '../text/own.js';
 import type { HashPairs } from './lazy-hash.js';
@@ -30,6 +30,8 @@ export interface LayerEnv extends GateContext {
   record: RoleRecord | undefined;
   /** Told every pack path the compose looks up (see `composeReading`). */
   onRead: ((path: string) => void) | undefined;
+  /** What the engine hands the compose to do faster (none: the core's own way). */
+  hooks: ComposeHooks | undefined;
   /** Included layers and chain parts with their hash sources, in pairs (defined when the layers are read). */
   hashes: HashPairs;
   /** The result text, once the layers are joined (lazy hashes read their slices of it; made with the first). */
@@ -49,6 +51,19 @@ export interface LayerEnv extends GateContext {
   bytes: number | undefined;
   /** Set when the text is this file's prompt (its hash is the file's). */
   file: PackFile | undefined;
+}
+
+/**
+ * What an engine hands a compose to do faster (`src/engine/`); the core composes the same
+ * bytes without them, and the engine's tests hold each to that.
+ */
+export interface ComposeHooks {
+  /**
+   * The text of a layer's template whose placeholders are all role fields, for the
+   * compose's record, each field's inputs filled as the layer's two passes fill them (the
+   * field's inputs, then the template); undefined to leave the layer to those passes.
+   */
+  fillFields?(env: LayerEnv, compiled: CompiledTemplate): string | undefined;
 }
 
 /** A pack file by path; every look-up of a compose goes through here. */

@@ -10,6 +10,7 @@ import { operatorPath } from '../pack/path-settings.js';
 import type { SettingValue } from '../pack/settings.js';
 import {
   type CompiledTemplate,
+  compileInputs,
   compileTemplate,
   type FillOutcome,
   fillCompiled,
@@ -27,7 +28,6 @@ import { resolveChain } from './chain.js';
 import { closestFiles } from './closest-files.js';
 import { fileAt, type LayerEnv, pathParts, placeholderValue } from './env.js';
 import { promptTooLarge } from './prompt-limit.js';
-import { compiledRecordValue, fillRecordTemplate } from './record-template.js';
 import { attachSegments } from './segments.js';
 import { budgetOf, cutToBudget, type RawFile, trimText } from './text-cut.js';
 import type { LayerResult } from './types.js';
@@ -185,8 +185,8 @@ function sourceText(
       const compiled = compiledText(env.snapshot, source.text);
       if (compiled.parts.length === 1) return { text: trimText(source.text, layer.trim) };
       const values = new LayerValues(env, used);
-      // A template of a role's fields only: one pass over the record's flattened text.
-      const flat = fillRecordTemplate(env, compiled);
+      // A template of a role's fields only, filled by the engine's quicker way when it has one.
+      const flat = env.hooks?.fillFields?.(env, compiled);
       if (flat !== undefined) {
         base.field = compiled.fields!.names;
         base.source = env.record!.source;
@@ -350,6 +350,17 @@ function fillRecordValue(env: LayerEnv, value: string, values?: TemplateValues):
   // The layout's own rule, if it has one (a preset's way of filling record values).
   const fill = (snapshot.preset && snapshot.layouts?.get(snapshot.preset)?.fillRecord) || fillCompiledInputs;
   return fill(compiled, values ?? new LayerValues(env, []), env.maxBytes);
+}
+
+/** A role record value, split into literals and its input placeholders once per snapshot. */
+function compiledRecordValue(snapshot: Snapshot, value: string): CompiledTemplate {
+  const compiled = derived(snapshot, 'compiled-record-values', () => new Map<string, CompiledTemplate>());
+  let found = compiled.get(value);
+  if (!found) {
+    found = compileInputs(value, snapshot.manifest.inputSyntax);
+    compiled.set(value, found);
+  }
+  return found;
 }
 
 /** A layer's text template, split into literals and placeholders once per snapshot. */

@@ -1,17 +1,26 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { derived } from '../../src/core/build/derived.js';
-import { tryCompose } from '../../src/core/compose/compose.js';
-import { RECORD_TEMPLATE_CHARS } from '../../src/core/compose/record-template.js';
+import { type ComposeOutcome, type ComposeRequest, tryCompose } from '../../src/core/compose/compose.js';
 import type { ComposeResult } from '../../src/core/compose/types.js';
+import { RECORD_TEMPLATE_CHARS, RecordTemplates } from '../../src/engine/fast/record-template.js';
 import { memPack } from '../helpers.js';
 
-// A text layer made only of a role's fields is filled from the record's flattened text
-// (src/core/compose/record-template.ts). Whatever the fields and inputs hold, the prompt,
-// its errors and each field's and input's byte range must be what filling each field's
-// inputs and then the template gives: CrewAI's in-turn fill for a crewai pack (a value
-// holding another input's `{name}` is filled too), one pass for a pack of its own (a
-// `{name}` that is no declared input stays as written).
+// The engine's `recordTemplates` accelerator fills a text layer made only of a role's
+// fields from the record's flattened text (src/engine/fast/record-template.ts). Whatever
+// the fields and inputs hold, the outcome must be the core's own (two passes: each field's
+// inputs, then the template), byte for byte, provenance included; and the prompt, its
+// errors and each field's and input's byte range what filling gives: CrewAI's in-turn fill
+// for a crewai pack (a value holding another input's `{name}` is filled too), one pass for
+// a pack of its own (a `{name}` that is no declared input stays as written).
+
+const templates = new RecordTemplates();
+
+/** A compose with the accelerator, checked against the core's own; its outcome. */
+function fast(snapshot: Parameters<typeof tryCompose>[0], request: ComposeRequest): ComposeOutcome {
+  const out = tryCompose(snapshot, request, { fillFields: (env, compiled) => templates.fill(env, compiled) });
+  expect(JSON.stringify(out)).toBe(JSON.stringify(tryCompose(snapshot, request)));
+  return out;
+}
 
 const FIELDS = ['role', 'goal', 'backstory'] as const;
 const TEMPLATE = (f: Record<string, string>) =>
@@ -101,7 +110,7 @@ describe('a template of role fields filled from the flattened record', () => {
           }
           // The second compose meets the record's kept flat template.
           for (const _ of twice ? [0, 1] : [0]) {
-            const out = tryCompose(snapshot, { role: 'writer', vars });
+            const out = fast(snapshot, { role: 'writer', vars });
             if (missing) {
               expect(out.ok ? [] : out.diagnostics.map((d) => d.code)).toContain('MISSING_INPUT');
               continue;
@@ -148,7 +157,7 @@ describe('a template of role fields filled from the flattened record', () => {
           if (text === undefined) missing = true;
           else filled[f] = text;
         }
-        const out = tryCompose(snapshot, { role: 'dev', vars });
+        const out = fast(snapshot, { role: 'dev', vars });
         if (missing) {
           expect(out.ok ? [] : out.diagnostics.map((d) => d.code)).toContain('MISSING_INPUT');
           return;
@@ -174,11 +183,11 @@ describe('a template of role fields filled from the flattened record', () => {
         },
         max === undefined ? {} : { maxPromptBytes: max },
       ).snapshot!;
-    const number = tryCompose(pack('    role: 42\n    goal: "{a}"\n'), { role: 'dev', vars: { a: 'x' } });
+    const number = fast(pack('    role: 42\n    goal: "{a}"\n'), { role: 'dev', vars: { a: 'x' } });
     expect(number.ok && number.result.text).toBe('Base.\n\n---\n\nI am 42: x.');
-    const none = tryCompose(pack('    role: Dev\n'), { role: 'dev', vars: { a: 'x' } });
+    const none = fast(pack('    role: Dev\n'), { role: 'dev', vars: { a: 'x' } });
     expect(none.ok ? none.result.diagnostics.map((d) => d.code) : ['failed']).toEqual(['LAYER_MISSING']);
-    const large = tryCompose(pack('    role: Dev\n    goal: "{a}{a}{a}"\n', 200), {
+    const large = fast(pack('    role: Dev\n    goal: "{a}{a}{a}"\n', 200), {
       role: 'dev',
       vars: { a: 'y'.repeat(100) },
     });
@@ -191,17 +200,17 @@ describe('a template of role fields filled from the flattened record', () => {
       .map((id) => `${id}:\n  role: ${id} on {topic}\n  goal: Goal {topic}.\n  backstory: ${long}\n`)
       .join('');
     const snapshot = memPack({ 'agents.yaml': yaml }).snapshot!;
+    const mine = new RecordTemplates();
     for (const id of ['a1', 'a2', 'a3']) {
-      const out = tryCompose(snapshot, { role: id, vars: { topic: 'AI' } });
+      const out = tryCompose(
+        snapshot,
+        { role: id, vars: { topic: 'AI' } },
+        { fillFields: (env, compiled) => mine.fill(env, compiled) },
+      );
       expect(out.ok && out.result.text).toBe(`You are ${id} on AI. ${long}\nYour personal goal is: Goal AI.`);
     }
-    const kept = derived(snapshot, 'record-templates', () => undefined) as unknown as {
-      byTemplate: Map<unknown, Map<unknown, unknown>>;
-      chars: number;
-    };
     // Two records kept (the second crossed the bound), the third not.
-    expect([...kept.byTemplate.values()].map((m) => m.size)).toEqual([2]);
-    expect(kept.chars).toBeGreaterThanOrEqual(RECORD_TEMPLATE_CHARS);
-    expect(kept.chars).toBeLessThan(RECORD_TEMPLATE_CHARS + 200);
+    expect(mine.charsKept(snapshot)).toBeGreaterThanOrEqual(RECORD_TEMPLATE_CHARS);
+    expect(mine.charsKept(snapshot)).toBeLessThan(RECORD_TEMPLATE_CHARS + 200);
   });
 });
