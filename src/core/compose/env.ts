@@ -59,9 +59,10 @@ export interface LayerEnv extends GateContext {
  */
 export interface ComposeHooks {
   /**
-   * The text of a layer's template whose placeholders are all role fields, for the
-   * compose's record, each field's inputs filled as the layer's two passes fill them (the
-   * field's inputs, then the template); undefined to leave the layer to those passes.
+   * The text of a layer's template whose placeholders are all role fields (the core asks
+   * for no other), for the compose's record, each field's inputs filled as the layer's two
+   * passes fill them (the field's inputs, then the template); undefined to leave the layer
+   * to those passes.
    */
   fillFields?(env: LayerEnv, compiled: CompiledTemplate): string | undefined;
 }

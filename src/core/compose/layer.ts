@@ -186,10 +186,12 @@ function sourceText(
       if (compiled.parts.length === 1) return { text: trimText(source.text, layer.trim) };
       const values = new LayerValues(env, used);
       // A template of a role's fields only, filled by the engine's quicker way when it has one.
-      const flat = env.hooks?.fillFields?.(env, compiled);
-      if (flat !== undefined) {
-        base.field = compiled.fields!.names;
-        base.source = env.record!.source;
+      const onlyFields =
+        compiled.fields !== undefined && compiled.fields.count * 2 + 1 === compiled.parts.length;
+      const flat = onlyFields ? env.hooks?.fillFields?.(env, compiled) : undefined;
+      if (flat !== undefined && compiled.fields !== undefined) {
+        base.field = compiled.fields.names;
+        base.source = env.record?.source;
         const text = trimText(flat, layer.trim);
         attachSegments(base, env, compiled, () => fieldPieces(compiled, values), values, flat, text);
         return { text };
