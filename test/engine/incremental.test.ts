@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { packFolders } from '../../src/core/build/derived.js';
 import {
   type BuildInput,
   buildSnapshot as core,
@@ -177,6 +178,19 @@ describe('a build that starts from the previous snapshot', () => {
     expect(next.manifest).toBe(first.manifest);
     expect(next.files.get('base.md')).toBe(first.files.get('base.md'));
     expect(next.files.get('teams/platform.md')!.prompt).toMatch(/More\.$/);
+  });
+
+  it("shares the pack's folders, which a full build of a pack with chain layers makes", () => {
+    const files = bytesOf('agents-md');
+    const first = buildSnapshot({ files: new Map(files), env: {} }).snapshot!;
+    const edited = [...files.keys()].find((p) => p.endsWith('/AGENTS.md'))!;
+    files.set(edited, encode(`${decode(files.get(edited)!)}\nMore.\n`));
+    const next = buildSnapshot({ files: new Map(files), env: {}, previous: first }).snapshot!;
+    expect(patchedPaths(first, next)).toEqual([edited]);
+    const full = coreBuild({ files: new Map(files), env: {} }).snapshot!;
+    expect(packFolders(next)).toBe(packFolders(first));
+    expect([...packFolders(next)].sort()).toEqual([...packFolders(full)].sort());
+    expect(packFolders(full).has(edited.slice(0, edited.lastIndexOf('/')))).toBe(true);
   });
 
   it('builds in full when the registry, the fleet or a frontmatter value changes', () => {

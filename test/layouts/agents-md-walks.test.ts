@@ -80,6 +80,45 @@ describe('agents-md: a chain walk kept per folder', () => {
     }
   });
 
+  it('walks down from the folder above, and starts again at a nested repository, in any order of first composes', async () => {
+    // Random trees of folders, some holding AGENTS.md or AGENTS.override.md, some a `.git`
+    // of their own; every folder composed once on a fresh snapshot, deepest or shallowest
+    // first, against a compose that looks every file up.
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return Math.floor(seed / 65536) % n;
+    };
+    for (let tree = 0; tree < 12; tree++) {
+      const dir = realpathSync(tempDir('strata-agents-md-tree-'));
+      const folders = [''];
+      for (let i = 0; i < 14; i++) {
+        const parent = folders[random(folders.length)]!;
+        folders.push(parent === '' ? `f${i}` : `${parent}/f${i}`);
+      }
+      const files: Record<string, string> = {};
+      for (const folder of folders) {
+        const at = (name: string) => (folder === '' ? name : `${folder}/${name}`);
+        const pick = random(4);
+        if (pick >= 1) files[at('AGENTS.md')] = `# ${folder || 'root'}\n`;
+        if (pick === 3) files[at('AGENTS.override.md')] = `# ${folder || 'root'}, overridden\n`;
+        if (pick === 0) files[at('notes.txt')] = 'not read\n';
+      }
+      writeFiles(dir, files);
+      for (const folder of folders) {
+        mkdirSync(join(dir, folder), { recursive: true });
+        if (folder !== '' && random(4) === 0) mkdirSync(join(dir, folder, '.git'));
+      }
+      const order = tree % 2 === 0 ? [...folders].reverse() : [...folders].sort(() => random(3) - 1);
+      const { snapshot } = await loadPack(dir, { env: {} });
+      for (const folder of order) {
+        const request = { vars: { cwd: folder || '.' } };
+        const reading = seen(composeReading(snapshot!, request, () => {}));
+        expect([tree, folder, seen(tryCompose(snapshot!, request))]).toEqual([tree, folder, reading]);
+      }
+    }
+  });
+
   it('keeps a walk only for a folder as the pack spells it: other spellings are endless', async () => {
     const snapshot = await pack();
     const canonical = seen(tryCompose(snapshot, { vars: { cwd: 'frontend/src' } }));
@@ -88,9 +127,10 @@ describe('agents-md: a chain walk kept per folder', () => {
       expect([cwd, seen(tryCompose(snapshot, { vars: { cwd } })).text]).toEqual([cwd, canonical.text]);
     }
     tryCompose(snapshot, { vars: { cwd: '.' } });
-    const kept = derived(snapshot, 'chain-paths', () => new Map<unknown, Map<string, unknown>>());
+    // The walks kept: the folder's, and those of the folders on the way down to it.
+    const kept = derived(snapshot, 'chain-walks', () => new Map<unknown, Map<string, unknown>>());
     const paths = [...kept.values()].flatMap((byPath) => [...byPath.keys()]);
-    expect(paths.sort()).toEqual(['.', 'frontend/src']);
+    expect(paths.sort()).toEqual(['', 'frontend', 'frontend/src']);
   });
 
   it('hashes a part that is a whole file as the file, and a cut part as its bytes', async () => {

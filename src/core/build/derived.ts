@@ -45,10 +45,38 @@ export function fleetById(snapshot: Snapshot): ReadonlyMap<string, Agent> {
 /** The slot of {@link fleetById}: a build fills it, a patched build carries it over. */
 export const FLEET_BY_ID = 'fleet-by-id';
 
+/**
+ * The folders holding a file of the pack (read or not, `.git` entries included), each with
+ * the ones above it: every folder on the way to one of them is one too. A build of a pack
+ * with chain layers makes it (they look folders up on their first compose); a patched
+ * build, which keeps every path, carries it over.
+ */
+export function packFolders(snapshot: Snapshot): ReadonlySet<string> {
+  return derived(snapshot, PACK_FOLDERS, collectFolders);
+}
+
+/** The slot of {@link packFolders}. */
+export const PACK_FOLDERS = 'pack-folders';
+
 // --- internal ---
 
 const SLOTS: unique symbol = Symbol('derived look-ups');
 
 interface WithSlots {
   [SLOTS]?: Map<string, unknown>;
+}
+
+function collectFolders(snapshot: Snapshot): ReadonlySet<string> {
+  const known = new Set<string>();
+  const add = (path: string) => {
+    for (let at = path.lastIndexOf('/'); at > 0; at = path.lastIndexOf('/', at - 1)) {
+      const folder = path.slice(0, at);
+      if (known.has(folder)) break;
+      known.add(folder);
+    }
+  };
+  for (const path of snapshot.files.keys()) add(path);
+  for (const path of snapshot.unreadable ?? []) add(path);
+  for (const folder of snapshot.gitFolders ?? []) add(`${folder}/.git`);
+  return known;
 }

@@ -1,4 +1,4 @@
-import { derived } from '../build/derived.js';
+import { derived, packFolders } from '../build/derived.js';
 import type { Snapshot } from '../build/snapshot-types.js';
 import { closestNames } from '../text/suggest.js';
 
@@ -21,11 +21,13 @@ export function misnamedFolder(
   dir: string,
 ): { given: string; meant: string; spelled?: string } | undefined {
   if (dir === '') return undefined;
-  const { known, byFold } = foldersOf(snapshot);
+  const known = packFolders(snapshot);
   for (let at = dir.indexOf('/'); ; at = dir.indexOf('/', at + 1)) {
     const folder = at === -1 ? dir : dir.slice(0, at);
     if (!known.has(folder)) {
-      const meant = byFold.get(fold(folder))?.find((f) => f !== folder);
+      const meant = foldedFolders(snapshot)
+        .get(fold(folder))
+        ?.find((f) => f !== folder);
       if (meant === undefined) return undefined;
       // Two spellings that look alike: said in code points.
       return folder.normalize('NFC') === meant.normalize('NFC')
@@ -67,41 +69,23 @@ export function missingFolder(
 
 /** Whether `dir` is the pack root or a folder holding a file of the pack (read or not). */
 export function isPackFolder(snapshot: Snapshot, dir: string): boolean {
-  return dir === '' || foldersOf(snapshot).known.has(dir);
+  return dir === '' || packFolders(snapshot).has(dir);
 }
 
 // --- internal ---
 
-interface Folders {
-  known: ReadonlySet<string>;
-  byFold: ReadonlyMap<string, string[]>;
-}
-
-/** The folders holding a file of the pack (read or not), once per snapshot. */
-function foldersOf(snapshot: Snapshot): Folders {
-  return derived(snapshot, 'folders', collectFolders);
-}
-
-function collectFolders(snapshot: Snapshot): Folders {
-  const known = new Set<string>();
-  const add = (path: string) => {
-    for (let at = path.lastIndexOf('/'); at > 0; at = path.lastIndexOf('/', at - 1)) {
-      const folder = path.slice(0, at);
-      if (known.has(folder)) break;
-      known.add(folder);
+/** The pack's folders by their {@link fold}ed paths: made once per snapshot, when a path names a folder the pack does not have. */
+function foldedFolders(snapshot: Snapshot): ReadonlyMap<string, string[]> {
+  return derived(snapshot, 'folded-folders', (s) => {
+    const byFold = new Map<string, string[]>();
+    for (const folder of packFolders(s)) {
+      const key = fold(folder);
+      const list = byFold.get(key);
+      if (list) list.push(folder);
+      else byFold.set(key, [folder]);
     }
-  };
-  for (const path of snapshot.files.keys()) add(path);
-  for (const path of snapshot.unreadable ?? []) add(path);
-  for (const folder of snapshot.gitFolders ?? []) add(`${folder}/.git`);
-  const byFold = new Map<string, string[]>();
-  for (const folder of known) {
-    const key = fold(folder);
-    const list = byFold.get(key);
-    if (list) list.push(folder);
-    else byFold.set(key, [folder]);
-  }
-  return { known, byFold };
+    return byFold;
+  });
 }
 
 /** Non-ASCII characters as `\u` escapes: `café` as `caf\u00e9`, its NFD form as `cafe\u0301`. */

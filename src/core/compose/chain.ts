@@ -37,19 +37,18 @@ export function resolveChain(
     }
     path += v + template[i + 1]!;
   }
-  const found = folderAndWalk(env, layer, source, path);
-  if (found === undefined) {
+  const walk = folderAndWalk(env, layer, source, path);
+  if (walk === undefined) {
     base.reason = 'missing';
     return base;
   }
-  const { dir, walk } = found;
   const parts: LayerPart[] = [];
   let text = '';
   let kept = 0;
   let remaining = budget ?? Number.POSITIVE_INFINITY;
   let offset = 0;
   const joinBytes = utf8Length(source.join);
-  if (walk.from > 0) base.chainRoot = dir.slice(0, walk.from);
+  if (walk.from > 0) base.chainRoot = walk.dir.slice(0, walk.from);
   for (const file of walk.files) {
     const part: LayerPart = { source: file.path, included: false };
     parts.push(part);
@@ -164,10 +163,11 @@ export function partTruncated(parts: readonly LayerPart[] | undefined): boolean 
 // --- internal ---
 
 /**
- * The folder a chain's filled path names and the walk down to it, or undefined when it
- * names none the pack can read (said). Kept per snapshot, chain and path when the path is
- * a pack folder as the pack writes it and nothing was said of it (so bounded by the
- * pack's folders); worked out each time for any other path, or when the compose tells
+ * The walk down to the folder a chain's filled path names, or undefined when it names
+ * none the pack can read (said). A pack folder's walk is kept per snapshot and chain, by
+ * the folder's own path (so bounded by the pack's folders): a path spelled so (or `.`,
+ * the root) finds it at once; another spelling of the folder (`a/x/../b`: they are
+ * endless) is worked out and then finds it. Nothing is kept when the compose tells
  * `onRead` what it looks up.
  */
 function folderAndWalk(
@@ -175,35 +175,29 @@ function folderAndWalk(
   layer: LayerDef,
   source: ChainSource,
   path: string,
-): FolderAndWalk | undefined {
-  const kept =
-    env.onRead === undefined
-      ? derived(env.snapshot, 'chain-paths', () => new Map<ChainSource, Map<string, FolderAndWalk>>())
-      : undefined;
-  let byPath = kept?.get(source);
-  const hit = byPath?.get(path);
+): ChainWalk | undefined {
+  const kept = env.onRead === undefined ? keptWalks(env.snapshot, source) : undefined;
+  const hit = kept?.get(path === '.' ? '' : path);
   if (hit !== undefined) return hit;
   const said = env.diagnostics.length;
   const dir = chainFolder(env, layer, source, path);
   if (dir === undefined) return undefined;
-  const found = { dir, walk: chainWalk(env, source, dir) };
-  // Only the pack's own spelling of a folder (and `.` for the root): other spellings are
-  // endless (`a/x/../b`), so they are not kept.
-  const spelled = dir === path || (path === '.' && dir === '');
-  const keep = spelled && env.diagnostics.length === said && isPackFolder(env.snapshot, dir);
-  if (kept !== undefined && keep) {
-    if (byPath === undefined) {
-      byPath = new Map();
-      kept.set(source, byPath);
-    }
-    byPath.set(path, found);
-  }
-  return found;
+  // Every folder on the way to a pack folder is one too, and reads as it does: the walks
+  // kept on the way down are each a folder's own.
+  if (kept !== undefined && env.diagnostics.length === said && isPackFolder(env.snapshot, dir))
+    return keptWalk(env, source, kept, dir);
+  return walkChain(env, source, dir);
 }
 
-interface FolderAndWalk {
-  dir: string;
-  walk: ChainWalk;
+/** A chain's walks of the pack's folders, by folder: once per snapshot and chain. */
+function keptWalks(snapshot: Snapshot, source: ChainSource): Map<string, ChainWalk> {
+  const walks = derived(snapshot, 'chain-walks', () => new Map<ChainSource, Map<string, ChainWalk>>());
+  let bySource = walks.get(source);
+  if (bySource === undefined) {
+    bySource = new Map();
+    walks.set(source, bySource);
+  }
+  return bySource;
 }
 
 /**
@@ -273,38 +267,17 @@ function chainFolder(
 
 /**
  * Whether `dir` is a folder a letter case or a normalisation away from the pack's, else
- * whether it is one the pack's folder does not have: worked out once per folder of the
- * pack (a folder holding a file), each time for another.
+ * whether it is one the pack's folder does not have.
  */
 function folderVerdict(snapshot: Snapshot, dir: string): FolderVerdict {
-  const known = isPackFolder(snapshot, dir);
-  const verdicts = known
-    ? derived(snapshot, 'chain-folders', () => new Map<string, FolderVerdict>())
-    : undefined;
-  let verdict = verdicts?.get(dir);
-  if (verdict === undefined) {
-    const misnamed = misnamedFolder(snapshot, dir);
-    verdict = { misnamed, missing: misnamed ? undefined : missingFolder(snapshot, dir) };
-    verdicts?.set(dir, verdict);
-  }
-  return verdict;
+  // Every folder on the way to a pack folder is one too: none of them is misnamed.
+  const misnamed = isPackFolder(snapshot, dir) ? undefined : misnamedFolder(snapshot, dir);
+  return { misnamed, missing: misnamed ? undefined : missingFolder(snapshot, dir) };
 }
 
 interface FolderVerdict {
   misnamed: ReturnType<typeof misnamedFolder>;
   missing: ReturnType<typeof missingFolder>;
-}
-
-/**
- * Where a walk down to the folder `dir` starts (the length of the start folder's path):
- * the deepest folder on the way that holds a `.git` entry (a nested repository, a
- * submodule), else the pack root (0).
- */
-function gitRootOf(snapshot: Snapshot, dir: string): number {
-  let at = 0;
-  for (const folder of snapshot.gitFolders ?? [])
-    if (folder.length > at && (dir === folder || dir.startsWith(`${folder}/`))) at = folder.length;
-  return at;
 }
 
 /** A path starting at a root: `/…`, `\…`, or a drive letter (`C:\`, `C:/`). */
@@ -332,38 +305,41 @@ function chainFile(
 
 /** The files a chain reads on its way down to a folder: from the start folder, in order. */
 interface ChainWalk {
+  /** The folder (pack-relative, normalised; '' for the root). */
+  dir: string;
   /** The length of the start folder's path (0: the pack root). */
   from: number;
   files: readonly PackFile[];
 }
 
-/**
- * The files of a chain's walk down to `dir`: worked out once per snapshot, chain and
- * folder of the pack (so bounded by the pack's folders), each time for another folder or
- * when the compose tells `onRead` what it looks up.
- */
-function chainWalk(env: LayerEnv, source: ChainSource, dir: string): ChainWalk {
-  if (env.onRead !== undefined || !isPackFolder(env.snapshot, dir)) return walkChain(env, source, dir);
-  const walks = derived(env.snapshot, 'chain-walks', () => new Map<ChainSource, Map<string, ChainWalk>>());
-  let bySource = walks.get(source);
-  if (bySource === undefined) {
-    bySource = new Map();
-    walks.set(source, bySource);
+/** The walk of a pack folder, kept, from the kept walk of the folder above it. */
+function keptWalk(env: LayerEnv, source: ChainSource, kept: Map<string, ChainWalk>, dir: string): ChainWalk {
+  let walk = kept.get(dir);
+  if (walk !== undefined) return walk;
+  const file = chainFile(env, source, dir);
+  if (dir === '' || (source.start === 'git_root' && gitFoldersOf(env.snapshot).has(dir)))
+    walk = { dir, from: dir.length, files: file ? [file] : [] };
+  else {
+    const above = keptWalk(env, source, kept, dir.slice(0, Math.max(dir.lastIndexOf('/'), 0)));
+    walk = { dir, from: above.from, files: file ? [...above.files, file] : above.files };
   }
-  let walk = bySource.get(dir);
-  if (walk === undefined) {
-    walk = walkChain(env, source, dir);
-    bySource.set(dir, walk);
-  }
+  kept.set(dir, walk);
   return walk;
 }
 
 type ChainSource = Extract<LayerSource, { kind: 'chain' }>;
 
+/**
+ * The files of a chain's walk down to `dir`, each folder looked up: folders from the root
+ * down ('', 'a', 'a/b', …; `at`: the length of the folder's path), with `start: git_root`
+ * from the deepest folder on the way that holds a `.git` entry (a nested repository, a
+ * submodule).
+ */
 function walkChain(env: LayerEnv, source: ChainSource, dir: string): ChainWalk {
-  // Folders from the root down: '', 'a', 'a/b', … (`at`: the length of the folder's path);
-  // with `start: git_root`, from the deepest folder on the path that holds `.git`.
-  const from = source.start === 'git_root' ? gitRootOf(env.snapshot, dir) : 0;
+  let from = 0;
+  if (source.start === 'git_root')
+    for (const folder of env.snapshot.gitFolders ?? [])
+      if (folder.length > from && (dir === folder || dir.startsWith(`${folder}/`))) from = folder.length;
   const files: PackFile[] = [];
   for (let at = from; ; ) {
     const file = chainFile(env, source, at === 0 ? '' : dir.slice(0, at));
@@ -372,5 +348,10 @@ function walkChain(env: LayerEnv, source: ChainSource, dir: string): ChainWalk {
     const next = dir.indexOf('/', at + 1);
     at = next === -1 ? dir.length : next;
   }
-  return { from, files };
+  return { dir, from, files };
+}
+
+/** The folders holding a `.git` entry, as a set: once per snapshot. */
+function gitFoldersOf(snapshot: Snapshot): ReadonlySet<string> {
+  return derived(snapshot, 'git-folders', (s) => new Set(s.gitFolders));
 }

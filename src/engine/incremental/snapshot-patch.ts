@@ -1,6 +1,6 @@
 import type { BuildHooks, BuildRecord } from '../../core/build/build-hooks.js';
 import { resolveSettings } from '../../core/build/build-settings.js';
-import { carryDerived, FLEET_BY_ID } from '../../core/build/derived.js';
+import { carryDerived, FLEET_BY_ID, PACK_FOLDERS } from '../../core/build/derived.js';
 import { Digests } from '../../core/build/digests.js';
 import {
   type DecodeContext,
@@ -116,8 +116,9 @@ export class Incremental {
     }
     yield;
     const next: Snapshot = { ...previous, warnings: [...previous.warnings] };
-    // It shares the previous one's fleet: and so the fleet by id.
+    // It shares the previous one's fleet and paths: and so the fleet by id and the folders.
     carryDerived(previous, next, FLEET_BY_ID);
+    carryDerived(previous, next, PACK_FOLDERS);
     if (input.maxPromptBytes === undefined) delete next.maxPromptBytes;
     else next.maxPromptBytes = input.maxPromptBytes;
     if (files) {
