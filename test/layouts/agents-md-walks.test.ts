@@ -5,7 +5,7 @@ import { derived } from '../../src/core/build/derived.js';
 import { composeReading, tryCompose } from '../../src/core/compose/compose.js';
 import { sha256 } from '../../src/core/text/text.js';
 import { loadPack } from '../../src/source/load.js';
-import { tempDir, writeFiles } from '../helpers.js';
+import { memPack, tempDir, writeFiles } from '../helpers.js';
 
 // A chain's walk down to a folder is worked out once per snapshot and folder: the second
 // compose of a working directory, and every other one there, must be what a compose that
@@ -117,6 +117,23 @@ describe('agents-md: a chain walk kept per folder', () => {
         expect([tree, folder, seen(tryCompose(snapshot!, request))]).toEqual([tree, folder, reading]);
       }
     }
+  });
+
+  it('walks down a folder 2,000 deep, each with an AGENTS.md, as looking every file up does', () => {
+    const files: Record<string, string> = { 'AGENTS.md': 'root\n' };
+    let folder = '';
+    for (let i = 0; i < 2000; i++) {
+      folder = folder === '' ? `d${i % 10}` : `${folder}/d${i % 10}`;
+      if (i % 3 === 0) files[`${folder}/AGENTS.md`] = `level ${i}\n`;
+    }
+    const { snapshot } = memPack(files, { preset: 'agents-md' });
+    const request = { vars: { cwd: folder }, settings: { project_doc_max_bytes: 1_000_000 } };
+    const reading = seen(composeReading(snapshot!, request, () => {}));
+    expect(seen(tryCompose(snapshot!, request))).toEqual(reading);
+    expect(reading.parts).toHaveLength(668);
+    const middle = folder.slice(0, folder.indexOf('/', folder.length / 2));
+    const half = { vars: { cwd: middle } };
+    expect(seen(tryCompose(snapshot!, half))).toEqual(seen(composeReading(snapshot!, half, () => {})));
   });
 
   it('keeps a walk only for a folder as the pack spells it: other spellings are endless', async () => {

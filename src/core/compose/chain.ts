@@ -176,26 +176,29 @@ function folderAndWalk(
   source: ChainSource,
   path: string,
 ): ChainWalk | undefined {
-  const kept = env.onRead === undefined ? keptWalks(env.snapshot, source) : undefined;
-  const hit = kept?.get(path === '.' ? '' : path);
+  const kept = env.onRead === undefined ? keptSteps(env.snapshot, source) : undefined;
+  const hit = kept?.get(path === '.' ? '' : path)?.walk;
   if (hit !== undefined) return hit;
   const said = env.diagnostics.length;
   const dir = chainFolder(env, layer, source, path);
   if (dir === undefined) return undefined;
-  // Every folder on the way to a pack folder is one too, and reads as it does: the walks
+  // Every folder on the way to a pack folder is one too, and reads as it does: the steps
   // kept on the way down are each a folder's own.
-  if (kept !== undefined && env.diagnostics.length === said && isPackFolder(env.snapshot, dir))
-    return keptWalk(env, source, kept, dir);
+  if (kept !== undefined && env.diagnostics.length === said && isPackFolder(env.snapshot, dir)) {
+    const step = keptStep(env, source, kept, dir);
+    step.walk ??= { dir, from: step.from, files: filesDown(step) };
+    return step.walk;
+  }
   return walkChain(env, source, dir);
 }
 
-/** A chain's walks of the pack's folders, by folder: once per snapshot and chain. */
-function keptWalks(snapshot: Snapshot, source: ChainSource): Map<string, ChainWalk> {
-  const walks = derived(snapshot, 'chain-walks', () => new Map<ChainSource, Map<string, ChainWalk>>());
-  let bySource = walks.get(source);
+/** A chain's steps down the pack's folders, by folder: once per snapshot and chain. */
+function keptSteps(snapshot: Snapshot, source: ChainSource): Map<string, WalkStep> {
+  const steps = derived(snapshot, 'chain-walks', () => new Map<ChainSource, Map<string, WalkStep>>());
+  let bySource = steps.get(source);
   if (bySource === undefined) {
     bySource = new Map();
-    walks.set(source, bySource);
+    steps.set(source, bySource);
   }
   return bySource;
 }
@@ -312,19 +315,48 @@ interface ChainWalk {
   files: readonly PackFile[];
 }
 
-/** The walk of a pack folder, kept, from the kept walk of the folder above it. */
-function keptWalk(env: LayerEnv, source: ChainSource, kept: Map<string, ChainWalk>, dir: string): ChainWalk {
-  let walk = kept.get(dir);
-  if (walk !== undefined) return walk;
-  const file = chainFile(env, source, dir);
-  if (dir === '' || (source.start === 'git_root' && gitFoldersOf(env.snapshot).has(dir)))
-    walk = { dir, from: dir.length, files: file ? [file] : [] };
-  else {
-    const above = keptWalk(env, source, kept, dir.slice(0, Math.max(dir.lastIndexOf('/'), 0)));
-    walk = { dir, from: above.from, files: file ? [...above.files, file] : above.files };
+/**
+ * One folder's step of a chain's walk down the pack's folders: the folder's file (if any)
+ * and the step of the folder above, back to the start folder; each folder's own walk once
+ * a compose asks for it. A step is a few fields, so a pack's deepest folders cost what
+ * their depth costs, once, not once per folder on the way.
+ */
+interface WalkStep {
+  /** The length of the start folder's path. */
+  from: number;
+  file: PackFile | undefined;
+  /** The step of the folder above (undefined at the start folder). */
+  above: WalkStep | undefined;
+  /** The walk down to this folder, once a compose asked for it. */
+  walk?: ChainWalk;
+}
+
+/** The step of a pack folder, kept, from the kept step of the folder above it. */
+function keptStep(env: LayerEnv, source: ChainSource, kept: Map<string, WalkStep>, dir: string): WalkStep {
+  // The folders on the way up without a step yet, deepest first; then their steps, down.
+  const missing: string[] = [];
+  let step: WalkStep | undefined;
+  for (let at = dir; ; at = at.slice(0, Math.max(at.lastIndexOf('/'), 0))) {
+    step = kept.get(at);
+    if (step !== undefined) break;
+    missing.push(at);
+    if (at === '') break;
   }
-  kept.set(dir, walk);
-  return walk;
+  for (let i = missing.length - 1; i >= 0; i--) {
+    const folder = missing[i]!;
+    const file = chainFile(env, source, folder);
+    const starts = folder === '' || (source.start === 'git_root' && gitFoldersOf(env.snapshot).has(folder));
+    step = starts ? { from: folder.length, file, above: undefined } : { from: step!.from, file, above: step };
+    kept.set(folder, step);
+  }
+  return step!;
+}
+
+/** The files of the steps from the start folder down to `step`'s folder, in that order. */
+function filesDown(step: WalkStep): PackFile[] {
+  const files: PackFile[] = [];
+  for (let at: WalkStep | undefined = step; at !== undefined; at = at.above) if (at.file) files.push(at.file);
+  return files.reverse();
 }
 
 type ChainSource = Extract<LayerSource, { kind: 'chain' }>;
