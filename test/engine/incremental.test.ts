@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { packFolders } from '../../src/core/build/derived.js';
+import { packFolders, pathSubstitutions } from '../../src/core/build/derived.js';
 import {
   type BuildInput,
   buildSnapshot as core,
@@ -191,6 +191,28 @@ describe('a build that starts from the previous snapshot', () => {
     expect(packFolders(next)).toBe(packFolders(first));
     expect([...packFolders(next)].sort()).toEqual([...packFolders(full)].sort());
     expect(packFolders(full).has(edited.slice(0, edited.lastIndexOf('/')))).toBe(true);
+  });
+
+  it("shares its layout's substitutions by path, which a build makes", () => {
+    const root = ['$', '{CLAUDE_PLUGIN_ROOT}'].join('');
+    const agent = (name: string, body: string) =>
+      encode(`---\nname: ${name}\ndescription: ${name}\n---\n\n${body}\n`);
+    const files: Bytes = new Map([
+      ['.claude-plugin/plugin.json', encode('{"name":"kit"}\n')],
+      ['agents/runner.md', agent('runner', `Run ${root}/check.sh.`)],
+      ['agents/other.md', agent('other', 'Other.')],
+    ]);
+    const first = buildSnapshot({ files: new Map(files), env: {} }).snapshot!;
+    expect(pathSubstitutions(first)?.('agents/runner.md')).toHaveLength(2);
+    files.set('agents/other.md', agent('other', 'Other, edited.'));
+    const next = buildSnapshot({ files: new Map(files), env: {}, previous: first }).snapshot!;
+    expect(patchedPaths(first, next)).toEqual(['agents/other.md']);
+    expect(pathSubstitutions(next)).toBe(pathSubstitutions(first));
+    const full = coreBuild({ files: new Map(files), env: {} }).snapshot!;
+    const request = { role: 'runner', vars: { plugin_root: '/opt/kit', plugin_data: '/var/kit' } };
+    const composed = tryCompose(next, request);
+    expect(composed.ok && composed.result.text).toBe('Run /opt/kit/check.sh.');
+    expect(composed).toEqual(tryCompose(full, request));
   });
 
   it('builds in full when the registry, the fleet or a frontmatter value changes', () => {

@@ -1,7 +1,7 @@
-import { mkdirSync, realpathSync } from 'node:fs';
+import { mkdirSync, realpathSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { derived } from '../../src/core/build/derived.js';
+import { derived, packFolders } from '../../src/core/build/derived.js';
 import { composeReading, tryCompose } from '../../src/core/compose/compose.js';
 import { sha256 } from '../../src/core/text/text.js';
 import { loadPack } from '../../src/source/load.js';
@@ -134,6 +134,21 @@ describe('agents-md: a chain walk kept per folder', () => {
     const middle = folder.slice(0, folder.indexOf('/', folder.length / 2));
     const half = { vars: { cwd: middle } };
     expect(seen(tryCompose(snapshot!, half))).toEqual(seen(composeReading(snapshot!, half, () => {})));
+  });
+
+  it("makes the pack's folders with the snapshot, as they are once it is whole", async () => {
+    const dir = realpathSync(tempDir('strata-agents-md-folders-'));
+    writeFiles(dir, { 'AGENTS.md': 'root\n', 'sub/AGENTS.md': 'sub\n' });
+    mkdirSync(join(dir, 'sub/.git'));
+    mkdirSync(join(dir, 'repo/.git'), { recursive: true });
+    mkdirSync(join(dir, 'broken/deeper'), { recursive: true });
+    symlinkSync('missing.md', join(dir, 'broken/deeper/AGENTS.md'));
+    const { snapshot } = await loadPack(dir, { env: {} });
+    expect(snapshot!.unreadable?.has('broken/deeper/AGENTS.md')).toBe(true);
+    const made = [...packFolders(snapshot!)].sort();
+    // A copy of the snapshot has none of its look-ups: its folders are worked out now.
+    expect(made).toEqual([...packFolders({ ...snapshot! })].sort());
+    expect(made).toEqual(['broken', 'broken/deeper', 'repo', 'sub']);
   });
 
   it('keeps a walk only for a folder as the pack spells it: other spellings are endless', async () => {

@@ -1,3 +1,4 @@
+import type { Substitution } from '../layout.js';
 import type { Agent } from './fleet.js';
 import type { Snapshot } from './snapshot-types.js';
 
@@ -58,6 +59,22 @@ export function packFolders(snapshot: Snapshot): ReadonlySet<string> {
 /** The slot of {@link packFolders}. */
 export const PACK_FOLDERS = 'pack-folders';
 
+/**
+ * The texts the pack's layout replaces in each file (Claude Code plugins'
+ * `${CLAUDE_PLUGIN_ROOT}`), by file path; undefined when its layout replaces none. Its
+ * rule reads every path of the pack: a build makes it, a patched build (which keeps every
+ * path) carries it over.
+ */
+export function pathSubstitutions(snapshot: Snapshot): SubstitutionsOf | undefined {
+  return derived(snapshot, PATH_SUBSTITUTIONS, substitutionsOf);
+}
+
+/** The slot of {@link pathSubstitutions}. */
+export const PATH_SUBSTITUTIONS = 'path-substitutions';
+
+/** A file's substitutions, by its path. */
+export type SubstitutionsOf = (path: string) => readonly Substitution[];
+
 // --- internal ---
 
 const SLOTS: unique symbol = Symbol('derived look-ups');
@@ -79,4 +96,9 @@ function collectFolders(snapshot: Snapshot): ReadonlySet<string> {
   for (const path of snapshot.unreadable ?? []) add(path);
   for (const folder of snapshot.gitFolders ?? []) add(`${folder}/.git`);
   return known;
+}
+
+function substitutionsOf(snapshot: Snapshot): SubstitutionsOf | undefined {
+  const rule = snapshot.preset ? snapshot.layouts?.get(snapshot.preset)?.substitutions : undefined;
+  return rule?.forPaths([...snapshot.files.keys()]);
 }

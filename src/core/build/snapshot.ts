@@ -22,7 +22,7 @@ import { byteOrder, decodeText, isUtf8Text } from '../text/text.js';
 import { type FastYaml, type ParsedYaml, parseYaml } from '../text/yaml.js';
 import type { BuildHooks } from './build-hooks.js';
 import { resolveSettings } from './build-settings.js';
-import { fleetById, packFolders } from './derived.js';
+import { fleetById, packFolders, pathSubstitutions } from './derived.js';
 import { alsoDetected, detectPreset, presetPart, withoutRoles } from './detect.js';
 import { Digests } from './digests.js';
 import { fleetSteps } from './fleet.js';
@@ -391,12 +391,14 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   if (input.maxPromptBytes !== undefined) snapshot.maxPromptBytes = input.maxPromptBytes;
   // The fleet by id, made with the snapshot: a first compose looks an agent up at once.
   fleetById(snapshot);
-  // The pack's folders, which chain layers look up on their first compose.
-  if (manifest.layers.some((l) => l.source?.kind === 'chain')) packFolders(snapshot);
   if (input.root) snapshot.root = input.root;
   if (gitFolders) snapshot.gitFolders = gitFolders;
   if (input.folders) snapshot.folders = input.folders;
   if (unreadable) snapshot.unreadable = unreadable;
+  // What a first compose would otherwise work out from every path of the pack: its
+  // folders (for chain layers) and its layout's substitutions by file.
+  if (manifest.layers.some((l) => l.source?.kind === 'chain')) packFolders(snapshot);
+  pathSubstitutions(snapshot);
   // A detected layout without roles: another layout with roles in the same folder is a hint.
   if (presetName !== undefined && input.preset === undefined && withoutRoles(manifest)) {
     const also = alsoDetected(layouts, presetName, paths, (p) =>

@@ -1,4 +1,4 @@
-import { derived } from '../build/derived.js';
+import { derived, pathSubstitutions } from '../build/derived.js';
 import type { PackFile } from '../build/pack-file.js';
 import type { Snapshot } from '../build/snapshot-types.js';
 import type { Substitution } from '../layout.js';
@@ -248,13 +248,12 @@ function fileText(
   return { text: trimText(found.text.slice(found.bodyOffset), layer.trim) };
 }
 
-/** The layout's substitutions in a file (`Layout.substitutions`), worked out once per snapshot. */
+/** The layout's substitutions in a file (`Layout.substitutions`; the rule made with the snapshot). */
 function substitutionsOf(env: LayerEnv, path: string): readonly Substitution[] {
-  const { snapshot } = env;
-  const rule = snapshot.preset ? snapshot.layouts?.get(snapshot.preset)?.substitutions : undefined;
-  if (!rule) return [];
-  return derived(snapshot, 'substitutions', (s) => rule.forPaths([...s.files.keys()]))(path);
+  return pathSubstitutions(env.snapshot)?.(path) ?? NO_SUBSTITUTIONS;
 }
+
+const NO_SUBSTITUTIONS: readonly Substitution[] = [];
 
 /**
  * A file's text with each substitution's text replaced by its input's value; undefined

@@ -1,6 +1,6 @@
 import type { BuildHooks, BuildRecord } from '../../core/build/build-hooks.js';
 import { resolveSettings } from '../../core/build/build-settings.js';
-import { carryDerived, FLEET_BY_ID, PACK_FOLDERS } from '../../core/build/derived.js';
+import { carryDerived, FLEET_BY_ID, PACK_FOLDERS, PATH_SUBSTITUTIONS } from '../../core/build/derived.js';
 import { Digests } from '../../core/build/digests.js';
 import {
   type DecodeContext,
@@ -116,9 +116,11 @@ export class Incremental {
     }
     yield;
     const next: Snapshot = { ...previous, warnings: [...previous.warnings] };
-    // It shares the previous one's fleet and paths: and so the fleet by id and the folders.
+    // It shares the previous one's fleet and paths: and so the fleet by id, the folders and
+    // the substitutions by path.
     carryDerived(previous, next, FLEET_BY_ID);
     carryDerived(previous, next, PACK_FOLDERS);
+    carryDerived(previous, next, PATH_SUBSTITUTIONS);
     if (input.maxPromptBytes === undefined) delete next.maxPromptBytes;
     else next.maxPromptBytes = input.maxPromptBytes;
     if (files) {
