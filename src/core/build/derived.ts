@@ -3,9 +3,11 @@ import type { Agent } from './fleet.js';
 import type { Snapshot } from './snapshot-types.js';
 
 // Look-ups derived from a snapshot (its fleet by id, its folders, its warnings by file, the
-// names it knows) are worked out when first needed and kept with the snapshot object itself:
-// a snapshot never changes, so neither do they, and they go when the snapshot goes. Nothing
-// is kept between snapshots or in the module.
+// names it knows) are kept with the snapshot object itself: a snapshot never changes, so
+// neither do they, and they go when the snapshot goes. Nothing is kept between snapshots or
+// in the module. Most are worked out when first needed; those a first compose would make by
+// walking every path or fleet member (the ones below) are made by the build, so that a
+// request's first compose costs what the request reads, and a patched build carries them.
 
 /**
  * `compute(snapshot)`, worked out once per snapshot and slot `name` (a constant naming what
@@ -47,6 +49,65 @@ export function fleetById(snapshot: Snapshot): ReadonlyMap<string, Agent> {
 export const FLEET_BY_ID = 'fleet-by-id';
 
 /**
+ * The teams and roles the fleet's members have. A build makes them; a patched build,
+ * which shares the fleet, carries them over.
+ */
+export function fleetNames(snapshot: Snapshot): FleetNames {
+  return derived(snapshot, FLEET_NAMES, (s) => {
+    const teams = new Set<string>();
+    const roles = new Set<string>();
+    for (const agent of s.fleet) {
+      if (agent.role !== undefined) roles.add(agent.role);
+      if (agent.team !== undefined) teams.add(agent.team);
+    }
+    return { teams, roles };
+  });
+}
+
+/** What {@link fleetNames} gives. */
+export interface FleetNames {
+  teams: ReadonlySet<string>;
+  roles: ReadonlySet<string>;
+}
+
+/** The slot of {@link fleetNames}. */
+export const FLEET_NAMES = 'fleet-names';
+
+/**
+ * The pack's file paths by folder ('' for the root), in the order of the pack's files. A
+ * build of a pack with file layers makes it (a missing file's warning names the closest
+ * files in its folder); a patched build, which keeps every path, carries it over.
+ */
+export function filesByFolder(snapshot: Snapshot): ReadonlyMap<string, readonly string[]> {
+  return derived(snapshot, FILES_BY_FOLDER, (s) => {
+    const folders = new Map<string, string[]>();
+    let folder: string | undefined;
+    let paths: string[] = [];
+    for (const path of s.files.keys()) {
+      const slash = path.lastIndexOf('/');
+      // A folder's files mostly come one after another: its list is looked up once per run.
+      const same =
+        folder !== undefined &&
+        (slash === -1 ? folder === '' : slash === folder.length && path.startsWith(folder));
+      if (!same) {
+        folder = slash === -1 ? '' : path.slice(0, slash);
+        let list = folders.get(folder);
+        if (list === undefined) {
+          list = [];
+          folders.set(folder, list);
+        }
+        paths = list;
+      }
+      paths.push(path);
+    }
+    return folders;
+  });
+}
+
+/** The slot of {@link filesByFolder}. */
+export const FILES_BY_FOLDER = 'files-by-folder';
+
+/**
  * The folders holding a file of the pack (read or not, `.git` entries included), each with
  * the ones above it: every folder on the way to one of them is one too. A build of a pack
  * with chain layers makes it (they look folders up on their first compose); a patched
@@ -60,10 +121,10 @@ export function packFolders(snapshot: Snapshot): ReadonlySet<string> {
 export const PACK_FOLDERS = 'pack-folders';
 
 /**
- * The texts the pack's layout replaces in each file (Claude Code plugins'
- * `${CLAUDE_PLUGIN_ROOT}`), by file path; undefined when its layout replaces none. Its
- * rule reads every path of the pack: a build makes it, a patched build (which keeps every
- * path) carries it over.
+ * The texts the pack's layout replaces in each file (`Layout.substitutions`: a plugin's
+ * root folder, say), by file path; undefined when its layout replaces none. Its rule reads
+ * every path of the pack: a build makes it, a patched build (which keeps every path)
+ * carries it over.
  */
 export function pathSubstitutions(snapshot: Snapshot): SubstitutionsOf | undefined {
   return derived(snapshot, PATH_SUBSTITUTIONS, substitutionsOf);

@@ -22,7 +22,7 @@ import { byteOrder, decodeText, isUtf8Text } from '../text/text.js';
 import { type FastYaml, type ParsedYaml, parseYaml } from '../text/yaml.js';
 import type { BuildHooks } from './build-hooks.js';
 import { resolveSettings } from './build-settings.js';
-import { fleetById, packFolders, pathSubstitutions } from './derived.js';
+import { filesByFolder, fleetById, fleetNames, packFolders, pathSubstitutions } from './derived.js';
 import { alsoDetected, detectPreset, presetPart, withoutRoles } from './detect.js';
 import { Digests } from './digests.js';
 import { fleetSteps } from './fleet.js';
@@ -389,15 +389,20 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   if (preset) snapshot.preset = preset;
   snapshot.layouts = layouts;
   if (input.maxPromptBytes !== undefined) snapshot.maxPromptBytes = input.maxPromptBytes;
-  // The fleet by id, made with the snapshot: a first compose looks an agent up at once.
+  // The fleet by id and the names it declares, made with the snapshot: a first compose
+  // looks an agent or a team up at once.
   fleetById(snapshot);
+  fleetNames(snapshot);
   if (input.root) snapshot.root = input.root;
   if (gitFolders) snapshot.gitFolders = gitFolders;
   if (input.folders) snapshot.folders = input.folders;
   if (unreadable) snapshot.unreadable = unreadable;
   // What a first compose would otherwise work out from every path of the pack: its
-  // folders (for chain layers) and its layout's substitutions by file.
-  if (manifest.layers.some((l) => l.source?.kind === 'chain')) packFolders(snapshot);
+  // folders (for chain layers), its files by folder (for file layers: a missing file's
+  // closest files) and its layout's substitutions by file.
+  const kinds = new Set(manifest.layers.flatMap(layerSourceKinds));
+  if (kinds.has('chain')) packFolders(snapshot);
+  if (kinds.has('file')) filesByFolder(snapshot);
   pathSubstitutions(snapshot);
   // A detected layout without roles: another layout with roles in the same folder is a hint.
   if (presetName !== undefined && input.preset === undefined && withoutRoles(manifest)) {
@@ -512,4 +517,9 @@ function roleFieldsOf(manifest: Manifest): { whole: string[]; templated: string[
     for (const variant of layer.variants ?? []) template(variant.append);
   }
   return { whole: [...whole], templated: [...templated] };
+}
+
+/** The kinds of a layer's sources (its own and its variants'). */
+function layerSourceKinds(layer: Manifest['layers'][number]): string[] {
+  return [...(layer.source ? [layer.source.kind] : []), ...(layer.variants ?? []).map((v) => v.source.kind)];
 }

@@ -1,4 +1,4 @@
-import { derived } from '../build/derived.js';
+import { filesByFolder, fleetById, fleetNames } from '../build/derived.js';
 import type { Snapshot } from '../build/snapshot.js';
 import { closestNames } from '../text/suggest.js';
 
@@ -8,40 +8,28 @@ import { closestNames } from '../text/suggest.js';
  * The files of `snapshot` in the folder of `path` whose names are closest to its name
  * (`roles/qaa.md` for a missing `roles/qa.md`), as whole paths. A file named for a role,
  * agent or team the pack declares elsewhere (its registry and fleet) is that one's file,
- * not a misspelling: `identities/w1.md` is never offered for a missing `identities/c1.md`. The
- * pack's files are indexed by folder once per snapshot, when first asked.
+ * not a misspelling: `identities/w1.md` is never offered for a missing `identities/c1.md`.
+ * Reads the files of that folder only (the pack's files by folder are made with it).
  */
 export function closestFiles(snapshot: Snapshot, path: string): string[] {
-  const folders = derived(snapshot, 'closest-files', namesByFolder);
   const [folder, name] = split(path);
-  const names = folders.get(folder);
-  if (!names) return [];
+  const paths = filesByFolder(snapshot).get(folder);
+  if (!paths) return [];
+  const fleet = fleetNames(snapshot);
+  const members = fleetById(snapshot);
+  const names: string[] = [];
+  for (const file of paths) {
+    const own = folder === '' ? file : file.slice(folder.length + 1);
+    const named = stem(own);
+    const declared = members.has(named) || fleet.roles.has(named) || fleet.teams.has(named);
+    // (A role its own file declares, as a discovered one, is no other role's name.)
+    const role = snapshot.roles.get(named);
+    if (!declared && (role === undefined || role.source === file)) names.push(own);
+  }
   return closestNames(name, names).map((n) => (folder === '' ? n : `${folder}/${n}`));
 }
 
 // --- internal ---
-
-/** The pack's file names by folder, but those a fleet, role or team name declares. */
-function namesByFolder(snapshot: Snapshot): Map<string, string[]> {
-  const declared = new Set<string>();
-  for (const agent of snapshot.fleet) {
-    declared.add(agent.id);
-    if (agent.role !== undefined) declared.add(agent.role);
-    if (agent.team !== undefined) declared.add(agent.team);
-  }
-  const folders = new Map<string, string[]>();
-  for (const file of snapshot.files.keys()) {
-    const [folder, name] = split(file);
-    // (A role its own file declares, as a discovered one, is no other role's name.)
-    const named = stem(name);
-    const role = snapshot.roles.get(named);
-    if (declared.has(named) || (role !== undefined && role.source !== file)) continue;
-    const names = folders.get(folder);
-    if (names) names.push(name);
-    else folders.set(folder, [name]);
-  }
-  return folders;
-}
 
 /** A file name without its last extension. */
 function stem(name: string): string {

@@ -1,8 +1,8 @@
-import { derived } from '../build/derived.js';
+import { derived, fleetNames } from '../build/derived.js';
 import type { Snapshot } from '../build/snapshot.js';
 import type { Gate } from '../pack/gates.js';
 import type { LayerDef, LayerSource } from '../pack/manifest.js';
-import type { PathPlaceholder } from '../pack/template.js';
+import { type PathPlaceholder, splitPath } from '../pack/template.js';
 
 /** The names a pack knows, for telling an unknown role, team or agent from a known one. */
 export interface KnownNames {
@@ -28,6 +28,38 @@ export function knownNames(snapshot: Snapshot): KnownNames {
   return derived(snapshot, 'known-names', compute);
 }
 
+/**
+ * Whether the pack knows the team, agent or role `value`, where the name itself tells:
+ * a team of the fleet or of a team gate, or a file that a layer path (or the fleet's
+ * identity path) naming only that placeholder names for it (`teams/{team}.md` holds
+ * `teams/platform.md`). O(layers): false means "not told so", and {@link knownNames}
+ * (which reads every path of the pack) says.
+ *
+ * @example
+ * namedAtOnce(snapshot, 'team', 'platform') || knownNames(snapshot).sets.teams.has('platform');
+ */
+export function namedAtOnce(snapshot: Snapshot, name: 'team' | 'agent' | 'role', value: string): boolean {
+  const once = derived(snapshot, 'names-at-once', namedPaths);
+  if (name === 'team' && (fleetNames(snapshot).teams.has(value) || once.gateTeams.has(value))) return true;
+  // A file names only what one path segment holds (see templateRegExp).
+  if (value === '' || value.includes('/')) return false;
+  for (const parts of once[name]) {
+    let path = parts[0]!;
+    for (let i = 1; i < parts.length; i += 2) path += value + parts[i + 1]!;
+    if (snapshot.files.has(path)) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether the pack knows any role: its registry's, else one a file names through a
+ * `{role}` or `{role_file}` layer path (every path is read only when there are such paths).
+ */
+export function hasRoles(snapshot: Snapshot): boolean {
+  if (snapshot.roles.size > 0) return true;
+  return derived(snapshot, 'names-at-once', namedPaths).rolePaths && knownNames(snapshot).roles.length > 0;
+}
+
 /** The path templates of a layer's sources (its own and its variants'). */
 export function layerPaths(layer: LayerDef): string[] {
   const sources: LayerSource[] = [];
@@ -38,15 +70,34 @@ export function layerPaths(layer: LayerDef): string[] {
 
 // --- internal ---
 
+/** Per placeholder, the path templates (split) naming only it; and the teams of team gates. */
+function namedPaths(
+  snapshot: Snapshot,
+): Record<'team' | 'agent' | 'role', string[][]> & { gateTeams: ReadonlySet<string>; rolePaths: boolean } {
+  const templates = snapshot.manifest.layers.flatMap(layerPaths);
+  const { identities } = snapshot.manifest.fleet;
+  const only = (names: readonly string[], extra: string[] = []) =>
+    [...templates, ...extra]
+      .map(splitPath)
+      .filter((parts) => parts.length > 1 && parts.every((p, i) => i % 2 === 0 || names.includes(p)));
+  return {
+    team: only(['team']),
+    agent: only(['agent'], identities ? [identities] : []),
+    // A role is named by a `{role}` or a `{role_file}` path, not one mixing the two.
+    role: [...only(['role']), ...only(['role_file'])],
+    gateTeams: new Set(gateTeamsOf(snapshot)),
+    rolePaths: templates.some((t) => t.includes('{role}') || t.includes('{role_file}')),
+  };
+}
+
 function compute(snapshot: Snapshot): KnownNames {
-  const paths = [...snapshot.files.keys()];
   const templates = snapshot.manifest.layers.flatMap(layerPaths);
   const fromFiles = (name: PathPlaceholder) => {
     const out = new Set<string>();
     for (const t of templates) {
       if (!t.includes(`{${name}}`)) continue;
       const re = templateRegExp(t, name);
-      for (const p of paths) {
+      for (const p of snapshot.files.keys()) {
         const m = re.exec(p);
         if (m?.[1]) out.add(m[1]);
       }
@@ -61,7 +112,7 @@ function compute(snapshot: Snapshot): KnownNames {
   const agents = fromFiles('agent');
   if (snapshot.manifest.fleet.identities) {
     const re = templateRegExp(snapshot.manifest.fleet.identities, 'agent');
-    for (const p of paths) {
+    for (const p of snapshot.files.keys()) {
       const m = re.exec(p);
       if (m?.[1]) agents.add(m[1]);
     }
@@ -70,10 +121,7 @@ function compute(snapshot: Snapshot): KnownNames {
     agents.add(a.id);
     if (a.team !== undefined) teams.add(a.team);
   }
-  const gateTeams = snapshot.manifest.layers.flatMap((l) => [
-    ...(l.when ? teamsOfGate(l.when) : []),
-    ...(l.variants ?? []).flatMap((v) => (v.when ? teamsOfGate(v.when) : [])),
-  ]);
+  const gateTeams = gateTeamsOf(snapshot);
   for (const t of gateTeams) teams.add(t);
   const teamUsed = templates.some((t) => t.includes('{team}')) || gateTeams.length > 0 || teams.size > 0;
   return {
@@ -98,6 +146,14 @@ function templateRegExp(template: string, name: string): RegExp {
     } else source += part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   }
   return new RegExp(`^${source}$`);
+}
+
+/** The teams the pack's team gates name. */
+function gateTeamsOf(snapshot: Snapshot): string[] {
+  return snapshot.manifest.layers.flatMap((l) => [
+    ...(l.when ? teamsOfGate(l.when) : []),
+    ...(l.variants ?? []).flatMap((v) => (v.when ? teamsOfGate(v.when) : [])),
+  ]);
 }
 
 function teamsOfGate(gate: Gate): string[] {

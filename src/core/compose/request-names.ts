@@ -2,7 +2,7 @@ import type { Agent } from '../build/fleet.js';
 import type { Snapshot } from '../build/snapshot.js';
 import { type Diagnostic, error, warning } from '../text/diagnostics.js';
 import { closestNames, didYouMean, knownList } from '../text/suggest.js';
-import { knownNames } from './known-names.js';
+import { hasRoles, knownNames, namedAtOnce } from './known-names.js';
 
 /** What {@link checkRequestNames} found: names reported as unknown (layers using them are not reported again as LAYER_MISSING). */
 export type UnknownNames = ReadonlySet<'role' | 'team' | 'agent'>;
@@ -35,16 +35,16 @@ export function checkRequestNames(
     (agent === undefined || member !== undefined) &&
     role !== undefined &&
     snapshot.roles.size > 0 &&
-    (team === undefined || team === member?.team || knownNames(snapshot).sets.teams.has(team))
+    (team === undefined || team === member?.team || known(snapshot, 'team', team))
   )
     return new Set();
   // Made when a name is unknown: a request whose names are all known gets an empty set.
   let unknown: Set<'role' | 'team' | 'agent'> | undefined;
-  // The known names are worked out only when a check needs them (once per snapshot,
-  // memoised there): a large pack's first request for a known role never needs them.
+  // Every name the pack knows is worked out (once per snapshot, from every path of the
+  // pack) only when a name is not known at once (see `known`) or a message lists them.
 
   // 1. The agent.
-  if (agent !== undefined && !member && !knownNames(snapshot).sets.agents.has(agent)) {
+  if (agent !== undefined && !member && !known(snapshot, 'agent', agent)) {
     const fleet = snapshot.fleet.map((a) => a.id);
     const suggestions = closestNames(agent, knownNames(snapshot).agents);
     // A pack without a fleet knows agents only by their identity files.
@@ -76,11 +76,7 @@ export function checkRequestNames(
   // 2. The role.
   if (role === undefined) {
     // (An unknown agent said so already, with the roles.)
-    if (
-      knownNames(snapshot).roles.length > 0 &&
-      !diagnostics.some((d) => d.severity === 'error') &&
-      !unknown
-    ) {
+    if (hasRoles(snapshot) && !diagnostics.some((d) => d.severity === 'error') && !unknown) {
       diagnostics.push(
         warning(
           'NO_ROLE',
@@ -88,7 +84,7 @@ export function checkRequestNames(
         ),
       );
     }
-  } else if (snapshot.roles.size === 0 && !knownNames(snapshot).sets.roles.has(role)) {
+  } else if (snapshot.roles.size === 0 && !known(snapshot, 'role', role)) {
     const suggestions = closestNames(role, knownNames(snapshot).roles);
     const why =
       knownNames(snapshot).roles.length === 0
@@ -118,7 +114,7 @@ export function checkRequestNames(
   }
 
   // 3. The team.
-  if (team !== undefined && !knownNames(snapshot).sets.teams.has(team)) {
+  if (team !== undefined && !known(snapshot, 'team', team)) {
     const suggestions = closestNames(team, knownNames(snapshot).teams);
     const why = knownNames(snapshot).teamUsed
       ? 'no team file, fleet member or team gate names it'
@@ -145,6 +141,13 @@ export function closestRoles(snapshot: Snapshot, role: string): string[] {
 }
 
 // --- internal ---
+
+/** Whether the pack knows a team, agent or role: told at once where it can be, else from every name it knows. */
+function known(snapshot: Snapshot, name: 'team' | 'agent' | 'role', value: string): boolean {
+  if (namedAtOnce(snapshot, name, value)) return true;
+  const { sets } = knownNames(snapshot);
+  return (name === 'team' ? sets.teams : name === 'agent' ? sets.agents : sets.roles).has(value);
+}
 
 function withName(
   names: Set<'role' | 'team' | 'agent'> | undefined,

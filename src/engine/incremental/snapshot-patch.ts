@@ -1,6 +1,13 @@
 import type { BuildHooks, BuildRecord } from '../../core/build/build-hooks.js';
 import { resolveSettings } from '../../core/build/build-settings.js';
-import { carryDerived, FLEET_BY_ID, PACK_FOLDERS, PATH_SUBSTITUTIONS } from '../../core/build/derived.js';
+import {
+  carryDerived,
+  FILES_BY_FOLDER,
+  FLEET_BY_ID,
+  FLEET_NAMES,
+  PACK_FOLDERS,
+  PATH_SUBSTITUTIONS,
+} from '../../core/build/derived.js';
 import { Digests } from '../../core/build/digests.js';
 import {
   type DecodeContext,
@@ -116,11 +123,9 @@ export class Incremental {
     }
     yield;
     const next: Snapshot = { ...previous, warnings: [...previous.warnings] };
-    // It shares the previous one's fleet and paths: and so the fleet by id, the folders and
-    // the substitutions by path.
-    carryDerived(previous, next, FLEET_BY_ID);
-    carryDerived(previous, next, PACK_FOLDERS);
-    carryDerived(previous, next, PATH_SUBSTITUTIONS);
+    // It shares the previous one's fleet and paths: and so the look-ups made of them.
+    for (const slot of [FLEET_BY_ID, FLEET_NAMES, PACK_FOLDERS, FILES_BY_FOLDER, PATH_SUBSTITUTIONS])
+      carryDerived(previous, next, slot);
     if (input.maxPromptBytes === undefined) delete next.maxPromptBytes;
     else next.maxPromptBytes = input.maxPromptBytes;
     if (files) {
