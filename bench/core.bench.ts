@@ -55,12 +55,12 @@ const log = (line: string) => {
 
 log(`machine: ${machine()}; ${new Date().toISOString().slice(0, 10)}; ${TREE_NOTE}`);
 
-// `--only compose,accelerators,load,layouts,reload,tooling` runs some sections (default: all).
+// `--only compose,accelerators,first,load,layouts,reload,tooling` runs some sections (default: all).
 // `--roles` picks the generated packs' sizes for load and reload (default 1000,10000; add 50000
 // for the largest).
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg === -1 ? undefined : new Set(process.argv[onlyArg + 1]!.split(','));
-const section = (name: 'compose' | 'accelerators' | 'load' | 'layouts' | 'reload' | 'tooling') =>
+const section = (name: 'compose' | 'accelerators' | 'first' | 'load' | 'layouts' | 'reload' | 'tooling') =>
   !only || only.has(name);
 const agentsArg = process.argv.indexOf('--agents');
 const AGENTS = agentsArg === -1 ? undefined : process.argv[agentsArg + 1];
@@ -73,6 +73,72 @@ if (section('compose')) await composeRows();
 
 // (1c) Each accelerator of the engine against the engine without it; the first compose.
 if (section('accelerators')) await acceleratorRows(log, loadAverage);
+
+// (1d) A request's first compose on a freshly built snapshot of a generated pack, at sizes.
+if (section('first')) await firstRows();
+
+/**
+ * A request's first compose on a snapshot just built from the pack's bytes (what the first
+ * request after a reload, and a CLI call, pays), for packs of 1,000 and 10,000 roles with as
+ * many agents (`--roles` picks the sizes), against join + sha256 of the same layers; and
+ * the next compose on that snapshot, of another member.
+ */
+async function firstRows(): Promise<void> {
+  const rolesArg = process.argv.indexOf('--roles');
+  const sizes = rolesArg === -1 ? [1000, 10000] : process.argv[rolesArg + 1]!.split(',').map(Number);
+  log('');
+  log(
+    `## A request's first compose on a freshly built snapshot (generated roboco-style packs, as many agents as roles; load ${loadAverage()})`,
+  );
+  log('');
+  log(
+    '| roles | request | join + sha256 µs | first compose µs | **first / join** (target <= 3) | the next compose (another member) µs | **next / join** |',
+  );
+  log('| --- | --- | --- | --- | --- | --- | --- |');
+  setCacheBudget(0);
+  for (const roles of sizes) {
+    const dir = mkdtempSync(join(tmpdir(), `strata-bench-first-${roles}-`));
+    generatePack(dir, roles, roles);
+    const read = await readPackDir(dir, BENCH_LIMITS);
+    const make = () =>
+      buildSnapshot({ files: new Map([...read.files].map(([p, b]) => [p, b.slice()])), env: {} }).snapshot!;
+    const snapshot = make();
+    const member = snapshot.fleet[Math.floor(roles / 2)]!;
+    const other = snapshot.fleet[Math.floor(roles / 3)]!;
+    for (const [label, request, next] of [
+      ['a fleet member (`agent`)', { agent: member.id }, { agent: other.id }],
+      ['a role and a team', { role: member.role!, team: member.team! }, { role: other.role!, team: other.team! }],
+    ] as const) {
+      const result = compose(snapshot, request);
+      const bytes = Buffer.from(result.text);
+      const pieces = result.layers
+        .filter((l) => l.included)
+        .map((l) => bytes.subarray(l.start!, l.end!).toString());
+      const join = () => sha256(pieces.join(snapshot.manifest.separator));
+      const n = roles >= 10000 ? 2 : 4;
+      collectGarbage('full');
+      const first = await compareFresh(make, (s) => compose(s, request), join, n, 10);
+      collectGarbage('full');
+      const then = await compareFresh(
+        () => {
+          const s = make();
+          compose(s, request);
+          return s;
+        },
+        (s) => compose(s, next),
+        join,
+        n,
+        10,
+      );
+      const us = (ms: number) => ((ms * 1000) / n).toFixed(1);
+      log(
+        `| ${roles.toLocaleString('en-US')} | ${label} | ${us(first.baseline)} | ${us(first.subject)} | **${first.ratio.toFixed(2)}** | ${us(then.subject)} | **${then.ratio.toFixed(2)}** |`,
+      );
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+  setCacheBudget(DEFAULT_CACHE_BYTES);
+}
 
 async function composeRows(): Promise<void> {
   const snapshot = await loadPackStrict(join(import.meta.dirname, '..', 'examples', 'roboco'), { env: {} });
