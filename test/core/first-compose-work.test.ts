@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { buildSnapshot, type Snapshot } from '../../src/core/build/snapshot.js';
+import { closestFiles } from '../../src/core/compose/closest-files.js';
 import { tryCompose } from '../../src/core/compose/compose.js';
 import { knownNames, namedAtOnce } from '../../src/core/compose/known-names.js';
 import type { ComposeRequest } from '../../src/core/compose/types.js';
+import { closestNames } from '../../src/core/text/suggest.js';
 import { LAYOUTS } from '../../src/layouts/registry.js';
 import { examplePack } from '../engine/pack-compare-harness.js';
 
@@ -22,6 +24,26 @@ function build(name: string): Snapshot {
     pack.delete('roles/developer.md');
   }
   const files = new Map([...pack].map(([p, t]) => [p, new TextEncoder().encode(t)]));
+  const { snapshot, diagnostics } = buildSnapshot({ files, env: {}, layouts: LAYOUTS });
+  if (!snapshot) throw new Error(JSON.stringify(diagnostics));
+  return snapshot;
+}
+
+/** Claude Code agents (roles discovered from their files) with a fleet naming some of them. */
+function claudeWithFleet(): Snapshot {
+  const agent = (name: string) => `---\nname: ${name}\ndescription: ${name}\n---\n\nYou are ${name}.\n`;
+  const files = new Map(
+    Object.entries({
+      'strata.yaml': 'extends: claude-agents\nfleet:\n  file: fleet.yaml\n',
+      'fleet.yaml':
+        'agents:\n  - id: rev\n    role: reviewer\n    team: core\n  - id: ops\n    role: planner\n',
+      '.claude/agents/reviewer.md': agent('reviewer'),
+      '.claude/agents/reviewr.md': agent('reviewr'),
+      '.claude/agents/planner.md': agent('planner'),
+      '.claude/agents/core.md': agent('core'),
+      '.claude/agents/rev.md': agent('rev'),
+    }).map(([p, t]) => [p, new TextEncoder().encode(t)]),
+  );
   const { snapshot, diagnostics } = buildSnapshot({ files, env: {}, layouts: LAYOUTS });
   if (!snapshot) throw new Error(JSON.stringify(diagnostics));
   return snapshot;
@@ -70,6 +92,37 @@ describe("a snapshot's first compose of known names", () => {
       }
     });
   }
+
+  it("names a missing file's closest files as a walk of every path does", () => {
+    // The oracle: every file of the missing one's folder, but those a fleet member's id,
+    // role or team names, and other roles' files.
+    const oracle = (snapshot: Snapshot, path: string) => {
+      const declared = new Set(snapshot.fleet.flatMap((a) => [a.id, a.role ?? '', a.team ?? '']));
+      const folder = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+      const names = [...snapshot.files.keys()]
+        .filter((f) => (f.includes('/') ? f.slice(0, f.lastIndexOf('/')) : '') === folder)
+        .filter((f) => {
+          const name = f.slice(folder === '' ? 0 : folder.length + 1);
+          const stem = name.lastIndexOf('.') > 0 ? name.slice(0, name.lastIndexOf('.')) : name;
+          const role = snapshot.roles.get(stem);
+          return !declared.has(stem) && (role === undefined || role.source === f);
+        })
+        .map((f) => f.slice(folder === '' ? 0 : folder.length + 1));
+      return closestNames(path.slice(folder === '' ? 0 : folder.length + 1), names).map((n) =>
+        folder === '' ? n : `${folder}/${n}`,
+      );
+    };
+    for (const name of [...PACKS, 'claude-fleet'] as const) {
+      const snapshot = name === 'claude-fleet' ? claudeWithFleet() : build(name);
+      for (const path of snapshot.files.keys())
+        for (const missing of [path, path.replace(/.(\.\w+)$/, '$1'), `${path}x`, path.replace(/\w\//, 'z/')])
+          expect([name, missing, closestFiles(snapshot, missing)]).toEqual([
+            name,
+            missing,
+            oracle(snapshot, missing),
+          ]);
+    }
+  });
 
   it('finds a name known at once only when every name the pack knows has it', () => {
     for (const name of PACKS) {

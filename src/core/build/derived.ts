@@ -49,16 +49,21 @@ export function fleetById(snapshot: Snapshot): ReadonlyMap<string, Agent> {
 export const FLEET_BY_ID = 'fleet-by-id';
 
 /**
- * The teams and roles the fleet's members have. A build makes them; a patched build,
- * which shares the fleet, carries them over.
+ * The teams the fleet's members have, and the roles they have that a file of the pack may
+ * be named for without the registry saying so: a role the registry lacks, or one whose
+ * record comes from a file of its own name (a discovered role's file). A build makes them;
+ * a patched build, which shares the fleet and the registry, carries them over.
  */
 export function fleetNames(snapshot: Snapshot): FleetNames {
   return derived(snapshot, FLEET_NAMES, (s) => {
     const teams = new Set<string>();
     const roles = new Set<string>();
     for (const agent of s.fleet) {
-      if (agent.role !== undefined) roles.add(agent.role);
-      if (agent.team !== undefined) teams.add(agent.team);
+      const { role, team } = agent;
+      if (team !== undefined) teams.add(team);
+      if (role === undefined || roles.has(role)) continue;
+      const source = s.roles.get(role)?.source;
+      if (source === undefined || fileStem(source) === role) roles.add(role);
     }
     return { teams, roles };
   });
@@ -162,4 +167,11 @@ function collectFolders(snapshot: Snapshot): ReadonlySet<string> {
 function substitutionsOf(snapshot: Snapshot): SubstitutionsOf | undefined {
   const rule = snapshot.preset ? snapshot.layouts?.get(snapshot.preset)?.substitutions : undefined;
   return rule?.forPaths([...snapshot.files.keys()]);
+}
+
+/** A path's file name without its last extension (`roles/qa.md` → `qa`). */
+function fileStem(path: string): string {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  const dot = name.lastIndexOf('.');
+  return dot <= 0 ? name : name.slice(0, dot);
 }

@@ -21,10 +21,11 @@ export function closestFiles(snapshot: Snapshot, path: string): string[] {
   for (const file of paths) {
     const own = folder === '' ? file : file.slice(folder.length + 1);
     const named = stem(own);
-    const declared = members.has(named) || fleet.roles.has(named) || fleet.teams.has(named);
-    // (A role its own file declares, as a discovered one, is no other role's name.)
+    // (A role its own file declares, as a discovered one, is no other role's name; a
+    // fleet role the registry declares elsewhere is left out by the registry.)
     const role = snapshot.roles.get(named);
-    if (!declared && (role === undefined || role.source === file)) names.push(own);
+    if (role !== undefined && role.source !== file) continue;
+    if (!members.has(named) && !fleet.roles.has(named) && !fleet.teams.has(named)) names.push(own);
   }
   return closestNames(name, names).map((n) => (folder === '' ? n : `${folder}/${n}`));
 }
