@@ -107,7 +107,11 @@ async function firstRows(): Promise<void> {
     const other = snapshot.fleet[Math.floor(roles / 3)]!;
     for (const [label, request, next] of [
       ['a fleet member (`agent`)', { agent: member.id }, { agent: other.id }],
-      ['a role and a team', { role: member.role!, team: member.team! }, { role: other.role!, team: other.team! }],
+      [
+        'a role and a team',
+        { role: member.role!, team: member.team! },
+        { role: other.role!, team: other.team! },
+      ],
     ] as const) {
       const result = compose(snapshot, request);
       const bytes = Buffer.from(result.text);
