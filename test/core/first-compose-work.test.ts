@@ -24,7 +24,17 @@ function build(name: string): Snapshot {
     pack.delete('roles/developer.md');
   }
   const files = new Map([...pack].map(([p, t]) => [p, new TextEncoder().encode(t)]));
-  const { snapshot, diagnostics } = buildSnapshot({ files, env: {}, layouts: LAYOUTS });
+  // Every folder below the root, as a folder's read lists them.
+  const folders = new Set<string>();
+  for (const path of files.keys())
+    for (let at = path.indexOf('/'); at !== -1; at = path.indexOf('/', at + 1))
+      folders.add(path.slice(0, at));
+  const { snapshot, diagnostics } = buildSnapshot({
+    files,
+    env: {},
+    layouts: LAYOUTS,
+    folders: [...folders].sort(),
+  });
   if (!snapshot) throw new Error(JSON.stringify(diagnostics));
   return snapshot;
 }
@@ -49,15 +59,16 @@ function claudeWithFleet(): Snapshot {
   return snapshot;
 }
 
-/** Makes every way of walking the snapshot's paths and fleet throw; looking one up still works. */
+/** Makes every way of walking the snapshot's paths, fleet and folders throw; looking one up still works. */
 function unwalkable(snapshot: Snapshot): Snapshot {
   const walked = () => {
     throw new Error('walked every path or fleet member');
   };
   for (const key of ['keys', 'values', 'entries', 'forEach', Symbol.iterator] as const)
     Object.defineProperty(snapshot.files, key, { value: walked });
-  for (const key of ['map', 'filter', 'forEach', 'some', 'find', Symbol.iterator] as const)
-    Object.defineProperty(snapshot.fleet, key, { value: walked });
+  for (const list of [snapshot.fleet, snapshot.folders ?? []])
+    for (const key of ['map', 'filter', 'forEach', 'some', 'find', Symbol.iterator] as const)
+      Object.defineProperty(list, key, { value: walked });
   return snapshot;
 }
 

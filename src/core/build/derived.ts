@@ -126,6 +126,18 @@ export function packFolders(snapshot: Snapshot): ReadonlySet<string> {
 export const PACK_FOLDERS = 'pack-folders';
 
 /**
+ * Every folder below the root, when the reader listed them all (`snapshot.folders`), as a
+ * set; undefined when it did not. Made with {@link packFolders}; carried the same way.
+ */
+export function listedFolders(snapshot: Snapshot): ReadonlySet<string> | undefined {
+  if (snapshot.folders === undefined) return undefined;
+  return derived(snapshot, LISTED_FOLDERS, (s) => new Set(s.folders));
+}
+
+/** The slot of {@link listedFolders}. */
+export const LISTED_FOLDERS = 'listed-folders';
+
+/**
  * The texts the pack's layout replaces in each file (`Layout.substitutions`: a plugin's
  * root folder, say), by file path; undefined when its layout replaces none. Its rule reads
  * every path of the pack: a build makes it, a patched build (which keeps every path)

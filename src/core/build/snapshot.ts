@@ -22,7 +22,14 @@ import { byteOrder, decodeText, isUtf8Text } from '../text/text.js';
 import { type FastYaml, type ParsedYaml, parseYaml } from '../text/yaml.js';
 import type { BuildHooks } from './build-hooks.js';
 import { resolveSettings } from './build-settings.js';
-import { filesByFolder, fleetById, fleetNames, packFolders, pathSubstitutions } from './derived.js';
+import {
+  filesByFolder,
+  fleetById,
+  fleetNames,
+  listedFolders,
+  packFolders,
+  pathSubstitutions,
+} from './derived.js';
 import { alsoDetected, detectPreset, presetPart, withoutRoles } from './detect.js';
 import { Digests } from './digests.js';
 import { fleetSteps } from './fleet.js';
@@ -401,7 +408,10 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   // folders (for chain layers), its files by folder (for file layers: a missing file's
   // closest files) and its layout's substitutions by file.
   const kinds = new Set(manifest.layers.flatMap(layerSourceKinds));
-  if (kinds.has('chain')) packFolders(snapshot);
+  if (kinds.has('chain')) {
+    packFolders(snapshot);
+    listedFolders(snapshot);
+  }
   if (kinds.has('file')) filesByFolder(snapshot);
   pathSubstitutions(snapshot);
   // A detected layout without roles: another layout with roles in the same folder is a hint.

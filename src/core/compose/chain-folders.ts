@@ -1,4 +1,4 @@
-import { derived, packFolders } from '../build/derived.js';
+import { derived, listedFolders, packFolders } from '../build/derived.js';
 import type { Snapshot } from '../build/snapshot-types.js';
 import { closestNames } from '../text/suggest.js';
 
@@ -54,8 +54,8 @@ export function missingFolder(
   snapshot: Snapshot,
   dir: string,
 ): { folder: string; suggestions: string[] } | undefined {
-  if (dir === '' || snapshot.folders === undefined) return undefined;
-  const listed = derived(snapshot, 'listed-folders', (s) => new Set(s.folders));
+  const listed = dir === '' ? undefined : listedFolders(snapshot);
+  if (listed === undefined) return undefined;
   for (let at = dir.indexOf('/'); ; at = dir.indexOf('/', at + 1)) {
     const folder = at === -1 ? dir : dir.slice(0, at);
     if (!listed.has(folder)) {

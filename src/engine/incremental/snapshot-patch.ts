@@ -5,6 +5,7 @@ import {
   FILES_BY_FOLDER,
   FLEET_BY_ID,
   FLEET_NAMES,
+  LISTED_FOLDERS,
   PACK_FOLDERS,
   PATH_SUBSTITUTIONS,
 } from '../../core/build/derived.js';
@@ -124,7 +125,14 @@ export class Incremental {
     yield;
     const next: Snapshot = { ...previous, warnings: [...previous.warnings] };
     // It shares the previous one's fleet and paths: and so the look-ups made of them.
-    for (const slot of [FLEET_BY_ID, FLEET_NAMES, PACK_FOLDERS, FILES_BY_FOLDER, PATH_SUBSTITUTIONS])
+    for (const slot of [
+      FLEET_BY_ID,
+      FLEET_NAMES,
+      PACK_FOLDERS,
+      LISTED_FOLDERS,
+      FILES_BY_FOLDER,
+      PATH_SUBSTITUTIONS,
+    ])
       carryDerived(previous, next, slot);
     if (input.maxPromptBytes === undefined) delete next.maxPromptBytes;
     else next.maxPromptBytes = input.maxPromptBytes;
