@@ -18,7 +18,7 @@ const PACKS = ['roboco', 'roboco-lacking', 'crewai', 'claude-agents', 'agents-md
 
 /** An example pack; `roboco-lacking` is roboco with a role's prompt file misnamed (said, with the closest files). */
 function build(name: string): Snapshot {
-  const pack = examplePack(name === 'roboco-lacking' ? 'roboco' : name);
+  const pack = examplePack(name.startsWith('roboco-') ? 'roboco' : name);
   if (name === 'roboco-lacking') {
     pack.set('roles/develper.md', pack.get('roles/developer.md')!);
     pack.delete('roles/developer.md');
@@ -59,13 +59,15 @@ function claudeWithFleet(): Snapshot {
   return snapshot;
 }
 
-/** Makes every way of walking the snapshot's paths, fleet and folders throw; looking one up still works. */
+/** Makes every way of walking the snapshot's paths, roles, fleet and folders throw; looking one up still works. */
 function unwalkable(snapshot: Snapshot): Snapshot {
   const walked = () => {
     throw new Error('walked every path or fleet member');
   };
   for (const key of ['keys', 'values', 'entries', 'forEach', Symbol.iterator] as const)
     Object.defineProperty(snapshot.files, key, { value: walked });
+  for (const key of ['keys', 'values', 'entries', 'forEach', Symbol.iterator] as const)
+    Object.defineProperty(snapshot.roles, key, { value: walked });
   for (const list of [snapshot.fleet, snapshot.folders ?? []])
     for (const key of ['map', 'filter', 'forEach', 'some', 'find', Symbol.iterator] as const)
       Object.defineProperty(list, key, { value: walked });
@@ -152,6 +154,12 @@ describe("a snapshot's first compose of known names", () => {
     expect(
       lacking.ok && lacking.result.diagnostics.find((d) => d.code === 'LAYER_MISSING')?.suggestions,
     ).toEqual(['roles/develper.md']);
+    // chorus has a load warning about a file (a role two registry files define): its
+    // composes tell their own files' warnings from a registry file's.
+    expect(build('chorus').warnings.map((d) => [d.code, d.file])).toContainEqual([
+      'DUPLICATE_ROLE',
+      'site-roles.yaml',
+    ]);
     // Told at once: a fleet member's team, a team file's, an identity file's agent.
     const roboco = build('roboco');
     const member = roboco.fleet[0]!;

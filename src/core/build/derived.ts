@@ -138,6 +138,23 @@ export function listedFolders(snapshot: Snapshot): ReadonlySet<string> | undefin
 export const LISTED_FOLDERS = 'listed-folders';
 
 /**
+ * How many role records each file defines (a registry file, many). A build whose snapshot
+ * has warnings about files makes it (a compose tells its files' warnings from a registry
+ * file's, which are about other roles); a patched build, which shares the registry,
+ * carries it over.
+ */
+export function recordsByFile(snapshot: Snapshot): ReadonlyMap<string, number> {
+  return derived(snapshot, RECORDS_BY_FILE, (s) => {
+    const records = new Map<string, number>();
+    for (const record of s.roles.values()) records.set(record.source, (records.get(record.source) ?? 0) + 1);
+    return records;
+  });
+}
+
+/** The slot of {@link recordsByFile}. */
+export const RECORDS_BY_FILE = 'records-by-file';
+
+/**
  * The texts the pack's layout replaces in each file (`Layout.substitutions`: a plugin's
  * root folder, say), by file path; undefined when its layout replaces none. Its rule reads
  * every path of the pack: a build makes it, a patched build (which keeps every path)

@@ -29,6 +29,7 @@ import {
   listedFolders,
   packFolders,
   pathSubstitutions,
+  recordsByFile,
 } from './derived.js';
 import { alsoDetected, detectPreset, presetPart, withoutRoles } from './detect.js';
 import { Digests } from './digests.js';
@@ -414,6 +415,7 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   }
   if (kinds.has('file')) filesByFolder(snapshot);
   pathSubstitutions(snapshot);
+  if (snapshot.warnings.some((d) => d.file !== undefined)) recordsByFile(snapshot);
   // A detected layout without roles: another layout with roles in the same folder is a hint.
   if (presetName !== undefined && input.preset === undefined && withoutRoles(manifest)) {
     const also = alsoDetected(layouts, presetName, paths, (p) =>

@@ -1,4 +1,4 @@
-import { derived } from '../build/derived.js';
+import { derived, recordsByFile } from '../build/derived.js';
 import type { Snapshot } from '../build/snapshot-types.js';
 import type { Diagnostic } from '../text/diagnostics.js';
 
@@ -46,8 +46,8 @@ export function sourceWarnings(snapshot: Snapshot, layers: readonly SourcedLayer
 interface WarningIndex {
   /** Warnings by the file they are about. */
   byFile: Map<string, Diagnostic[]>;
-  /** Role records by the file that defines them. */
-  records: Map<string, number>;
+  /** How many role records each file defines. */
+  records: ReadonlyMap<string, number>;
 }
 
 function indexWarnings(snapshot: Snapshot): WarningIndex {
@@ -58,9 +58,5 @@ function indexWarnings(snapshot: Snapshot): WarningIndex {
     if (list) list.push(d);
     else byFile.set(d.file, [d]);
   }
-  const records = new Map<string, number>();
-  if (byFile.size > 0)
-    for (const record of snapshot.roles.values())
-      records.set(record.source, (records.get(record.source) ?? 0) + 1);
-  return { byFile, records };
+  return { byFile, records: byFile.size > 0 ? recordsByFile(snapshot) : new Map() };
 }

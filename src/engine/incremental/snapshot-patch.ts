@@ -8,6 +8,7 @@ import {
   LISTED_FOLDERS,
   PACK_FOLDERS,
   PATH_SUBSTITUTIONS,
+  RECORDS_BY_FILE,
 } from '../../core/build/derived.js';
 import { Digests } from '../../core/build/digests.js';
 import {
@@ -132,6 +133,7 @@ export class Incremental {
       LISTED_FOLDERS,
       FILES_BY_FOLDER,
       PATH_SUBSTITUTIONS,
+      RECORDS_BY_FILE,
     ])
       carryDerived(previous, next, slot);
     if (input.maxPromptBytes === undefined) delete next.maxPromptBytes;
