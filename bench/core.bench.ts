@@ -33,7 +33,9 @@ import { toolingRows } from './tooling-rows.js';
 
 /**
  * `npm run bench`: the composition core against baselines measured in the same run.
- * (1) compose with full provenance vs joining pre-read layer strings and hashing;
+ * (1) compose with full provenance vs joining pre-read layer strings and hashing; each
+ *     accelerator of the engine against the engine without it; a request's first compose
+ *     on a freshly built snapshot of generated packs (`first`, at the `--roles` sizes);
  * (2) loading generated packs vs only reading their files (time and peak memory);
  * (3) the crewai, claude-agents and agents-md layouts: compose and load, same baselines;
  * (4) a one-file edit until served, by a running service on the same generated packs
