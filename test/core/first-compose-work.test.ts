@@ -96,10 +96,11 @@ function knownRequests(name: string, snapshot: Snapshot): ComposeRequest[] {
 describe("a snapshot's first compose of known names", () => {
   for (const name of PACKS) {
     it(`reads no list of every path or fleet member (${name})`, () => {
-      const requests = knownRequests(name, build(name));
+      const shared = build(name);
+      const requests = knownRequests(name, shared);
       expect(requests.length).toBeGreaterThan(0);
       for (const request of requests) {
-        const outcome = tryCompose(build(name), request);
+        const outcome = tryCompose(shared, request);
         // Each request on a snapshot of its own: its first compose.
         expect([request, tryCompose(unwalkable(build(name)), request)]).toEqual([request, outcome]);
       }
