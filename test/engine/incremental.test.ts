@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { packFolders, pathSubstitutions } from '../../src/core/build/derived.js';
+import {
+  derived,
+  FILES_BY_FOLDER,
+  FLEET_NAMES,
+  packFolders,
+  pathSubstitutions,
+} from '../../src/core/build/derived.js';
 import {
   type BuildInput,
   buildSnapshot as core,
@@ -8,6 +14,8 @@ import {
   type Snapshot,
 } from '../../src/core/build/snapshot.js';
 import { tryCompose } from '../../src/core/compose/compose.js';
+import { SPLIT_PATHS } from '../../src/core/compose/env.js';
+import { NAMED_PATHS } from '../../src/core/compose/known-names.js';
 import { createEngine } from '../../src/engine/engine.js';
 import { MAX_PATCHED_FILES } from '../../src/engine/incremental/snapshot-patch.js';
 import { LAYOUTS } from '../../src/layouts/registry.js';
@@ -169,6 +177,8 @@ describe('a build that starts from the previous snapshot', () => {
   it('starts from the previous snapshot for a body edit, sharing what the edit cannot change', () => {
     const files = bytesOf('roboco');
     const first = buildSnapshot({ files: new Map(files), env: {} }).snapshot!;
+    // A compose of a role and a team works out the manifest's path templates: shared too.
+    tryCompose(first, { role: 'developer', team: 'platform' });
     files.set('teams/platform.md', encode(`${decode(files.get('teams/platform.md')!)}\nMore.\n`));
     const next = buildSnapshot({ files: new Map(files), env: {}, previous: first }).snapshot!;
     expect(patchedPaths(first, next)).toEqual(['teams/platform.md']);
@@ -178,6 +188,13 @@ describe('a build that starts from the previous snapshot', () => {
     expect(next.manifest).toBe(first.manifest);
     expect(next.files.get('base.md')).toBe(first.files.get('base.md'));
     expect(next.files.get('teams/platform.md')!.prompt).toMatch(/More\.$/);
+    for (const slot of [SPLIT_PATHS, NAMED_PATHS, FILES_BY_FOLDER, FLEET_NAMES]) {
+      const held = derived(first, slot, () => undefined);
+      expect([slot, held !== undefined && derived(next, slot, () => undefined) === held]).toEqual([
+        slot,
+        true,
+      ]);
+    }
   });
 
   it("shares the pack's folders, which a full build of a pack with chain layers makes", () => {

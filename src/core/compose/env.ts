@@ -73,9 +73,15 @@ export function fileAt(env: LayerEnv, path: string): PackFile | undefined {
   return env.snapshot.files.get(path);
 }
 
+/**
+ * The slot of {@link pathParts}' splits: of the manifest's templates only, so a patched
+ * build (which shares the manifest) carries it over.
+ */
+export const SPLIT_PATHS = 'split-paths';
+
 /** A manifest's path template split into literals and placeholders (`splitPath`), once per snapshot. */
 export function pathParts(env: LayerEnv, template: string): readonly string[] {
-  const split = derived(env.snapshot, 'split-paths', () => new Map<string, readonly string[]>());
+  const split = derived(env.snapshot, SPLIT_PATHS, () => new Map<string, readonly string[]>());
   let parts = split.get(template);
   if (parts === undefined) {
     parts = splitPath(template);

@@ -39,7 +39,7 @@ export function knownNames(snapshot: Snapshot): KnownNames {
  * namedAtOnce(snapshot, 'team', 'platform') || knownNames(snapshot).sets.teams.has('platform');
  */
 export function namedAtOnce(snapshot: Snapshot, name: 'team' | 'agent' | 'role', value: string): boolean {
-  const once = derived(snapshot, 'names-at-once', namedPaths);
+  const once = derived(snapshot, NAMED_PATHS, namedPaths);
   if (name === 'team' && (fleetNames(snapshot).teams.has(value) || once.gateTeams.has(value))) return true;
   // A file names only what one path segment holds (see templateRegExp).
   if (value === '' || value.includes('/')) return false;
@@ -57,8 +57,14 @@ export function namedAtOnce(snapshot: Snapshot, name: 'team' | 'agent' | 'role',
  */
 export function hasRoles(snapshot: Snapshot): boolean {
   if (snapshot.roles.size > 0) return true;
-  return derived(snapshot, 'names-at-once', namedPaths).rolePaths && knownNames(snapshot).roles.length > 0;
+  return derived(snapshot, NAMED_PATHS, namedPaths).rolePaths && knownNames(snapshot).roles.length > 0;
 }
+
+/**
+ * The slot of {@link namedAtOnce}'s templates: made of the manifest and the fleet's
+ * identity path only, so a patched build (which shares both) carries it over.
+ */
+export const NAMED_PATHS = 'names-at-once';
 
 /** The path templates of a layer's sources (its own and its variants'). */
 export function layerPaths(layer: LayerDef): string[] {

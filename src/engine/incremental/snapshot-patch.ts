@@ -22,6 +22,8 @@ import {
 } from '../../core/build/pack-file.js';
 import { yamlOfBytes } from '../../core/build/snapshot.js';
 import type { BuildInput, LoadResult, Snapshot } from '../../core/build/snapshot-types.js';
+import { SPLIT_PATHS } from '../../core/compose/env.js';
+import { NAMED_PATHS } from '../../core/compose/known-names.js';
 import { pathSettingNames } from '../../core/pack/path-settings.js';
 import { deepEqual } from '../../core/text/deep-equal.js';
 import { byteOrder } from '../../core/text/text.js';
@@ -134,6 +136,8 @@ export class Incremental {
       FILES_BY_FOLDER,
       PATH_SUBSTITUTIONS,
       RECORDS_BY_FILE,
+      SPLIT_PATHS,
+      NAMED_PATHS,
     ])
       carryDerived(previous, next, slot);
     if (input.maxPromptBytes === undefined) delete next.maxPromptBytes;
