@@ -141,6 +141,37 @@ async function firstRows(): Promise<void> {
         `| ${roles.toLocaleString('en-US')} | ${label} | ${us(first.baseline)} | ${us(first.subject)} | **${first.ratio.toFixed(2)}** | ${us(then.subject)} | **${then.ratio.toFixed(2)}** |`,
       );
     }
+    // After a one-file edit: the snapshot the reload builds from the one before (a patched
+    // build), then a role and a team's first compose on it. Median of 15 edits.
+    const edited = new Map(read.files);
+    let previous = make();
+    compose(previous, { role: member.role!, team: member.team! });
+    const times: number[] = [];
+    const joins: number[] = [];
+    for (let e = 0; e < 15; e++) {
+      const path = `roles/role-${(e * 7) % roles}.md`;
+      edited.set(path, Buffer.concat([edited.get(path)!, Buffer.from(`\nEdit ${e}.\n`)]));
+      const next = buildSnapshot({ files: new Map(edited), env: {}, previous }).snapshot!;
+      const agent = snapshot.fleet[(e * 13) % roles]!;
+      const request = { role: agent.role!, team: agent.team! };
+      const result = compose(snapshot, request);
+      const bytes = Buffer.from(result.text);
+      const pieces = result.layers
+        .filter((l) => l.included)
+        .map((l) => bytes.subarray(l.start!, l.end!).toString());
+      let t0 = performance.now();
+      compose(next, request);
+      times.push(performance.now() - t0);
+      t0 = performance.now();
+      sha256(pieces.join(snapshot.manifest.separator));
+      joins.push(performance.now() - t0);
+      previous = next;
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+    const [editMs, joinMs] = [median(times), median(joins)];
+    log(
+      `| ${roles.toLocaleString('en-US')} | a role and a team, after a one-file edit (a patched build) | ${(joinMs * 1000).toFixed(1)} | ${(editMs * 1000).toFixed(1)} | **${(editMs / joinMs).toFixed(2)}** | — | — |`,
+    );
     rmSync(dir, { recursive: true, force: true });
   }
   setCacheBudget(DEFAULT_CACHE_BYTES);
