@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { derived } from '../../src/core/build/derived.js';
+import { NAME_PATHS, namePaths } from '../../src/core/build/name-paths.js';
 import { buildSnapshot, type Snapshot } from '../../src/core/build/snapshot.js';
 import { closestFiles } from '../../src/core/compose/closest-files.js';
 import { tryCompose } from '../../src/core/compose/compose.js';
@@ -135,6 +137,16 @@ describe("a snapshot's first compose of known names", () => {
             missing,
             oracle(snapshot, missing),
           ]);
+    }
+  });
+
+  it('makes what it finds names by with the snapshot', () => {
+    for (const name of PACKS) {
+      const snapshot = build(name);
+      expect([name, derived(snapshot, NAME_PATHS, () => undefined)]).toEqual([
+        name,
+        namePaths({ ...snapshot }),
+      ]);
     }
   });
 

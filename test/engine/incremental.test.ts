@@ -7,6 +7,7 @@ import {
   packFolders,
   pathSubstitutions,
 } from '../../src/core/build/derived.js';
+import { NAME_PATHS } from '../../src/core/build/name-paths.js';
 import {
   type BuildInput,
   buildSnapshot as core,
@@ -15,7 +16,6 @@ import {
 } from '../../src/core/build/snapshot.js';
 import { tryCompose } from '../../src/core/compose/compose.js';
 import { SPLIT_PATHS } from '../../src/core/compose/env.js';
-import { NAMED_PATHS } from '../../src/core/compose/known-names.js';
 import { createEngine } from '../../src/engine/engine.js';
 import { MAX_PATCHED_FILES } from '../../src/engine/incremental/snapshot-patch.js';
 import { LAYOUTS } from '../../src/layouts/registry.js';
@@ -188,7 +188,7 @@ describe('a build that starts from the previous snapshot', () => {
     expect(next.manifest).toBe(first.manifest);
     expect(next.files.get('base.md')).toBe(first.files.get('base.md'));
     expect(next.files.get('teams/platform.md')!.prompt).toMatch(/More\.$/);
-    for (const slot of [SPLIT_PATHS, NAMED_PATHS, FILES_BY_FOLDER, FLEET_NAMES]) {
+    for (const slot of [SPLIT_PATHS, NAME_PATHS, FILES_BY_FOLDER, FLEET_NAMES]) {
       const held = derived(first, slot, () => undefined);
       expect([slot, held !== undefined && derived(next, slot, () => undefined) === held]).toEqual([
         slot,

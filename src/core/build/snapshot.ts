@@ -35,6 +35,7 @@ import { alsoDetected, detectPreset, presetPart, withoutRoles } from './detect.j
 import { Digests } from './digests.js';
 import { fleetSteps } from './fleet.js';
 import { frontmatterWhere } from './frontmatter-where.js';
+import { namePaths } from './name-paths.js';
 import {
   type DecodeContext,
   DecodedFile,
@@ -415,6 +416,7 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   }
   if (kinds.has('file')) filesByFolder(snapshot);
   pathSubstitutions(snapshot);
+  namePaths(snapshot);
   if (snapshot.warnings.some((d) => d.file !== undefined)) recordsByFile(snapshot);
   // A detected layout without roles: another layout with roles in the same folder is a hint.
   if (presetName !== undefined && input.preset === undefined && withoutRoles(manifest)) {

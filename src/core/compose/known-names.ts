@@ -1,8 +1,7 @@
 import { derived, fleetNames } from '../build/derived.js';
+import { gateTeamsOf, layerPaths, namePaths } from '../build/name-paths.js';
 import type { Snapshot } from '../build/snapshot.js';
-import type { Gate } from '../pack/gates.js';
-import type { LayerDef, LayerSource } from '../pack/manifest.js';
-import { type PathPlaceholder, splitPath } from '../pack/template.js';
+import type { PathPlaceholder } from '../pack/template.js';
 
 /** The names a pack knows, for telling an unknown role, team or agent from a known one. */
 export interface KnownNames {
@@ -39,7 +38,7 @@ export function knownNames(snapshot: Snapshot): KnownNames {
  * namedAtOnce(snapshot, 'team', 'platform') || knownNames(snapshot).sets.teams.has('platform');
  */
 export function namedAtOnce(snapshot: Snapshot, name: 'team' | 'agent' | 'role', value: string): boolean {
-  const once = derived(snapshot, NAMED_PATHS, namedPaths);
+  const once = namePaths(snapshot);
   if (name === 'team' && (fleetNames(snapshot).teams.has(value) || once.gateTeams.has(value))) return true;
   // A file names only what one path segment holds (see templateRegExp).
   if (value === '' || value.includes('/')) return false;
@@ -57,44 +56,10 @@ export function namedAtOnce(snapshot: Snapshot, name: 'team' | 'agent' | 'role',
  */
 export function hasRoles(snapshot: Snapshot): boolean {
   if (snapshot.roles.size > 0) return true;
-  return derived(snapshot, NAMED_PATHS, namedPaths).rolePaths && knownNames(snapshot).roles.length > 0;
-}
-
-/**
- * The slot of {@link namedAtOnce}'s templates: made of the manifest and the fleet's
- * identity path only, so a patched build (which shares both) carries it over.
- */
-export const NAMED_PATHS = 'names-at-once';
-
-/** The path templates of a layer's sources (its own and its variants'). */
-export function layerPaths(layer: LayerDef): string[] {
-  const sources: LayerSource[] = [];
-  if (layer.source) sources.push(layer.source);
-  for (const v of layer.variants ?? []) sources.push(v.source);
-  return sources.flatMap((s) => (s.kind === 'file' ? s.paths : []));
+  return namePaths(snapshot).rolePaths && knownNames(snapshot).roles.length > 0;
 }
 
 // --- internal ---
-
-/** Per placeholder, the path templates (split) naming only it; and the teams of team gates. */
-function namedPaths(
-  snapshot: Snapshot,
-): Record<'team' | 'agent' | 'role', string[][]> & { gateTeams: ReadonlySet<string>; rolePaths: boolean } {
-  const templates = snapshot.manifest.layers.flatMap(layerPaths);
-  const { identities } = snapshot.manifest.fleet;
-  const only = (names: readonly string[], extra: string[] = []) =>
-    [...templates, ...extra]
-      .map(splitPath)
-      .filter((parts) => parts.length > 1 && parts.every((p, i) => i % 2 === 0 || names.includes(p)));
-  return {
-    team: only(['team']),
-    agent: only(['agent'], identities ? [identities] : []),
-    // A role is named by a `{role}` or a `{role_file}` path, not one mixing the two.
-    role: [...only(['role']), ...only(['role_file'])],
-    gateTeams: new Set(gateTeamsOf(snapshot)),
-    rolePaths: templates.some((t) => t.includes('{role}') || t.includes('{role_file}')),
-  };
-}
 
 function compute(snapshot: Snapshot): KnownNames {
   const templates = snapshot.manifest.layers.flatMap(layerPaths);
@@ -152,22 +117,6 @@ function templateRegExp(template: string, name: string): RegExp {
     } else source += part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   }
   return new RegExp(`^${source}$`);
-}
-
-/** The teams the pack's team gates name. */
-function gateTeamsOf(snapshot: Snapshot): string[] {
-  return snapshot.manifest.layers.flatMap((l) => [
-    ...(l.when ? teamsOfGate(l.when) : []),
-    ...(l.variants ?? []).flatMap((v) => (v.when ? teamsOfGate(v.when) : [])),
-  ]);
-}
-
-function teamsOfGate(gate: Gate): string[] {
-  if ('team' in gate) return [...gate.team];
-  if ('all' in gate) return gate.all.flatMap(teamsOfGate);
-  if ('any' in gate) return gate.any.flatMap(teamsOfGate);
-  if ('not' in gate) return teamsOfGate(gate.not);
-  return [];
 }
 
 function sorted(set: Set<string>): string[] {

@@ -11,6 +11,7 @@ import {
   RECORDS_BY_FILE,
 } from '../../core/build/derived.js';
 import { Digests } from '../../core/build/digests.js';
+import { NAME_PATHS } from '../../core/build/name-paths.js';
 import {
   type DecodeContext,
   DecodedFile,
@@ -23,7 +24,6 @@ import {
 import { yamlOfBytes } from '../../core/build/snapshot.js';
 import type { BuildInput, LoadResult, Snapshot } from '../../core/build/snapshot-types.js';
 import { SPLIT_PATHS } from '../../core/compose/env.js';
-import { NAMED_PATHS } from '../../core/compose/known-names.js';
 import { pathSettingNames } from '../../core/pack/path-settings.js';
 import { deepEqual } from '../../core/text/deep-equal.js';
 import { byteOrder } from '../../core/text/text.js';
@@ -137,7 +137,7 @@ export class Incremental {
       PATH_SUBSTITUTIONS,
       RECORDS_BY_FILE,
       SPLIT_PATHS,
-      NAMED_PATHS,
+      NAME_PATHS,
     ])
       carryDerived(previous, next, slot);
     if (input.maxPromptBytes === undefined) delete next.maxPromptBytes;
