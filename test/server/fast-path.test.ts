@@ -1,12 +1,19 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
+import fc from 'fast-check';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFastPath } from '../../src/server/node/fast-path.js';
 import { type RunningService, startService } from '../../src/server/node/start.js';
 import { routeTable } from '../../src/server/routes/route.js';
-import { createLogger, logRequest, writeAccessLines } from '../../src/server/service/logging.js';
+import {
+  type AccessLine,
+  createLogger,
+  logRequest,
+  requestId,
+  writeAccessLines,
+} from '../../src/server/service/logging.js';
 import { RouteTable } from '../../src/server/service/route-table.js';
 import { checkedFetch } from './contract.js';
 import { MINI } from './helpers.js';
@@ -263,32 +270,101 @@ describe('fast-path access log', () => {
 });
 
 describe('writeAccessLines', () => {
-  it('writes the same bytes as logRequest, apart from the time', () => {
-    const viaPino: string[] = [];
-    const direct: string[] = [];
+  const untimed = (s: string) => s.replace(/"time":"[^"]+"/, '"time":"T"');
+  /** The lines as logRequest writes them, one pino call each. */
+  const viaPino = (lines: readonly AccessLine[]) => {
+    const out: string[] = [];
+    const logger = createLogger({ level: 'info', write: (s) => out.push(s) });
+    for (const line of lines) logRequest(logger, { ...line });
+    return out.map(untimed);
+  };
+  /** The lines as writeAccessLines writes them: one write for the batch. */
+  const direct = (lines: readonly AccessLine[]) => {
+    const out: string[] = [];
+    writeAccessLines(createLogger({ level: 'info', write: (s) => out.push(s) }), lines);
+    expect(out).toHaveLength(1);
+    return out[0]!.split(/(?<=\n)/).map(untimed);
+  };
+
+  it('writes the same bytes as logRequest, apart from the time, in one write', () => {
     const line = {
-      reqId: 'r-1',
+      reqId: requestId('r-1'),
       method: 'GET',
       path: '/api/prompts/a"b',
       route: '/api/prompts/:role',
       status: 200,
       ms: 1.23456,
     };
-    logRequest(createLogger({ level: 'info', write: (s) => viaPino.push(s) }), { ...line });
-    writeAccessLines(createLogger({ level: 'info', write: (s) => direct.push(s) }), [
+    const lines = [
       line,
-      { ...line, reqId: 'r-2' },
-    ]);
-    const untimed = (s: string) => s.replace(/"time":"[^"]+"/, '"time":"T"');
-    expect(direct).toHaveLength(2);
-    expect(untimed(direct[0]!)).toBe(untimed(viaPino[0]!));
-    expect(JSON.parse(direct[1]!).reqId).toBe('r-2');
+      { ...line, reqId: requestId('r-2') },
+      { ...line, path: '/api/prompts/ab', ms: 12.1 },
+    ];
+    expect(direct(lines)).toEqual(viaPino(lines));
+    expect(direct(lines)).toHaveLength(3);
+  });
+
+  it('quotes every path, method and route, and writes every duration, as pino does', () => {
+    const text = fc.oneof(
+      fc.constantFrom('/api/compose', '/api/prompts/:role', 'GET', 'POST'),
+      fc.string({ unit: 'binary', maxLength: 12 }),
+      fc.string({
+        unit: fc.constantFrom(
+          '"',
+          '\\',
+          '\n',
+          '\u0001',
+          '\u007f',
+          '\ud800',
+          '\udc00',
+          '\ud83d\ude00',
+          'é',
+          '/',
+          'a',
+        ),
+        maxLength: 8,
+      }),
+    );
+    const ms = fc.oneof(
+      fc.double({ min: 0, max: 1e7, noNaN: true }),
+      fc.integer({ min: 0, max: 100_000 }).map((n) => n / 100),
+      fc.constantFrom(0, 0.005, 0.015, 1.005, 99.995, 1e14, 1e16, 123456.785),
+    );
+    const line = fc.record({
+      reqId: fc.oneof(fc.uuid(), fc.stringMatching(/^[\w.:-]{1,20}$/)).map((id) => requestId(id)),
+      method: text,
+      path: text,
+      route: text,
+      status: fc.constantFrom(200, 304, 404, 500),
+      ms,
+    });
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 6 }), (lines) => {
+        const written = direct(lines);
+        // Every line is JSON holding the fields as given (a lone surrogate escaped, as
+        // JSON.stringify escapes it, where pino writes it raw), the duration rounded.
+        expect(written.map((l) => JSON.parse(l))).toEqual(
+          lines.map((l) => ({
+            level: 30,
+            time: 'T',
+            service: 'strata',
+            ...l,
+            ms: Math.round(l.ms * 100) / 100,
+            msg: 'request',
+          })),
+        );
+        const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+        const wellFormed = lines.every((l) => [l.method, l.path, l.route].every((f) => !lone.test(f)));
+        if (wellFormed) expect(written).toEqual(viaPino(lines));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('writes nothing below info', () => {
     const out: string[] = [];
     writeAccessLines(createLogger({ level: 'warn', write: (s) => out.push(s) }), [
-      { reqId: 'r', method: 'GET', path: '/', route: '/', status: 200, ms: 1 },
+      { reqId: requestId('r'), method: 'GET', path: '/', route: '/', status: 200, ms: 1 },
     ]);
     expect(out).toEqual([]);
   });

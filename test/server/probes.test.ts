@@ -107,3 +107,34 @@ describe('probes are answered while the connection cap is full', () => {
     expect(await metric(service, 'strata_connections_shed_total{reason="refused"}')).toBe(1);
   });
 });
+
+describe('requests in flight', () => {
+  it('a POST whose client goes away mid-body, or sends too much, is let go; kept-alive answers count down too', async () => {
+    const service = await serve();
+    const inFlight = () => metric(service, 'strata_http_requests_in_flight');
+    const cut = Array.from({ length: 3 }, () =>
+      hold(
+        service.url,
+        'POST /api/compose HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"role":',
+      ),
+    );
+    await waitFor(async () => ((await inFlight()) === 3 ? true : undefined));
+    for (const socket of cut) socket.destroy();
+    await waitFor(async () => ((await inFlight()) === 0 ? true : undefined));
+    // Over the limit as it streams (no Content-Length): 413, the connection closed.
+    const big = hold(
+      service.url,
+      `POST /api/compose HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${(200_000).toString(16)}\r\n${'x'.repeat(200_000)}\r\n`,
+    );
+    await waitFor(() => (big.destroyed || big.readableEnded ? true : undefined));
+    expect(big.received).toMatch(/^HTTP\/1\.1 413 /);
+    expect(big.received).toContain('"code":"BODY_TOO_LARGE"');
+    // Three answers on one kept-alive connection.
+    const body = JSON.stringify({ role: 'writer' });
+    const post = `POST /api/compose HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const kept = hold(service.url, post + post + post);
+    await waitFor(() => (kept.received.split('HTTP/1.1 200 ').length === 4 ? true : undefined));
+    await waitFor(async () => ((await inFlight()) === 0 ? true : undefined));
+    expect((await ask(service.url, '/api/prompts/writer')).status).toBe(200);
+  });
+});

@@ -1,3 +1,5 @@
+import { MAY_NEED_ESCAPING } from '../service/json-string.js';
+
 /**
  * `JSON.stringify(value)` as UTF-8 bytes — byte for byte what
  * `new TextEncoder().encode(JSON.stringify(value))` gives — with the string at
@@ -83,9 +85,6 @@ const ESCAPE = (() => {
   for (const [c, letter] of short) table[c.charCodeAt(0)] = letter.charCodeAt(0);
   return table;
 })();
-/** Characters that may need escaping: the escaped ASCII ones and every surrogate. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes the control characters
-const SPECIAL = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** Control characters other than the common three (`\n`, `\r`, `\t`): rare in a prompt. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes the control characters
@@ -98,7 +97,7 @@ const COMMON = ['\n', '"', '\\', '\t', '\r'];
  * lone surrogate (which UTF-8 cannot carry: JSON.stringify escapes it).
  */
 function escapeBytes(text: string): number {
-  if (!SPECIAL.test(text)) return 0;
+  if (!MAY_NEED_ESCAPING.test(text)) return 0;
   if (!(text as WellFormed).isWellFormed()) return -1;
   if (!RARE.test(text)) {
     // Each of the common escapes adds one byte: count them with the engine's own search,

@@ -145,7 +145,11 @@ export function bodyRefusal(header: HeaderOf, limit: number): Answer | undefined
  */
 export function plainJsonBody(header: HeaderOf): boolean {
   const type = header('content-type');
-  return type !== undefined && JSON_REQUEST.test(type);
+  if (type === undefined) return false;
+  if (type === lastJsonType) return true;
+  if (!JSON_REQUEST.test(type)) return false;
+  lastJsonType = type;
+  return true;
 }
 
 /**
@@ -174,6 +178,8 @@ const CLOSE = { connection: 'close' };
 const JSON_REQUEST = /^application\/([a-z-.]+\+)?json(;\s*[a-zA-Z0-9-]+=([^;]+))*$/i;
 
 const stashed = new WeakMap<IncomingMessage, BodyText | Answer>();
+/** The last `Content-Type` found plain JSON (nearly every body of a service's clients declares the same one). */
+let lastJsonType: string | undefined;
 
 function tooLarge(limit: number): Answer {
   return errorAnswer(413, 'BODY_TOO_LARGE', `request body is over ${limit} bytes`, undefined, CLOSE);
@@ -190,14 +196,12 @@ function bodyTextOf(
     // The client went away mid-body: nobody reads this answer, but it is an answer, not a fault.
     return errorAnswer(400, 'BAD_REQUEST', 'the request body ended before its end', undefined, CLOSE);
   }
-  const contentType = header('content-type') ?? '';
-  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+  const { mediaType, decoder } = contentTypeOf(header('content-type') ?? '');
   if (mediaType === '' && chunks.length > 0) {
     return errorAnswer(415, 'UNSUPPORTED_MEDIA_TYPE', 'the body must be application/json');
   }
   // The body is read in the charset it declares (UTF-8 when it declares none), strictly:
   // bytes that are not that charset are refused, never decoded to U+FFFD and composed.
-  const decoder = decoderFor(contentType);
   if (typeof decoder === 'string') {
     return errorAnswer(
       415,
@@ -229,38 +233,38 @@ function readCapped(source: BodySource, limit: number): Promise<Uint8Array[] | u
   return readStream(source.stream?.() ?? null, limit);
 }
 
-/** Reads a node request's body, handing `done` its chunks, undefined past `limit`, or CUT. */
+/**
+ * Reads a node request's body, handing `done` its chunks, undefined past `limit`, or CUT.
+ * Node emits a request's `error` only to a listener (none here): a request cut off
+ * mid-body closes before its end. The listeners stay on the request, settled.
+ */
 function readIncoming(
   incoming: IncomingMessage,
   limit: number,
   done: (chunks: Uint8Array[] | undefined | typeof CUT) => void,
 ): void {
-  const chunks: Buffer[] = [];
+  let chunks: Buffer[] = [];
   let size = 0;
+  let settled = false;
   const finish = (value: Uint8Array[] | undefined | typeof CUT) => {
-    incoming.off('data', onData);
-    incoming.off('end', onEnd);
-    incoming.off('error', onError);
-    incoming.off('close', onClose);
+    if (settled) return;
+    settled = true;
+    chunks = []; // the listeners left on the request hold no bytes
     done(value);
   };
-  const onData = (chunk: Buffer) => {
+  incoming.on('data', (chunk: Buffer) => {
+    if (settled) return;
     size += chunk.byteLength;
     if (size > limit) {
       // Stop reading: the answer closes the connection, so the rest is never buffered.
       incoming.pause();
       finish(undefined);
     } else if (chunk.byteLength > 0) chunks.push(chunk);
-  };
-  const onEnd = () => finish(chunks);
-  const onError = () => finish(CUT);
-  const onClose = () => {
+  });
+  incoming.on('end', () => finish(chunks));
+  incoming.on('close', () => {
     if (!incoming.readableEnded) finish(CUT);
-  };
-  incoming.on('data', onData);
-  incoming.on('end', onEnd);
-  incoming.on('error', onError);
-  incoming.on('close', onClose);
+  });
 }
 
 async function readStream(
@@ -291,6 +295,23 @@ function jsonOfText(this: HonoRequest): Promise<unknown> {
 
 /** UTF-8 as `Request.text()` decodes it (a BOM is skipped), except that bad bytes are refused. */
 const DECODER = new TextDecoder('utf-8', { fatal: true });
+
+/** A `Content-Type`'s media type (lower case, no parameters) and the decoder of its charset. */
+interface ContentType {
+  mediaType: string;
+  decoder: TextDecoder | string;
+}
+
+/** The last `Content-Type` read: nearly every body of a service's clients declares the same one. */
+let lastType: { header: string; read: ContentType } | undefined;
+
+function contentTypeOf(header: string): ContentType {
+  if (lastType?.header !== header) {
+    const read = { mediaType: header.split(';')[0]!.trim().toLowerCase(), decoder: decoderFor(header) };
+    lastType = { header, read };
+  }
+  return lastType.read;
+}
 
 /**
  * The decoder of a body's `charset` parameter (none: UTF-8), fatal on bytes that are not

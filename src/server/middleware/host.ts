@@ -76,14 +76,9 @@ export function hostRefusal(
       `Host ${JSON.stringify(named.slice(0, 200))} is not a valid host name`,
     );
   }
-  for (const name of host === undefined || host === target ? [target] : [host, target]) {
-    if (service.hosts.allowsHost(name)) continue;
-    return errorAnswer(
-      403,
-      'HOST_NOT_ALLOWED',
-      `Host ${JSON.stringify(name)} is not allowed; start the service with --allowed-host NAME to accept it`,
-    );
-  }
+  // The Host header first, then the target's authority when it differs.
+  if (host !== undefined && host !== target && !service.hosts.allowsHost(host)) return hostNotAllowed(host);
+  if (!service.hosts.allowsHost(target)) return hostNotAllowed(target);
   const { origin, method } = request;
   if (
     origin !== undefined &&
@@ -119,3 +114,11 @@ export function hostParses(host: string): boolean {
 // --- internal ---
 
 let lastGoodHost = '';
+
+function hostNotAllowed(name: string): Answer {
+  return errorAnswer(
+    403,
+    'HOST_NOT_ALLOWED',
+    `Host ${JSON.stringify(name)} is not allowed; start the service with --allowed-host NAME to accept it`,
+  );
+}

@@ -151,6 +151,16 @@ export function guardConnections(
     socket.end(TOO_MANY);
     onShed('refused');
   });
+  // A response closed (sent whole, or its connection gone): one function for every response.
+  function answered(this: ServerResponse) {
+    inFlight.delete(this);
+    const req = this.req;
+    const h = active.get(req.socket);
+    if (h) {
+      h.busy = Math.max(0, h.busy - 1);
+      if (h.request === req) h.request = undefined;
+    }
+  }
   return {
     onRequest(req, res) {
       const socket = req.socket;
@@ -161,14 +171,7 @@ export function guardConnections(
         held.request = req;
       }
       inFlight.add(res);
-      res.once('close', () => {
-        inFlight.delete(res);
-        const h = active.get(socket);
-        if (h) {
-          h.busy = Math.max(0, h.busy - 1);
-          if (h.request === req) h.request = undefined;
-        }
-      });
+      res.on('close', answered);
       if (draining) res.setHeader('Connection', 'close');
       if (held?.reserve && !isProbe(req)) {
         onShed('not_probe');

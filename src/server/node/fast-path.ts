@@ -14,7 +14,7 @@ import { parseQuery, queryProblem } from '../middleware/query.js';
 import { isAnswer } from '../middleware/snapshot.js';
 import { type Answer, rawHeaders } from '../service/answer.js';
 import type { Service } from '../service/context.js';
-import { type AccessLine, requestId, writeAccessLines } from '../service/logging.js';
+import { type AccessLine, type RequestId, requestId, writeAccessLines } from '../service/logging.js';
 import type { RouteTable, TableRoute } from '../service/route-table.js';
 import { AnswerMemo, type Kept } from './answer-memo.js';
 
@@ -172,37 +172,44 @@ export function createFastPath(
       if (parsed === undefined || 'bad' in parsed || queryProblem(table, method, path, parsed)) return false;
       query = parsed;
     }
-    const id = requestId(one(req.headers['x-request-id']));
-    const took: Taken = {
+    // The request as taken: made once a request is answered by its handler (a POST's
+    // kept answer is given again with a record of its own).
+    const take = (): Taken => ({
       route: found.route,
       params: found.params,
       query,
       method,
       path,
       startedAt,
-      id,
+      id: requestId(one(req.headers['x-request-id'])),
       status: 0,
       seconds: 0,
-    };
+    });
     if (method !== 'POST') {
-      answer(req, res, took, state, key);
+      answer(req, res, take(), state, key);
       return true;
     }
     // The app's body step, for a plain JSON body (anything else: the app, unread).
     const header = (name: string) => one(req.headers[name]);
     if (!plainJsonBody(header)) return false;
     readIncomingText(req, res, header, service.maxBodyBytes, (read) => {
+      let took: Taken | undefined;
       try {
-        if ('status' in read) return send(req, res, took, read);
+        if ('status' in read) {
+          took = take();
+          return send(req, res, took, read);
+        }
         // A body answered before passed the JSON check then (the same text, the same verdict).
         const key = memo.key(method, url, req.headers, state, read.text);
         const kept = key === undefined ? undefined : memo.get(key, state!);
         if (kept) return again(req, res, kept, method, path, startedAt);
+        took = take();
         const problem = jsonProblem(read);
         if (problem) return send(req, res, took, problem);
         answer(req, res, took, state, key, read);
       } catch (e) {
         // Called from the request's own events: a fault is answered, never thrown into them.
+        took ??= take();
         if (!res.headersSent) send(req, res, took, failed(took, e));
         else res.destroy();
       }
@@ -233,7 +240,7 @@ interface Taken {
   path: string;
   startedAt: number;
   /** The request's id (the caller's `X-Request-Id` when it is sane). */
-  id: string;
+  id: RequestId;
   /** Once answered: the status, and the seconds it took (for the metrics and access log). */
   status: number;
   seconds: number;
