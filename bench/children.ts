@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
@@ -18,7 +18,9 @@ export interface CannonResult {
 export const autocannon = createRequire(import.meta.url)('autocannon') as (opts: {
   url: string;
   connections: number;
-  duration: number;
+  /** Seconds to run, or (`amount`) how many requests to send. */
+  duration?: number;
+  amount?: number;
   method?: string;
   body?: string;
   headers: Record<string, string>;
@@ -29,6 +31,8 @@ export const autocannon = createRequire(import.meta.url)('autocannon') as (opts:
 /** A server in a child process, answering on loopback. */
 export interface Child {
   url: string;
+  /** The process id (valgrind's, which runs node in its own process, under `counted`). */
+  pid: number;
   /** CPU time the process has used (all its threads), in milliseconds. */
   cpuMs(): number;
   stop(): Promise<void>;
@@ -37,18 +41,21 @@ export interface Child {
 /**
  * Runs `node ARGS… --port PORT` (or `node -e SCRIPT` with `$BENCH_PORT`) on a free port,
  * its stdout to a log file in `logDir` (as in production: reading it here would slow the
- * load generator), and resolves once `/readyz` answers 200.
+ * load generator), and resolves once `/readyz` answers 200. With `wrap`, node runs under
+ * that command (`valgrind …`).
  */
 export async function startChild(
   root: string,
   logDir: string,
   args: string[],
   env: Record<string, string> = {},
+  wrap: string[] = [],
 ): Promise<Child> {
   const port = await freePort();
   const fd = openSync(join(logDir, `server-${port}.log`), 'w');
   const portArgs = args[0] === '-e' ? [] : ['--port', String(port)];
-  const child: ChildProcess = spawn(process.execPath, [...args, ...portArgs], {
+  const command = [...wrap, process.execPath, ...args, ...portArgs];
+  const child: ChildProcess = spawn(command[0]!, command.slice(1), {
     cwd: root,
     env: { ...process.env, ...env, BENCH_PORT: String(port) },
     stdio: ['ignore', fd, 'inherit'],
@@ -70,6 +77,7 @@ export async function startChild(
   }
   return {
     url,
+    pid: child.pid!,
     cpuMs: () => cpuMs(child.pid!),
     stop: () =>
       new Promise((resolve) => {
@@ -77,6 +85,54 @@ export async function startChild(
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),
+  };
+}
+
+/**
+ * A server whose user-space instructions are counted (valgrind's callgrind, counting only
+ * while asked): `count(run)` gives the instructions executed while `run` ran, less none
+ * (each count is dumped and the next starts from zero). Slow (node runs 20–50 times
+ * slower), but blind to the host's noise: the same requests give the same count within
+ * a few per cent, where CPU time on a shared machine moves by a quarter.
+ */
+export interface CountedChild extends Child {
+  count(run: () => Promise<unknown>): Promise<number>;
+}
+
+/** {@link startChild} under callgrind, counting nothing until {@link CountedChild.count}. */
+export async function startCounted(
+  root: string,
+  logDir: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<CountedChild> {
+  const out = join(logDir, `callgrind-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+  const child = await startChild(root, logDir, args, env, [
+    'valgrind',
+    '--tool=callgrind',
+    '--instr-atstart=no',
+    '--smc-check=all-non-file',
+    `--callgrind-out-file=${out}`,
+    `--log-file=${out}.log`,
+  ]);
+  let dumps = 0;
+  const control = (...flags: string[]) =>
+    execFileSync('callgrind_control', [...flags, String(child.pid)], { stdio: 'ignore' });
+  return {
+    ...child,
+    async count(run) {
+      control('-i', 'on');
+      try {
+        await run();
+      } finally {
+        control('-i', 'off');
+      }
+      control('-d');
+      dumps++;
+      const totals = /^totals: (\d+)/m.exec(readFileSync(`${out}.${dumps}`, 'utf8'));
+      if (!totals) throw new Error(`no instruction count in ${out}.${dumps}`);
+      return Number(totals[1]);
+    },
   };
 }
 

@@ -2,7 +2,14 @@ import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SseParser } from '../src/client/sse.js';
-import { autocannon, fmt, replayHeaders, type Child as Server, startChild } from './children.js';
+import {
+  autocannon,
+  fmt,
+  replayHeaders,
+  type Child as Server,
+  startChild,
+  startCounted,
+} from './children.js';
 import { machine } from './measure.js';
 
 /**
@@ -13,7 +20,8 @@ import { machine } from './measure.js';
  * variants, `POST /api/compose`): the rate, the p99 and the server process's CPU time
  * per request; then the reload latency from a file write to the SSE `reload` event, over
  * 50 edits. Both servers run in their own processes; autocannon runs here.
- * `BENCH_SECONDS` sets the seconds per run (default 5), `BENCH_ROWS=0,7` the rows.
+ * `BENCH_SECONDS` sets the seconds per run (default 5; 0 skips the timed runs), `BENCH_ROWS=0,7`
+ * the rows; `BENCH_INSTRUCTIONS=N` adds each row's instructions per request (callgrind).
  */
 
 /**
@@ -83,6 +91,8 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 20;
 const EDITS = 50;
+/** `BENCH_INSTRUCTIONS=N`: also count each row's instructions per request over N requests (callgrind). */
+const INSTRUCTIONS = Number(process.env.BENCH_INSTRUCTIONS ?? 0);
 /** Ambient text of the ambient rows: composed into a fresh prompt on every request. */
 const AMBIENT = 'The release is on Friday; the CI queue is long today.';
 
@@ -210,6 +220,7 @@ try {
     const only = process.env.BENCH_ROWS?.split(',').map(Number);
     for (const [i, v] of variants.entries()) {
       if (only && !only.includes(i)) continue;
+      if (DURATION === 0) break; // instructions only
       const servers =
         i < 2
           ? ([
@@ -243,19 +254,23 @@ try {
         if (errors) console.log(`errors: ${errors}`);
       }
     }
-    console.log(
-      `\n${path} on examples/roboco; ${ROUNDS} runs of each server per row, alternating (medians; the CPU ratio's range over the runs in brackets); load average before: ${loadBefore}\n`,
-    );
-    console.log(
-      '| request | strata req/s | strata p99 | bare node:http req/s | bare p99 | req/s ratio | p99 ratio | CPU per request, strata / bare | CPU ratio (bare ÷ strata) |',
-    );
-    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
-    for (const r of rows) console.log(`| ${r.join(' | ')} |`);
-    console.log(
-      `load average after: ${loadavg()
-        .map((n) => n.toFixed(2))
-        .join(' / ')}`,
-    );
+    if (rows.length > 0) printRows();
+    function printRows() {
+      console.log(
+        `\n${path} on examples/roboco; ${ROUNDS} runs of each server per row, alternating (medians; the CPU ratio's range over the runs in brackets); load average before: ${loadBefore}\n`,
+      );
+      console.log(
+        '| request | strata req/s | strata p99 | bare node:http req/s | bare p99 | req/s ratio | p99 ratio | CPU per request, strata / bare | CPU ratio (bare ÷ strata) |',
+      );
+      console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+      for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+      console.log(
+        `load average after: ${loadavg()
+          .map((n) => n.toFixed(2))
+          .join(' / ')}`,
+      );
+    }
+    if (INSTRUCTIONS > 0) await instructionRows(variants, only, answersFile);
   } finally {
     await bare.stop();
     await quiet.stop();
@@ -275,6 +290,66 @@ try {
 }
 
 // --- internal ---
+
+/**
+ * `BENCH_INSTRUCTIONS=N`: each row's user-space instructions per request, strata (access
+ * log on) against the bare server, counted by callgrind: for each row, both servers
+ * started afresh under it, sent 3N requests unmeasured, then counted over N requests
+ * three times (the least count: a count that met a full collection or code being
+ * optimized says less about the request; a row may still read high when such work
+ * lands in every count). What each server does per request, which the host's
+ * noise does not move (CPU time leaves out none of that work, but adds the kernel's part
+ * and the host's weather). Needs valgrind; slow (about two minutes a row).
+ */
+async function instructionRows(variants: Variant[], only: number[] | undefined, answersFile: string) {
+  const dir = await mkdtemp(join(tmpdir(), 'strata-bench-ir-'));
+  try {
+    console.log(
+      `\nuser-space instructions per request (callgrind; each server fresh for each row, ${3 * INSTRUCTIONS} requests unmeasured, then the least of three counts over ${INSTRUCTIONS}; ${CONNECTIONS} connections; load average ${loadavg()[0]!.toFixed(2)})\n`,
+    );
+    console.log('| request | strata | bare node:http | **ratio (bare ÷ strata)** |');
+    console.log('| --- | --- | --- | --- |');
+    for (const [i, v] of variants.entries()) {
+      if (only && !only.includes(i)) continue;
+      const per: number[] = [];
+      for (const args of [
+        [join(ROOT, 'dist/bin/strata.js'), 'serve', '--dir', pack, '--log-level', 'info', '--no-watch'],
+        ['-e', BARE_SERVER],
+      ]) {
+        const server = await startCounted(ROOT, dir, args, { BENCH_ANSWERS: answersFile });
+        try {
+          await cannon(server, v, 3 * INSTRUCTIONS);
+          const counts = [];
+          for (let n = 0; n < 3; n++) counts.push(await server.count(() => cannon(server, v, INSTRUCTIONS)));
+          per.push(Math.min(...counts) / INSTRUCTIONS);
+        } finally {
+          await server.stop();
+        }
+      }
+      const [s, b] = per as [number, number];
+      console.log(
+        `| ${v.method === 'GET' ? 'GET ' : ''}${v.label} | ${fmt(s)} | ${fmt(b)} | **${(b / s).toFixed(2)}** |`,
+      );
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** `amount` requests of a variant (a new id in each where it has a placeholder). */
+function cannon(server: Server, v: Variant, amount: number) {
+  const headers: Record<string, string> = { accept: v.accept };
+  if (v.body !== undefined) headers['content-type'] = 'application/json';
+  return autocannon({
+    url: server.url + v.path,
+    connections: CONNECTIONS,
+    amount,
+    headers,
+    method: v.method,
+    body: v.body,
+    idReplacement: `${v.path}${v.body}`.includes('<id>') || v.path.includes('%3Cid%3E'),
+  });
+}
 
 /**
  * autocannon against one server for `duration` seconds: its rate, p99 and errors, and the
