@@ -13,6 +13,11 @@ import type { Service } from './context.js';
  */
 export class RouteTable {
   readonly #routes: TableRoute[] = [];
+  /**
+   * The routes without parameters by `METHOD path`, each the first route that path
+   * matches (none declared before it matches it too): found without a pattern tried.
+   */
+  readonly #exact = new Map<string, TableRoute>();
 
   /** Declares a route (`addRoute` calls this as it registers the route on the app). */
   add(
@@ -32,7 +37,7 @@ export class RouteTable {
         return '([^/]+)';
       })
       .join('');
-    this.#routes.push({
+    const route: TableRoute = {
       method: method.toUpperCase(),
       path,
       label: path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1'),
@@ -41,7 +46,11 @@ export class RouteTable {
       names,
       direct,
       query,
-    });
+    };
+    const key = `${route.method} ${path}`;
+    const shadowed = this.#routes.some((r) => r.method === route.method && r.re.test(path));
+    if (names.length === 0 && !shadowed && !this.#exact.has(key)) this.#exact.set(key, route);
+    this.#routes.push(route);
   }
 
   /**
@@ -96,9 +105,12 @@ export class RouteTable {
    * The route with a direct handler that a request's method and path name (a `HEAD` is
    * its `GET`), with its parameters; undefined when the app must answer (no such route,
    * no direct handler, or a parameter that is percent-encoded: the app decodes those).
+   * A path without parameters (`POST /api/compose`) is one look-up.
    */
   direct(method: string, path: string): { route: TableRoute; params: Record<string, string> } | undefined {
     const wanted = method === 'HEAD' ? 'GET' : method;
+    const exact = this.#exact.get(`${wanted} ${path}`);
+    if (exact) return exact.direct ? { route: exact, params: {} } : undefined;
     for (const route of this.#routes) {
       if (route.method !== wanted) continue;
       const m = route.re.exec(path);
