@@ -93,6 +93,8 @@ const CONNECTIONS = 20;
 const EDITS = 50;
 /** `BENCH_INSTRUCTIONS=N`: also count each row's instructions per request over N requests (callgrind). */
 const INSTRUCTIONS = Number(process.env.BENCH_INSTRUCTIONS ?? 0);
+/** Counts of N requests per server and row; the least is kept. */
+const COUNTS = 5;
 /** Ambient text of the ambient rows: composed into a fresh prompt on every request. */
 const AMBIENT = 'The release is on Friday; the CI queue is long today.';
 
@@ -295,9 +297,10 @@ try {
  * `BENCH_INSTRUCTIONS=N`: each row's user-space instructions per request, strata (access
  * log on) against the bare server, counted by callgrind: for each row, both servers
  * started afresh under it, sent 3N requests unmeasured, then counted over N requests
- * three times (the least count: a count that met a full collection or code being
- * optimized says less about the request; a row may still read high when such work
- * lands in every count). What each server does per request, which the host's
+ * five times, the least count kept. The first two counts after counting starts read high
+ * on both servers (node runs slower while counted, and its collector and compiler
+ * settle again), and a count that meets a full collection reads high: the least of five
+ * is each server's settled cost. What each server does per request, which the host's
  * noise does not move (CPU time leaves out none of that work, but adds the kernel's part
  * and the host's weather). Needs valgrind; slow (about two minutes a row).
  */
@@ -305,7 +308,7 @@ async function instructionRows(variants: Variant[], only: number[] | undefined, 
   const dir = await mkdtemp(join(tmpdir(), 'strata-bench-ir-'));
   try {
     console.log(
-      `\nuser-space instructions per request (callgrind; each server fresh for each row, ${3 * INSTRUCTIONS} requests unmeasured, then the least of three counts over ${INSTRUCTIONS}; ${CONNECTIONS} connections; load average ${loadavg()[0]!.toFixed(2)})\n`,
+      `\nuser-space instructions per request (callgrind; each server fresh for each row, ${3 * INSTRUCTIONS} requests unmeasured, then the least of ${COUNTS} counts over ${INSTRUCTIONS}; ${CONNECTIONS} connections; load average ${loadavg()[0]!.toFixed(2)})\n`,
     );
     console.log('| request | strata | bare node:http | **ratio (bare ÷ strata)** |');
     console.log('| --- | --- | --- | --- |');
@@ -320,7 +323,7 @@ async function instructionRows(variants: Variant[], only: number[] | undefined, 
         try {
           await cannon(server, v, 3 * INSTRUCTIONS);
           const counts = [];
-          for (let n = 0; n < 3; n++) counts.push(await server.count(() => cannon(server, v, INSTRUCTIONS)));
+          for (let n = 0; n < COUNTS; n++) counts.push(await server.count(() => cannon(server, v, INSTRUCTIONS)));
           per.push(Math.min(...counts) / INSTRUCTIONS);
         } finally {
           await server.stop();
