@@ -323,7 +323,8 @@ async function instructionRows(variants: Variant[], only: number[] | undefined, 
         try {
           await cannon(server, v, 3 * INSTRUCTIONS);
           const counts = [];
-          for (let n = 0; n < COUNTS; n++) counts.push(await server.count(() => cannon(server, v, INSTRUCTIONS)));
+          for (let n = 0; n < COUNTS; n++)
+            counts.push(await server.count(() => cannon(server, v, INSTRUCTIONS)));
           per.push(Math.min(...counts) / INSTRUCTIONS);
         } finally {
           await server.stop();
