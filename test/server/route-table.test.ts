@@ -5,19 +5,10 @@ import { type DirectHandler, RouteTable, type TableRoute } from '../../src/serve
 /** The route a request names as the table declares them: the first whose method and pattern match. */
 function firstMatch(routes: readonly TableRoute[], method: string, path: string) {
   const wanted = method === 'HEAD' ? 'GET' : method;
-  for (const route of routes) {
-    if (route.method !== wanted) continue;
-    const m = route.re.exec(path);
-    if (!m) continue;
-    if (!route.direct) return undefined;
-    const params: Record<string, string> = {};
-    for (const [i, name] of route.names.entries()) {
-      if (m[i + 1]!.includes('%')) return undefined;
-      params[name] = m[i + 1]!;
-    }
-    return { route, params };
-  }
-  return undefined;
+  const route = routes.find((r) => r.method === wanted && r.re.test(path));
+  const values = route?.re.exec(path)?.slice(1) ?? [];
+  if (!route?.direct || values.some((v) => v.includes('%'))) return undefined;
+  return { route, params: Object.fromEntries(route.names.map((name, i) => [name, values[i]!])) };
 }
 
 describe('RouteTable.direct', () => {
