@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readSync,
+  rmSync,
+} from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -57,13 +66,14 @@ const log = (line: string) => {
 
 log(`machine: ${machine()}; ${new Date().toISOString().slice(0, 10)}; ${TREE_NOTE}`);
 
-// `--only compose,accelerators,first,load,layouts,reload,tooling` runs some sections (default: all).
+// `--only compose,accelerators,first,load,loadparts,layouts,reload,tooling` runs some sections (default: all).
 // `--roles` picks the generated packs' sizes for load and reload (default 1000,10000; add 50000
 // for the largest).
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg === -1 ? undefined : new Set(process.argv[onlyArg + 1]!.split(','));
-const section = (name: 'compose' | 'accelerators' | 'first' | 'load' | 'layouts' | 'reload' | 'tooling') =>
-  !only || only.has(name);
+const section = (
+  name: 'compose' | 'accelerators' | 'first' | 'load' | 'loadparts' | 'layouts' | 'reload' | 'tooling',
+) => !only || only.has(name);
 const agentsArg = process.argv.indexOf('--agents');
 const AGENTS = agentsArg === -1 ? undefined : process.argv[agentsArg + 1];
 let gcNow: ((options?: { type: 'minor' | 'major' }) => void) | undefined;
@@ -272,6 +282,9 @@ async function composeRows(): Promise<void> {
 // (2) Load time and peak memory for generated packs, against every raw way of reading the
 // same files (the fastest is the floor). `--roles 1000,10000,50000` picks the sizes.
 if (section('load')) await loadRows();
+
+// (2b) Where a cold load's time goes: its read and its build, each against readFileSync.
+if (section('loadparts')) await loadPartRows();
 
 async function loadRows(): Promise<void> {
   const rolesArg = process.argv.indexOf('--roles');
@@ -519,6 +532,84 @@ async function layoutRows(): Promise<void> {
     const loadMs = med(samples.get('load')!);
     log(
       `| ${preset} | ${what} | ${reqs.length} | ${first.baseline.toFixed(2)} | ${hit.subject.toFixed(2)} | ${first.subject.toFixed(2)} | **${hit.ratio.toFixed(2)}** | **${first.ratio.toFixed(2)}** | **${firstCpu.ratio.toFixed(2)}** | **${firstHashed.ratio.toFixed(2)}** | **${fresh.ratio.toFixed(2)}** | ${floor.toFixed(1)} | ${loadMs.toFixed(1)} | **${(loadMs / floor).toFixed(2)}** |`,
+    );
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A cold load in its two steps, each timed on its own against reading the same files with
+ * readFileSync: the read (list the folders, open, stat, read and close each file, keep its
+ * identity), the build (decode, hash, parse, index: the snapshot), and the load that does
+ * both; and, between readFileSync and the read, the same four system calls per file made
+ * through node's fs functions as the reader makes them (opened without following a symlink
+ * or blocking, its size known before a byte is read), nothing kept. strace counts the same
+ * calls for readFileSync and the read (open, statx, read, close per file).
+ */
+async function loadPartRows(): Promise<void> {
+  const rolesArg = process.argv.indexOf('--roles');
+  const sizes = rolesArg === -1 ? [1000, 10000] : process.argv[rolesArg + 1]!.split(',').map(Number);
+  log('');
+  log(`## Where a cold load's time goes (generated roboco-style packs; load ${loadAverage()})`);
+  log('');
+  log(
+    '| roles | files | readFileSync ms | the same calls through fs functions ms | read ms | build ms | load ms | **calls / readFileSync** | **read / readFileSync** | **build / readFileSync** | **load / readFileSync** (target <= 2.0) |',
+  );
+  log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const roles of sizes) {
+    const dir = mkdtempSync(join(tmpdir(), `strata-bench-parts-${roles}-`));
+    const files = generatePack(dir, roles, agentsFor(AGENTS, roles));
+    const paths = readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => `${e.parentPath}/${e.name}`);
+    const calls = () => {
+      for (const path of paths) {
+        const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+        try {
+          const { size } = fstatSync(fd);
+          readSync(fd, new Uint8Array(size), 0, size, 0);
+        } finally {
+          closeSync(fd);
+        }
+      }
+    };
+    let read = await readPackDir(dir, BENCH_LIMITS);
+    const readStep = async () => {
+      fileReuse.clear();
+      read = await readPackDir(dir, BENCH_LIMITS);
+    };
+    const buildStep = () => {
+      if (!buildSnapshot({ files: read.files, env: {} }).snapshot) throw new Error('build failed');
+    };
+    const load = async () => {
+      fileReuse.clear();
+      if (!(await loadPack(dir, { env: {}, ...BENCH_LIMITS })).snapshot) throw new Error('load failed');
+    };
+    const steps = { readAllSync: () => readAllSync(dir), calls, readStep, buildStep, load };
+    const samples = new Map<string, number[]>(Object.keys(steps).map((k) => [k, []]));
+    // Interleaved rounds, each step after a full collection and one untimed run (as the load rows).
+    const rounds = roles >= 10000 ? 5 : 11;
+    for (let r = 0; r <= rounds; r++) {
+      for (const [name, step] of Object.entries(steps)) {
+        collectGarbage('full');
+        await step();
+        collectGarbage('young');
+        const t0 = performance.now();
+        await step();
+        if (r > 0) samples.get(name)!.push(performance.now() - t0);
+      }
+    }
+    const med = (k: string) => [...samples.get(k)!].sort((x, y) => x - y)[Math.floor(rounds / 2)]!;
+    const [floor, callsMs, readMs, buildMs, loadMs] = Object.keys(steps).map(med) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
+    const r = (ms: number) => `**${(ms / floor).toFixed(2)}**`;
+    log(
+      `| ${roles.toLocaleString('en-US')} | ${files.toLocaleString('en-US')} | ${floor.toFixed(1)} | ${callsMs.toFixed(1)} | ${readMs.toFixed(1)} | ${buildMs.toFixed(1)} | ${loadMs.toFixed(1)} | ${r(callsMs)} | ${r(readMs)} | ${r(buildMs)} | ${r(loadMs)} |`,
     );
     rmSync(dir, { recursive: true, force: true });
   }
