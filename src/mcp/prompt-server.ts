@@ -1,4 +1,4 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -17,6 +17,7 @@ import { tryCompose } from '../engine/default-engine.js';
 import type { SnapshotStore, StoreEvent } from '../reload/store.js';
 import { type PromptArgument, promptArguments, promptRequest } from './arguments.js';
 import { findPrompt, type PromptCatalog, promptCatalog } from './catalog.js';
+import { CheckedServer } from './checked-server.js';
 import { completeArgument } from './completion.js';
 import { composeFailure, invalidParams, McpFailure, notReady } from './errors.js';
 import { DEFAULT_BOUNDS, DEFAULT_PAGE_SIZE, type RequestBounds } from './limits.js';
@@ -85,7 +86,7 @@ export function createPromptServer(options: PromptServerOptions): PromptServer {
 
   return {
     session() {
-      const server = new Server(
+      const server = new CheckedServer(
         { name: 'strata', title: 'strata', version: options.version },
         { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: NO_VALIDATION },
       );

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Snapshot } from '../../src/core/build/snapshot.js';
 import { DEFAULT_BOUNDS, DEFAULT_MAX_MESSAGE_BYTES } from '../../src/mcp/limits.js';
@@ -259,6 +260,43 @@ describe('prompts/get', () => {
       /^UNKNOWN_PROMPT: unknown prompt "devloper"; did you mean "developer"\?; known prompts: /,
     );
   });
+
+  it.each([
+    [
+      'prompts/get',
+      { name: 'developer', arguments: { team: 5 } },
+      'params.arguments.team: Invalid input: expected string, received number',
+    ],
+    ['prompts/get', {}, 'params.name: Invalid input: expected string, received undefined'],
+    ['prompts/list', { cursor: 5 }, 'params.cursor: Invalid input: expected string, received number'],
+    [
+      'logging/setLevel',
+      { level: 'loud' },
+      'params.level: Invalid option: expected one of "debug"|"info"|"notice"|"warning"|"error"|"critical"|"alert"|"emergency"',
+    ],
+    [
+      'completion/complete',
+      { ref: { type: 'ref/prompt', name: 'developer' } },
+      'params.argument: Invalid input: expected object, received undefined',
+    ],
+    [
+      'initialize',
+      { protocolVersion: '2025-06-18', capabilities: [], clientInfo: { name: 'x', version: '1' } },
+      'params.capabilities: Invalid input: expected object, received array',
+    ],
+  ])(
+    'answers %s with params that do not fit it with -32602 BAD_REQUEST naming the misfit',
+    async (method, params, misfit) => {
+      const error = await rpcError(
+        clients.roboco!.client.request({ method, params } as never, EmptyResultSchema.loose()),
+      );
+      expect(error).toEqual({
+        code: -32602,
+        message: `BAD_REQUEST: ${method}: ${misfit}`,
+        data: { code: 'BAD_REQUEST' },
+      });
+    },
+  );
 
   it('answers a missing required input with -32602 MISSING_INPUT naming it', async () => {
     const error = await rpcError(clients.crewai!.client.getPrompt({ name: 'report_writer' }));

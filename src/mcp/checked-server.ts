@@ -1,0 +1,56 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { AnyObjectSchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import { invalidParams } from './errors.js';
+
+type Handler<T extends AnyObjectSchema> = Parameters<typeof Server.prototype.setRequestHandler<T>>[1];
+
+/**
+ * The SDK's `Server`, answering a request whose params do not fit its method (a `name`
+ * that is not a string, `arguments` that are not strings, an unknown log level, …) with
+ * -32602 `BAD_REQUEST` naming each misfit, where the SDK answers -32603 with its schema's
+ * issues as JSON. Every handler, the SDK's own (`initialize`, `logging/setLevel`, `ping`)
+ * and strata's, is checked so.
+ *
+ * @example
+ * const server = new CheckedServer({ name: 'strata', version: '1.0.0' }, { capabilities: {} });
+ */
+export class CheckedServer extends Server {
+  override setRequestHandler<T extends AnyObjectSchema>(schema: T, handler: Handler<T>): void {
+    // Every schema of the SDK's types is a zod 4 object. The SDK parses a request with the
+    // schema it is given: given one that takes any params, the params are checked here.
+    const strict = schema as unknown as RequestSchema;
+    const method = strict.shape.method.value;
+    super.setRequestHandler(strict.pick({ method: true }).loose() as T, (request, extra) => {
+      const parsed = strict.safeParse(request);
+      if (!parsed.success) throw invalidParams('BAD_REQUEST', misfits(method, parsed.error.issues));
+      return handler(parsed.data as SchemaOutput<T>, extra);
+    });
+  }
+}
+
+// --- internal ---
+
+/** What strata uses of a request schema of the SDK (a zod 4 object). */
+interface RequestSchema {
+  shape: { method: { value: string } };
+  pick(mask: { method: true }): { loose(): unknown };
+  safeParse(
+    value: unknown,
+  ): { success: true; data: unknown } | { success: false; error: { issues: Issue[] } };
+}
+
+interface Issue {
+  path: PropertyKey[];
+  message: string;
+}
+
+/** The first few misfits of a request's params, each at its path (`params.arguments.team: …`). */
+function misfits(method: string, issues: readonly Issue[]): string {
+  const shown = issues
+    .slice(0, MAX_ISSUES)
+    .map((i) => `${i.path.map(String).join('.') || 'the request'}: ${i.message}`);
+  const more = issues.length > MAX_ISSUES ? `; … (${issues.length} in all)` : '';
+  return `${method}: ${shown.join('; ')}${more}`;
+}
+
+const MAX_ISSUES = 5;
