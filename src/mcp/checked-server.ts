@@ -1,6 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { AnyObjectSchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
-import { invalidParams } from './errors.js';
+import { invalidParams, type McpFailure } from './errors.js';
 
 type Handler<T extends AnyObjectSchema> = Parameters<typeof Server.prototype.setRequestHandler<T>>[1];
 
@@ -19,13 +19,21 @@ export class CheckedServer extends Server {
     // Every schema of the SDK's types is a zod 4 object. The SDK parses a request with the
     // schema it is given: given one that takes any params, the params are checked here.
     const strict = schema as unknown as RequestSchema;
-    const method = strict.shape.method.value;
     super.setRequestHandler(strict.pick({ method: true }).loose() as T, (request, extra) => {
-      const parsed = strict.safeParse(request);
-      if (!parsed.success) throw invalidParams('BAD_REQUEST', misfits(method, parsed.error.issues));
-      return handler(parsed.data as SchemaOutput<T>, extra);
+      const checked = checkParams(strict, request);
+      if ('misfit' in checked) throw checked.misfit;
+      return handler(checked.data as SchemaOutput<T>, extra);
     });
   }
+}
+
+/**
+ * Why a request does not fit its method's schema (-32602 `BAD_REQUEST` naming each
+ * misfit, as a `CheckedServer` answers it), or undefined when it fits.
+ */
+export function paramsMisfit(schema: AnyObjectSchema, request: unknown): McpFailure | undefined {
+  const checked = checkParams(schema as unknown as RequestSchema, request);
+  return 'misfit' in checked ? checked.misfit : undefined;
 }
 
 // --- internal ---
@@ -42,6 +50,13 @@ interface RequestSchema {
 interface Issue {
   path: PropertyKey[];
   message: string;
+}
+
+/** The request as its schema gives it, or the -32602 that names its misfits. */
+function checkParams(schema: RequestSchema, request: unknown): { data: unknown } | { misfit: McpFailure } {
+  const parsed = schema.safeParse(request);
+  if (parsed.success) return { data: parsed.data };
+  return { misfit: invalidParams('BAD_REQUEST', misfits(schema.shape.method.value, parsed.error.issues)) };
 }
 
 /** The first few misfits of a request's params, each at its path (`params.arguments.team: …`). */

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  InitializeRequestSchema,
+  isInitializeRequest,
+  JSONRPCMessageSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { paramsMisfit } from './checked-server.js';
 import { JSONRPC } from './errors.js';
 import type { PromptServer } from './prompt-server.js';
 
@@ -44,8 +49,14 @@ export class McpSessions {
     return this.#sessions.size;
   }
 
-  /** Answers one request to the endpoint; `body` is a `POST`'s parsed JSON. */
+  /**
+   * Answers one request to the endpoint; `body` is a `POST`'s parsed JSON. A body that is
+   * not a JSON-RPC message or a non-empty batch of them is -32600 (as a stdio line is);
+   * an `initialize` whose params do not fit is -32602 `BAD_REQUEST` naming the misfits.
+   */
   async handle(request: Request, body?: unknown): Promise<Response> {
+    const refused = body === undefined ? undefined : bodyRefusal(body);
+    if (refused) return refused;
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
       const session = this.#sessions.get(id);
@@ -119,8 +130,46 @@ function startsSession(body: unknown): boolean {
   return Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
 }
 
-function rpcError(status: number, code: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+/**
+ * The answer to a POST body that cannot be served: not JSON-RPC (-32600, answering the
+ * message's id where it has a usable one), an empty batch (-32600), or an `initialize`
+ * whose params do not fit (-32602; the transport would take it for no initialize at all).
+ */
+function bodyRefusal(body: unknown): Response | undefined {
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  if (messages.length === 0) return rpcError(400, JSONRPC.INVALID_REQUEST, 'Invalid Request: an empty batch');
+  for (const message of messages) {
+    if (JSONRPCMessageSchema.safeParse(message).success) continue;
+    return rpcError(
+      400,
+      JSONRPC.INVALID_REQUEST,
+      'Invalid Request: not a JSON-RPC 2.0 message',
+      idOf(message),
+    );
+  }
+  for (const message of messages) {
+    if ((message as { method?: unknown }).method !== 'initialize') continue;
+    const misfit = paramsMisfit(InitializeRequestSchema, message);
+    if (misfit) return rpcError(400, misfit.code, misfit.message, idOf(message), misfit.data);
+  }
+  return undefined;
+}
+
+/** A message's id, when it is one JSON-RPC allows (a string or a number). */
+function idOf(message: unknown): string | number | null {
+  const id = (message as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+function rpcError(
+  status: number,
+  code: number,
+  message: string,
+  id: string | number | null = null,
+  data?: unknown,
+): Response {
+  const error = data === undefined ? { code, message } : { code, message, data };
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error, id }), {
     status,
     headers: { 'Content-Type': 'application/json' },
   });

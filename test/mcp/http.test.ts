@@ -164,6 +164,44 @@ describe('/mcp', () => {
     expect(get.status).toBe(400);
   });
 
+  it('answers a body that is not JSON-RPC with -32600, as stdio does, and a misfit initialize with -32602', async () => {
+    const sessionId = (await post(INITIALIZE)).headers.get('mcp-session-id')!;
+    const inSession = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
+    const refused = async (body: unknown, headers: Record<string, string> = inSession) => {
+      const answer = await post(JSON.stringify(body), headers);
+      return { status: answer.status, body: await answer.json() };
+    };
+    const invalid = (
+      id: string | number | null,
+      message = 'Invalid Request: not a JSON-RPC 2.0 message',
+    ) => ({
+      status: 400,
+      body: { jsonrpc: '2.0', id, error: { code: -32600, message } },
+    });
+    expect(await refused({ id: 4, method: 'ping' })).toEqual(invalid(4));
+    expect(await refused({ jsonrpc: '2.0', id: { a: 1 }, method: 'ping' })).toEqual(invalid(null));
+    expect(await refused('ping')).toEqual(invalid(null));
+    expect(await refused([{ jsonrpc: '2.0', id: 2, method: 'ping' }, 5])).toEqual(invalid(null));
+    expect(await refused([])).toEqual(invalid(null, 'Invalid Request: an empty batch'));
+    const misfit = JSON.parse(INITIALIZE);
+    misfit.params.capabilities = { experimental: { x: 1 } };
+    expect(await refused(misfit, {})).toEqual({
+      status: 400,
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        error: {
+          code: -32602,
+          message: 'BAD_REQUEST: initialize: params.capabilities.experimental.x: Invalid input',
+          data: { code: 'BAD_REQUEST' },
+        },
+      },
+    });
+    // The session is whole.
+    const ping = await post('{"jsonrpc":"2.0","id":7,"method":"ping"}', inSession);
+    expect(await ping.json()).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
+  });
+
   it('counts its composes in the service metrics, and ends a session on DELETE', async () => {
     const { client, transport } = await connect();
     await client.getPrompt({ name: 'c1' });

@@ -129,7 +129,7 @@ function responses(method: 'post' | 'get' | 'delete') {
     ...(method === 'post' && { 202: { description: 'Notifications or responses, accepted' } }),
     400: json(
       z.union([RpcError, ErrorSchema]),
-      'No session or a bad message (JSON-RPC error), or a body that does not read (Error)',
+      'No session, a body that is not JSON-RPC, or an initialize whose params do not fit (JSON-RPC error), or a body that does not read (Error)',
     ),
     404: json(RpcError, 'The session ended or was closed: initialize a new one'),
     405: json(RpcError, 'A method the endpoint does not take'),
@@ -144,11 +144,14 @@ function responses(method: 'post' | 'get' | 'delete') {
 
 /** A JSON-RPC 2.0 message (an answer, or a batch's answers). */
 const RpcMessage = z.looseObject({ jsonrpc: z.literal('2.0') }).openapi('JsonRpcMessage');
-/** A JSON-RPC error answer of the transport (`id` null: it answers no request it read). */
+/**
+ * A JSON-RPC error answer of the transport: `id` is the refused message's where it has a
+ * usable one, else null.
+ */
 const RpcError = z
   .object({
     jsonrpc: z.literal('2.0'),
-    id: z.null(),
+    id: z.union([z.string(), z.number(), z.null()]),
     error: z.looseObject({ code: z.number().int(), message: z.string() }),
   })
   .openapi('JsonRpcError');
