@@ -328,6 +328,38 @@ describe('/mcp and a list_changed sent while no stream was open', () => {
   });
 });
 
+describe('/mcp and a second stream of one session', () => {
+  it('is answered 409, as its document says', async () => {
+    const pack = memoryStore({ 'base.md': 'Base.', 'roles/a.md': 'A.' });
+    await pack.store.reload('initial');
+    const strata = checked(createApp({ store: pack.store }));
+    const init = await strata.fetch(
+      new Request('http://127.0.0.1/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: INITIALIZE,
+      }),
+    );
+    const open = () =>
+      strata.fetch(
+        new Request('http://127.0.0.1/mcp', {
+          headers: {
+            accept: 'text/event-stream',
+            'mcp-session-id': init.headers.get('mcp-session-id')!,
+            'mcp-protocol-version': '2025-11-25',
+          },
+        }),
+      );
+    const first = await open();
+    expect(first.status).toBe(200);
+    const second = await open();
+    expect(second.status).toBe(409);
+    expect((await second.json()).error.message).toBe('Conflict: Only one SSE stream is allowed per session');
+    await first.body!.cancel();
+    strata.close();
+  });
+});
+
 /** A POST with headers fetch will not send (Host), over node:http. */
 function rawPost(
   target: RunningService,

@@ -134,6 +134,7 @@ function responses(method: 'post' | 'get' | 'delete') {
     404: json(RpcError, 'The session ended or was closed: initialize a new one'),
     405: json(RpcError, 'A method the endpoint does not take'),
     406: json(RpcError, 'The Accept header does not take both application/json and text/event-stream'),
+    ...(method === 'get' && { 409: json(RpcError, 'The session has its stream open already') }),
     ...(method === 'post' && {
       413: json(ErrorSchema, 'BODY_TOO_LARGE: the body is over the limit (serve --max-body-bytes)'),
       415: json(z.union([RpcError, ErrorSchema]), 'The body is not JSON'),
