@@ -4,6 +4,7 @@ import { knownNames } from '../core/compose/known-names.js';
 import { isValidName } from '../core/pack/names.js';
 import { closestNames, didYouMean, knownList } from '../core/text/suggest.js';
 import { invalidParams, type McpFailure } from './errors.js';
+import { DEFAULT_BOUNDS } from './limits.js';
 
 /** One MCP prompt: a role, a fleet agent, or (a pack with neither) the pack's one prompt. */
 export interface PromptEntry {
@@ -80,11 +81,23 @@ export function promptCatalog(snapshot: Snapshot): PromptCatalog {
 
 /**
  * The prompt a name stands for: a listed name, or `role:<id>` / `agent:<id>`; an unknown
- * name is `UNKNOWN_PROMPT` (invalid params) with the closest listed names.
+ * name is `UNKNOWN_PROMPT` (invalid params) with the closest listed names. A name over
+ * `maxNameChars` (the HTTP API's bound on names; no prompt's name is as long) is
+ * `BAD_REQUEST`, without looking for the closest names (a search that grows with the
+ * name's length times the number of prompts).
  */
-export function findPrompt(catalog: PromptCatalog, name: string): PromptEntry | McpFailure {
+export function findPrompt(
+  catalog: PromptCatalog,
+  name: string,
+  maxNameChars = DEFAULT_BOUNDS.maxNameChars,
+): PromptEntry | McpFailure {
   const listed = catalog.byName.get(name);
   if (listed) return listed;
+  if (name.length > maxNameChars)
+    return invalidParams(
+      'BAD_REQUEST',
+      `prompt name: ${name.length} characters, over the limit of ${maxNameChars}`,
+    );
   const colon = name.indexOf(':');
   if (colon > 0) {
     const kind = name.slice(0, colon);

@@ -26,8 +26,9 @@ export function completeArgument(
   prompt: string,
   argument: string,
   typed: string,
+  maxNameChars?: number,
 ): Completion {
-  const entry = findPrompt(catalog, prompt);
+  const entry = findPrompt(catalog, prompt, maxNameChars);
   const candidates = entry instanceof Error ? [] : argumentValues(catalog.snapshot, argument);
   const prefix = typed.toLowerCase();
   const matching = candidates.filter((v) => v.toLowerCase().startsWith(prefix));

@@ -190,7 +190,7 @@ function addPromptHandlers(server: Server, context: ServerContext): void {
 
   server.setRequestHandler(GetPromptRequestSchema, (request): GetPromptResult => {
     const catalog = state.catalog(context.snapshot());
-    const entry = findPrompt(catalog, request.params.name);
+    const entry = findPrompt(catalog, request.params.name, bounds.maxNameChars);
     if (entry instanceof McpFailure) throw entry;
     const composeRequest = promptRequest(entry, request.params.arguments, bounds);
     if (composeRequest instanceof McpFailure) throw composeRequest;
@@ -209,7 +209,15 @@ function addPromptHandlers(server: Server, context: ServerContext): void {
     const { ref, argument } = request.params;
     const served = context.options.source.state?.snapshot;
     if (ref.type !== 'ref/prompt' || !served) return { completion: { values: [], total: 0, hasMore: false } };
-    return { completion: completeArgument(state.catalog(served), ref.name, argument.name, argument.value) };
+    return {
+      completion: completeArgument(
+        state.catalog(served),
+        ref.name,
+        argument.name,
+        argument.value,
+        bounds.maxNameChars,
+      ),
+    };
   });
 }
 

@@ -353,6 +353,22 @@ describe('prompts/get', () => {
     await close();
   });
 
+  it('bounds a prompt name as the HTTP API bounds names, before looking for the closest names', async () => {
+    const { client } = clients.roboco!;
+    const long = await rpcError(client.getPrompt({ name: `developer${'x'.repeat(192)}` }));
+    expect(long).toEqual({
+      code: -32602,
+      message: 'BAD_REQUEST: prompt name: 201 characters, over the limit of 200',
+      data: { code: 'BAD_REQUEST' },
+    });
+    const unknown = await rpcError(client.getPrompt({ name: `developer${'x'.repeat(191)}` }));
+    expect(unknown.data).toEqual({ code: 'UNKNOWN_PROMPT', suggestions: ['developer'] });
+    const ref = { type: 'ref/prompt' as const, name: `developer${'x'.repeat(192)}` };
+    expect(await client.complete({ ref, argument: { name: 'team', value: '' } })).toEqual({
+      completion: { values: [], total: 0, hasMore: false },
+    });
+  });
+
   it("takes its default bounds from the HTTP API's", () => {
     expect(DEFAULT_MAX_MESSAGE_BYTES).toBe(MAX_BODY_BYTES);
     expect(DEFAULT_BOUNDS.maxAmbientChars).toBe(MAX_QUERY_AMBIENT);
