@@ -13,6 +13,7 @@ import type { Snapshot } from '../core/build/snapshot.js';
 import { type ComposeOutcome, type ComposeRequest, strictOutcome } from '../core/compose/compose.js';
 import { withLayerWording } from '../core/compose/explain.js';
 import { type Diagnostic, formatDiagnostic } from '../core/text/diagnostics.js';
+import { closestNames, didYouMean } from '../core/text/suggest.js';
 import { tryCompose } from '../engine/default-engine.js';
 import type { SnapshotStore, StoreEvent } from '../reload/store.js';
 import { type PromptArgument, promptArguments, promptRequest } from './arguments.js';
@@ -226,11 +227,14 @@ function addToolHandlers(server: Server, context: ServerContext): void {
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolDefinitions() }));
   server.setRequestHandler(CallToolRequestSchema, (request): CallToolResult => {
     const name = request.params.name;
-    if (!(TOOL_NAMES as readonly string[]).includes(name))
+    if (!(TOOL_NAMES as readonly string[]).includes(name)) {
+      const suggestions = closestNames(name, TOOL_NAMES);
       throw invalidParams(
         'UNKNOWN_TOOL',
-        `unknown tool ${JSON.stringify(name)}; tools: ${TOOL_NAMES.join(', ')}`,
+        `unknown tool ${JSON.stringify(name)}${didYouMean(suggestions)}; tools: ${TOOL_NAMES.join(', ')}`,
+        suggestions,
       );
+    }
     const asked = toolRequest(request.params.arguments, context.bounds, context.options.defaultRole);
     if (asked instanceof McpFailure) return toolError(asked);
     const outcome = context.compose(name as ToolName, asked.request, asked.strict);

@@ -124,9 +124,19 @@ describe('tools', () => {
     await close();
   });
 
-  it('answers an unknown tool with -32602 UNKNOWN_TOOL', async () => {
+  it('answers an unknown tool with -32602 UNKNOWN_TOOL and the closest names', async () => {
     const error = await rpcError(session.client.callTool({ name: 'composer', arguments: {} }));
-    expect(error).toMatchObject({ code: -32602, data: { code: 'UNKNOWN_TOOL' } });
+    expect(error).toEqual({
+      code: -32602,
+      message: 'UNKNOWN_TOOL: unknown tool "composer"; did you mean "compose"?; tools: compose, explain',
+      data: { code: 'UNKNOWN_TOOL', suggestions: ['compose'] },
+    });
+    const far = await rpcError(session.client.callTool({ name: 'render', arguments: {} }));
+    expect(far).toEqual({
+      code: -32602,
+      message: 'UNKNOWN_TOOL: unknown tool "render"; tools: compose, explain',
+      data: { code: 'UNKNOWN_TOOL' },
+    });
   });
 });
 
