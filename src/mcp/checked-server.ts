@@ -1,5 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { AnyObjectSchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { invalidParams, type McpFailure } from './errors.js';
 
 type Handler<T extends AnyObjectSchema> = Parameters<typeof Server.prototype.setRequestHandler<T>>[1];
@@ -8,22 +9,26 @@ type Handler<T extends AnyObjectSchema> = Parameters<typeof Server.prototype.set
  * The SDK's `Server`, answering a request whose params do not fit its method (a `name`
  * that is not a string, `arguments` that are not strings, an unknown log level, …) with
  * -32602 `BAD_REQUEST` naming each misfit, where the SDK answers -32603 with its schema's
- * issues as JSON. Every handler, the SDK's own (`initialize`, `logging/setLevel`, `ping`)
- * and strata's, is checked so.
- *
- * @example
- * const server = new CheckedServer({ name: 'strata', version: '1.0.0' }, { capabilities: {} });
+ * issues as JSON (-32602 for a `tools/call`). Every handler, the SDK's own (`initialize`,
+ * `logging/setLevel`, `ping`) and strata's, is checked so.
  */
 export class CheckedServer extends Server {
   override setRequestHandler<T extends AnyObjectSchema>(schema: T, handler: Handler<T>): void {
     // Every schema of the SDK's types is a zod 4 object. The SDK parses a request with the
     // schema it is given: given one that takes any params, the params are checked here.
     const strict = schema as unknown as RequestSchema;
-    super.setRequestHandler(strict.pick({ method: true }).loose() as T, (request, extra) => {
+    const lenient = strict.pick({ method: true }).loose() as T;
+    const checkedHandler: Handler<T> = (request, extra) => {
       const checked = checkParams(strict, request);
       if ('misfit' in checked) throw checked.misfit;
       return handler(checked.data as SchemaOutput<T>, extra);
-    });
+    };
+    // The SDK's Server checks a tools/call before any handler (answering a misfit with its
+    // schema's issues as JSON) and then its result: the call is checked here as every
+    // other request, and the results are strata's own (it runs no tasks).
+    if (strict.shape.method.value === 'tools/call')
+      Protocol.prototype.setRequestHandler.call(this, lenient, checkedHandler as never);
+    else super.setRequestHandler(lenient, checkedHandler);
   }
 }
 

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import {
+  CallToolResultSchema,
   LoggingMessageNotificationSchema,
   PromptListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -122,6 +123,20 @@ describe('tools', () => {
     const result = (await client.callTool({ name: 'compose', arguments: {} })) as ToolResult;
     expect(result.content[0]!.text).toBe((await cli(['compose', '--dir', ROBOCO, '--role', 'qa'])).stdout);
     await close();
+  });
+
+  it('answers a call whose params do not fit with -32602 BAD_REQUEST naming the misfit', async () => {
+    const error = await rpcError(
+      session.client.request(
+        { method: 'tools/call', params: { name: 'compose', arguments: 'developer' } } as never,
+        CallToolResultSchema,
+      ),
+    );
+    expect(error).toEqual({
+      code: -32602,
+      message: 'BAD_REQUEST: tools/call: params.arguments: Invalid input: expected record, received string',
+      data: { code: 'BAD_REQUEST' },
+    });
   });
 
   it('answers an unknown tool with -32602 UNKNOWN_TOOL and the closest names', async () => {
