@@ -83,6 +83,7 @@ const REQUEST_CODES = new Set<DiagnosticCode>([
   'MISSING_INPUT',
   'PATH_OUTSIDE_PACK',
   'NO_ROLE',
+  'AMBIENT_UNUSED',
   'UNKNOWN_ROLE',
   'UNKNOWN_TEAM',
   'UNKNOWN_AGENT',

@@ -11,6 +11,7 @@ import { fillText } from '../pack/template.js';
 import { type Diagnostic, error, PromptError, warning } from '../text/diagnostics.js';
 import { didYouMean } from '../text/suggest.js';
 import { utf8Length } from '../text/text.js';
+import { ambientUnused } from './ambient.js';
 import { partTruncated, truncatedWarning } from './chain.js';
 import { requestShapeProblems } from './compose-request.js';
 import type { ComposeHooks, LayerEnv } from './env.js';
@@ -275,6 +276,8 @@ function composeChecked(
     text = filled;
     diagnostics.push(warning('FALLBACK_USED', 'no layer was included; the fallback text is the prompt'));
   }
+  const unused = ambientUnused(manifest, request);
+  if (unused) diagnostics.push(unused);
   diagnostics.push(...sourceWarnings(snapshot, layers));
   if (env.joined) env.joined.text = text;
   // Built key by key: `sha256` and `layers` are getters (below), and keys keep their order.

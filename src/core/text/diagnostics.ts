@@ -60,6 +60,7 @@ export const DIAGNOSTIC_CODES = [
   'REQUIRED_MISSING',
   'LAYER_MISSING',
   'FALLBACK_USED',
+  'AMBIENT_UNUSED',
   'PROMPT_TOO_LARGE',
   // reloading (a new version that would take something away from a member is held)
   'LAYER_LOST',

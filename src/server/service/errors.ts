@@ -91,6 +91,7 @@ export function statusOf(code: DiagnosticCode): ContentfulStatusCode {
     case 'PATH_OUTSIDE_PACK':
     case 'NO_ROLE':
     case 'DUPLICATE_ROLE':
+    case 'AMBIENT_UNUSED':
       return 400;
     case 'UNKNOWN_ROLE':
     case 'UNKNOWN_TEAM':
