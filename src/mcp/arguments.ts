@@ -1,4 +1,5 @@
 import type { Snapshot } from '../core/build/snapshot.js';
+import { ambientLayer } from '../core/compose/ambient.js';
 import type { ComposeRequest } from '../core/compose/compose.js';
 import { knownNames } from '../core/compose/known-names.js';
 import type { InputDef } from '../core/pack/manifest.js';
@@ -41,9 +42,7 @@ export function promptArguments(snapshot: Snapshot, entry: PromptEntry): PromptA
         required: false,
       });
   }
-  const ambient = snapshot.manifest.layers.find((l) =>
-    [l.source, ...(l.variants ?? []).map((v) => v.source)].some((s) => s?.kind === 'input'),
-  );
+  const ambient = ambientLayer(snapshot.manifest);
   if (ambient)
     out.push({
       name: 'ambient',

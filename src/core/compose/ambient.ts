@@ -1,4 +1,4 @@
-import type { Manifest } from '../pack/manifest.js';
+import type { LayerDef, Manifest } from '../pack/manifest.js';
 import { type Diagnostic, warning } from '../text/diagnostics.js';
 
 // A request's `ambient` text goes into the layers that read it (`input: ambient`). A pack
@@ -17,13 +17,16 @@ export function ambientUnused(
   manifest: Pick<Manifest, 'layers'>,
   request: { ambient?: string },
 ): Diagnostic | undefined {
-  if (request.ambient === undefined) return undefined;
-  for (const layer of manifest.layers) {
-    if (layer.source?.kind === 'input') return undefined;
-    for (const variant of layer.variants ?? []) if (variant.source.kind === 'input') return undefined;
-  }
+  if (request.ambient === undefined || ambientLayer(manifest) !== undefined) return undefined;
   return warning(
     'AMBIENT_UNUSED',
     `the request's ambient text is in no layer: no layer of the pack reads it (a layer with \`input: ambient\`), so the prompt is composed without it`,
+  );
+}
+
+/** The first layer of the pack that reads a request's ambient text (itself or in a variant). */
+export function ambientLayer(manifest: Pick<Manifest, 'layers'>): LayerDef | undefined {
+  return manifest.layers.find(
+    (l) => l.source?.kind === 'input' || (l.variants ?? []).some((v) => v.source.kind === 'input'),
   );
 }
