@@ -98,6 +98,8 @@ export function promptRequest(
       const problem = fieldProblem(key, value, bounds);
       if (problem) return problem;
       (request as Record<string, string>)[key] = value;
+    } else if (fixedBy(entry, key)) {
+      return invalidParams('BAD_REQUEST', fixedBy(entry, key)!);
     } else {
       const name = key.startsWith('var.') && key.length > 4 ? key.slice(4) : key;
       if (Object.hasOwn(vars, name))
@@ -127,6 +129,20 @@ export function fieldProblem(key: string, value: string, bounds: RequestBounds):
 }
 
 // --- internal ---
+
+/**
+ * Why `role`, `team` or `agent` is no argument of this prompt (the prompt fixes it: an
+ * agent's prompt its agent, a role's its role, the pack's prompt takes no names), or
+ * undefined for any other name (an input; `var.<name>` for an input of such a name).
+ */
+function fixedBy(entry: PromptEntry, key: string): string | undefined {
+  if (!(FIELD_ARGUMENTS as readonly string[]).includes(key) || key === 'ambient') return undefined;
+  const which =
+    entry.kind === 'pack'
+      ? `the pack's prompt ${entry.name} takes no ${key}`
+      : `the prompt ${entry.name} is ${entry.kind} ${entry.id}'s: ask for the prompt of the ${key} meant (prompts/list)`;
+  return `argument ${key}: ${which}, or give var.${key} for a request input of that name`;
+}
 
 /** The request fields each kind of prompt takes as arguments (as its HTTP route does). */
 const FIELDS_OF: Record<PromptEntry['kind'], readonly string[]> = {

@@ -313,6 +313,29 @@ describe('prompts/get', () => {
     expect(error).toMatchObject({ code: -32602, data: { code: 'UNKNOWN_INPUT', suggestions: ['cwd'] } });
   });
 
+  it("refuses a name the prompt fixes (an agent prompt's agent, a role prompt's role), saying which prompt to ask for", async () => {
+    const agent = await rpcError(
+      clients.roboco!.client.getPrompt({ name: 'ada', arguments: { agent: 'grace' } }),
+    );
+    expect([agent.code, agent.data.code, agent.message]).toEqual([
+      -32602,
+      'BAD_REQUEST',
+      "BAD_REQUEST: argument agent: the prompt ada is agent ada's: ask for the prompt of the agent meant (prompts/list), or give var.agent for a request input of that name",
+    ]);
+    const role = await rpcError(
+      clients.roboco!.client.getPrompt({ name: 'developer', arguments: { role: 'reviewer' } }),
+    );
+    expect(role.message).toBe(
+      "BAD_REQUEST: argument role: the prompt developer is role developer's: ask for the prompt of the role meant (prompts/list), or give var.role for a request input of that name",
+    );
+    const pack = await rpcError(
+      clients['agents-md']!.client.getPrompt({ name: 'agents-md', arguments: { team: 'ops' } }),
+    );
+    expect(pack.message).toBe(
+      "BAD_REQUEST: argument team: the pack's prompt agents-md takes no team, or give var.team for a request input of that name",
+    );
+  });
+
   it('refuses an input given twice, as itself and as var.<name>', async () => {
     const error = await rpcError(
       clients['agents-md']!.client.getPrompt({ name: 'agents-md', arguments: { cwd: 'a', 'var.cwd': 'b' } }),
