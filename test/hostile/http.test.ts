@@ -241,6 +241,29 @@ describe('requests the app cannot read, on a real socket', () => {
     }
   });
 
+  it.each([
+    ['application/json', 'text/plain'],
+    ['text/plain', 'application/json'],
+    ['application/json', 'application/json; charset=utf-16le'],
+  ])(
+    'two Content-Type headers (%s, then %s) are 400 on every path, not judged by the first on one',
+    async (first, second) => {
+      for (const path of ['/api/compose', '/api/teams/compose']) {
+        const body =
+          path === '/api/compose' ? '{"role":"writer"}' : '{"members":[{"agent":"w","role":"writer"}]}';
+        const reply = await raw(
+          service.url,
+          `POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: ${first}\r\nContent-Type: ${second}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+        );
+        expect(reply.status).toBe(400);
+        expect(JSON.parse(reply.body).error).toEqual({
+          code: 'BAD_REQUEST',
+          message: 'a request must have one Content-Type header, not 2',
+        });
+      }
+    },
+  );
+
   it('OPTIONS * (about the server) is 204 with the methods of every route', async () => {
     const reply = await raw(service.url, 'OPTIONS * HTTP/1.1\r\nHost: localhost\r\n\r\n');
     expect(reply.status).toBe(204);

@@ -30,6 +30,7 @@ import {
   refuseConnect,
   refuseExpectation,
   refuseMissingHost,
+  refuseRepeatedFields,
   unreadableRequest,
 } from './unreadable.js';
 
@@ -171,7 +172,12 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
     if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
       lingerOnClose(req, linger);
     if (guard!.onRequest(req, res)) return; // not a probe, on a connection kept for probes
-    if (refuseMissingHost(req, res) || answerServerOptions(req, res, serverAllow)) return;
+    if (
+      refuseMissingHost(req, res) ||
+      refuseRepeatedFields(req, res) ||
+      answerServerOptions(req, res, serverAllow)
+    )
+      return;
     if (!fast(req, res)) void appListener(req, res);
   };
   const server = createServer({ ...serverOptions(options.connections), requireHostHeader: false }, onRequest);

@@ -57,27 +57,40 @@ export function unreadableRequest(err: unknown): Response {
 }
 
 /**
- * HTTP/1.1 requires one `Host` header (RFC 9112 §3.2): a request without one, or with
- * more than one, is answered 400 `BAD_REQUEST` here (the server is created with `requireHostHeader: false`, so that
+ * HTTP/1.1 requires one `Host` header (RFC 9112 §3.2): a request without one is answered
+ * 400 `BAD_REQUEST` here (the server is created with `requireHostHeader: false`, so that
  * Node does not answer it with a bare status line). HTTP/1.0 requests may leave it out
  * (old health checkers do): the app then judges the address the service is bound to.
  * Returns true when it answered.
  */
 export function refuseMissingHost(req: IncomingMessage, res: ServerResponse): boolean {
-  if (req.headers.host === undefined) {
-    if (req.httpVersionMajor !== 1 || req.httpVersionMinor === 0) return false;
-    writeError(res, 400, 'BAD_REQUEST', 'an HTTP/1.1 request must have a Host header');
-    return true;
-  }
-  // More than one Host (RFC 9112 §3.2: 400). Node keeps the first in `headers.host` and the
-  // Fetch adapter joins them all, so the Host check judged one name on the cached-answer
-  // path and another in the app: a second Host could pass one and not the other.
+  if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor === 0)
+    return false;
+  writeError(res, 400, 'BAD_REQUEST', 'an HTTP/1.1 request must have a Host header');
+  return true;
+}
+
+/**
+ * A request with more than one `Host` (RFC 9112 §3.2) or `Content-Type` (a field of one
+ * value, RFC 9110 §5.3) is answered 400 `BAD_REQUEST` naming the field. Node keeps the
+ * first of each in `headers` and the Fetch adapter joins them all, so the node server's
+ * direct path and the app judged different values: a second Host could pass the Host
+ * check on one path and not the other, and a body sent as `application/json` then
+ * `text/plain` was composed on one and refused 415 on the other.
+ * Returns true when it answered.
+ */
+export function refuseRepeatedFields(req: IncomingMessage, res: ServerResponse): boolean {
   let hosts = 0;
+  let types = 0;
   const raw = req.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2)
-    if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++;
-  if (hosts <= 1) return false;
-  writeError(res, 400, 'BAD_REQUEST', `a request must have one Host header, not ${hosts}`);
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') hosts++;
+    else if (name.length === 12 && name.toLowerCase() === 'content-type') types++;
+  }
+  if (hosts <= 1 && types <= 1) return false;
+  const [field, count] = hosts > 1 ? ['Host', hosts] : ['Content-Type', types];
+  writeError(res, 400, 'BAD_REQUEST', `a request must have one ${field} header, not ${count}`);
   return true;
 }
 
