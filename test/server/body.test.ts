@@ -123,6 +123,26 @@ describe('request bodies on the socket', () => {
     expect([plain.status, plain.body]).toEqual([200, MINI_PROMPTS.writer]);
   });
 
+  it('answers 415 to a transfer coding other than chunked (gzip, chunked) before reading it, as to a Content-Encoding', async () => {
+    const json = Buffer.from(JSON.stringify({ role: 'writer' }));
+    for (const [coding, body] of [
+      ['gzip, chunked', gzipSync(json)],
+      ['deflate, chunked', json], // not even deflated: it was composed as it came
+      ['x-custom;a=1, chunked', json],
+    ] as const) {
+      const res = await post([body], { ...JSON_TYPE, 'transfer-encoding': coding, accept: 'text/plain' });
+      expect(res.status).toBe(415);
+      expect(res.headers.connection).toBe('close');
+      expect(JSON.parse(res.body).error).toEqual({
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+        message: `the body's Transfer-Encoding ${JSON.stringify(coding)} is not one strata reads; send the body uncompressed (chunked or with a Content-Length)`,
+      });
+    }
+    // chunked alone (any case) is framing, not a coding of the body.
+    const plain = await post([json], { ...JSON_TYPE, 'transfer-encoding': 'Chunked', accept: 'text/plain' });
+    expect([plain.status, plain.body]).toEqual([200, MINI_PROMPTS.writer]);
+  });
+
   it('the app answers the same without a socket', async () => {
     const { app } = await appFor(MINI);
     const res = await app.request('/api/compose', {

@@ -52,15 +52,15 @@ export type HeaderOf = (name: string) => string | undefined;
 
 /**
  * Reads a `POST` body once, with a byte cap: a body with a `Content-Encoding` (gzip,
- * deflate, br: anything but identity) is answered 415 before a byte is read (never
- * inflated: no decompression bomb), a `Content-Length` over the cap 413 before a byte is
- * read, and a streamed body is counted as it arrives and refused (413, connection closed)
- * at the first byte past the cap, so no request holds more than `limit` bytes. The bytes
- * are read straight from the node socket when there is one (no web stream), decoded once
- * in the charset the body declares, strictly (joined in a reused buffer when they came in
- * several chunks), and let go. Gives the text and its media type, or the error answer.
- * The hono app reads bodies with it; the node server's direct path with
- * {@link readIncomingText}.
+ * deflate, br: anything but identity) or a transfer coding other than `chunked` is
+ * answered 415 before a byte is read (never inflated: no decompression bomb), a
+ * `Content-Length` over the cap 413 before a byte is read, and a streamed body is counted
+ * as it arrives and refused (413, connection closed) at the first byte past the cap, so no
+ * request holds more than `limit` bytes. The bytes are read straight from the node socket
+ * when there is one (no web stream), decoded once in the charset the body declares,
+ * strictly (joined in a reused buffer when they came in several chunks), and let go. Gives
+ * the text and its media type, or the error answer. The hono app reads bodies with it; the
+ * node server's direct path with {@link readIncomingText}.
  */
 export async function readBody(
   source: BodySource,
@@ -116,7 +116,8 @@ export interface BodyText {
 
 /**
  * The answer to a body refused before a byte of it is read: a `Content-Encoding` other
- * than identity (415), a `Content-Length` over the limit (413); undefined when it may be read.
+ * than identity or a `Transfer-Encoding` other than chunked (415), a `Content-Length`
+ * over the limit (413); undefined when it may be read.
  */
 export function bodyRefusal(header: HeaderOf, limit: number): Answer | undefined {
   // A compressed body is refused before a byte of it is read or inflated (a small gzip
@@ -128,6 +129,19 @@ export function bodyRefusal(header: HeaderOf, limit: number): Answer | undefined
       415,
       'UNSUPPORTED_MEDIA_TYPE',
       `the body's Content-Encoding ${JSON.stringify(encoding.slice(0, 100))} is not one strata reads; send the body uncompressed (identity)`,
+      undefined,
+      { connection: 'close', 'accept-encoding': 'identity' },
+    );
+  }
+  // A transfer coding is a compression too (`Transfer-Encoding: gzip, chunked`): Node
+  // takes the chunks off but leaves the gzip on, so the body would be read as the
+  // compressed bytes (400 "not valid UTF-8", or text the client never meant as JSON).
+  const transfer = header('transfer-encoding');
+  if (transfer !== undefined && !isChunked(transfer)) {
+    return errorAnswer(
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      `the body's Transfer-Encoding ${JSON.stringify(transfer.slice(0, 100))} is not one strata reads; send the body uncompressed (chunked or with a Content-Length)`,
       undefined,
       { connection: 'close', 'accept-encoding': 'identity' },
     );
@@ -167,6 +181,14 @@ function isIdentity(encoding: string): boolean {
   return encoding.split(',').every((coding) => {
     const name = coding.trim().toLowerCase();
     return name === '' || name === 'identity';
+  });
+}
+
+/** Whether a Transfer-Encoding names only framing (`chunked`, `identity`, any case), no compression. */
+function isChunked(transfer: string): boolean {
+  return transfer.split(',').every((coding) => {
+    const name = coding.split(';')[0]!.trim().toLowerCase();
+    return name === '' || name === 'chunked' || name === 'identity';
   });
 }
 

@@ -174,7 +174,7 @@ const ERROR_TEXT: Record<number, string> = {
   406: 'NOT_ACCEPTABLE: the Accept header accepts neither application/json nor text/plain',
   413: 'Body over the size limit',
   409: 'The new version would degrade members and is held; the previous version is still served',
-  415: 'Body is not JSON, is in a charset strata cannot read, or is compressed (a Content-Encoding other than identity)',
+  415: 'Body is not JSON, is in a charset strata cannot read, or is compressed (a Content-Encoding other than identity, a Transfer-Encoding other than chunked)',
   422: 'Unprocessable: a reload that failed validation (the previous version is still served), a prompt refused in strict mode, or a prompt over the byte limit (PROMPT_TOO_LARGE, --max-prompt-bytes)',
   500: 'The pack cannot satisfy the request',
   503: 'No pack version is loaded yet',
