@@ -309,6 +309,12 @@ describe('content negotiation of a prompt', () => {
     ['application/*;q=0.2, text/plain;q=0.1', 'application/json'],
     ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'application/json'],
     ['garbage', 'application/json'],
+    // A weight that is no qvalue leaves its range out, whatever it is (it used to count as q=1
+    // when it was not made of digits and dots).
+    ['text/plain;q=2, application/json', 'application/json'],
+    ['text/plain;q=-1, application/json', 'application/json'],
+    ['text/plain;q=abc, application/json', 'application/json'],
+    ['text/plain;q=, application/json', 'application/json'],
     ['text/plain-x', 406],
     ['image/png', 406],
     ['text/plain;q=0', 406],

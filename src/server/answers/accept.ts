@@ -64,11 +64,12 @@ function parseAccept(accept: string): Range[] {
     if (type === '*' && subtype !== '*') continue;
     let q = 1;
     for (const param of params) {
-      const qm = /^\s*q\s*=\s*([0-9.]+)\s*$/i.exec(param);
+      const qm = /^\s*q\s*=(.*)$/i.exec(param);
       if (!qm) continue;
-      const value = Number(qm[1]);
-      // A weight outside 0..1 is not one: the range is left out rather than guessed at.
-      q = /^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(qm[1]!) ? value : Number.NaN;
+      const weight = qm[1]!.trim();
+      // A weight that is no qvalue (outside 0..1, not a number) is not one: the range is
+      // left out rather than guessed at.
+      q = /^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(weight) ? Number(weight) : Number.NaN;
     }
     if (Number.isNaN(q)) continue;
     ranges.push({ type, subtype, q, at });
