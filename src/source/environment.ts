@@ -111,6 +111,20 @@ export function environmentRole(env: Readonly<Record<string, string | undefined>
   return given(env.STRATA_ROLE) ?? given(env.CHORUS_ROLE);
 }
 
+/**
+ * A variable of the environment contract: its value, or undefined when it is unset or set
+ * to the empty string (which counts as unset, as for every variable strata reads).
+ *
+ * @example
+ * envVariable({ STRATA_HOST: '' }, 'STRATA_HOST'); // undefined
+ */
+export function envVariable(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+): string | undefined {
+  return given(env[name]);
+}
+
 // --- internal ---
 
 function given(value: string | undefined): string | undefined {

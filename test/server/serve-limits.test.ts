@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { serviceOptions } from '../../src/cli/commands/serve.js';
+import { UsageError } from '../../src/cli/io.js';
 import { run } from '../../src/cli/run.js';
 import { startService } from '../../src/server/node/start.js';
 import { createLogger } from '../../src/server/service/logging.js';
@@ -73,6 +74,28 @@ describe('strata serve request limits', () => {
     expect(code).toBe(2);
     expect(stderr).toBe(
       `error USAGE: --cors: CORS origin ${JSON.stringify(value)} is not an origin or a pattern strata reads: give scheme://host[:port] (no path), scheme://*.host[:port] for any one subdomain label of host, or *\n`,
+    );
+  });
+
+  // An empty variable counts as unset. STRATA_HOST= bound every interface (Node reads the
+  // empty address as none) and so turned the Host check off; STRATA_LOG_LEVEL= and
+  // STRATA_LOG_FORMAT= were usage errors.
+  it('an empty STRATA_HOST, STRATA_PORT, STRATA_LOG_LEVEL or STRATA_LOG_FORMAT counts as unset', async () => {
+    const env = { STRATA_HOST: '', STRATA_PORT: '', STRATA_LOG_LEVEL: '', STRATA_LOG_FORMAT: '' };
+    const options = serviceOptions({ dir: MINI, watch: false }, { ...io, env });
+    expect([options.host, options.port]).toEqual(['127.0.0.1', 7411]);
+    const service = await serveInProcess(['--dir', MINI, '--port', '0', '--no-watch'], env);
+    try {
+      expect(new URL(service.url).hostname).toBe('127.0.0.1');
+      expect(service.logs().some((l) => JSON.parse(l).msg === 'listening')).toBe(true);
+    } finally {
+      expect(await service.stop()).toBe(0);
+    }
+  });
+
+  it('refuses an empty --host as a usage error (exit 2), rather than binding every interface', () => {
+    expect(() => serviceOptions({ dir: MINI, watch: false, host: '' }, io)).toThrow(
+      new UsageError('--host must be an address or a host name, not ""'),
     );
   });
 

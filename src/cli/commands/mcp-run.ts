@@ -6,6 +6,7 @@ import { stablePackLoader } from '../../reload/read.js';
 import { SnapshotStore } from '../../reload/store.js';
 import { type PackWatcher, watchPack } from '../../reload/watch.js';
 import { createLogger, LOG_LEVELS, type LogLevel, logReloads } from '../../server/service/logging.js';
+import { envVariable } from '../../source/environment.js';
 import { VERSION } from '../../source/version.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, UsageError } from '../io.js';
 import { printDiagnostics } from '../pack-options.js';
@@ -25,7 +26,7 @@ export async function runMcp(flags: McpFlags, io: CliIO): Promise<number> {
   // Read first: the bin installs its SIGTERM and SIGINT handlers when the signal is asked for.
   const stop = io.signal;
   const options = reloadOptions(flags, io);
-  const level = (flags.logLevel ?? io.env.STRATA_LOG_LEVEL ?? 'info') as LogLevel;
+  const level = (flags.logLevel ?? envVariable(io.env, 'STRATA_LOG_LEVEL') ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(level))
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
   if (!io.input) throw new UsageError('strata mcp reads its client on standard input, and has none');

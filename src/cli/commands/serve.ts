@@ -15,6 +15,7 @@ import { createCors } from '../../server/service/cors.js';
 import { MAX_PENDING_BYTES, MAX_PENDING_EVENTS } from '../../server/service/events.js';
 import { bufferedWriter, createLogger, LOG_LEVELS, type LogLevel } from '../../server/service/logging.js';
 import { DEFAULT_MAX_RENDERS } from '../../server/service/render-slots.js';
+import { envVariable } from '../../source/environment.js';
 import { DEFAULT_TOKEN_BUDGET_MS } from '../../tokens/count-off-thread.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import { LOG_FORMATS, type LogFormat, textLogWriter } from '../log-text.js';
@@ -162,11 +163,11 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .action(async (flags: ServeFlags) => {
       const stop = io.signal;
       const options = serviceOptions(flags, io);
-      const level = (flags.logLevel ?? io.env.STRATA_LOG_LEVEL ?? 'info') as LogLevel;
+      const level = (flags.logLevel ?? envVariable(io.env, 'STRATA_LOG_LEVEL') ?? 'info') as LogLevel;
       if (!LOG_LEVELS.includes(level))
         throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
       const format = (flags.logFormat ??
-        io.env.STRATA_LOG_FORMAT ??
+        envVariable(io.env, 'STRATA_LOG_FORMAT') ??
         (io.isTTY ? 'text' : 'json')) as LogFormat;
       if (!LOG_FORMATS.includes(format))
         throw new UsageError(
@@ -199,8 +200,8 @@ export function serviceOptions(flags: Omit<ServeFlags, 'logLevel' | 'logFormat'>
   const { mcpPageSize, ...shared } = reloadOptions(flags, io);
   const options: ServiceOptions = {
     ...shared,
-    host: flags.host ?? io.env.STRATA_HOST ?? DEFAULT_HOST,
-    port: integer(flags.port ?? io.env.STRATA_PORT, '--port', DEFAULT_PORT, 65535),
+    host: bindAddress(flags.host ?? envVariable(io.env, 'STRATA_HOST')),
+    port: integer(flags.port ?? envVariable(io.env, 'STRATA_PORT'), '--port', DEFAULT_PORT, 65535),
     adminToken: io.env.STRATA_ADMIN_TOKEN || undefined,
   };
   const cors = flags.cors?.length ? flags.cors : (io.env.STRATA_CORS ?? '').split(/[\s,]+/).filter(Boolean);
@@ -247,6 +248,18 @@ export function serviceOptions(flags: Omit<ServeFlags, 'logLevel' | 'logFormat'>
 }
 
 // --- internal ---
+
+/**
+ * The address to bind: the one given, else the loopback default. An empty one is refused:
+ * Node reads it as no address at all and binds every interface, and the Host check, which
+ * is off on an address that is not loopback, was off with it.
+ */
+function bindAddress(host: string | undefined): string {
+  if (host === undefined) return DEFAULT_HOST;
+  if (host.trim() === '')
+    throw new UsageError(`--host must be an address or a host name, not ${JSON.stringify(host)}`);
+  return host;
+}
 
 /** Resolves with the abort reason's name once `signal` aborts (never, without a signal). */
 function untilAborted(signal: AbortSignal | undefined): Promise<string> {
