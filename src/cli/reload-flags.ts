@@ -104,9 +104,13 @@ export function assignDefined<T extends object>(target: T, values: { [K in keyof
   return target;
 }
 
-/** An integer flag from 0 to `max` (`fallback` when not given); anything else is a usage error. */
+/**
+ * An integer flag from 0 to `max` (`fallback` when not given); anything else, the empty
+ * string included, is a usage error (an empty variable of the environment is unset before
+ * it gets here: `envVariable`).
+ */
 export function integer(raw: string | undefined, flag: string, fallback: number, max = 2 ** 31 - 1): number {
-  if (raw === undefined || raw === '') return fallback;
+  if (raw === undefined) return fallback;
   const n = Number(raw);
   if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n > max) {
     throw new UsageError(`${flag} must be an integer from 0 to ${max}, not ${JSON.stringify(raw)}`);

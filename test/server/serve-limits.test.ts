@@ -99,6 +99,20 @@ describe('strata serve request limits', () => {
     );
   });
 
+  // An empty value was read as the flag not given: --cache-bytes '' set the budget to 0
+  // (every cache off), the others their default.
+  it.each([
+    ['cacheBytes', '--cache-bytes', 1099511627776],
+    ['debounce', '--debounce', 2147483647],
+    ['pollInterval', '--poll-interval', 2147483647],
+    ['maxBodyBytes', '--max-body-bytes', 2147483647],
+    ['port', '--port', 65535],
+  ])('refuses an empty %s (%s "") as a usage error', (key, flag, max) => {
+    expect(() => serviceOptions({ dir: MINI, watch: false, [key]: '' }, io)).toThrow(
+      new UsageError(`${flag} must be an integer from 0 to ${max}, not ""`),
+    );
+  });
+
   it('answers over HTTP with the limits given, naming each and its flag', async () => {
     const service = await serveInProcess([
       '--dir',
