@@ -125,6 +125,20 @@ describe('methods', () => {
       expect(head.headers.get('etag'), path).toBe(get.headers.get('etag'));
       expect((await head.arrayBuffer()).byteLength, path).toBe(0);
     }
+    // An error too: a HEAD answered "no route for HEAD /nope" was a byte longer than its GET.
+    for (const [path, status] of [
+      ['/nope', 404],
+      ['/api/nope', 404],
+      ['/api/compose', 405],
+      ['/api/prompts/nobody', 404],
+    ] as const) {
+      const get = await service.app.request(path);
+      const bytes = (await get.arrayBuffer()).byteLength;
+      const head = await service.app.request(path, { method: 'HEAD' });
+      expect([head.status, get.status], path).toEqual([status, status]);
+      expect(head.headers.get('content-length'), path).toBe(String(bytes));
+      expect(head.headers.get('allow'), path).toBe(get.headers.get('allow'));
+    }
     const events = await service.app.request('/api/events', { method: 'HEAD' });
     expect(events.status).toBe(200);
     expect(events.headers.get('content-type')).toBe('text/event-stream');

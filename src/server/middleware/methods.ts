@@ -52,16 +52,18 @@ export function methods(service: Service, allowed: AllowedMethods): MiddlewareHa
 export function notFound(allowed: AllowedMethods): NotFoundHandler<AppEnv> {
   return async (c) => {
     const allow = await allowed(c.req.path);
+    // A HEAD is answered as its GET (RFC 9110 §9.3.2): the same words, so the same Content-Length.
+    const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
     if (allow.length > 0) {
       c.header('Allow', allow.join(', '));
       return errorResponse(
         c,
         405,
         'METHOD_NOT_ALLOWED',
-        `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allow.join(', ')}`,
+        `${method} is not allowed on ${c.req.path}; allowed: ${allow.join(', ')}`,
       );
     }
-    return errorResponse(c, 404, 'NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`);
+    return errorResponse(c, 404, 'NOT_FOUND', `no route for ${method} ${c.req.path}`);
   };
 }
 
