@@ -1,5 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { jsonBodyProblem } from '../core/text/json-check.js';
 import { JSONRPC } from './errors.js';
 import type { PromptServer } from './prompt-server.js';
 
@@ -120,22 +121,25 @@ class LineTransport implements Transport {
         `BODY_TOO_LARGE: a message over ${this.#options.maxMessageBytes} bytes (--max-body-bytes)`,
       );
     let value: unknown;
+    let text: string;
     try {
-      value = JSON.parse(DECODER.decode(line));
+      text = DECODER.decode(line);
+      value = JSON.parse(text);
     } catch (e) {
       return refused(
         JSONRPC.PARSE_ERROR,
         `Parse error: ${e instanceof Error ? e.message : 'not UTF-8 JSON'}`,
       );
     }
+    const rawId = (value as { id?: unknown } | null)?.id;
+    const id = typeof rawId === 'string' || typeof rawId === 'number' ? rawId : null;
+    // As an HTTP body: a key given twice (`"name":"ada","name":"grace"`, which JSON.parse
+    // reads as the last) or a lone surrogate escape is refused, never composed from a guess.
+    const problem = jsonBodyProblem(text);
+    if (problem !== undefined) return refused(JSONRPC.INVALID_REQUEST, `BAD_REQUEST: ${problem}`, id);
     const parsed = JSONRPCMessageSchema.safeParse(value);
     if (parsed.success) return { message: parsed.data };
-    const id = (value as { id?: unknown } | null)?.id;
-    return refused(
-      JSONRPC.INVALID_REQUEST,
-      'Invalid Request: not a JSON-RPC 2.0 message',
-      typeof id === 'string' || typeof id === 'number' ? id : null,
-    );
+    return refused(JSONRPC.INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message', id);
   }
 
   #refuse(error: { code: number; message: string }, id: string | number | null): void {

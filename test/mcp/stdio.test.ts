@@ -62,6 +62,31 @@ describe('strata mcp', () => {
     expect(await mcp.end()).toBe(0);
   });
 
+  // JSON.parse reads a repeated key as its last value: prompts/get with "name":"w1","name":"c1"
+  // answered c1's prompt, and a lone surrogate escape was composed, where HTTP refuses both.
+  it.each([
+    [
+      'a key given twice',
+      '{"jsonrpc":"2.0","id":8,"method":"prompts/get","params":{"name":"w1","name":"c1"}}',
+      'BAD_REQUEST: the body gives key "name" twice in one object; give each key once',
+    ],
+    [
+      'a lone surrogate escape',
+      '{"jsonrpc":"2.0","id":8,"method":"prompts/get","params":{"name":"w1","arguments":{"ambient":"\\ud800"}}}',
+      'BAD_REQUEST: a string of the body (at character 92) holds a \\u escape of a lone surrogate (D800-DFFF without its pair): it is not Unicode text',
+    ],
+  ])(
+    'refuses a message with %s (-32600 BAD_REQUEST), as HTTP does, and goes on',
+    async (_, line, message) => {
+      const mcp = await mcpInProcess(['--dir', MINI, '--no-watch']);
+      const answer = mcp.nextLine((l) => l.includes('"id":8'));
+      mcp.writeLine(line);
+      expect(JSON.parse(await answer)).toEqual({ jsonrpc: '2.0', id: 8, error: { code: -32600, message } });
+      expect(await mcp.client.ping()).toEqual({});
+      expect(await mcp.end()).toBe(0);
+    },
+  );
+
   it('sends list_changed and a log message when an edit of the pack is served', async () => {
     const pack = await copyFixture();
     cleanups.push(pack.cleanup);

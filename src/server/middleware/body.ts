@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HonoRequest, MiddlewareHandler } from 'hono';
+import { jsonBodyProblem } from '../../core/text/json-check.js';
 import { type Answer, sendAnswer } from '../service/answer.js';
 import type { AppEnv } from '../service/context.js';
 import { errorAnswer } from '../service/errors.js';
 import { continueBody } from './continue.js';
-import { jsonBodyProblem } from './json-check.js';
 import { parseJson } from './json-parse.js';
 import { decodeUtf8 } from './utf8-text.js';
 

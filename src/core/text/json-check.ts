@@ -1,13 +1,13 @@
-import { isWellFormedText } from '../../core/text/text.js';
+import { isWellFormedText } from './text.js';
 
 /**
- * What JSON.parse accepts but a request body must not hold, found in one pass over the
- * text without recursion (any nesting): a key given twice in one object (JSON.parse keeps
- * the last, so `{"role":"developer","role":"qa"}` would silently compose for qa — the
- * query refuses a repeated parameter for the same reason), and a `\u` escape that leaves
- * a lone surrogate (text that is no Unicode: its UTF-8 form would be U+FFFD, not what
- * was sent). Returns the problem's message, or undefined; text that is not JSON is left
- * to the parser to refuse.
+ * What JSON.parse accepts but a request body (an HTTP body, an MCP message) must not hold,
+ * found in one pass over the text without recursion (any nesting): a key given twice in
+ * one object (JSON.parse keeps the last, so `{"role":"developer","role":"qa"}` would
+ * silently compose for qa — the query refuses a repeated parameter for the same reason),
+ * and a `\u` escape that leaves a lone surrogate (text that is no Unicode: its UTF-8 form
+ * would be U+FFFD, not what was sent). Returns the problem's message, or undefined; text
+ * that is not JSON is left to the parser to refuse.
  *
  * @example
  * jsonBodyProblem('{"role":"a","role":"b"}'); // 'the body gives key "role" twice in one object; …'
