@@ -486,6 +486,43 @@ describe('fleet names YAML reads as numbers', () => {
     },
   );
 
+  // A name that is text but no name was said at the agent's first line (its id), not at
+  // the value: `team: ../x` three lines down, or an identity file's team at its role.
+  it.each([
+    [
+      'a team ../x',
+      'agents:\n  - id: ada\n    role: dev\n    team: ../x\n',
+      'fleet.yaml:4:11 agent team "../x" is not a valid name',
+    ],
+    [
+      'a role written as a list',
+      'agents:\n  - id: ada\n    role: [dev]\n',
+      'fleet.yaml:3:11 agent role ["dev"] is not a valid name',
+    ],
+    [
+      'a config that is no mapping',
+      'agents:\n  - id: ada\n    role: dev\n    config: fast\n',
+      'fleet.yaml:4:13 agent ada',
+    ],
+  ])('%s is said at the value', (_, fleet, said) => {
+    const result = memPack({ 'base.md': 'Base.\n', 'roles/dev.md': 'Dev.\n', 'fleet.yaml': fleet });
+    expect(result.snapshot).toBeUndefined();
+    expect(
+      result.diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.message.split(/(?<=name)|:/)[0]}`),
+    ).toEqual([said]);
+  });
+
+  it('an identity frontmatter team that is no name is said at its line, not at the role', () => {
+    const result = memPack({
+      'base.md': 'Base.\n',
+      'roles/dev.md': 'Dev.\n',
+      'identities/ada.md': '---\nrole: dev\nteam: ../x\n---\nAda.\n',
+    });
+    expect(result.diagnostics.map((d) => `${d.code} ${d.file}:${d.line}:${d.col}`)).toEqual([
+      'BAD_NAME identities/ada.md:3:7',
+    ]);
+  });
+
   it('an identity frontmatter team: 2024 is said at its line', () => {
     const result = memPack({
       'base.md': 'Base.\n',

@@ -35,7 +35,7 @@ describe('fleet role names as the registry takes them', () => {
         ...PACK,
         'fleet.yaml': `agents:\n  - id: x\n    role: ${JSON.stringify(role)}\n`,
       });
-      expect(diagnostics.map((d) => [d.code, d.file, d.line])).toEqual([['BAD_NAME', 'fleet.yaml', 2]]);
+      expect(diagnostics.map((d) => [d.code, d.file, d.line])).toEqual([['BAD_NAME', 'fleet.yaml', 3]]);
     }
   });
 

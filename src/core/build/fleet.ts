@@ -154,7 +154,9 @@ function readAgent(
       return undefined;
     }
     if (typeof value !== 'string' || !valid(value)) {
-      diagnostics.push(error('BAD_NAME', `agent ${key} ${JSON.stringify(value)} is not a valid name`, at));
+      diagnostics.push(
+        error('BAD_NAME', `agent ${key} ${JSON.stringify(value)} is not a valid name`, locate(key)),
+      );
       return undefined;
     }
     agent[key] = value;
@@ -165,7 +167,7 @@ function readAgent(
   }
   if (entry.config !== undefined) {
     if (!isObject(entry.config)) {
-      diagnostics.push(error('BAD_FLEET', `agent ${agent.id}: config must be a mapping`, at));
+      diagnostics.push(error('BAD_FLEET', `agent ${agent.id}: config must be a mapping`, locate('config')));
       return undefined;
     }
     agent.config = entry.config;
