@@ -301,6 +301,28 @@ describe('pack endpoints', () => {
     expect(body.role).toBe('writer');
   });
 
+  // A typo of a fleet member, given a role, was answered the role's config as if it were
+  // the agent's (w1's own temperature missing), with nothing said.
+  it('GET /api/agents/:agent/config?role= for an agent outside the fleet warns UNKNOWN_AGENT, naming the closest', async () => {
+    const res = await service.app.request('/api/agents/w2/config?role=writer');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-strata-warnings')).toBe('UNKNOWN_AGENT');
+    const body = await res.json();
+    expect(body.config).toEqual({});
+    expect(body.diagnostics).toEqual([
+      {
+        code: 'UNKNOWN_AGENT',
+        severity: 'warning',
+        message:
+          'agent "w2" is not in the fleet; did you mean "w1"? (fleet: w1, c1); the config is role writer\'s alone, without a fleet entry\'s config',
+        suggestions: ['w1'],
+      },
+    ]);
+    const member = await service.app.request('/api/agents/w1/config?role=writer');
+    expect(member.headers.get('x-strata-warnings')).toBeNull();
+    expect((await member.json()).diagnostics).toBeUndefined();
+  });
+
   it.each([
     ['/api/agents/zed/config', 404, 'UNKNOWN_AGENT'],
     ['/api/agents/w1/config?role=nobody', 404, 'UNKNOWN_ROLE'],

@@ -127,6 +127,20 @@ describe('strata config', () => {
     expect(stranger.stderr).toBe(
       'error BAD_REQUEST: agent stranger is not in the fleet with a role; give a role\n',
     );
+    // With a role, an agent outside the fleet gets the role's config, and is told so.
+    const typo = await cli([
+      'config',
+      '--dir',
+      join(EXAMPLES, 'roboco'),
+      '--agent',
+      'adaa',
+      '--role',
+      'developer',
+    ]);
+    expect(typo.code).toBe(0);
+    expect(typo.stderr).toMatch(
+      /^warning UNKNOWN_AGENT: agent "adaa" is not in the fleet; did you mean "ada"\?/,
+    );
     expect((await cli(['config', '--dir', '/nonexistent'])).code).toBe(2);
     const missing = await cli(['config', '--dir', '/nonexistent', '--role', 'x']);
     expect(missing.code).toBe(1);

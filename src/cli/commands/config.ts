@@ -85,6 +85,7 @@ async function configCommand(flags: ConfigFlags, io: CliIO): Promise<number> {
     printDiagnostics(outcome.diagnostics, io);
     return EXIT_FAIL;
   }
+  printDiagnostics(outcome.result.diagnostics ?? [], io);
   io.stdout(flags.json ? `${JSON.stringify(outcome.result, null, 2)}\n` : formatAgentConfig(outcome.result));
   return EXIT_OK;
 }

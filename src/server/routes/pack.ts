@@ -127,6 +127,9 @@ export function addPackRoutes(app: OpenAPIHono<AppEnv>, service: Service): void 
       }
       const outcome = agentConfig(snapshot, role === undefined ? { agent } : { agent, role });
       if (!outcome.ok) return diagnosticsResponse(c, outcome.diagnostics);
+      const warnings = outcome.result.diagnostics ?? [];
+      if (warnings.length > 0)
+        c.header('X-Strata-Warnings', [...new Set(warnings.map((d) => d.code))].join(', '));
       return c.json(outcome.result);
     },
   );

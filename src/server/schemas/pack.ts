@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { SETTING_SOURCES, SETTING_TYPES } from '../../core/pack/settings.js';
 import { LAYOUTS } from '../../layouts/registry.js';
-import { SettingValue } from './common.js';
+import { DiagnosticSchema, SettingValue } from './common.js';
 
 // What the pack holds: roles, fleet, settings and inputs, an agent's config.
 
@@ -80,5 +80,8 @@ export const AgentConfigSchema = z
         via: z.literal('models[0]').optional(),
       }),
     ),
+    diagnostics: z.array(DiagnosticSchema).optional().openapi({
+      description: 'Warnings: UNKNOWN_AGENT for an agent outside the fleet (the config is the role’s alone)',
+    }),
   })
   .openapi('AgentConfig');

@@ -6,7 +6,14 @@ import { roleOfSeveralFiles, unknownRole } from '../../core/compose/compose.js';
 import { resolveInputs } from '../../core/pack/inputs.js';
 import { isValidName } from '../../core/pack/names.js';
 import { applyOverrides } from '../../core/pack/settings.js';
-import { type Diagnostic, type DiagnosticCode, error, type Where } from '../../core/text/diagnostics.js';
+import {
+  type Diagnostic,
+  type DiagnosticCode,
+  error,
+  type Where,
+  warning,
+} from '../../core/text/diagnostics.js';
+import { closestNames, didYouMean, knownList } from '../../core/text/suggest.js';
 import { byteOrder } from '../../core/text/text.js';
 import { isObject, parseYaml } from '../../core/text/yaml.js';
 
@@ -54,6 +61,8 @@ export interface AgentConfig {
   team?: string;
   config: AgentConfigValues;
   sources: Record<string, ConfigSource>;
+  /** Warnings: an agent outside the fleet (UNKNOWN_AGENT, with the closest fleet members). */
+  diagnostics?: Diagnostic[];
 }
 
 export type AgentConfigOutcome = { ok: true; result: AgentConfig } | { ok: false; diagnostics: Diagnostic[] };
@@ -204,6 +213,10 @@ export function agentConfig(snapshot: Snapshot, request: AgentConfigRequest): Ag
   result.role = role;
   const team = member?.team;
   if (team !== undefined) result.team = team;
+  // An agent the fleet does not hold (a typo of one it does) gets the role's config alone,
+  // without a member's own: said, never served silently as that agent's.
+  if (request.agent !== undefined && !member && snapshot.fleet.length > 0)
+    result.diagnostics = [outsideFleet(snapshot, request.agent, role)];
   return { ok: true, result };
 }
 
@@ -213,6 +226,17 @@ export function agentConfigJsonSchema(): Record<string, unknown> {
 }
 
 // --- internal ---
+
+function outsideFleet(snapshot: Snapshot, agent: string, role: string): Diagnostic {
+  const fleet = snapshot.fleet.map((a) => a.id);
+  const suggestions = closestNames(agent, fleet);
+  const d = warning(
+    'UNKNOWN_AGENT',
+    `agent ${JSON.stringify(agent)} is not in the fleet${didYouMean(suggestions)} (fleet: ${knownList(fleet)}); the config is role ${role}'s alone, without a fleet entry's config`,
+  );
+  if (suggestions.length > 0) d.suggestions = suggestions;
+  return d;
+}
 
 /** What is wrong with a request's settings and inputs, as a compose says it. */
 function requestValueProblems(snapshot: Snapshot, request: AgentConfigRequest): Diagnostic[] {
