@@ -301,6 +301,21 @@ describe('pack endpoints', () => {
     expect(body.role).toBe('writer');
   });
 
+  // A parameter given twice was refused by its validator as a bad value: format=openai
+  // twice was "Invalid option: expected one of openai|anthropic".
+  it.each([
+    ['/api/prompts/writer?format=openai&format=openai', 'format'],
+    ['/api/agents/w1/prompt?team=a&version=current&team=a', 'team'],
+    ['/api/agents/w1/config?role=writer&role=critic', 'role'],
+  ])('%s is 400 saying %s is given more than once', async (path, name) => {
+    const res = await service.app.request(path);
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toEqual({
+      code: 'BAD_REQUEST',
+      message: `query parameter "${name}" is given more than once; give it once`,
+    });
+  });
+
   // A typo of a fleet member, given a role, was answered the role's config as if it were
   // the agent's (w1's own temperature missing), with nothing said.
   it('GET /api/agents/:agent/config?role= for an agent outside the fleet warns UNKNOWN_AGENT, naming the closest', async () => {

@@ -54,18 +54,25 @@ export class RouteTable {
   }
 
   /**
-   * Why a query does not fit the route a request names: the first parameter the route
-   * does not declare (a name it takes, or `PREFIX.KEY` for the prefixes it takes), as a
-   * message; undefined when every one fits or no route takes the method (the app answers
-   * 404 or 405).
+   * Why a query does not fit the route a request names: the first parameter the route does
+   * not declare (a name it takes, or `PREFIX.KEY` for the prefixes it takes), or a name it
+   * takes given twice, as a message; undefined when every one fits or no route takes the
+   * method (the app answers 404 or 405).
    */
   queryProblem(method: string, path: string, keys: Iterable<string>): string | undefined {
     const wanted = method === 'HEAD' ? 'GET' : method;
     const route = this.#routes.find((r) => r.method === wanted && r.re.test(path));
     if (!route) return undefined;
     const { names, prefixes } = route.query;
+    const seen = new Set<string>();
     for (const key of keys) {
-      if (names.includes(key)) continue;
+      if (names.includes(key)) {
+        // Every declared parameter takes one value: a second is said as such, not as a bad value.
+        if (seen.has(key))
+          return `query parameter ${JSON.stringify(key)} is given more than once; give it once`;
+        seen.add(key);
+        continue;
+      }
       if (prefixes.some((p) => key.length > p.length && key.startsWith(p))) continue;
       const accepted = [...names, ...prefixes.map((p) => `${p}KEY`)];
       return `unknown query parameter ${JSON.stringify(key)}; ${
