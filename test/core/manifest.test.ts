@@ -120,6 +120,31 @@ layers:
     ]);
   });
 
+  // A source written but refused was said twice, the first time wrongly: "layer x has no
+  // source: give file, …" over a layer that gives file.
+  it.each([
+    ['file: 123', ['BAD_MANIFEST strata.yaml:3:11 layers[0].file must be a list']],
+    ['input: foo', ['BAD_MANIFEST strata.yaml:3:12 input must be "ambient"']],
+    ['role_field: 5', ['BAD_MANIFEST strata.yaml:3:17 layers[0].role_field must be a string']],
+    ['file: a.md\n    text: hi', ['BAD_MANIFEST strata.yaml:2:5 give one source, not file and text']],
+    [
+      'variants:\n      - { when: { team: [a] } }',
+      ['BAD_MANIFEST strata.yaml:4:9 a variant needs a source: file, input, role_field, text or chain'],
+    ],
+    // Nothing written: that is the problem, said once.
+    [
+      'description: d',
+      [
+        'BAD_MANIFEST strata.yaml:2:5 layer x has no source: give file, input, role_field, text, chain or variants',
+      ],
+    ],
+  ])('a layer with %s is said to have what is wrong with its source, not to have none', (source, said) => {
+    const result = memPack({ 'strata.yaml': `layers:\n  - id: x\n    ${source}\n` });
+    expect(result.diagnostics.map((d) => `${d.code} ${d.file}:${d.line}:${d.col} ${d.message}`)).toEqual(
+      said,
+    );
+  });
+
   it('uses the manifest fallback text', () => {
     const empty = okPack({
       'strata.yaml': 'fallback: Nothing to say.\nlayers:\n  - { id: a, file: a.md }\n',

@@ -258,6 +258,7 @@ export class Checker {
         this.bad([...path, 'max_bytes'], 'max_bytes must be a byte count or the name of an integer setting');
     }
     patch.source = this.source(l, path);
+    if (!patch.source && SOURCE_KINDS.some((k) => l[k] !== undefined)) patch.refusedSource = true;
     if (l.variants !== undefined) {
       if (l.variants === null) patch.variants = null;
       else {
@@ -279,6 +280,8 @@ export class Checker {
         }
       }
     }
+    if (Array.isArray(l.variants) && l.variants.length > 0 && patch.variants?.length === 0)
+      patch.refusedSource = true;
     if (patch.source && patch.variants)
       this.bad(path, `layer ${id} has both a source and variants; give one`);
     return patch;

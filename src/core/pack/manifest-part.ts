@@ -105,6 +105,8 @@ export interface LayerPatch {
   /** `missing:`, or `required: true` (error) / `required: false` (skip). */
   missing?: MissingPolicy;
   source?: LayerSource;
+  /** A source was written but refused (said where it is written), so the layer has none. */
+  refusedSource?: true;
   append?: string | null;
   variants?: VariantDef[] | null;
   trim?: TrimMode;

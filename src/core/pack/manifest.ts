@@ -150,15 +150,17 @@ export function resolveManifest(
     parts.push(found.part);
     current = found.part;
   }
-  const manifest = mergeParts(parts.reverse(), diagnostics);
+  // Layers whose source was written but refused (said where it is written): not said again to have none.
+  const refused = new Set<string>();
+  const manifest = mergeParts(parts.reverse(), diagnostics, refused);
   manifest.chain = keys;
-  checkManifest(manifest, diagnostics);
+  checkManifest(manifest, diagnostics, refused);
   return { manifest, diagnostics };
 }
 
 // --- internal ---
 
-function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[]): Manifest {
+function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[], refused: Set<string>): Manifest {
   const m: Manifest = {
     separator: DEFAULT_SEPARATOR,
     fallback: DEFAULT_FALLBACK,
@@ -206,6 +208,8 @@ function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[]): Manifest 
     if (part.budgets !== undefined) m.budgets = part.budgets;
     for (const patch of part.layers) {
       applyLayerPatch(m.layers, patch, diagnostics, ids);
+      if (patch.refusedSource) refused.add(patch.id);
+      else if (patch.source || patch.variants || patch.remove) refused.delete(patch.id);
       named.layer(patch, own);
     }
   }
@@ -338,7 +342,7 @@ function completeSetting(
   return def;
 }
 
-function checkManifest(m: Manifest, diagnostics: Diagnostic[]): void {
+function checkManifest(m: Manifest, diagnostics: Diagnostic[], refused: ReadonlySet<string>): void {
   const settings = new Map(m.settings.map((s) => [s.name, s]));
   const ids = new Set<string>();
   const inputs = new Set(m.inputs.map((i) => i.name));
@@ -414,7 +418,7 @@ function checkManifest(m: Manifest, diagnostics: Diagnostic[]): void {
     if (ids.has(layer.id))
       diagnostics.push(error('BAD_MANIFEST', `duplicate layer id ${layer.id}`, layer.at));
     ids.add(layer.id);
-    if (!layer.source && !layer.variants?.length) {
+    if (!layer.source && !layer.variants?.length && !refused.has(layer.id)) {
       diagnostics.push(
         error(
           'BAD_MANIFEST',
