@@ -123,7 +123,7 @@ layers:
   // A source written but refused was said twice, the first time wrongly: "layer x has no
   // source: give file, …" over a layer that gives file.
   it.each([
-    ['file: 123', ['BAD_MANIFEST strata.yaml:3:11 layers[0].file must be a list']],
+    ['file: 123', ['BAD_MANIFEST strata.yaml:3:11 layers[0].file must be a string or a list of strings']],
     ['input: foo', ['BAD_MANIFEST strata.yaml:3:12 input must be "ambient"']],
     ['role_field: 5', ['BAD_MANIFEST strata.yaml:3:17 layers[0].role_field must be a string']],
     ['file: a.md\n    text: hi', ['BAD_MANIFEST strata.yaml:2:5 give one source, not file and text']],

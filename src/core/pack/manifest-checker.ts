@@ -114,9 +114,9 @@ export class Checker {
 
   stringList(value: unknown, path: PathSegment[]): string[] | undefined {
     if (typeof value === 'string') return [value];
-    const list = this.list(value, path);
-    if (!list) return undefined;
-    if (list.every((v) => typeof v === 'string')) return list as string[];
+    // A string is taken too: said, so that `file: 123` is not told it must be a list.
+    if (!Array.isArray(value)) return this.bad(path, `${label(path)} must be a string or a list of strings`);
+    if (value.every((v) => typeof v === 'string')) return value as string[];
     return this.bad(path, `${label(path)} must be a list of strings`);
   }
 
