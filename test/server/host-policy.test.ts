@@ -23,6 +23,33 @@ describe('hostPolicy', () => {
   );
   const allowed = fc.subarray(['prompts.internal', '.prompts.internal', 'evil.example']);
 
+  // A name no Host could match was kept as given, and silently let nothing through:
+  // `--allowed-host http://prompts.internal` or `prompts.internal:7411` answered every request 403.
+  it.each(['', ' ', 'http://prompts.internal', 'prompts.internal:7411', 'prompts.internal/api', 'a b', '-x'])(
+    'refuses %j, which no Host could match, saying what it takes',
+    (name) => {
+      expect(() => hostPolicy([name])).toThrow(
+        new TypeError(
+          `allowed host ${JSON.stringify(name)} is not a host name: give a name (prompts.internal), .example.com for its subdomains, or *; no scheme, port or path`,
+        ),
+      );
+    },
+  );
+
+  it.each([
+    'prompts.internal',
+    '.example.com',
+    'strata.',
+    '*',
+    'Strata',
+    'a_b.svc',
+    '10.0.0.1',
+    '::1',
+    '[::1]',
+  ])('takes %j', (name) => {
+    expect(hostPolicy([name]).enabled).toBe(name !== '*');
+  });
+
   it('answers every Host in a sequence as a policy asked nothing before does (the last allowed one kept)', () => {
     fc.assert(
       fc.property(allowed, fc.array(hosts, { maxLength: 12 }), (names, sequence) => {

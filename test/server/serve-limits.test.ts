@@ -93,6 +93,20 @@ describe('strata serve request limits', () => {
     }
   });
 
+  it('refuses an --allowed-host (or STRATA_ALLOWED_HOSTS name) no Host could match as a usage error', () => {
+    const message =
+      '--allowed-host: allowed host "http://prompts.internal" is not a host name: give a name (prompts.internal), .example.com for its subdomains, or *; no scheme, port or path';
+    expect(() =>
+      serviceOptions({ dir: MINI, watch: false, allowedHost: ['http://prompts.internal'] }, io),
+    ).toThrow(new UsageError(message));
+    expect(() =>
+      serviceOptions(
+        { dir: MINI, watch: false },
+        { ...io, env: { STRATA_ALLOWED_HOSTS: 'strata http://prompts.internal' } },
+      ),
+    ).toThrow(new UsageError(message));
+  });
+
   it('refuses an empty --host as a usage error (exit 2), rather than binding every interface', () => {
     expect(() => serviceOptions({ dir: MINI, watch: false, host: '' }, io)).toThrow(
       new UsageError('--host must be an address or a host name, not ""'),

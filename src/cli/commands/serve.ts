@@ -13,6 +13,7 @@ import {
 import { MAX_QUERY_AMBIENT, MAX_TEAM_MEMBERS } from '../../server/schemas/requests.js';
 import { createCors } from '../../server/service/cors.js';
 import { MAX_PENDING_BYTES, MAX_PENDING_EVENTS } from '../../server/service/events.js';
+import { hostPolicy } from '../../server/service/host-policy.js';
 import { bufferedWriter, createLogger, LOG_LEVELS, type LogLevel } from '../../server/service/logging.js';
 import { DEFAULT_MAX_RENDERS } from '../../server/service/render-slots.js';
 import { envVariable } from '../../source/environment.js';
@@ -214,6 +215,11 @@ export function serviceOptions(flags: Omit<ServeFlags, 'logLevel' | 'logFormat'>
   const hosts = flags.allowedHost?.length
     ? flags.allowedHost
     : (io.env.STRATA_ALLOWED_HOSTS ?? '').split(/[\s,]+/).filter(Boolean);
+  try {
+    hostPolicy(hosts);
+  } catch (e) {
+    throw new UsageError(`--allowed-host: ${(e as Error).message}`);
+  }
   if (hosts.length > 0) options.allowedHosts = hosts;
   const positive = positiveFlag;
   const connections = Object.fromEntries(

@@ -28,6 +28,13 @@ export interface HostPolicy {
  * policy.allowsHost('evil.example'); // false
  */
 export function hostPolicy(allowedHosts: readonly string[] = []): HostPolicy {
+  // A name the Host check could never match (a URL, a port, white space) is refused, not
+  // kept as a name that silently lets nothing through.
+  for (const host of allowedHosts)
+    if (host !== '*' && !ALLOWED_NAME.test(host) && isIP(host.replace(/^\[|\]$/g, '')) === 0)
+      throw new TypeError(
+        `allowed host ${JSON.stringify(host)} is not a host name: give a name (prompts.internal), .example.com for its subdomains, or *; no scheme, port or path`,
+      );
   const names = allowedHosts.map((h) => h.toLowerCase().replace(/\.$/, ''));
   const any = names.includes('*');
   const allowsName = (name: string): boolean => {
@@ -67,6 +74,12 @@ export function isUnsafeMethod(method: string): boolean {
 }
 
 // --- internal ---
+
+/**
+ * A host name as `--allowed-host` takes it: dot-separated labels, with an optional leading
+ * `.` (its subdomains) and trailing `.`.
+ */
+const ALLOWED_NAME = /^\.?[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*\.?$/i;
 
 /** The name of a Host header (`name`, `name:port`, `[v6]:port`), lower case; undefined when malformed. */
 function hostName(host: string): string | undefined {
