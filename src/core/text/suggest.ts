@@ -14,13 +14,19 @@ export function closestNames(name: string, known: Iterable<string>, max = 3): st
   // "frontend developer", finds the name the pack spells otherwise.
   const lower = name.normalize('NFC').toLowerCase();
   const scored: Array<{ known: string; distance: number }> = [];
+  const rows = new Rows();
   for (const candidate of new Set(known)) {
     if (candidate === name) continue;
     const other = candidate.normalize('NFC').toLowerCase();
-    const distance = editDistance(lower, other);
     const limit = Math.max(1, Math.floor(Math.max(lower.length, other.length) / 3));
     const prefix =
       lower.length >= 2 && other.length >= 2 && (other.startsWith(lower) || lower.startsWith(other));
+    // A name that begins the other is as far from it as the rest is long; any other is
+    // measured only as far as the limit (a long name against many names costs what the
+    // limit allows, not the product of their lengths).
+    const distance = prefix
+      ? Math.abs(lower.length - other.length)
+      : editDistanceWithin(lower, other, limit, rows);
     if (distance <= limit || prefix) scored.push({ known: candidate, distance });
   }
   scored.sort((a, b) => a.distance - b.distance || (a.known < b.known ? -1 : a.known > b.known ? 1 : 0));
@@ -61,6 +67,58 @@ export function isTypoOf(written: string, meant: string): boolean {
 }
 
 // --- internal ---
+
+/**
+ * {@link editDistance} when it is at most `limit`, else `limit + 1`: only the cells within
+ * `limit` of the diagonal are worked out (an alignment that strays further costs more),
+ * and the work stops at a row all over the limit.
+ */
+function editDistanceWithin(a: string, b: string, limit: number, rows: Rows): number {
+  const over = limit + 1;
+  if (Math.abs(a.length - b.length) > limit) return over;
+  if (a === b) return 0;
+  if (a.length === 0 || b.length === 0) return Math.max(a.length, b.length);
+  const width = b.length + 1;
+  let [prev2, prev, row] = rows.of(width);
+  prev2.fill(over, 0, width);
+  prev.fill(over, 0, width);
+  for (let j = 0; j <= Math.min(b.length, limit); j++) prev[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    const lo = Math.max(1, i - limit);
+    const hi = Math.min(b.length, i + limit);
+    // The cells beside the band read as over the limit; column 0 is i deletions.
+    row.fill(over, lo - 1, Math.min(width, hi + 2));
+    row[0] = i <= limit ? i : over;
+    let rowMin = row[0]!;
+    for (let j = lo; j <= hi; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d = Math.min(d, prev2[j - 2]! + 1);
+      row[j] = Math.min(d, over);
+      if (row[j]! < rowMin) rowMin = row[j]!;
+    }
+    // Every alignment crosses each row (a swap from two rows up passes a cell of the row
+    // between that costs no more): a row all over the limit ends them all.
+    if (rowMin >= over) return over;
+    [prev2, prev, row] = [prev, row, prev2];
+  }
+  return prev[b.length]!;
+}
+
+/** Three rows of distances for {@link editDistanceWithin}, reused from one name to the next. */
+class Rows {
+  #rows = [new Int32Array(0), new Int32Array(0), new Int32Array(0)] as const;
+
+  /** Three rows of at least `width` cells (their contents left as they were). */
+  of(width: number): [Int32Array, Int32Array, Int32Array] {
+    if (this.#rows[0].length < width) {
+      const size = Math.max(width, 2 * this.#rows[0].length);
+      this.#rows = [new Int32Array(size), new Int32Array(size), new Int32Array(size)];
+    }
+    return [...this.#rows];
+  }
+}
 
 /** Optimal string alignment distance (Damerau–Levenshtein without repeated edits). */
 function editDistance(a: string, b: string): number {

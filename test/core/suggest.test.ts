@@ -1,0 +1,92 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { closestNames } from '../../src/core/text/suggest.js';
+
+// The closest names are measured only as far as each candidate's limit: a long unknown
+// name against a large pack cost the product of every pair of lengths (a batch of MCP
+// requests held the event loop for seconds). The bounded measure must pick the same names
+// in the same order as the whole one.
+
+/** The whole measure, as it was: optimal string alignment distance over every cell. */
+function wholeDistance(a: string, b: string): number {
+  if (a === b) return 0;
+  if (a.length === 0) return b.length;
+  if (b.length === 0) return a.length;
+  let prev2: number[] = [];
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d = Math.min(d, prev2[j - 2]! + 1);
+      row.push(d);
+    }
+    prev2 = prev;
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+/** closestNames with the whole measure for every candidate (the oracle). */
+function oracle(name: string, known: Iterable<string>, max = 3): string[] {
+  const lower = name.normalize('NFC').toLowerCase();
+  const scored: Array<{ known: string; distance: number }> = [];
+  for (const candidate of new Set(known)) {
+    if (candidate === name) continue;
+    const other = candidate.normalize('NFC').toLowerCase();
+    const distance = wholeDistance(lower, other);
+    const limit = Math.max(1, Math.floor(Math.max(lower.length, other.length) / 3));
+    const prefix =
+      lower.length >= 2 && other.length >= 2 && (other.startsWith(lower) || lower.startsWith(other));
+    if (distance <= limit || prefix) scored.push({ known: candidate, distance });
+  }
+  scored.sort((a, b) => a.distance - b.distance || (a.known < b.known ? -1 : a.known > b.known ? 1 : 0));
+  return scored.slice(0, max).map((s) => s.known);
+}
+
+// Few letters, so near names (swaps, repeats, prefixes) are common.
+const word = fc.string({ unit: fc.constantFrom('a', 'b', 'c', 'A', '-', 'é', 'e\u0301'), maxLength: 14 });
+
+describe('closestNames', () => {
+  it('picks what the whole measure picks, in its order', () => {
+    fc.assert(
+      fc.property(
+        word,
+        fc.array(word, { maxLength: 40 }),
+        fc.integer({ min: 1, max: 6 }),
+        (name, known, max) => {
+          const withNear = [...known, `${name}x`, name.slice(1), [...name].reverse().join('')];
+          expect(closestNames(name, withNear, max)).toEqual(oracle(name, withNear, max));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('measures long names as the whole measure does', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom('a', 'b', 'c'), minLength: 20, maxLength: 60 }),
+        (base) => {
+          const known = [
+            base.slice(0, -3),
+            `${base.slice(0, 10)}cc${base.slice(10)}`,
+            base.replace(/a/g, 'b'),
+            base,
+          ];
+          const name = `${base.slice(0, 15)}${base.slice(16)}`;
+          expect(closestNames(name, known, 5)).toEqual(oracle(name, known, 5));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('gives the known examples', () => {
+    expect(closestNames('adaa', ['ada', 'linus', 'grace'])).toEqual(['ada']);
+    expect(closestNames('developre', ['developer', 'reviewer', 'dev'])).toEqual(['developer', 'dev']);
+    expect(closestNames('x'.repeat(200), ['ada', 'xxxxxxxxxx'])).toEqual(['xxxxxxxxxx']);
+  });
+});
