@@ -61,6 +61,21 @@ describe('strata validate', () => {
     ]);
   });
 
+  it('lints only the pack: the other Markdown of an AGENTS.md project is no finding', async () => {
+    const dir = tempDir();
+    writeFiles(dir, {
+      'AGENTS.md': '# Root\n\nRun the tests.\n',
+      'docs/notes.md': '# Notes\n\n```json\n{"a": 1,}\n```\n\nucxl://any:dev@proj/*^/docs/b.md\n',
+    });
+    const r = await cli(['validate', '--dir', dir]);
+    expect([r.code, r.stdout]).toEqual([0, '']);
+    expect(r.stderr).toMatch(/^0 errors, 0 warnings \(1 files, /);
+    // The same block in the AGENTS.md the prompt holds is still found.
+    writeFiles(dir, { 'backend/AGENTS.md': '```json\n{"a": 1,}\n```\n' });
+    const inPack = await cli(['validate', '--dir', dir]);
+    expect([inPack.code, findings(inPack.stdout)]).toEqual([1, ['backend/AGENTS.md:2:9 error JSON_BLOCK']]);
+  });
+
   it('reports encoding, symlink and size problems of the reader', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'base.md': 'Base.', 'roles/dev.md': 'Dev.', 'big.md': 'x'.repeat(2000) });

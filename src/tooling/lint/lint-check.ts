@@ -7,6 +7,11 @@ import type { Diagnostic } from '../../core/text/diagnostics.js';
 export interface LintContext {
   /** The decoded text of every pack file that is valid UTF-8 (frontmatter included), by path. */
   texts: ReadonlyMap<string, string>;
+  /**
+   * Every path read, of the pack or not (a YAML file beside the pack's files, read to tell
+   * its layout): the closest names of a file the manifest names and the pack lacks.
+   */
+  readPaths?: readonly string[];
   /** The snapshot, when the pack loads without errors. */
   snapshot?: Snapshot;
   /**

@@ -3,6 +3,7 @@ import type { BuildInput, LoadResult } from '../../core/build/snapshot.js';
 import type { ComposeOutcome } from '../../core/compose/compose.js';
 import { composeMember, memberLabel, packMembers } from '../../core/compose/members.js';
 import { namedGlobsMatchNothing } from '../../core/pack/named-missing.js';
+import { pathSelector } from '../../core/pack/select.js';
 import type { SettingDef, SettingValue } from '../../core/pack/settings.js';
 import { type Diagnostic, error, info, sortDiagnostics, warning } from '../../core/text/diagnostics.js';
 import { decodeText } from '../../core/text/text.js';
@@ -38,7 +39,7 @@ export const orphanFiles: LintCheck = (ctx) => (ctx.snapshot ? orphanDiagnostics
 export const namedRoleFiles: LintCheck = (ctx) => {
   if (!ctx.snapshot) return [];
   const named = ctx.snapshot.manifest.named.filter((n) => n.by === 'registry.files');
-  const known = [...ctx.texts.keys()].filter((p) => /\.ya?ml$/i.test(p));
+  const known = (ctx.readPaths ?? [...ctx.texts.keys()]).filter((p) => /\.ya?ml$/i.test(p));
   const found = namedGlobsMatchNothing(named, 'BAD_ROLE', [...ctx.snapshot.files.keys()], known);
   return found ? [found] : [];
 };
@@ -248,8 +249,12 @@ export function lintPack(
 ): LoadResult {
   const loaded = buildSnapshot(input);
   if (loaded.needs) return loaded;
+  // Only the pack's files: a project root read for its AGENTS.md files holds other files
+  // (read so that a file making it another layout is seen) that no prompt is made of.
+  const inPack = packPaths(loaded);
   const texts = new Map<string, string>();
   for (const [path, bytes] of input.files) {
+    if (!inPack(path)) continue;
     const text = decodeText(bytes);
     if (text !== undefined) texts.set(path, text);
   }
@@ -260,7 +265,7 @@ export function lintPack(
         ...composeWithStandIns(snapshot, member, options.vars),
       }))
     : [];
-  const ctx: LintContext = { texts, members };
+  const ctx: LintContext = { texts, members, readPaths: [...input.files.keys()] };
   if (options.vars) ctx.vars = options.vars;
   if (snapshot) ctx.snapshot = snapshot;
   const diagnostics = [...loaded.diagnostics, ...checks.flatMap((check) => check(ctx))];
@@ -292,6 +297,20 @@ function settingCombinations(
     for (const axis of axes) for (const v of axis.values) combos.push({ [axis.name]: v });
   }
   return combos.filter((c) => Object.entries(c).some(([k, v]) => current[k] !== v));
+}
+
+/**
+ * Which files read are the pack's: a snapshot's files, else those the sound manifest of a
+ * failed build selects, else (no manifest) every file read.
+ */
+function packPaths(loaded: LoadResult): (path: string) => boolean {
+  const snapshot = loaded.snapshot;
+  if (snapshot) return (path) => snapshot.files.has(path);
+  const manifest = loaded.manifest;
+  if (!manifest) return () => true;
+  const chain = new Set(manifest.chain.filter((k) => !k.startsWith('preset:')));
+  const selects = pathSelector(manifest);
+  return (path) => chain.has(path) || selects(path);
 }
 
 function dedupe(diagnostics: Diagnostic[]): Diagnostic[] {
