@@ -11,6 +11,7 @@ import {
   composeReading,
   tryCompose as coreCompose,
 } from '../core/compose/compose.js';
+import { requestShapeProblems } from '../core/compose/compose-request.js';
 import { packProblems, packProblemsSliced } from '../core/compose/usable.js';
 import type { Layouts } from '../core/layout.js';
 import { type Diagnostic, PromptError } from '../core/text/diagnostics.js';
@@ -117,10 +118,18 @@ export function createEngine(options: EngineOptions = {}): Engine {
     : undefined;
   const compute = (snapshot: Snapshot, request: ComposeRequest) =>
     coreCompose(snapshot, request, composeHooks);
-  const tryCompose = on('memo')
+  const composeShaped = on('memo')
     ? (snapshot: Snapshot, request: ComposeRequest) =>
         memo.outcome(snapshot, request, compute, sizeOf, freezeComposed)
     : (snapshot: Snapshot, request: ComposeRequest) => freezeComposed(compute(snapshot, request), snapshot);
+  // A snapshot or request of the wrong shape (from untyped code) is the core's BAD_REQUEST,
+  // told before the memo reads either.
+  const tryCompose = (snapshot: Snapshot, request: ComposeRequest): ComposeOutcome => {
+    const bad = requestShapeProblems(snapshot, request);
+    return bad.length > 0
+      ? freezeOutcome({ ok: false, diagnostics: [...bad] })
+      : composeShaped(snapshot, request);
+  };
   const comparer = new PackComparer(
     { tryCompose, composeReading: (s, r, onRead) => composeReading(s, r, onRead, composeHooks) },
     incremental,
@@ -168,6 +177,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
  * that engine's cache, within that engine's budget.
  */
 export function builtBy(snapshot: Snapshot): Engine | undefined {
+  // Something that is no snapshot (from untyped code) was built by no engine.
+  if (typeof snapshot !== 'object' || snapshot === null) return undefined;
   return derived<Engine | undefined>(snapshot, BUILT_BY, () => undefined);
 }
 

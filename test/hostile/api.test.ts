@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compose, tryCompose } from '../../src/core/compose/compose.js';
 import { PromptError } from '../../src/core/text/diagnostics.js';
+import { createEngine, compose as packageCompose, tryCompose as packageTryCompose } from '../../src/index.js';
 import { loadPack, loadPackStrict } from '../../src/source/load.js';
 import { cli, EXAMPLES, tempDir } from '../helpers.js';
 
@@ -13,37 +14,53 @@ const ROBOCO = join(EXAMPLES, 'roboco');
  * wrong shape is a coded diagnostic, never a TypeError from deep inside, and a limit
  * that is not a number never turns the limit off.
  */
+const withoutMemo = createEngine({ accelerators: { memo: false } });
+
+/** The core's functions, the package's (the default engine's, memoised) and an engine's without a memo. */
+const ENTRIES: Array<[string, { compose: typeof compose; tryCompose: typeof tryCompose }]> = [
+  ['core', { compose, tryCompose }],
+  ['package', { compose: packageCompose, tryCompose: packageTryCompose }],
+  [
+    'engine without memo',
+    { compose: (s, r) => withoutMemo.compose(s, r), tryCompose: (s, r) => withoutMemo.tryCompose(s, r) },
+  ],
+];
+
 describe('hostile library calls', () => {
-  it('a compose request of the wrong shape is BAD_REQUEST, and tryCompose does not throw', async () => {
-    const snapshot = await loadPackStrict(ROBOCO);
-    const bad: unknown[] = [
-      null,
-      undefined,
-      'ada',
-      [],
-      { agent: 42 },
-      { agent: ['ada'] },
-      { role: { toString: () => 'qa' } },
-      { agent: 'ada', ambient: 7 },
-      { agent: 'ada', settings: 'fable_mode_enabled=on' },
-      { agent: 'ada', settings: [1, 2] },
-      { agent: 'ada', vars: 'x' },
-      { agent: 'ada', vars: null },
-    ];
-    for (const request of bad) {
-      const outcome = tryCompose(snapshot, request as never);
-      expect(outcome.ok, JSON.stringify(request)).toBe(false);
-      if (!outcome.ok) expect(outcome.diagnostics.map((d) => d.code)).toContain('BAD_REQUEST');
-      expect(() => compose(snapshot, request as never)).toThrow(PromptError);
-    }
-    for (const notSnapshot of [null, {}, 'pack']) {
-      const outcome = tryCompose(notSnapshot as never, { agent: 'ada' });
-      expect(outcome.ok).toBe(false);
-      if (!outcome.ok) expect(outcome.diagnostics[0]!.code).toBe('BAD_REQUEST');
-    }
-    // The right shape still composes.
-    expect(tryCompose(snapshot, { agent: 'ada' }).ok).toBe(true);
-  });
+  it.each(ENTRIES)(
+    'a compose request of the wrong shape is BAD_REQUEST, and tryCompose does not throw (%s)',
+    async (_, { compose, tryCompose }) => {
+      const snapshot = await loadPackStrict(ROBOCO);
+      const bad: unknown[] = [
+        null,
+        undefined,
+        'ada',
+        [],
+        { agent: 42 },
+        { agent: ['ada'] },
+        { role: { toString: () => 'qa' } },
+        { agent: 'ada', ambient: 7 },
+        { agent: 'ada', settings: 'fable_mode_enabled=on' },
+        { agent: 'ada', settings: [1, 2] },
+        { agent: 'ada', vars: 'x' },
+        { agent: 'ada', vars: null },
+      ];
+      for (const request of bad) {
+        const outcome = tryCompose(snapshot, request as never);
+        expect(outcome.ok, JSON.stringify(request)).toBe(false);
+        if (!outcome.ok) expect(outcome.diagnostics.map((d) => d.code)).toContain('BAD_REQUEST');
+        expect(() => compose(snapshot, request as never)).toThrow(PromptError);
+      }
+      for (const notSnapshot of [null, undefined, {}, 'pack', 42]) {
+        const outcome = tryCompose(notSnapshot as never, { agent: 'ada' });
+        expect(outcome.ok).toBe(false);
+        if (!outcome.ok) expect(outcome.diagnostics[0]!.code).toBe('BAD_REQUEST');
+        expect(() => compose(notSnapshot as never, { agent: 'ada' })).toThrow(PromptError);
+      }
+      // The right shape still composes.
+      expect(tryCompose(snapshot, { agent: 'ada' }).ok).toBe(true);
+    },
+  );
 
   it('a setting value JSON cannot write (a bigint, a symbol) is INVALID_SETTING, not a TypeError', async () => {
     const snapshot = await loadPackStrict(ROBOCO);
