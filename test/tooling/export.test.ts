@@ -1,8 +1,8 @@
-import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src/cli/atomic-write.js';
-import { cli, EXAMPLES, tempDir } from '../helpers.js';
+import { cli, EXAMPLES, tempDir, writeFiles } from '../helpers.js';
 
 const ROBOCO = join(EXAMPLES, 'roboco');
 
@@ -61,6 +61,35 @@ describe('strata export', () => {
     const check = await cli([...args, '--check']);
     expect(check.code).toBe(1);
     expect(readFileSync(out, 'utf8')).toBe('edited');
+  });
+
+  it("never replaces a file of the pack it composes from (an AGENTS.md project's root file)", async () => {
+    const dir = tempDir();
+    const root = '# Root\n\nRun the tests.\n';
+    const backend = '# Backend\n\nEvery endpoint has a test.\n';
+    writeFiles(dir, { 'AGENTS.md': root, 'backend/AGENTS.md': backend, 'notes.txt': 'x' });
+    const args = ['export', '--dir', dir, '--var', 'cwd=backend', '--target', 'agents'];
+    for (const [out, file] of [
+      [dir, 'AGENTS.md'],
+      [join(dir, 'backend'), 'backend/AGENTS.md'],
+      [join(dir, 'backend/../AGENTS.md'), 'AGENTS.md'],
+    ]) {
+      const r = await cli([...args, '--out', out!]);
+      expect([r.code, r.stdout]).toEqual([1, '']);
+      expect(r.stderr).toMatch(
+        new RegExp(`^error WRITE_ERROR: .*: is the pack's file ${file}: strata export never replaces`),
+      );
+    }
+    expect(readFileSync(join(dir, 'AGENTS.md'), 'utf8')).toBe(root);
+    expect(readFileSync(join(dir, 'backend/AGENTS.md'), 'utf8')).toBe(backend);
+    // The pack is the folder's real path: a link to it is seen through.
+    const link = join(tempDir(), 'pack');
+    symlinkSync(dir, link);
+    expect((await cli(['export', '--dir', link, '--target', 'agents', '--out', dir])).code).toBe(1);
+    // A file the pack does not read, and --check (which writes nothing), are allowed.
+    expect((await cli([...args, '--out', join(dir, 'CLAUDE.md')])).code).toBe(0);
+    expect((await cli(['export', '--dir', dir, '--target', 'agents', '--out', dir, '--check'])).code).toBe(0);
+    expect(readFileSync(join(dir, 'AGENTS.md'), 'utf8')).toBe(root);
   });
 
   it('keeps the mode of an existing file and leaves no temporary file behind', async () => {
