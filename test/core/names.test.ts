@@ -23,6 +23,14 @@ describe('closest known names', () => {
     ['develper', ['developer', 'pm', 'qa'], ['developer']],
     ['zzz', ['ada', 'linus'], []],
     ['QA', ['qa', 'pm'], ['qa']],
+    // A name qualified by a prefix (a plugin's agent), either way round; only at a separator.
+    [
+      'backend-architect',
+      ['api-scaffolding-backend-architect', 'data-engineering-backend-architect', 'frontend-developer'],
+      ['api-scaffolding-backend-architect', 'data-engineering-backend-architect'],
+    ],
+    ['review:code-reviewer', ['code-reviewer', 'debugger'], ['code-reviewer']],
+    ['architect', ['backendarchitect', 'pm'], []],
   ])('%s among %j → %j', (name, known, expected) => {
     expect(closestNames(name, known)).toEqual(expected);
   });

@@ -4,7 +4,9 @@
  * The known names closest to `name` by edit distance (insertions, deletions,
  * substitutions and swaps of neighbours, case-insensitive), at most `max` of them, nearest
  * first. A name counts as close when its distance is at most a third of the longer
- * name's length (at least 1), or when one name starts with the other.
+ * name's length (at least 1), when one name starts with the other, or when one is the
+ * other qualified by a prefix (`backend-architect` and `api-scaffolding-backend-architect`,
+ * a plugin's or a crew's agent).
  *
  * @example
  * closestNames('adaa', ['ada', 'linus', 'grace']); // ['ada']
@@ -21,13 +23,14 @@ export function closestNames(name: string, known: Iterable<string>, max = 3): st
     const limit = Math.max(1, Math.floor(Math.max(lower.length, other.length) / 3));
     const prefix =
       lower.length >= 2 && other.length >= 2 && (other.startsWith(lower) || lower.startsWith(other));
-    // A name that begins the other is as far from it as the rest is long; any other is
-    // measured only as far as the limit (a long name against many names costs what the
-    // limit allows, not the product of their lengths).
-    const distance = prefix
+    // A name that begins the other, or is it after a qualifying prefix, is as far from it
+    // as the rest is long; any other is measured only as far as the limit (a long name
+    // against many names costs what the limit allows, not the product of their lengths).
+    const near = prefix || qualifies(lower, other) || qualifies(other, lower);
+    const distance = near
       ? Math.abs(lower.length - other.length)
       : editDistanceWithin(lower, other, limit, rows);
-    if (distance <= limit || prefix) scored.push({ known: candidate, distance });
+    if (distance <= limit || near) scored.push({ known: candidate, distance });
   }
   scored.sort((a, b) => a.distance - b.distance || (a.known < b.known ? -1 : a.known > b.known ? 1 : 0));
   return scored.slice(0, max).map((s) => s.known);
@@ -119,6 +122,19 @@ class Rows {
     return [...this.#rows];
   }
 }
+
+/** Whether `long` is `short` after a qualifying prefix ending in `-`, `_`, `.`, `:`, `/` or a space. */
+function qualifies(short: string, long: string): boolean {
+  return (
+    short.length >= 3 &&
+    long.length > short.length &&
+    long.endsWith(short) &&
+    QUALIFIER_END.includes(long[long.length - short.length - 1]!)
+  );
+}
+
+/** The characters a qualifying prefix ends with. */
+const QUALIFIER_END = '-_.:/ ';
 
 /** Optimal string alignment distance (Damerau–Levenshtein without repeated edits). */
 function editDistance(a: string, b: string): number {
