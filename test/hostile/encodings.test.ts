@@ -53,6 +53,22 @@ describe('files that are not UTF-8 text', () => {
       'error INVALID_UTF8 base.md:1:2',
       /a NUL byte \(offset 1\): the file is no UTF-8 text \(UTF-16 saved without a byte order mark\?\)/,
     ],
+    [
+      'a PNG image beside the Markdown',
+      'roboco',
+      'docs/diagram.png',
+      cat([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]),
+      'error INVALID_UTF8 docs/diagram.png:1:1',
+      /^the file is a PNG image, not text; a pack holds text files only: move it out of the pack's folder, or select the pack's files with files: in strata.yaml$/,
+    ],
+    [
+      'a font (its first byte is no UTF-8 error: the NUL after it is)',
+      'chorus',
+      'assets/icons.woff2',
+      cat(enc('wOF2'), [0, 1, 0, 0]),
+      'error INVALID_UTF8 assets/icons.woff2:1:1',
+      /^the file is a WOFF2 font, not text; /,
+    ],
   ])(
     '%s is INVALID_UTF8 at the first bad byte, naming the encoding',
     (_, preset, path, bytes, at, message) => {

@@ -15,6 +15,22 @@ import { decodeLossy, firstNotText } from './text.js';
  * // error INVALID_UTF8: roles.yaml:3:23: byte 0xE9 is not UTF-8 (in Windows-1252, … "é"); save the file as UTF-8
  */
 export function notTextDiagnostic(path: string, bytes: Uint8Array, read: 'strict' | 'lossy'): Diagnostic {
+  const kind = binaryKind(bytes);
+  if (kind !== undefined) {
+    const what = `the file is ${kind}, not text`;
+    const where = { file: path, line: 1, col: 1 };
+    return read === 'strict'
+      ? error(
+          'INVALID_UTF8',
+          `${what}; a pack holds text files only: move it out of the pack's folder, or select the pack's files with files: in strata.yaml`,
+          where,
+        )
+      : warning(
+          'INVALID_UTF8',
+          `${what}; it is read as it is, each byte that is not UTF-8 reaching the prompt as U+FFFD`,
+          where,
+        );
+  }
   const bom = wideBom(bytes);
   const offset = bom ? 0 : Math.max(0, firstNotText(bytes));
   const what = bom
@@ -33,6 +49,44 @@ export function notTextDiagnostic(path: string, bytes: Uint8Array, read: 'strict
 }
 
 // --- internal ---
+
+/**
+ * What a file of a common binary format is, by its first bytes (an image, an archive or
+ * office document, a font, a PDF, an executable): no encoding saved it, so none is named.
+ */
+function binaryKind(b: Uint8Array): string | undefined {
+  for (const [kind, magic] of BINARY_MAGIC) if (startsWith(b, magic)) return kind;
+  if (startsWith(b, RIFF) && startsWith(b.subarray(8), WEBP)) return 'a WebP image';
+  return undefined;
+}
+
+function startsWith(b: Uint8Array, magic: readonly number[]): boolean {
+  if (b.length < magic.length) return false;
+  for (let i = 0; i < magic.length; i++) if (b[i] !== magic[i]) return false;
+  return true;
+}
+
+const ascii = (s: string): number[] => [...s].map((c) => c.charCodeAt(0));
+
+/** First bytes of binary formats a project folder commonly holds (text formats are not here: they may be valid UTF-8). */
+const BINARY_MAGIC: ReadonlyArray<readonly [string, readonly number[]]> = [
+  ['a PNG image', [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]],
+  ['a JPEG image', [0xff, 0xd8, 0xff]],
+  ['a GIF image', ascii('GIF8')],
+  ['an ICO icon', [0, 0, 1, 0]],
+  ['a PDF document', ascii('%PDF-')],
+  ['a ZIP archive (or an office document, a .jar)', [0x50, 0x4b, 0x03, 0x04]],
+  ['a gzip file', [0x1f, 0x8b]],
+  ['a WOFF font', ascii('wOFF')],
+  ['a WOFF2 font', ascii('wOF2')],
+  ['a TrueType font', [0, 1, 0, 0, 0]],
+  ['an OpenType font', ascii('OTTO')],
+  ['an ELF executable', [0x7f, 0x45, 0x4c, 0x46]],
+  ['a WebAssembly module', [0, 0x61, 0x73, 0x6d]],
+  ['an SQLite database', ascii('SQLite format 3\0')],
+];
+const RIFF = ascii('RIFF');
+const WEBP = ascii('WEBP');
 
 /** The UTF-16 or UTF-32 encoding a byte order mark at the start of the bytes names. */
 function wideBom(b: Uint8Array): string | undefined {
