@@ -267,7 +267,12 @@ async function unpack(
 ): Promise<Uint8Array | undefined> {
   if (!isGzip(raw)) {
     if (raw.length >= 512 && new TextDecoder().decode(raw.subarray(257, 262)) === 'ustar') return raw;
-    out.diagnostics.push(error('BUNDLE_CORRUPT', 'the file is neither a gzip’d tar nor a tar archive'));
+    out.diagnostics.push(
+      error(
+        'BUNDLE_CORRUPT',
+        'the file is neither a gzip’d tar nor a tar archive: a pack is read from its folder, or from a bundle strata bundle writes (for a file of a pack, name its folder)',
+      ),
+    );
     return undefined;
   }
   try {

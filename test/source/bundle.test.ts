@@ -143,6 +143,16 @@ describe('pack bundles', () => {
     expect(codesOf(await readBytes(many, { maxFiles: 10 }))).toEqual(['TOO_MANY_FILES']);
   });
 
+  it('a file of a pack given as the pack says what --dir takes', async () => {
+    const dir = tempDir('strata-bundle-');
+    writeFileSync(join(dir, 'base.md'), 'Base.\n');
+    const { code, stdout, stderr } = await cli(['compose', '--dir', join(dir, 'base.md')]);
+    expect([code, stdout]).toEqual([1, '']);
+    expect(stderr).toBe(
+      'error BUNDLE_CORRUPT: the file is neither a gzip’d tar nor a tar archive: a pack is read from its folder, or from a bundle strata bundle writes (for a file of a pack, name its folder)\n',
+    );
+  });
+
   it('refuse a symlink out on the CLI: strata validate --dir bundle exits 1 with the code', async () => {
     const dir = tempDir('strata-bundle-');
     const file = join(dir, 'pack.tgz');
