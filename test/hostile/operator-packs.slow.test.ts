@@ -14,7 +14,7 @@ describe('operator packs at scale', () => {
     writeFiles(dir, { 'strata.yaml': yaml });
     const validate = await cli(['validate', '--dir', dir]);
     expect(validate.code).toBe(0);
-    expect(validate.stderr).toMatch(/^0 errors, 0 warnings \(1 files, 1 members, version [0-9a-f]{16}\)\n$/);
+    expect(validate.stderr).toMatch(/^0 errors, 0 warnings \(1 file, 1 member, version [0-9a-f]{16}\)\n$/);
     const compose = await cli(['compose', '--dir', dir]);
     expect(compose.code).toBe(0);
     const layers = compose.stdout.split('\n\n---\n\n');

@@ -69,7 +69,7 @@ describe('strata validate', () => {
     });
     const r = await cli(['validate', '--dir', dir]);
     expect([r.code, r.stdout]).toEqual([0, '']);
-    expect(r.stderr).toMatch(/^0 errors, 0 warnings \(1 files, /);
+    expect(r.stderr).toMatch(/^0 errors, 0 warnings \(1 file, 1 member, version [0-9a-f]{16}\)\n$/);
     // The same block in the AGENTS.md the prompt holds is still found.
     writeFiles(dir, { 'backend/AGENTS.md': '```json\n{"a": 1,}\n```\n' });
     const inPack = await cli(['validate', '--dir', dir]);

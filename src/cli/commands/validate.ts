@@ -86,10 +86,17 @@ async function validateCommand(
   io.stderr(
     `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}` +
       (notes > 0 ? `, ${notes} note${notes === 1 ? '' : 's'}` : '') +
-      (snapshot ? ` (${snapshot.files.size} files, ${members} members, version ${snapshot.version})` : '') +
+      (snapshot
+        ? ` (${counted(snapshot.files.size, 'file')}, ${counted(members, 'member')}, version ${snapshot.version})`
+        : '') +
       '\n',
   );
   return errors > 0 || (flags.strict && warnings > 0) ? EXIT_FAIL : EXIT_OK;
+}
+
+/** `1 file`, `2 files`. */
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function escapeData(s: string): string {
