@@ -131,6 +131,38 @@ describe('strata diff', () => {
     expect(new TextDecoder().decode(whole.files.get('roles/qa.md'))).toBe('Secret.');
   });
 
+  it('an AGENTS.md project: a change to a nested file is the change of each working folder it reaches', async () => {
+    const base = tempDir();
+    const files = {
+      'AGENTS.md': 'Root.\n',
+      'backend/AGENTS.md': 'Backend.\n',
+      'backend/api/AGENTS.override.md': 'API.\n',
+      'docs/README.md': 'Not an agents file.\n',
+    };
+    writeFiles(base, files);
+    const now = tempDir();
+    writeFiles(now, { ...files, 'backend/AGENTS.md': 'Backend, with tests.\n', 'web/AGENTS.md': 'Web.\n' });
+    const r = await cli(['diff', '--dir', now, '--base-dir', base, '--json', '--exit-code']);
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout);
+    expect(out.changed.map((c: { key: string; status: string }) => `${c.key} ${c.status}`)).toEqual([
+      'cwd=backend changed',
+      'cwd=backend/api changed',
+      'cwd=web added',
+    ]);
+    expect(out.unchanged.map((c: { key: string }) => c.key)).toEqual(['(default)']);
+    expect(out.changed[0].diff).toContain('-Backend.\n+Backend, with tests.\n');
+    // A working folder given is the one compared.
+    const one = await cli(['diff', '--dir', now, '--base-dir', base, '--var', 'cwd=backend', '--json']);
+    expect(JSON.parse(one.stdout).changed.map((c: { key: string }) => c.key)).toEqual(['(default)']);
+    // A lock file holds every working folder, so --check finds the change too.
+    const lock = join(tempDir(), 'lock.json');
+    expect((await cli(['snapshot', '--dir', base, '--out', lock])).code).toBe(0);
+    const check = await cli(['snapshot', '--dir', now, '--check', lock]);
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain('cwd=backend');
+  });
+
   it('--base-set compares settings on the same pack', async () => {
     const r = await cli([
       'diff',

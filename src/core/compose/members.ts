@@ -1,4 +1,5 @@
 import type { Snapshot } from '../build/snapshot.js';
+import { byteOrder } from '../text/text.js';
 import { type ComposeOutcome, type ComposeRequest, tryCompose } from './compose.js';
 
 /**
@@ -7,7 +8,10 @@ import { type ComposeOutcome, type ComposeRequest, tryCompose } from './compose.
  * lock files and validate iterate over these.
  */
 export interface Member {
-  /** Stable identity across pack versions: the agent id, `role:<id>`, or `(default)`. */
+  /**
+   * Stable identity across pack versions: the agent id, `role:<id>`, `(default)`, or a
+   * working folder's `<input>=<folder>` ({@link folderMembers}).
+   */
   key: string;
   agent?: string;
   role?: string;
@@ -38,6 +42,41 @@ export function packMembers(snapshot: Snapshot, only?: MemberFilter): Member[] {
   return only && !only.default ? [] : [{ key: '(default)', request: {} }];
 }
 
+/**
+ * The working folders of a pack whose layer reads a chain of files down to the folder a
+ * request input names (`chain: { path: "{cwd}" }`, as nested notes files): one member
+ * for each folder below the root holding a file of the chain, whose request names that
+ * folder (key `cwd=backend/api`). Each of them composes a prompt of its own, which the
+ * pack's one member with an empty request (the root's) never shows: a comparison of two
+ * versions of the pack (diff, lock files) composes these too. None for an input given in
+ * `vars` (the request names the folder) or with a fleet or roles.
+ */
+export function folderMembers(snapshot: Snapshot, vars?: Readonly<Record<string, unknown>>): Member[] {
+  if (snapshot.fleet.length > 0 || snapshot.roles.size > 0) return [];
+  const out: Member[] = [];
+  const seen = new Set<string>();
+  for (const layer of snapshot.manifest.layers) {
+    const source = layer.source;
+    if (source?.kind !== 'chain') continue;
+    const input = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(source.path)?.[1];
+    if (input === undefined || (vars && Object.hasOwn(vars, input))) continue;
+    const fallback = snapshot.manifest.inputs.find((i) => i.name === input)?.default;
+    const names = new Set(source.files);
+    const folders = new Set<string>();
+    for (const path of snapshot.files.keys()) {
+      const at = path.lastIndexOf('/');
+      if (at > 0 && names.has(path.slice(at + 1))) folders.add(path.slice(0, at));
+    }
+    for (const folder of [...folders].sort(byteOrder)) {
+      const key = `${input}=${folder}`;
+      if (folder === fallback || seen.has(key)) continue;
+      seen.add(key);
+      out.push({ key, request: { vars: { [input]: folder } } });
+    }
+  }
+  return out;
+}
+
 /** Which members {@link packMembers} gives (in the pack's order): by agent id, by role, the default one. */
 export interface MemberFilter {
   agents: ReadonlySet<string>;
@@ -55,7 +94,7 @@ export function composeMember(
 ): ComposeOutcome {
   const request: ComposeRequest = { ...member.request };
   if (settings && Object.keys(settings).length > 0) request.settings = settings;
-  if (vars && Object.keys(vars).length > 0) request.vars = vars;
+  if (vars && Object.keys(vars).length > 0) request.vars = { ...member.request.vars, ...vars };
   return compose(snapshot, request);
 }
 

@@ -1,6 +1,12 @@
 import { createTwoFilesPatch } from 'diff';
 import type { Snapshot } from '../../core/build/snapshot.js';
-import { composeMember, type Member, memberLabel, packMembers } from '../../core/compose/members.js';
+import {
+  composeMember,
+  folderMembers,
+  type Member,
+  memberLabel,
+  packMembers,
+} from '../../core/compose/members.js';
 import { applyOverrides } from '../../core/pack/settings.js';
 import { type Diagnostic, error } from '../../core/text/diagnostics.js';
 import { sha256, utf8Length } from '../../core/text/text.js';
@@ -64,7 +70,7 @@ export interface DiffSide {
 
 /**
  * The impact report of a change (pure): every member of either side (fleet agents, else
- * roles) composed on both sides, compared byte for byte, with a unified diff and byte and
+ * roles, else the pack's one, and each working folder of a chain: `folderMembers`) composed on both sides, compared byte for byte, with a unified diff and byte and
  * line deltas for each one that changed.
  *
  * @example
@@ -87,7 +93,7 @@ export function composeMembers(side: DiffSide, label: string, diagnostics: Diagn
     return [];
   }
   const out: MemberPrompt[] = [];
-  for (const member of packMembers(side.snapshot)) {
+  for (const member of [...packMembers(side.snapshot), ...folderMembers(side.snapshot, side.vars)]) {
     const outcome = composeMember(side.snapshot, member, side.settings, side.vars);
     if (!outcome.ok) {
       const why = outcome.diagnostics.map((d) => `${d.code} ${d.message}`).join('; ');

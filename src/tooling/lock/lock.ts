@@ -38,7 +38,8 @@ export const LockSchema = z.strictObject({
 export type Lock = z.infer<typeof LockSchema>;
 
 /**
- * Builds the lock of a snapshot (pure): every member (fleet agents, else roles) composed
+ * Builds the lock of a snapshot (pure): every member (fleet agents, else roles, and each
+ * working folder of a chain: `folderMembers`) composed
  * with the pack's settings and `settings` overrides. The pack version is left out on
  * purpose: a change that leaves every prompt the same leaves the lock the same.
  */
