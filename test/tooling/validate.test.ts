@@ -76,6 +76,25 @@ describe('strata validate', () => {
     expect([inPack.code, findings(inPack.stdout)]).toEqual([1, ['backend/AGENTS.md:2:9 error JSON_BLOCK']]);
   });
 
+  it('composes each working folder of an AGENTS.md project: a nested file past the budget is said', async () => {
+    const dir = tempDir();
+    writeFiles(dir, {
+      'AGENTS.md': 'Root.\n',
+      'api/AGENTS.md': 'API.\n',
+      'deep/AGENTS.md': `${'x'.repeat(40_000)}\n`,
+    });
+    const r = await cli(['validate', '--dir', dir]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      'warning TRUNCATED: deep/AGENTS.md: layer agents: cut from 40001 to 32762 bytes by its byte budget; the layer keeps 32770 bytes (for cwd=deep)\n',
+    );
+    expect(r.stderr).toMatch(/^0 errors, 1 warning \(3 files, 3 members, version [0-9a-f]{16}\)\n$/);
+    // A working folder given is the one checked.
+    const one = await cli(['validate', '--dir', dir, '--var', 'cwd=api']);
+    expect([one.code, one.stdout]).toEqual([0, '']);
+    expect(one.stderr).toMatch(/\(3 files, 1 member, /);
+  });
+
   it('reports encoding, symlink and size problems of the reader', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'base.md': 'Base.', 'roles/dev.md': 'Dev.', 'big.md': 'x'.repeat(2000) });

@@ -1,6 +1,6 @@
 import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { packMembers } from '../../core/compose/members.js';
+import { folderMembers, packMembers } from '../../core/compose/members.js';
 import { parseSetPairs } from '../../core/pack/settings.js';
 import { type Diagnostic, formatDiagnostic } from '../../core/text/diagnostics.js';
 import { openPack } from '../../source/open.js';
@@ -82,7 +82,9 @@ async function validateCommand(
   } else {
     for (const d of diagnostics) io.stdout(`${formatDiagnostic(d)}\n`);
   }
-  const members = snapshot ? packMembers(snapshot).length : 0;
+  const members = snapshot
+    ? packMembers(snapshot).length + folderMembers(snapshot, vars.overrides).length
+    : 0;
   io.stderr(
     `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}` +
       (notes > 0 ? `, ${notes} note${notes === 1 ? '' : 's'}` : '') +

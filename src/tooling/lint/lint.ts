@@ -1,7 +1,7 @@
 import { fleetById } from '../../core/build/derived.js';
 import type { BuildInput, LoadResult } from '../../core/build/snapshot.js';
 import type { ComposeOutcome } from '../../core/compose/compose.js';
-import { composeMember, memberLabel, packMembers } from '../../core/compose/members.js';
+import { composeMember, folderMembers, memberLabel, packMembers } from '../../core/compose/members.js';
 import { namedGlobsMatchNothing } from '../../core/pack/named-missing.js';
 import { pathSelector } from '../../core/pack/select.js';
 import type { SettingDef, SettingValue } from '../../core/pack/settings.js';
@@ -147,7 +147,8 @@ export const agentConfigs: LintCheck = (ctx) => {
 
 /**
  * What a member's compose says about the pack: a layer whose `missing: warn` file is gone
- * (LAYER_MISSING), a fleet member's team no file names (UNKNOWN_TEAM). One warning per
+ * (LAYER_MISSING), a fleet member's team no file names (UNKNOWN_TEAM), a layer cut by its
+ * byte budget (TRUNCATED: a nested AGENTS.md past `project_doc_max_bytes`). One warning per
  * problem, naming the members it touches.
  */
 export const memberWarnings: LintCheck = (ctx) => {
@@ -155,7 +156,7 @@ export const memberWarnings: LintCheck = (ctx) => {
   for (const { member, outcome } of ctx.members) {
     if (!outcome.ok) continue;
     for (const d of outcome.result.diagnostics) {
-      if (d.code !== 'LAYER_MISSING' && d.code !== 'UNKNOWN_TEAM') continue;
+      if (!MEMBER_WARNINGS.has(d.code)) continue;
       const key = `${d.code}\0${d.file ?? ''}\0${d.message}`;
       const entry = byProblem.get(key) ?? { d, members: [] };
       entry.members.push(memberLabel(member));
@@ -167,6 +168,8 @@ export const memberWarnings: LintCheck = (ctx) => {
     message: `${d.message} (for ${members.join(', ')})`,
   }));
 };
+
+const MEMBER_WARNINGS: ReadonlySet<string> = new Set(['LAYER_MISSING', 'UNKNOWN_TEAM', 'TRUNCATED']);
 
 /**
  * A verbs registry in the pack (a YAML file with a top-level `verbs:` list) parses
@@ -260,7 +263,7 @@ export function lintPack(
   }
   const snapshot = loaded.snapshot;
   const members = snapshot
-    ? packMembers(snapshot).map((member) => ({
+    ? [...packMembers(snapshot), ...folderMembers(snapshot, options.vars)].map((member) => ({
         member,
         ...composeWithStandIns(snapshot, member, options.vars),
       }))
