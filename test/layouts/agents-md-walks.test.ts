@@ -186,3 +186,21 @@ describe('agents-md: a chain walk kept per folder', () => {
     expect(seen(cut).parts!.every((p) => p.hashed !== false)).toBe(true);
   });
 });
+
+describe('agents-md: an empty working directory', () => {
+  it.each([
+    ['cwd=""', { cwd: '' }],
+    ['cwd="."', { cwd: '.' }],
+    ['no cwd', undefined],
+  ])(
+    '%s is the root, as path.relative(root, root) writes it: the root file, never no file',
+    async (_, vars) => {
+      const snapshot = await pack();
+      const outcome = tryCompose(snapshot, vars ? { vars } : {});
+      if (!outcome.ok) throw new Error(JSON.stringify(outcome.diagnostics));
+      expect(outcome.result.text).toBe(FILES['AGENTS.md']);
+      expect(outcome.result.diagnostics).toEqual([]);
+      expect(outcome.result.fallback).toBeFalsy();
+    },
+  );
+});

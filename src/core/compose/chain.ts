@@ -30,12 +30,14 @@ export function resolveChain(
   let path = template[0]!;
   for (let i = 1; i < template.length; i += 2) {
     const v = placeholderValue(env, template[i]!);
-    if (v === undefined || v === '') {
+    if (v === undefined) {
       base.reason = 'no-value';
       base.placeholder = template[i]!;
       return base;
     }
-    path += v + template[i + 1]!;
+    // An empty value names no folder further down: `--var cwd=` is the root, as
+    // `path.relative(root, root)` writes it, never a chain of no files.
+    path += (v === '' ? '.' : v) + template[i + 1]!;
   }
   const walk = folderAndWalk(env, layer, source, path);
   if (walk === undefined) {
