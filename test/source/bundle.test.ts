@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -177,6 +177,24 @@ describe('strata bundle', () => {
       const fromBundle = await cli(['compose', '--dir', out, '--agent', agent]);
       expect(fromBundle).toEqual(fromDir);
     }
+  });
+
+  it("refuses to write the bundle where the pack would read it, which would fail the pack's next load", async () => {
+    const dir = tempDir('strata-bundle-');
+    writeFileSync(join(dir, 'base.md'), 'Base.\n');
+    const refused = await cli(['bundle', '--dir', dir, '--out', join(dir, 'pack.tgz')]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `error WRITE_ERROR: ${join(dir, 'pack.tgz')}: would be the pack's file pack.tgz: a bundle among the pack's own text files fails its next load (INVALID_UTF8); give --out a path outside the pack\n`,
+    );
+    expect(readdirSync(dir)).toEqual(['base.md']);
+    expect((await cli(['validate', '--dir', dir])).code).toBe(0);
+    // A hidden name the pack does not read, and an AGENTS.md project's folder, take it.
+    expect((await cli(['bundle', '--dir', dir, '--out', join(dir, '.pack.tgz')])).code).toBe(0);
+    const project = tempDir('strata-bundle-');
+    writeFileSync(join(project, 'AGENTS.md'), 'Root.\n');
+    expect((await cli(['bundle', '--dir', project, '--out', join(project, 'pack.tgz')])).code).toBe(0);
+    expect((await cli(['validate', '--dir', project])).code).toBe(0);
   });
 
   it('prints a ConfigMap manifest with the bundle as binaryData', async () => {

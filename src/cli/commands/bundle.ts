@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { pathSelector } from '../../core/pack/select.js';
 import { type Diagnostic, error } from '../../core/text/diagnostics.js';
 import { buildSnapshot } from '../../engine/default-engine.js';
 import { createBundle } from '../../source/bundle.js';
@@ -11,6 +12,7 @@ import {
   printDiagnostics,
   resolvePath,
 } from '../pack-options.js';
+import { packRelativePath } from '../pack-target.js';
 import { summary } from './list.js';
 
 /** Kubernetes refuses a ConfigMap whose data is over 1 MiB. */
@@ -60,6 +62,24 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
       });
       printDiagnostics(result.diagnostics, io);
       if (!result.snapshot) return exit(EXIT_FAIL);
+
+      // A bundle the pack would read as one of its files fails the pack's next load.
+      if (flags.out !== undefined && flags.configmap === undefined) {
+        const inPack = await packRelativePath(resolvePath(io, flags.out), flags, io);
+        if (inPack !== undefined && pathSelector(result.snapshot.manifest)(inPack)) {
+          printDiagnostics(
+            [
+              error(
+                'WRITE_ERROR',
+                `would be the pack's file ${inPack}: a bundle among the pack's own text files fails its next load (INVALID_UTF8); give --out a path outside the pack`,
+                { file: flags.out },
+              ),
+            ],
+            io,
+          );
+          return exit(EXIT_FAIL);
+        }
+      }
 
       // 2. Bundle; wrap in a ConfigMap when asked.
       const bundle = createBundle(files);

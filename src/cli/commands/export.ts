@@ -1,7 +1,6 @@
 import { promises as fs } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { Snapshot } from '../../core/build/snapshot-types.js';
 import { error } from '../../core/text/diagnostics.js';
 import { readBoundedFile } from '../../source/bounded-read.js';
 import { ioReason, notWritable, writeFileAtomic } from '../atomic-write.js';
@@ -9,11 +8,11 @@ import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js'
 import {
   addRequestOptions,
   composeFromFlags,
-  packLocation,
   printDiagnostics,
   type RequestFlags,
   resolvePath,
 } from '../pack-options.js';
+import { packRelativePath } from '../pack-target.js';
 import { summary } from './list.js';
 
 /** Export targets and the file name each agent runtime reads. */
@@ -81,8 +80,8 @@ async function exportCommand(flags: ExportFlags, io: CliIO): Promise<number> {
 
   // A file of the pack is never replaced by a prompt composed from the pack: its next
   // compose would read the prompt back (an AGENTS.md chain holding its root twice).
-  const packFile = flags.check ? undefined : await packFileAt(path, composed.snapshot, flags, io);
-  if (packFile !== undefined) {
+  const packFile = flags.check ? undefined : await packRelativePath(path, flags, io);
+  if (packFile !== undefined && composed.snapshot.files.has(packFile)) {
     printDiagnostics(
       [
         error(
@@ -123,30 +122,6 @@ async function exportCommand(flags: ExportFlags, io: CliIO): Promise<number> {
   }
   report(io, flags, { path: shown, target, bytes, sha256, version, written: !same, upToDate: true });
   return EXIT_OK;
-}
-
-/**
- * The pack-relative path of the file `path` names when it is a file of the pack (read from
- * a folder): by real paths, so a symlink to the pack or a folder of it is seen through.
- */
-async function packFileAt(
-  path: string,
-  snapshot: Snapshot,
-  flags: ExportFlags,
-  io: CliIO,
-): Promise<string | undefined> {
-  const { source } = packLocation(flags, io);
-  if (source.kind !== 'dir') return undefined;
-  const [pack, folder] = await Promise.all([
-    fs.realpath(source.dir).catch(() => undefined),
-    fs.realpath(dirname(path)).catch(() => undefined),
-  ]);
-  if (pack === undefined || folder === undefined) return undefined;
-  const rel = relative(pack, join(folder, basename(path)))
-    .split(sep)
-    .join('/');
-  if (rel === '' || rel.startsWith('../') || isAbsolute(rel)) return undefined;
-  return snapshot.files.has(rel) ? rel : undefined;
 }
 
 /** A target that is not there (or cannot be read). */
