@@ -145,6 +145,15 @@ describe('strata explain, roles, fleet', () => {
     expect(j.roles.find((x: { id: string }) => x.id === 'arbiter').source).toBe('site-roles.yaml');
   });
 
+  it('roles of a pack without roles: nothing on stdout, and on stderr what it composes from', async () => {
+    const r = await cli(['roles', '--dir', join(EXAMPLES, 'agents-md')]);
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      0,
+      '',
+      '(no roles: the pack declares none and composes without --role; its request inputs: cwd (--var NAME=VALUE))\n',
+    ]);
+  });
+
   it('fleet lists agents with role and team', async () => {
     const r = await cli(['fleet', '--dir', roboco]);
     expectGolden('cli/fleet-roboco.txt', r.stdout);

@@ -15,7 +15,11 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
       if (!snapshot) return exit(EXIT_FAIL);
       const roles = [...snapshot.roles.values()];
       if (flags.json) io.stdout(`${JSON.stringify({ version: snapshot.version, roles }, null, 2)}\n`);
-      else io.stdout(roles.map((r) => `${r.id}\n`).join(''));
+      else {
+        io.stdout(roles.map((r) => `${r.id}\n`).join(''));
+        // Said beside the list (on stderr: the list stays one id a line, none here).
+        if (roles.length === 0) io.stderr(`${noRoles(snapshot.manifest.inputs.map((i) => i.name))}\n`);
+      }
       exit(EXIT_OK);
     });
 
@@ -41,3 +45,9 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
 // --- internal ---
 
 const EXIT_HELP = '\nExit status: 0 listed, 1 an error in the pack, 2 a usage error.';
+
+/** What `strata roles` says of a pack without roles: it composes without one, from its inputs. */
+function noRoles(inputs: readonly string[]): string {
+  const given = inputs.length === 0 ? '' : `; its request inputs: ${inputs.join(', ')} (--var NAME=VALUE)`;
+  return `(no roles: the pack declares none and composes without --role${given})`;
+}
