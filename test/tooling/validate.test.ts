@@ -95,6 +95,21 @@ describe('strata validate', () => {
     expect(one.stderr).toMatch(/\(3 files, 1 member, /);
   });
 
+  it('checks json blocks and UCXL addresses in the files a prompt holds: not a skill beside the agents', async () => {
+    const dir = tempDir();
+    const block = '```json\n{ "a": 1, // a comment\n}\n```\n';
+    writeFiles(dir, {
+      'agents/reviewer.md': '---\nname: reviewer\ndescription: Reviews.\n---\nReview the change.\n',
+      'skills/plan/SKILL.md': `---\nname: plan\ndescription: A skill.\n---\n${block}`,
+      'commands/go.md': `---\nargument-hint: "<x>"\n---\n${block}ucxl://x\n`,
+    });
+    const clean = await cli(['validate', '--dir', dir, '--preset', 'claude-agents']);
+    expect([clean.code, clean.stdout]).toEqual([0, '']);
+    writeFiles(dir, { 'agents/reviewer.md': `---\nname: reviewer\ndescription: Reviews.\n---\n${block}` });
+    const r = await cli(['validate', '--dir', dir, '--preset', 'claude-agents']);
+    expect([r.code, findings(r.stdout)]).toEqual([1, ['agents/reviewer.md:6:11 error JSON_BLOCK']]);
+  });
+
   it('reports encoding, symlink and size problems of the reader', async () => {
     const dir = tempDir();
     writeFiles(dir, { 'base.md': 'Base.', 'roles/dev.md': 'Dev.', 'big.md': 'x'.repeat(2000) });

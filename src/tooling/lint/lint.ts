@@ -20,13 +20,16 @@ import { ucxlDiagnostics } from './ucxl.js';
 
 export type { LintCheck, LintContext } from './lint-check.js';
 
-/** A fenced ```` ```json ```` block that does not parse (JSON_BLOCK errors). */
+/**
+ * A fenced ```` ```json ```` block that does not parse (JSON_BLOCK errors), in a file some
+ * member's prompt holds (every file, when the pack does not load).
+ */
 export const jsonBlocks: LintCheck = (ctx) =>
-  [...ctx.texts].flatMap(([path, text]) => jsonBlockDiagnostics(path, text));
+  promptTexts(ctx).flatMap(([path, text]) => jsonBlockDiagnostics(path, text));
 
-/** A `ucxl://` address that does not parse (BAD_UCXL warnings). */
+/** A `ucxl://` address that does not parse (BAD_UCXL warnings), in the same files as {@link jsonBlocks}. */
 export const ucxlAddresses: LintCheck = (ctx) =>
-  [...ctx.texts].flatMap(([path, text]) => ucxlDiagnostics(path, text));
+  promptTexts(ctx).flatMap(([path, text]) => ucxlDiagnostics(path, text));
 
 /** Files no layer can ever read (ORPHAN_FILE warnings). */
 export const orphanFiles: LintCheck = (ctx) => (ctx.snapshot ? orphanDiagnostics(ctx.snapshot) : []);
@@ -280,6 +283,32 @@ export function lintPack(
 }
 
 // --- internal ---
+
+/**
+ * The texts of the files a prompt of the pack holds: those some member composes with the
+ * pack's settings or with any combination validate tries (a doctrine file gated off by
+ * default too), not a skill, a command or a document beside the agents. Every text when
+ * the pack does not load: there is no prompt to go by.
+ */
+function promptTexts(ctx: LintContext): Array<[string, string]> {
+  const snapshot = ctx.snapshot;
+  if (!snapshot) return [...ctx.texts];
+  const files = new Set<string>();
+  const add = (outcome: ComposeOutcome) => {
+    if (!outcome.ok) return;
+    for (const layer of outcome.result.layers) {
+      if (!layer.included) continue;
+      if (layer.kind === 'file' && layer.source !== undefined) files.add(layer.source);
+      for (const part of layer.parts ?? []) if (part.included) files.add(part.source);
+    }
+  };
+  const combos = settingCombinations(snapshot.manifest.settings, snapshot.settings.values);
+  for (const { member, outcome, vars = ctx.vars } of ctx.members) {
+    add(outcome);
+    for (const settings of combos) add(composeMember(snapshot, member, settings, vars));
+  }
+  return [...ctx.texts].filter(([path]) => files.has(path));
+}
 
 /** Setting overrides to try: the full product of boolean/enum values, or one setting at a time. */
 function settingCombinations(
