@@ -1,4 +1,12 @@
-import { chmodSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src/cli/atomic-write.js';
@@ -77,11 +85,19 @@ describe('strata export', () => {
       const r = await cli([...args, '--out', out!]);
       expect([r.code, r.stdout]).toEqual([1, '']);
       expect(r.stderr).toMatch(
-        new RegExp(`^error WRITE_ERROR: .*: is the pack's file ${file}: strata export never replaces`),
+        new RegExp(`^error WRITE_ERROR: .*: is the pack's file ${file}: strata export never writes`),
       );
     }
     expect(readFileSync(join(dir, 'AGENTS.md'), 'utf8')).toBe(root);
     expect(readFileSync(join(dir, 'backend/AGENTS.md'), 'utf8')).toBe(backend);
+    // Nor is one made where the chain would read it: the next compose there would hold the prompt.
+    mkdirSync(join(dir, 'backend/api'));
+    const made = await cli([...args, '--out', join(dir, 'backend/api/')]);
+    expect([made.code, made.stdout]).toEqual([1, '']);
+    expect(made.stderr).toMatch(
+      /: would be the pack's file backend\/api\/AGENTS\.md: strata export never writes/,
+    );
+    expect(readdirSync(join(dir, 'backend/api'))).toEqual([]);
     // The pack is the folder's real path: a link to it is seen through.
     const link = join(tempDir(), 'pack');
     symlinkSync(dir, link);

@@ -1,6 +1,8 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import type { Snapshot } from '../../core/build/snapshot-types.js';
+import { pathSelector } from '../../core/pack/select.js';
 import { error } from '../../core/text/diagnostics.js';
 import { readBoundedFile } from '../../source/bounded-read.js';
 import { ioReason, notWritable, writeFileAtomic } from '../atomic-write.js';
@@ -78,15 +80,16 @@ async function exportCommand(flags: ExportFlags, io: CliIO): Promise<number> {
     shown = join(flags.out, fileName);
   }
 
-  // A file of the pack is never replaced by a prompt composed from the pack: its next
-  // compose would read the prompt back (an AGENTS.md chain holding its root twice).
+  // A file of the pack is never replaced by a prompt composed from the pack, nor a file a
+  // chain of the pack would read made: its next compose would read the prompt back (an
+  // AGENTS.md chain holding its root twice).
   const packFile = flags.check ? undefined : await packRelativePath(path, flags, io);
-  if (packFile !== undefined && composed.snapshot.files.has(packFile)) {
+  if (packFile !== undefined && readBack(composed.snapshot, packFile)) {
     printDiagnostics(
       [
         error(
           'WRITE_ERROR',
-          `is the pack's file ${packFile}: strata export never replaces a file of the pack it composes from (the next compose would read the prompt back); give --out a path outside the pack`,
+          `${composed.snapshot.files.has(packFile) ? 'is' : 'would be'} the pack's file ${packFile}: strata export never writes a file of the pack it composes from (the next compose would read the prompt back); give --out a path outside the pack`,
           { file: shown },
         ),
       ],
@@ -122,6 +125,18 @@ async function exportCommand(flags: ExportFlags, io: CliIO): Promise<number> {
   }
   report(io, flags, { path: shown, target, bytes, sha256, version, written: !same, upToDate: true });
   return EXIT_OK;
+}
+
+/** Whether a compose of the pack would read the file `path` (pack-relative): a file of the pack, or one a chain layer takes where the pack selects it. */
+function readBack(snapshot: Snapshot, path: string): boolean {
+  if (snapshot.files.has(path)) return true;
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  const chained = snapshot.manifest.layers.some((layer) =>
+    [layer.source, ...(layer.variants ?? []).map((v) => v.source)].some(
+      (source) => source?.kind === 'chain' && source.files.includes(name),
+    ),
+  );
+  return chained && pathSelector(snapshot.manifest)(path);
 }
 
 /** A target that is not there (or cannot be read). */
