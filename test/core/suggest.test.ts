@@ -40,7 +40,13 @@ function oracle(name: string, known: Iterable<string>, max = 3): string[] {
     const limit = Math.max(1, Math.floor(Math.max(lower.length, other.length) / 3));
     const prefix =
       lower.length >= 2 && other.length >= 2 && (other.startsWith(lower) || lower.startsWith(other));
-    if (distance <= limit || prefix) scored.push({ known: candidate, distance });
+    const qualified = (short: string, long: string) =>
+      short.length >= 3 &&
+      long.length > short.length &&
+      long.endsWith(short) &&
+      '-_.:/ '.includes(long[long.length - short.length - 1]!);
+    if (distance <= limit || prefix || qualified(lower, other) || qualified(other, lower))
+      scored.push({ known: candidate, distance });
   }
   scored.sort((a, b) => a.distance - b.distance || (a.known < b.known ? -1 : a.known > b.known ? 1 : 0));
   return scored.slice(0, max).map((s) => s.known);
@@ -57,7 +63,7 @@ describe('closestNames', () => {
         fc.array(word, { maxLength: 40 }),
         fc.integer({ min: 1, max: 6 }),
         (name, known, max) => {
-          const withNear = [...known, `${name}x`, name.slice(1), [...name].reverse().join('')];
+          const withNear = [...known, `${name}x`, name.slice(1), [...name].reverse().join(''), `q-${name}`];
           expect(closestNames(name, withNear, max)).toEqual(oracle(name, withNear, max));
         },
       ),
