@@ -46,6 +46,7 @@ import { toolingRows } from './tooling-rows.js';
  *     accelerator of the engine against the engine without it; a request's first compose
  *     on a freshly built snapshot of generated packs (`first`, at the `--roles` sizes);
  * (2) loading generated packs vs only reading their files (time and peak memory);
+ * (2b) a cold load's read and build, each against readFileSync (`loadparts`);
  * (3) the crewai, claude-agents and agents-md layouts: compose and load, same baselines;
  * (4) a one-file edit until served, by a running service on the same generated packs
  *     (`bench/reload-rows.ts`; `npm run bench:reload` runs it alone, with more options);
