@@ -26,6 +26,7 @@ describe('load diagnostics', () => {
       { 'strata.yaml': 'settings:\n  lvl: { type: enum, values: [a, b], default: c }\nlayers: []\n' },
       'strata.yaml',
       2,
+      47,
     ],
     ['UNKNOWN_PRESET', { 'strata.yaml': 'extends: robocop\n' }, 'strata.yaml', 1, 10],
     [
@@ -38,19 +39,22 @@ describe('load diagnostics', () => {
       'UNKNOWN_PLACEHOLDER',
       { 'strata.yaml': 'layers:\n  - id: a\n    file: "x/{rol}.md"\n' },
       'strata.yaml',
-      2,
+      3,
+      14,
     ],
     [
       'UNKNOWN_PLACEHOLDER',
       { 'strata.yaml': 'layers:\n  - id: a\n    text: A\n    append: "{{nope}}"\n' },
       'strata.yaml',
-      2,
+      4,
+      14,
     ],
     [
       'UNKNOWN_SETTING',
       { 'strata.yaml': 'layers:\n  - id: a\n    text: A\n    when: nope\n' },
       'strata.yaml',
-      2,
+      4,
+      11,
     ],
     ['BAD_FRONTMATTER', { 'base.md': '---\ntitle: x\n' }, 'base.md', 1, 1],
     ['BAD_FRONTMATTER', { 'base.md': '---\nname: ok\nbad: [\n---\nBody\n' }, 'base.md', 4],
@@ -91,6 +95,48 @@ describe('load diagnostics', () => {
       if (col !== undefined) expect(d!.col).toBe(col);
     },
   );
+
+  it('a problem with a layer value is said where the value (or the placeholder in it) is written', () => {
+    const result = memPack({
+      'strata.yaml': [
+        'extends: ./base.yaml',
+        'settings:',
+        '  n: { type: string }',
+        'layers:',
+        '  - id: a',
+        '    text: |',
+        '      Hello.',
+        '      Say {{ nope }} now.',
+        '    max_bytes: n',
+        '  - id: b',
+        '    file: [a.md, "x/{rol}.md"]',
+        '    path_setting: n2',
+        '  - id: c',
+        '    variants:',
+        '      - when: { role: [x] }',
+        '        text: A',
+        '      - when: { all: [ghost] }',
+        '        text: B {{ghost2}}',
+        '  - id: d',
+        '    append: "x {{gone}}"',
+        'fallback: "Hi {{who}}"',
+        '',
+      ].join('\n'),
+      'base.yaml': 'layers:\n  - id: d\n    text: "{{other}}"\n',
+    });
+    expect(result.snapshot).toBeUndefined();
+    expect(result.diagnostics.map((d) => `${d.code} ${d.file}:${d.line}:${d.col}`)).toEqual([
+      'UNKNOWN_PLACEHOLDER base.yaml:3:12',
+      'UNKNOWN_PLACEHOLDER strata.yaml:8:11',
+      'UNKNOWN_SETTING strata.yaml:9:16',
+      'UNKNOWN_PLACEHOLDER strata.yaml:11:21',
+      'UNKNOWN_SETTING strata.yaml:12:19',
+      'UNKNOWN_SETTING strata.yaml:17:15',
+      'UNKNOWN_PLACEHOLDER strata.yaml:18:17',
+      'UNKNOWN_PLACEHOLDER strata.yaml:20:16',
+      'UNKNOWN_PLACEHOLDER strata.yaml:21:15',
+    ]);
+  });
 
   it('an invalid env value fails at load, naming the env var', () => {
     const result = memPack({ 'base.md': 'B' }, { env: { ROBOCO_PONYTAIL_INTENSITY: 'max' } });

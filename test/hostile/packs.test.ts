@@ -422,16 +422,23 @@ describe('numbers YAML writes and JSON cannot', () => {
       'a string setting',
       'settings:\n  motto: { type: string, default: .nan }\n',
       'setting motto: default .nan',
+      35,
     ],
-    ['a string input', 'inputs:\n  motto: { type: string, default: -.inf }\n', 'input motto: default -.inf'],
+    [
+      'a string input',
+      'inputs:\n  motto: { type: string, default: -.inf }\n',
+      'input motto: default -.inf',
+      35,
+    ],
     [
       'an integer setting',
       'settings:\n  motto: { type: integer, default: .inf }\n',
       'setting motto: default .inf',
+      36,
     ],
   ])(
-    '%s defaulting to .inf or .nan is BAD_MANIFEST where it is declared, shown as written, never the text "NaN"',
-    (_, yaml, said) => {
+    '%s defaulting to .inf or .nan is BAD_MANIFEST where the default is written, shown as written, never the text "NaN"',
+    (_, yaml, said, col) => {
       const result = memPack({
         'strata.yaml': `extends: roboco\n${yaml}layers:\n  - id: motto\n    text: "{{motto}}"\n`,
         'base.md': 'Base.\n',
@@ -439,7 +446,7 @@ describe('numbers YAML writes and JSON cannot', () => {
       expect(result.snapshot).toBeUndefined();
       const bad = result.diagnostics.filter((d) => d.code === 'BAD_MANIFEST');
       expect(bad.map((d) => `${d.file}:${d.line}:${d.col} ${d.message.split(' is invalid')[0]}`)).toEqual([
-        `strata.yaml:3:3 ${said}`,
+        `strata.yaml:3:${col} ${said}`,
       ]);
     },
   );

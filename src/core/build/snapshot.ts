@@ -197,6 +197,9 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
       return { key: path, part, diagnostics: d };
     },
     layouts.names,
+    // Every file of the chain is parsed by now: a value is found in its tree.
+    (ref, within) =>
+      ref.file.startsWith('preset:') ? undefined : yamlOf(ref.file)?.locate(ref.path, false, within),
   );
   diagnostics.push(...md);
   // Said with a failed build only when the manifest itself is sound (every extends found).

@@ -221,7 +221,7 @@ export class Checker {
     if (!id) return undefined;
     if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(id))
       return this.bad([...path, 'id'], `layer id ${JSON.stringify(id)} is not a valid id`);
-    const patch: LayerPatch = { id, at: this.at(path) };
+    const patch: LayerPatch = { id, at: this.at(path), path };
     if (l.remove !== undefined) {
       if (l.remove === true) patch.remove = true;
       else if (l.remove !== false) this.bad([...path, 'remove'], 'remove must be true or false');
@@ -264,6 +264,7 @@ export class Checker {
       else {
         const list = this.list(l.variants, [...path, 'variants']) ?? [];
         patch.variants = [];
+        const kept: number[] = [];
         for (const [i, v] of list.entries()) {
           const vp = [...path, 'variants', i];
           const variant = this.mapping(v, vp, VARIANT_KEYS);
@@ -273,11 +274,13 @@ export class Checker {
             this.bad(vp, 'a variant needs a source: file, input, role_field, text or chain');
             continue;
           }
+          kept.push(i);
           const def: VariantDef = { source };
           if (variant.when !== undefined) def.when = this.gate(variant.when, [...vp, 'when']);
           if (variant.append !== undefined) def.append = this.string(variant.append, [...vp, 'append']);
           patch.variants!.push(def);
         }
+        if (kept.length < list.length) patch.variantIndexes = kept;
       }
     }
     if (Array.isArray(l.variants) && l.variants.length > 0 && patch.variants?.length === 0)

@@ -1,4 +1,5 @@
 import type { Where } from '../text/diagnostics.js';
+import type { PathSegment } from '../text/yaml.js';
 import type { Gate } from './gates.js';
 import type { BudgetsSection } from './manifest-tokens.js';
 import type { SettingDef, SettingType, SettingValue } from './settings.js';
@@ -97,6 +98,13 @@ export interface VariantDef {
 export interface LayerPatch {
   id: string;
   at: Where;
+  /**
+   * The YAML path of the layer's entry in its file (`['layers', 2]`): where its values are
+   * found when a problem with one is said (absent in a part read without its text).
+   */
+  path?: PathSegment[];
+  /** When a variant was refused: the index in the file's `variants:` of each one kept. */
+  variantIndexes?: number[];
   remove?: boolean;
   before?: string;
   after?: string;
@@ -190,3 +198,15 @@ export interface ManifestPart {
 }
 
 export type InputSyntax = '{name}' | '{{name}}';
+
+/** A value written in a manifest file, named by its YAML path: located only when a problem is said. */
+export interface ValueRef {
+  file: string;
+  path: PathSegment[];
+}
+
+/**
+ * Where a value is written (with `within`, a text inside it, such as a placeholder), or
+ * undefined when its file's text is not at hand (a preset read as data).
+ */
+export type ValueLocator = (ref: ValueRef, within?: string) => Where | undefined;

@@ -1,5 +1,6 @@
 import { type Diagnostic, error, type Where } from '../text/diagnostics.js';
 import { shownValue } from '../text/value-shown.js';
+import type { PathSegment } from '../text/yaml.js';
 import { type Gate, gateSettings } from './gates.js';
 import type {
   ConfigFieldDef,
@@ -13,12 +14,19 @@ import type {
   MissingPolicy,
   RegistryDef,
   TrimMode,
+  ValueLocator,
+  ValueRef,
   VariantDef,
 } from './manifest-part.js';
 import type { BudgetsSection } from './manifest-tokens.js';
 import { type NamedFile, NamedFiles } from './named-files.js';
 import { parseSettingValue, type SettingDef } from './settings.js';
-import { inputPlaceholders, PATH_PLACEHOLDERS, pathPlaceholders, textPlaceholders } from './template.js';
+import {
+  inputPlaceholders,
+  PATH_PLACEHOLDERS,
+  pathPlaceholders,
+  textPlaceholdersWritten,
+} from './template.js';
 import type { TokenizerName } from './tokenizer-names.js';
 
 export type {
@@ -32,6 +40,8 @@ export type {
   MissingPolicy,
   RegistryDef,
   TrimMode,
+  ValueLocator,
+  ValueRef,
   VariantDef,
 } from './manifest-part.js';
 
@@ -115,13 +125,16 @@ export type PartResolver = (
 /**
  * Follows the `extends` chain from `root`, merges the parts (child over parent) and checks
  * the result: every layer has a source, templates name only known placeholders and
- * settings, gates name known settings, setting defaults have their type.
+ * settings, gates name known settings, setting defaults have their type. `locate` finds
+ * where a value is written, for a problem with it to be said there (else at its layer or
+ * setting).
  */
 export function resolveManifest(
   root: ManifestPart,
   rootKey: string,
   resolve: PartResolver,
   presetNames: readonly string[],
+  locate?: ValueLocator,
 ): { manifest: Manifest; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const parts: ManifestPart[] = [root];
@@ -152,15 +165,39 @@ export function resolveManifest(
   }
   // Layers whose source was written but refused (said where it is written): not said again to have none.
   const refused = new Set<string>();
-  const manifest = mergeParts(parts.reverse(), diagnostics, refused);
+  const refs: ManifestRefs = { layers: new Map() };
+  const where: Locate = (ref, fallback, within) => (ref && locate?.(ref, within)) ?? fallback;
+  const manifest = mergeParts(parts.reverse(), diagnostics, refused, refs, where);
   manifest.chain = keys;
-  checkManifest(manifest, diagnostics, refused);
+  checkManifest(manifest, diagnostics, refused, refs, where);
   return { manifest, diagnostics };
 }
 
 // --- internal ---
 
-function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[], refused: Set<string>): Manifest {
+/** Where a value is written when that is known (see {@link ValueLocator}), else `fallback`. */
+type Locate = (ref: ValueRef | undefined, fallback: Where, within?: string) => Where;
+
+/** The layer entry (file and YAML path) that last wrote a value of a layer. */
+interface LayerEntry {
+  file: string;
+  path: PathSegment[];
+  variantIndexes?: number[];
+}
+
+/** Where the merged manifest's values were written: found only when a problem is said. */
+interface ManifestRefs {
+  layers: Map<string, Partial<Record<'when' | 'append' | 'maxBytes' | 'source' | 'variants', LayerEntry>>>;
+  fallback?: string;
+}
+
+function mergeParts(
+  parts: ManifestPart[],
+  diagnostics: Diagnostic[],
+  refused: Set<string>,
+  refs: ManifestRefs,
+  where: Locate,
+): Manifest {
   const m: Manifest = {
     separator: DEFAULT_SEPARATOR,
     fallback: DEFAULT_FALLBACK,
@@ -182,6 +219,9 @@ function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[], refused: S
   const named = new NamedFiles();
   const settings = new Map<string, Partial<SettingDef> & { at?: Where }>();
   const inputs = new Map<string, InputDef & { at?: Where }>();
+  // The file of the part that last wrote each setting's and input's default.
+  const settingDefaults = new Map<string, string>();
+  const inputDefaults = new Map<string, string>();
   const ids = new Set<string>();
   for (const part of parts) {
     named.part(part);
@@ -189,12 +229,21 @@ function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[], refused: S
     if (part.name !== undefined) m.name = part.name;
     if (part.description !== undefined) m.description = part.description;
     if (part.separator !== undefined) m.separator = part.separator;
-    if (part.fallback !== undefined) m.fallback = part.fallback;
-    for (const s of part.settings) settings.set(s.name, { ...settings.get(s.name), ...definedOnly(s) });
+    if (part.fallback !== undefined) {
+      m.fallback = part.fallback;
+      refs.fallback = part.file;
+    }
+    for (const s of part.settings) {
+      settings.set(s.name, { ...settings.get(s.name), ...definedOnly(s) });
+      if (s.default !== undefined) settingDefaults.set(s.name, part.file);
+    }
     if (part.registry) m.registry = { ...m.registry, ...definedOnly(part.registry) };
     if (part.fleet) m.fleet = { ...m.fleet, ...definedOnly(part.fleet) };
     if (part.agentDefaults) m.agentDefaults = { ...m.agentDefaults, ...part.agentDefaults };
-    for (const i of part.inputs) inputs.set(i.name, { ...inputs.get(i.name), ...i });
+    for (const i of part.inputs) {
+      inputs.set(i.name, { ...inputs.get(i.name), ...i });
+      if (i.default !== undefined) inputDefaults.set(i.name, part.file);
+    }
     if (part.openInputs) m.openInputs = part.openInputs;
     if (part.inputSyntax) m.inputSyntax = part.inputSyntax;
     if (part.frontmatter) m.frontmatter = part.frontmatter;
@@ -208,14 +257,18 @@ function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[], refused: S
     if (part.budgets !== undefined) m.budgets = part.budgets;
     for (const patch of part.layers) {
       applyLayerPatch(m.layers, patch, diagnostics, ids);
+      noteLayerRefs(refs, part.file, patch);
       if (patch.refusedSource) refused.add(patch.id);
       else if (patch.source || patch.variants || patch.remove) refused.delete(patch.id);
       named.layer(patch, own);
     }
   }
   m.named = named.list();
+  const defaultAt = (file: string | undefined, path: PathSegment[], fallback: Where) =>
+    where(file === undefined ? undefined : { file, path }, fallback);
   for (const [name, s] of settings) {
-    const def = completeSetting(name, s, diagnostics);
+    const at = defaultAt(settingDefaults.get(name), ['settings', name, 'default'], s.at ?? {});
+    const def = completeSetting(name, s, diagnostics, at);
     if (def) m.settings.push(def);
   }
   for (const { at, ...input } of inputs.values()) {
@@ -230,7 +283,13 @@ function mergeParts(parts: ManifestPart[], diagnostics: Diagnostic[], refused: S
         error(
           'BAD_MANIFEST',
           `input ${input.name}: default ${shownValue(input.default)} is invalid; ${parsed.problem}`,
-          at ?? { file: parts[parts.length - 1]?.file },
+          defaultAt(
+            inputDefaults.get(input.name),
+            ['inputs', input.name, 'default'],
+            at ?? {
+              file: parts[parts.length - 1]?.file,
+            },
+          ),
         ),
       );
     else m.inputs.push({ ...input, default: parsed.value });
@@ -300,10 +359,36 @@ function applyLayerPatch(
   layers.splice(patch.before !== undefined ? at : at + 1, 0, layer);
 }
 
+/** Notes which entry (file, path) wrote each value a layer patch sets. */
+function noteLayerRefs(refs: ManifestRefs, file: string, patch: LayerPatch): void {
+  if (patch.remove) {
+    refs.layers.delete(patch.id);
+    return;
+  }
+  const layer = refs.layers.get(patch.id) ?? {};
+  refs.layers.set(patch.id, layer);
+  // A patch read without its text (a preset) names no entry: its values are said at the layer.
+  const entry: LayerEntry | undefined = patch.path && { file, path: patch.path };
+  if (entry && patch.variantIndexes) entry.variantIndexes = patch.variantIndexes;
+  if (patch.when !== undefined) layer.when = entry;
+  if (patch.append !== undefined) layer.append = entry;
+  if (patch.maxBytes !== undefined) layer.maxBytes = entry;
+  if (patch.source) {
+    layer.source = entry;
+    layer.variants = undefined;
+  }
+  if (patch.variants !== undefined) {
+    layer.variants = entry;
+    if (patch.variants) layer.source = undefined;
+  }
+}
+
+/** `at`: where the default is written (or the setting, when the default is not written). */
 function completeSetting(
   name: string,
   s: Partial<SettingDef> & { at?: Where },
   diagnostics: Diagnostic[],
+  defaultAt: Where,
 ): SettingDef | undefined {
   const at = s.at ?? {};
   const type =
@@ -333,7 +418,7 @@ function completeSetting(
       error(
         'BAD_MANIFEST',
         `setting ${name}: default ${shownValue(def.default)} is invalid; ${parsed.problem}`,
-        at,
+        defaultAt,
       ),
     );
     return undefined;
@@ -342,7 +427,13 @@ function completeSetting(
   return def;
 }
 
-function checkManifest(m: Manifest, diagnostics: Diagnostic[], refused: ReadonlySet<string>): void {
+function checkManifest(
+  m: Manifest,
+  diagnostics: Diagnostic[],
+  refused: ReadonlySet<string>,
+  refs: ManifestRefs,
+  where: Locate,
+): void {
   const settings = new Map(m.settings.map((s) => [s.name, s]));
   const ids = new Set<string>();
   const inputs = new Set(m.inputs.map((i) => i.name));
@@ -354,8 +445,9 @@ function checkManifest(m: Manifest, diagnostics: Diagnostic[], refused: Readonly
         }),
       );
   const isInput = (name: string) => inputs.has(name) || m.openInputs !== undefined;
-  const checkText = (template: string | undefined, where: Where, what: string, fields = false) => {
-    for (const name of textPlaceholders(template ?? '')) {
+  // `at(within)`: where the value is written, or the text `within` it (a placeholder).
+  const checkText = (template: string | undefined, at: At, what: string, fields = false) => {
+    for (const [name, written] of textPlaceholdersWritten(template ?? '')) {
       if (settings.has(name)) continue;
       if (fields && name.startsWith('role.')) continue;
       if (m.inputSyntax === '{{name}}' && isInput(name)) continue;
@@ -363,7 +455,7 @@ function checkManifest(m: Manifest, diagnostics: Diagnostic[], refused: Readonly
         error(
           'UNKNOWN_PLACEHOLDER',
           `${what}: unknown placeholder {{${name}}}; known settings: ${[...settings.keys()].join(', ') || '(none)'}${inputs.size > 0 ? `; inputs: ${[...inputs].join(', ')}` : ''}`,
-          where,
+          at(written),
         ),
       );
     }
@@ -374,47 +466,58 @@ function checkManifest(m: Manifest, diagnostics: Diagnostic[], refused: Readonly
             error(
               'UNKNOWN_PLACEHOLDER',
               `${what}: unknown input {${name}}; inputs: ${[...inputs].join(', ') || '(none)'}`,
-              where,
+              at(`{${name}}`),
             ),
           );
   };
-  const checkPath = (path: string, where: Where, what: string) => {
+  const checkPath = (path: string, at: At, what: string) => {
     for (const name of pathPlaceholders(path)) {
       if ((PATH_PLACEHOLDERS as readonly string[]).includes(name) || inputs.has(name)) continue;
       diagnostics.push(
         error(
           'UNKNOWN_PLACEHOLDER',
           `${what}: unknown placeholder {${name}} in ${JSON.stringify(path)}; known: ${[...PATH_PLACEHOLDERS, ...inputs].map((p) => `{${p}}`).join(', ')}`,
-          where,
+          at(`{${name}}`),
         ),
       );
     }
   };
-  const checkGate = (gate: Gate | undefined, where: Where, what: string) => {
+  const checkGate = (gate: Gate | undefined, at: At, what: string) => {
     for (const name of gate ? gateSettings(gate) : []) {
       if (!settings.has(name))
         diagnostics.push(
-          error('UNKNOWN_SETTING', `${what}: gate reads unknown setting ${JSON.stringify(name)}`, where),
+          error('UNKNOWN_SETTING', `${what}: gate reads unknown setting ${JSON.stringify(name)}`, at()),
         );
     }
   };
-  const checkSource = (source: LayerSource, where: Where, what: string) => {
-    if (source.kind === 'text') checkText(source.text, where, what, true);
-    if (source.kind === 'chain') checkPath(source.path, where, what);
+  // `at(key, within)`: where the entry's `key` (file, text, chain) is written.
+  const checkSource = (
+    source: LayerSource,
+    at: (key: PathSegment[], within?: string) => Where,
+    what: string,
+  ) => {
+    if (source.kind === 'text') checkText(source.text, (w) => at(['text'], w), what, true);
+    if (source.kind === 'chain') checkPath(source.path, (w) => at(['chain', 'path'], w), what);
     if (source.kind !== 'file') return;
-    for (const path of source.paths) checkPath(path, where, what);
+    for (const path of source.paths) checkPath(path, (w) => at(['file'], w), what);
     if (source.pathSetting !== undefined && settings.get(source.pathSetting)?.type !== 'string') {
       diagnostics.push(
         error(
           'UNKNOWN_SETTING',
           `${what}: path_setting ${JSON.stringify(source.pathSetting)} is not a string setting`,
-          where,
+          at(['path_setting']),
         ),
       );
     }
   };
   for (const layer of m.layers) {
     const what = `layer ${layer.id}`;
+    const r = refs.layers.get(layer.id) ?? {};
+    // Where the value at `key` of the entry that wrote it is (else the layer).
+    const valueAt =
+      (entry: LayerEntry | undefined, key: PathSegment[]) =>
+      (within?: string): Where =>
+        where(entry && { file: entry.file, path: [...entry.path, ...key] }, layer.at, within);
     if (ids.has(layer.id))
       diagnostics.push(error('BAD_MANIFEST', `duplicate layer id ${layer.id}`, layer.at));
     ids.add(layer.id);
@@ -427,25 +530,31 @@ function checkManifest(m: Manifest, diagnostics: Diagnostic[], refused: Readonly
         ),
       );
     }
-    checkGate(layer.when, layer.at, what);
-    checkText(layer.append, layer.at, what);
+    checkGate(layer.when, valueAt(r.when, ['when']), what);
+    checkText(layer.append, valueAt(r.append, ['append']), what);
     if (typeof layer.maxBytes === 'string' && settings.get(layer.maxBytes)?.type !== 'integer')
       diagnostics.push(
         error(
           'UNKNOWN_SETTING',
           `${what}: max_bytes ${JSON.stringify(layer.maxBytes)} is not an integer setting`,
-          layer.at,
+          valueAt(r.maxBytes, ['max_bytes'])(),
         ),
       );
-    if (layer.source) checkSource(layer.source, layer.at, what);
-    for (const v of layer.variants ?? []) {
-      checkGate(v.when, layer.at, what);
-      checkText(v.append, layer.at, what);
-      checkSource(v.source, layer.at, what);
+    if (layer.source) checkSource(layer.source, (key, w) => valueAt(r.source, key)(w), what);
+    for (const [i, v] of (layer.variants ?? []).entries()) {
+      const entry = r.variants;
+      const vp = (key: PathSegment[]) => ['variants', entry?.variantIndexes?.[i] ?? i, ...key];
+      checkGate(v.when, valueAt(entry, vp(['when'])), what);
+      checkText(v.append, valueAt(entry, vp(['append'])), what);
+      checkSource(v.source, (key, w) => valueAt(entry, vp(key))(w), what);
     }
   }
-  checkText(m.fallback, { file: m.chain[0] }, 'fallback');
+  const fallbackRef = refs.fallback === undefined ? undefined : { file: refs.fallback, path: ['fallback'] };
+  checkText(m.fallback, (w) => where(fallbackRef, { file: m.chain[0] }, w), 'fallback');
 }
+
+/** Where a checked value is written; with `within`, a text inside it (a placeholder). */
+type At = (within?: string) => Where;
 
 function definedOnly<T extends object>(obj: T): Partial<T> {
   return Object.fromEntries(

@@ -53,6 +53,11 @@ export function textPlaceholders(template: string): string[] {
   return [...template.matchAll(TEXT_RE)].map((m) => m[1]!);
 }
 
+/** Each `{{name}}` placeholder's name with the text it is written as (`{{ name }}`). */
+export function textPlaceholdersWritten(template: string): Array<[name: string, written: string]> {
+  return [...template.matchAll(TEXT_RE)].map((m) => [m[1]!, m[0]]);
+}
+
 /**
  * Fills a path template. Returns the path, or the first placeholder without a value
  * (the layer is then skipped with reason `no-value`).

@@ -16,8 +16,12 @@ export interface ParsedYaml {
    * Python tools load may take it, with the repeats as warnings.
    */
   lastKeyWins?: { value: unknown; repeats: RepeatedKey[] };
-  /** Where the value (or, with `key`, the mapping key) at `path` is written. */
-  locate(path: readonly PathSegment[], key?: boolean): Where;
+  /**
+   * Where the value (or, with `key`, the mapping key) at `path` is written. With `within`,
+   * a text written inside that value (a placeholder): where its first occurrence in the
+   * value's source starts, when the source holds it as written; else the value's start.
+   */
+  locate(path: readonly PathSegment[], key?: boolean, within?: string): Where;
 }
 
 export type PathSegment = string | number;
@@ -216,17 +220,18 @@ class Parsed implements ParsedYaml {
     if (doc) this.#doc = new WeakRef(doc);
   }
 
-  locate(path: readonly PathSegment[], key = false): Where {
+  locate(path: readonly PathSegment[], key = false, within?: string): Where {
     const located = this.#located?.deref() ?? this.#locator();
     // A sequence item of a fast-path parse: its start is known without a syntax tree.
-    const item = key || !this.items ? undefined : itemStart(this.value, path, this.items);
+    const item = key || within || !this.items ? undefined : itemStart(this.value, path, this.items);
     if (item !== undefined) return located.at(item);
     located.doc ??= this.#tree(located.text);
     if (typeof located.doc === 'number') return located.at(located.doc);
     const found = findNode(located.doc.contents, path, key, located.keys);
-    return found?.range
-      ? located.at(found.range[0])
-      : { file: this.#file, line: 1 + this.#lineOffset, col: 1 };
+    if (!found?.range) return { file: this.#file, line: 1 + this.#lineOffset, col: 1 };
+    const [start, end] = found.range;
+    const inside = within ? located.text.slice(start, end).indexOf(within) : -1;
+    return located.at(inside === -1 ? start : start + inside);
   }
 
   #locator(): Located {

@@ -30,6 +30,10 @@ export const PRESET_PART: ManifestPart | undefined = {
         "line": 31,
         "col": 5,
       },
+      "path": [
+        "layers",
+        0,
+      ],
       "before": undefined,
       "after": undefined,
       "description": "AGENTS.md files from the root to the working directory",

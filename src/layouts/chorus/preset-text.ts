@@ -30,6 +30,10 @@ export const PRESET_PART: ManifestPart | undefined = {
         "line": 18,
         "col": 5,
       },
+      "path": [
+        "layers",
+        0,
+      ],
       "before": undefined,
       "after": undefined,
       "description": "The role's system persona",
@@ -46,6 +50,10 @@ export const PRESET_PART: ManifestPart | undefined = {
         "line": 22,
         "col": 5,
       },
+      "path": [
+        "layers",
+        1,
+      ],
       "before": undefined,
       "after": undefined,
       "description": "Shared default instructions",

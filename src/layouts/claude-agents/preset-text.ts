@@ -17,6 +17,10 @@ export const PRESET_PART: ManifestPart | undefined = {
         "line": 47,
         "col": 5,
       },
+      "path": [
+        "layers",
+        0,
+      ],
       "before": undefined,
       "after": undefined,
       "description": "The subagent file's body",

@@ -17,6 +17,10 @@ export const PRESET_PART: ManifestPart | undefined = {
         "line": 56,
         "col": 5,
       },
+      "path": [
+        "layers",
+        0,
+      ],
       "before": undefined,
       "after": undefined,
       "description": "CrewAI role-playing template: role, backstory, goal",
