@@ -1,4 +1,6 @@
+import type { Snapshot } from '../core/build/snapshot.js';
 import type { ComposeRequest } from '../core/compose/compose.js';
+import { inLibraryWords } from '../core/pack/inputs.js';
 import { error, PromptError } from '../core/text/diagnostics.js';
 import { compose } from '../engine/default-engine.js';
 import { requestRole, resolvePackEnvironment } from '../source/environment.js';
@@ -82,7 +84,7 @@ export async function systemPromptResult(options: SystemPromptOptions = {}): Pro
     const limits = { maxFileBytes, maxPackBytes, maxFiles, readTimeoutMs };
     const loaded = await openPack(found.pack.source, { ...limits, preset: found.pack.preset, env });
     if (!loaded.snapshot) throw new PromptError(loaded.diagnostics);
-    const result = compose(loaded.snapshot, request);
+    const result = composeForLibrary(loaded.snapshot, request);
     done(result, loaded.snapshot.preset);
     const prompt: RuntimePrompt = { text: result.text, version: result.version, sha256: result.sha256 };
     for (const key of ['role', 'team', 'agent'] as const)
@@ -90,4 +92,16 @@ export async function systemPromptResult(options: SystemPromptOptions = {}): Pro
     if (loaded.snapshot.preset !== undefined) prompt.layout = loaded.snapshot.preset;
     return prompt;
   });
+}
+
+// --- internal ---
+
+/** `compose`, its errors said as a library caller gives a request (`vars`, not `--var`). */
+function composeForLibrary(snapshot: Snapshot, request: ComposeRequest) {
+  try {
+    return compose(snapshot, request);
+  } catch (e) {
+    if (e instanceof PromptError) throw new PromptError(e.diagnostics.map(inLibraryWords));
+    throw e;
+  }
 }

@@ -9,6 +9,7 @@ import { readPackAtRevision } from './git.js';
 import type { PackLimits } from './limits.js';
 import { type PackFiles, readPackDir } from './read-dir.js';
 import { Slices } from './slices.js';
+import { sourceShapeProblem } from './source-shape.js';
 import { readStablePack, type StableReadOptions } from './stable-read.js';
 
 /**
@@ -65,7 +66,8 @@ export interface OpenOptions extends PackLimits {
 /**
  * Opens a pack: reads it from its source and builds the snapshot. Never throws on bad
  * content: every problem is a diagnostic, and `snapshot` is set only when there is no
- * error. The one way every command, the reloader and the runtime helper read a pack.
+ * error; a source or options of the wrong shape (from untyped code) is a BAD_REQUEST
+ * diagnostic. The one way every command, the reloader and the runtime helper read a pack.
  *
  * @example
  * const { snapshot, diagnostics } = await openPack({ kind: 'dir', dir: 'examples/roboco' });
@@ -73,6 +75,8 @@ export interface OpenOptions extends PackLimits {
  * const mem = await openPack({ kind: 'files', files: new Map([['base.md', 'Be brief.']]) });
  */
 export async function openPack(source: PackSource, options: OpenOptions = {}): Promise<OpenResult> {
+  const problem = sourceShapeProblem(source, options, Object.keys(READERS));
+  if (problem) return { diagnostics: [problem] };
   const hidden = options.hidden ?? presetHiddenFolders((options.engine ?? defaultEngine).layouts);
   const result = await readAndBuild(source, { ...options, hidden });
   // A manifest may opt in hidden folders no preset reads: read again with them (a failed

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tryCompose } from '../../src/core/compose/compose.js';
 import { PromptError } from '../../src/core/text/diagnostics.js';
 import { systemPrompt } from '../../src/runtime/system-prompt.js';
+import { loadPackStrict } from '../../src/source/load.js';
 import { EXAMPLES, ROOT, tempDir, writeFiles } from '../helpers.js';
 
 describe('systemPrompt (the agent runtime one-call helper)', () => {
@@ -29,5 +31,25 @@ describe('systemPrompt (the agent runtime one-call helper)', () => {
       code: 'YAML_SYNTAX',
     });
     await expect(systemPrompt({ env: { CHORUS_PROMPTS_DIR: dir } })).rejects.toBeInstanceOf(PromptError);
+  });
+
+  it('tells a missing input the library way (vars), where the CLI and the API say --var', async () => {
+    const dir = tempDir();
+    writeFiles(dir, {
+      'strata.yaml': 'inputs:\n  sector: {}\nlayers:\n  - id: a\n    text: "In {{sector}}."\n',
+    });
+    const env = { STRATA_PROMPTS_DIR: dir };
+    const failure = await systemPrompt({ role: 'x', env }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(PromptError);
+    expect((failure as PromptError).code).toBe('MISSING_INPUT');
+    expect((failure as PromptError).message).toBe(
+      'error MISSING_INPUT: input sector has no value: layer a (role x) uses it; give it in the request: vars: { sector: … }',
+    );
+    const outcome = tryCompose(await loadPackStrict(dir), { role: 'x' });
+    const missing = outcome.ok ? [] : outcome.diagnostics.filter((d) => d.code === 'MISSING_INPUT');
+    expect(missing.map((d) => d.message)).toEqual([
+      'input sector has no value: layer a (role x) uses it; give --var sector=VALUE (API: vars.sector)',
+    ]);
+    expect(await systemPrompt({ role: 'x', vars: { sector: 'retail' }, env })).toBe('In retail.');
   });
 });

@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compose, tryCompose } from '../../src/core/compose/compose.js';
 import { PromptError } from '../../src/core/text/diagnostics.js';
-import { createEngine, compose as packageCompose, tryCompose as packageTryCompose } from '../../src/index.js';
+import {
+  createEngine,
+  compose as packageCompose,
+  loadPack as packageLoadPack,
+  openPack as packageOpenPack,
+  tryCompose as packageTryCompose,
+} from '../../src/index.js';
 import { loadPack, loadPackStrict } from '../../src/source/load.js';
 import { cli, EXAMPLES, tempDir } from '../helpers.js';
 
@@ -61,6 +67,65 @@ describe('hostile library calls', () => {
       expect(tryCompose(snapshot, { agent: 'ada' }).ok).toBe(true);
     },
   );
+
+  it.each([
+    [
+      'loadPack(undefined)',
+      () => packageLoadPack(undefined as never),
+      'the pack folder is undefined, not a path (a string)',
+    ],
+    [
+      'loadPack(42)',
+      () => packageLoadPack(42 as never),
+      'the pack folder is a number, not a path (a string)',
+    ],
+    [
+      "openPack({ kind: 'x' })",
+      () => packageOpenPack({ kind: 'x' } as never),
+      'the pack source kind "x" is none of: dir, bundle, git, files',
+    ],
+    [
+      'openPack(undefined)',
+      () => packageOpenPack(undefined as never),
+      "the pack source is undefined, not an object such as { kind: 'dir', dir }",
+    ],
+    [
+      "openPack({ kind: 'dir' })",
+      () => packageOpenPack({ kind: 'dir' } as never),
+      "the dir source's dir is undefined, not a string",
+    ],
+    [
+      "openPack({ kind: 'git', dir, rev: 1 })",
+      () => packageOpenPack({ kind: 'git', dir: ROBOCO, rev: 1 } as never),
+      "the git source's rev is a number, not a string",
+    ],
+    [
+      "openPack({ kind: 'files', files: {} })",
+      () => packageOpenPack({ kind: 'files', files: {} } as never),
+      "the files source's files is an object, not a Map of path to text or bytes",
+    ],
+    [
+      "openPack({ kind: 'files', files: Map { a.md → 1 } })",
+      () => packageOpenPack({ kind: 'files', files: new Map([['a.md', 1]]) } as never),
+      'the files source\'s "a.md" is a number, not text or bytes (a Uint8Array)',
+    ],
+    [
+      'openPack(source, null)',
+      () => packageOpenPack({ kind: 'dir', dir: ROBOCO }, null as never),
+      'the open options are null, not an object',
+    ],
+  ])('%s is a BAD_REQUEST diagnostic, not a TypeError', async (_, call, message) => {
+    const result = await call();
+    expect(result.snapshot).toBeUndefined();
+    expect(result.diagnostics).toEqual([{ code: 'BAD_REQUEST', severity: 'error', message }]);
+  });
+
+  it('loadPackStrict of no folder throws a PromptError with BAD_REQUEST', async () => {
+    await expect(loadPackStrict(undefined as never)).rejects.toMatchObject({
+      name: 'PromptError',
+      code: 'BAD_REQUEST',
+    });
+  });
 
   it('a setting value JSON cannot write (a bigint, a symbol) is INVALID_SETTING, not a TypeError', async () => {
     const snapshot = await loadPackStrict(ROBOCO);

@@ -30,6 +30,13 @@ export function requestShapeProblems(snapshot: unknown, request: unknown): reado
   return problems;
 }
 
+/** What a value is, as a message says it: `undefined`, `null`, `an array`, `a number`, … */
+export function kindOf(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
 // --- internal ---
 
 const NONE: readonly Diagnostic[] = Object.freeze([]);
@@ -53,10 +60,4 @@ const RECORD_FIELDS = ['settings', 'vars'] as const;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
-}
-
-function kindOf(value: unknown): string {
-  if (value === null || value === undefined) return String(value);
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }

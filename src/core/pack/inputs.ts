@@ -100,9 +100,20 @@ export function resolveInputs(
 export function missingInput(name: string, where: string, file?: string): Diagnostic {
   return error(
     'MISSING_INPUT',
-    `input ${name} has no value: ${where} uses it; give --var ${name}=VALUE (API: vars.${name})`,
+    `input ${name} has no value: ${where} uses it; ${giveOnCommandLine(name)}`,
     file === undefined ? {} : { file },
   );
+}
+
+/**
+ * A diagnostic as a library caller is told it: a MISSING_INPUT (from {@link missingInput})
+ * says to give the input in the request's `vars`, not with `--var`; any other is unchanged.
+ */
+export function inLibraryWords(d: Diagnostic): Diagnostic {
+  const name = missingInputName(d);
+  const said = name === undefined ? '' : giveOnCommandLine(name);
+  if (name === undefined || !d.message.endsWith(said)) return d;
+  return { ...d, message: `${d.message.slice(0, -said.length)}${giveInRequest(name)}` };
 }
 
 /** The input a MISSING_INPUT diagnostic (from {@link missingInput}) names, else undefined. */
@@ -144,6 +155,17 @@ export function listInputs(snapshot: Snapshot): ListedInput[] {
 }
 
 // --- internal ---
+
+/** How the CLI and the HTTP API say to give a missing input. */
+function giveOnCommandLine(name: string): string {
+  return `give --var ${name}=VALUE (API: vars.${name})`;
+}
+
+/** How a library caller is told to give a missing input: a key of the request's `vars`. */
+function giveInRequest(name: string): string {
+  const key = /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : JSON.stringify(name);
+  return `give it in the request: vars: { ${key}: … }`;
+}
 
 /** The definition of input `name`: a declared one, else the open inputs' shape. */
 function inputDef(
