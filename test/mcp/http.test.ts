@@ -164,6 +164,34 @@ describe('/mcp', () => {
     expect(get.status).toBe(400);
   });
 
+  it('answers HEAD with 405 and the Allow that OPTIONS gives, which lists no HEAD, with a session or without', async () => {
+    const request = checkedFetch(service.app);
+    const options = await request(`${service.url}/mcp`, { method: 'OPTIONS' });
+    expect(options.status).toBe(204);
+    expect(options.headers.get('allow')).toBe('GET, POST, DELETE, OPTIONS');
+    const sessionId = (await post(INITIALIZE)).headers.get('mcp-session-id')!;
+    const sessions: Array<Record<string, string>> = [
+      {},
+      { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+    ];
+    for (const headers of sessions) {
+      const head = await request(`${service.url}/mcp`, {
+        method: 'HEAD',
+        headers: { accept: 'text/event-stream', ...headers },
+      });
+      expect([head.status, head.headers.get('allow'), await head.text()]).toEqual([
+        405,
+        'GET, POST, DELETE, OPTIONS',
+        '',
+      ]);
+    }
+    const ended = await request(`${service.url}/mcp`, {
+      method: 'DELETE',
+      headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+    });
+    expect(ended.status).toBe(200);
+  });
+
   it('answers a body that is not JSON-RPC with -32600, as stdio does, and a misfit initialize with -32602', async () => {
     const sessionId = (await post(INITIALIZE)).headers.get('mcp-session-id')!;
     const inSession = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };

@@ -10,7 +10,7 @@ import { ErrorSchema } from '../schemas/common.js';
 import { sendAnswer } from '../service/answer.js';
 import type { AppEnv, Service } from '../service/context.js';
 import { errorAnswer } from '../service/errors.js';
-import { addRoute, json } from './route.js';
+import { addRoute, json, routeTable } from './route.js';
 
 export interface McpRouteOptions {
   /** MCP sessions open at once, at most (default `DEFAULT_MAX_SESSIONS`, 64). */
@@ -37,6 +37,8 @@ export function addMcpRoutes(
   const bodies = readBodies(service.maxBodyBytes);
   app.use('/mcp', async (c, next) => originDenial(c, service) ?? bodies(c, next));
   const handler = async (c: Context<AppEnv>) => {
+    // The GET opens the session's stream: there is no HEAD of it to answer.
+    if (c.req.method === 'HEAD') return headRefused(c, routeTable(app).methods('/mcp'));
     let body: unknown;
     if (c.req.method === 'POST') {
       try {
@@ -63,6 +65,7 @@ export function addMcpRoutes(
       },
       handler,
     );
+  routeTable(app).withoutHead('/mcp');
   return { close: () => endpoint.close() };
 }
 
@@ -120,6 +123,17 @@ function lazyEndpoint(
       await prompts.close();
     },
   };
+}
+
+/**
+ * The 405 of a HEAD, as the endpoint refuses a method it does not take (a JSON-RPC error),
+ * with the `Allow` an OPTIONS of /mcp gives.
+ */
+function headRefused(c: Context<AppEnv>, allow: readonly string[]): Response {
+  const message = `Method not allowed: HEAD; allowed: ${allow.join(', ')}`;
+  return c.json({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }, 405, {
+    Allow: allow.join(', '),
+  });
 }
 
 /** The documented answers of one method of /mcp. */

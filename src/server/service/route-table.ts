@@ -39,6 +39,7 @@ export class RouteTable {
       .join('');
     const route: TableRoute = {
       method: method.toUpperCase(),
+      head: true,
       path,
       label: path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1'),
       operationId,
@@ -82,6 +83,15 @@ export class RouteTable {
     return undefined;
   }
 
+  /**
+   * Says that the GET routes of `path` (a pattern as declared) do not answer HEAD: a GET
+   * whose answer is a stream the request opens (`/mcp`) has no HEAD to give. Their path's
+   * `Allow` then lists no HEAD.
+   */
+  withoutHead(path: string): void {
+    for (const r of this.#routes) if (r.path === path && r.method === 'GET') r.head = false;
+  }
+
   /** Every route, in the order declared. */
   get routes(): readonly TableRoute[] {
     return this.#routes;
@@ -93,9 +103,12 @@ export class RouteTable {
    */
   methods(path: string): string[] {
     const methods = new Set<string>();
-    for (const r of this.#routes) if (r.re.test(path)) methods.add(r.method);
+    for (const r of this.#routes) {
+      if (!r.re.test(path)) continue;
+      methods.add(r.method);
+      if (r.head && r.method === 'GET') methods.add('HEAD');
+    }
     if (methods.size === 0) return [];
-    if (methods.has('GET')) methods.add('HEAD');
     methods.add('OPTIONS');
     return METHOD_ORDER.filter((m) => methods.has(m));
   }
@@ -139,6 +152,8 @@ export class RouteTable {
 export interface TableRoute {
   /** Upper case: GET, POST, … */
   method: string;
+  /** A GET route's: whether a HEAD is answered as it (all but those {@link RouteTable.withoutHead} names). */
+  head: boolean;
   /** The documented path pattern, `/api/prompts/{role}` (also the compose metrics' label). */
   path: string;
   /** The pattern as hono writes it, `/api/prompts/:role` (the request metrics' and logs' label). */
