@@ -417,6 +417,32 @@ describe('operations', () => {
     cold.close();
   });
 
+  it('counts a request no route took as unmatched, whatever its method; the inspector as inspector', async () => {
+    const own = await appFor(MINI, {
+      assets: async () => new Map([['/', { type: 'text/html; charset=utf-8', body: '<!doctype html>' }]]),
+    });
+    const asked: Array<[string, string, number]> = [
+      ['PATCH', '/api/prompts/writer', 405],
+      ['PROPFIND', '/api/roles', 405],
+      ['PROPFIND', '/api/nothing', 404],
+      ['OPTIONS', '/api/roles', 204],
+      ['GET', '/', 200],
+    ];
+    for (const [method, path, status] of asked)
+      expect((await own.app.request(path, { method })).status, `${method} ${path}`).toBe(status);
+    const lines = (await (await own.app.request('/metrics')).text())
+      .split('\n')
+      .filter((l) => l.startsWith('strata_http_requests_total{') && !l.includes('route="/metrics"'));
+    expect(lines.sort()).toEqual([
+      'strata_http_requests_total{route="inspector",method="GET",status="200"} 1',
+      'strata_http_requests_total{route="unmatched",method="OPTIONS",status="204"} 1',
+      'strata_http_requests_total{route="unmatched",method="PATCH",status="405"} 1',
+      'strata_http_requests_total{route="unmatched",method="PROPFIND",status="404"} 1',
+      'strata_http_requests_total{route="unmatched",method="PROPFIND",status="405"} 1',
+    ]);
+    own.close();
+  });
+
   it('GET /metrics speaks the Prometheus text format', async () => {
     await service.app.request('/api/prompts/writer');
     await service.store.reload('manual');

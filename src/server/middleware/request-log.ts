@@ -31,10 +31,14 @@ export function requestLog(service: Service): MiddlewareHandler<AppEnv> {
 
 // --- internal ---
 
-/** The route pattern a request matched (middleware aside), for metrics and logs. */
+/**
+ * The route pattern a request matched (middleware aside), for metrics and logs; else
+ * `inspector` for the inspector's files, and `unmatched` for any other request no route
+ * took (an unknown path, a method the path does not take, an OPTIONS).
+ */
 function routeLabel(c: Context<AppEnv>): string {
   const routes = matchedRoutes(c).filter((r) => r.method !== 'ALL');
   const last = routes[routes.length - 1];
   if (last) return last.path;
-  return c.res.status === 404 ? 'unmatched' : 'inspector';
+  return c.get('routeLabel') ?? 'unmatched';
 }

@@ -114,6 +114,7 @@ export function addOpsRoutes(
     loaded ??= assets();
     const asset = (await loaded).get(c.req.path);
     if (!asset) return next();
+    c.set('routeLabel', 'inspector');
     return c.body(
       typeof asset.body === 'string' ? asset.body : (asset.body as Uint8Array<ArrayBuffer>),
       200,

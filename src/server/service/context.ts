@@ -16,6 +16,8 @@ export interface AppEnv {
     query: ReadonlyArray<readonly [string, string]>;
     /** Set once the request passed the Host check and is no preflight: its answer gets the CORS headers. */
     cors: boolean;
+    /** The metrics' and logs' route label of a request answered by no route: `inspector` for its files. */
+    routeLabel: 'inspector';
   };
 }
 
