@@ -47,6 +47,7 @@ import {
   probeKeys,
   splitOf,
 } from './pack-file.js';
+import { promptReach } from './prompt-reach.js';
 import { checkRoleFieldTypes, registrySteps } from './roles.js';
 import type { BuildInput, LoadResult, Snapshot } from './snapshot-types.js';
 import { runSteps, runStepsSliced, type Yielder } from './yielder.js';
@@ -245,6 +246,8 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   const files = new Map<string, PackFile>();
   const frontmatter = new Map<string, ParsedYaml>();
   const frontmatterSaid = new Set<string>();
+  // Said once the files that can reach a prompt are known (after the settings).
+  const splitProblems: Diagnostic[] = [];
   const filePaths = paths.filter((p) => !dropped.has(p));
   let step = 0;
   for (const path of filePaths) {
@@ -269,9 +272,8 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
     }
     const { file, split } = decoded instanceof DecodedFile ? { file: decoded, split: undefined } : decoded;
     if (split) {
-      diagnostics.push(...split.diagnostics);
+      splitProblems.push(...split.diagnostics);
       if (split.yaml) frontmatter.set(path, split.yaml);
-      if (split.diagnostics.some((d) => d.code === 'BAD_FRONTMATTER')) frontmatterSaid.add(path);
     }
     files.set(path, file);
   }
@@ -299,10 +301,12 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   // 3b. Files outside the pack that operator-set path settings name.
   const external = new Map<string, PackFile>();
   const needs: string[] = [];
+  const settingPaths: string[] = [];
   for (const name of pathSettingNames(manifest)) {
     const value = settings.values[name];
     if (typeof value !== 'string' || value === '') continue;
     const where = operatorPath(input.root, value);
+    if ('pack' in where) settingPaths.push(where.pack);
     if (!('external' in where) || external.has(where.external)) continue;
     const bytes = input.external?.get(where.external);
     if (bytes === undefined) {
@@ -311,6 +315,17 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
     }
     const file = decodeFile(where.external, bytes, diagnostics, new Map(), decoding);
     if (file) external.set(where.external, file);
+  }
+
+  // 3c. A file's frontmatter problems, said where the file can reach a prompt, a role or
+  // the fleet (a command or a skill beside the agents is none); a raw file's bytes that
+  // are no UTF-8 text are said wherever it is.
+  const promptPaths = [...files.keys()].filter((p) => !/\.ya?ml$/i.test(p));
+  const reaches = promptReach(manifest, promptPaths, settingPaths);
+  for (const d of splitProblems) {
+    if (d.code !== 'INVALID_UTF8' && d.file !== undefined && !reaches(d.file)) continue;
+    diagnostics.push(d);
+    if (d.code === 'BAD_FRONTMATTER' && d.file !== undefined) frontmatterSaid.add(d.file);
   }
 
   // 4. Role registry.
