@@ -320,10 +320,16 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   // 3c. A file's frontmatter problems, said where the file can reach a prompt, a role or
   // the fleet (a command or a skill beside the agents is none); a raw file's bytes that
   // are no UTF-8 text are said wherever it is.
-  const promptPaths = [...files.keys()].filter((p) => !/\.ya?ml$/i.test(p));
-  const reaches = promptReach(manifest, promptPaths, settingPaths);
+  const reaches =
+    splitProblems.length === 0
+      ? undefined
+      : promptReach(
+          manifest,
+          [...files.keys()].filter((p) => !/\.ya?ml$/i.test(p)),
+          settingPaths,
+        );
   for (const d of splitProblems) {
-    if (d.code !== 'INVALID_UTF8' && d.file !== undefined && !reaches(d.file)) continue;
+    if (d.code !== 'INVALID_UTF8' && d.file !== undefined && !reaches!(d.file)) continue;
     diagnostics.push(d);
     if (d.code === 'BAD_FRONTMATTER' && d.file !== undefined) frontmatterSaid.add(d.file);
   }
