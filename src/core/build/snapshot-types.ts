@@ -117,3 +117,6 @@ export interface LoadResult {
    */
   manifest?: Manifest;
 }
+
+/** The manifest file a pack may hold at its root. */
+export const MANIFEST_FILE = 'strata.yaml';

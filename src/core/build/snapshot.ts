@@ -35,6 +35,7 @@ import { alsoDetected, detectPreset, presetPart, withoutRoles } from './detect.j
 import { Digests } from './digests.js';
 import { fleetSteps } from './fleet.js';
 import { frontmatterWhere } from './frontmatter-where.js';
+import { misnamedManifest } from './manifest-misnamed.js';
 import { namePaths } from './name-paths.js';
 import {
   type DecodeContext,
@@ -49,15 +50,12 @@ import {
 } from './pack-file.js';
 import { promptReach } from './prompt-reach.js';
 import { checkRoleFieldTypes, registrySteps } from './roles.js';
-import type { BuildInput, LoadResult, Snapshot } from './snapshot-types.js';
+import { type BuildInput, type LoadResult, MANIFEST_FILE, type Snapshot } from './snapshot-types.js';
 import { runSteps, runStepsSliced, type Yielder } from './yielder.js';
 
-/** The manifest file a pack may hold at its root. */
-export const MANIFEST_FILE = 'strata.yaml';
-
 export type { PackFile } from './pack-file.js';
-
 export type { BuildInput, LoadResult, Snapshot } from './snapshot-types.js';
+export { MANIFEST_FILE } from './snapshot-types.js';
 
 /**
  * Builds a snapshot from a pack's files (pure: no I/O). Collects every problem as a
@@ -161,6 +159,15 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
         `unknown preset ${JSON.stringify(input.preset)}; presets: ${layouts.names.join(', ') || 'none'}`,
       ),
     );
+    return finish(diagnostics);
+  }
+  // A manifest saved under another spelling is said, not passed over for a detected layout.
+  const misnamed =
+    input.preset === undefined && !input.files.has(MANIFEST_FILE)
+      ? misnamedManifest(paths, (p) => (strictUtf8(p) ? parsedYaml(p) : undefined))
+      : undefined;
+  if (misnamed) {
+    diagnostics.push(misnamed);
     return finish(diagnostics);
   }
   const presetName =
