@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { EventSource } from 'eventsource';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type SseEvent, SseParser } from '../../src/client/sse.js';
 import { createApp, type StrataApp } from '../../src/server/app.js';
 import { checkedApp } from './contract.js';
 import { eventStream, memoryStore, waitFor } from './helpers.js';
@@ -126,6 +127,35 @@ describe('/api/events with the eventsource client', () => {
     expect(reload.data).toMatchObject({ version: swapped.version, previous: v1, trigger: 'manual' });
     expect(got.map((e) => e.event)).toEqual(['hello', 'hello', 'reload']);
     expect(got[1]!.data).toEqual({ version: swapped.version });
+  });
+
+  it('gives hello the resumed id before a replay, so a drop before the replay loses nothing', async () => {
+    const mem = memoryStore(PACK);
+    await mem.store.reload('initial');
+    const app = checkedApp({ store: mem.store, heartbeatMs: 0 });
+    cleanup.push(() => app.close());
+    const boot = app.events.lastId.split('.')[0]!;
+    for (const text of ['Writer 2.', 'Writer 3.']) {
+      mem.set('roles/writer.md', text);
+      expect((await mem.store.reload('manual')).outcome).toBe('swapped');
+    }
+    const res = await app.app.request('/api/events', { headers: { 'last-event-id': `${boot}.1` } });
+    const reader = res.body!.getReader();
+    const parser = new SseParser();
+    const decoder = new TextDecoder();
+    const got: SseEvent[] = [];
+    while (got.length < 2) {
+      const read = await reader.read();
+      if (read.done) throw new Error('event stream ended');
+      got.push(...parser.push(decoder.decode(read.value, { stream: true })));
+    }
+    await reader.cancel().catch(() => undefined);
+    // A client that reconnects after reading only `hello` sends hello's id: it must still
+    // be sent event 2.
+    expect(got.slice(0, 2).map((e) => [e.event, e.id])).toEqual([
+      ['hello', `${boot}.1`],
+      ['reload', `${boot}.2`],
+    ]);
   });
 
   it('replays only what it can resume: not another process’s ids, not ids past the ring', async () => {

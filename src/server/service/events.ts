@@ -41,7 +41,7 @@ export interface EventHubOptions {
  * - `recovered`: `{ version }` when a good pack is back without a new version.
  *
  * Every event has an `id:` (`BOOT.N`: this process, then a counter; `hello` carries the
- * latest). A client that reconnects with `Last-Event-ID` is sent, after its `hello`, the
+ * latest, or before a replay the id the client resumed from). A client that reconnects with `Last-Event-ID` is sent, after its `hello`, the
  * events it missed, from a ring of the last {@link REPLAY_EVENTS} (bounded in bytes too);
  * an id from another process or older than the ring gets no replay (the `hello` version
  * tells what is served now).
@@ -123,7 +123,10 @@ export class EventHub {
       this.#clients.add(client);
       this.#onCount(this.#clients.size);
       const hello = JSON.stringify({ version: this.#store.state?.snapshot.version ?? null });
-      send(client, this.#backlog, { id: this.lastId, event: 'hello', data: hello, retry: 2000 });
+      // Before a replay, `hello` carries the id the client resumed from, not the latest: a
+      // stream that drops before the replay arrives resumes from the same place again.
+      const helloId = missed[0] ? `${this.#boot}.${missed[0].seq - 1}` : this.lastId;
+      send(client, this.#backlog, { id: helloId, event: 'hello', data: hello, retry: 2000 });
       for (const past of missed) send(client, this.#backlog, past);
       await finished;
       this.#clients.delete(client);
@@ -156,7 +159,7 @@ export class EventHub {
   // --- internal ---
 
   /** The kept events after `lastEventId`, or none when it is not one this ring can resume. */
-  #missed(lastEventId: string | undefined): Past[] {
+  #missed(lastEventId: string | undefined): Array<Past & { seq: number }> {
     if (!lastEventId) return [];
     const dot = lastEventId.lastIndexOf('.');
     if (dot === -1 || lastEventId.slice(0, dot) !== this.#boot) return [];
