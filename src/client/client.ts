@@ -251,7 +251,11 @@ export class PromptClient {
               this.#connected = true;
               this.#trusting++;
               this.#trusted = false;
-              void this.get().catch(() => undefined);
+              // A refresh already under way may have been answered before this event: wait
+              // for it, then ask again (get() fetches, since it did not restore trust).
+              const pending = this.#inflight;
+              const refreshed = pending ? pending.catch(() => undefined).then(() => this.get()) : this.get();
+              void refreshed.catch(() => undefined);
             }
           }
         }

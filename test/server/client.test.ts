@@ -139,6 +139,69 @@ describe('PromptClient, subscribed', () => {
   });
 });
 
+describe('PromptClient, a reload event during a refresh', () => {
+  it('fetches again after a refresh that was under way when the event came', async () => {
+    const { service, set, store } = await setup();
+    // The event stream is fed by the test; a read of it waits for the next chunk.
+    const encoder = new TextEncoder();
+    let feed: ((text: string) => void) | undefined;
+    const events = new ReadableStream<Uint8Array>(
+      {
+        pull: (controller) =>
+          new Promise<void>((resolve) => {
+            feed = (text) => {
+              feed = undefined;
+              controller.enqueue(encoder.encode(text));
+              resolve();
+            };
+          }),
+      },
+      { highWaterMark: 0 },
+    );
+    // The first prompt request is answered from the version served when it came, but
+    // only once the test releases it.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let prompts = 0;
+    const fetchFn = (async (input: string | URL | Request, init?: RequestInit) => {
+      const request = new Request(input, init);
+      if (new URL(request.url).pathname === '/api/events') return new Response(events);
+      const res = await service.fetch(request);
+      if (++prompts === 1) await gate;
+      return res;
+    }) as typeof fetch;
+    const changes: ClientPrompt[] = [];
+    const client = new PromptClient({
+      url: 'http://strata',
+      agent: 'w1',
+      fetch: fetchFn,
+      onChange: (p) => changes.push(p),
+    });
+    const stop = client.subscribe();
+    const reading = () => (feed ? feed : undefined);
+    (await waitFor(reading, 30_000, 'the stream read'))('event: hello\ndata: {}\nid: b.1\n\n');
+    await waitFor(() => (prompts === 1 ? true : undefined), 30_000, 'the refresh on hello');
+
+    set('roles/writer.md', 'Writer v2.');
+    const swapped = await store.reload('watch');
+    (await waitFor(reading, 30_000, 'the stream read'))(
+      `event: reload\ndata: ${JSON.stringify({ version: swapped.version })}\nid: b.2\n\n`,
+    );
+    await waitFor(reading, 30_000, 'the reload event taken');
+    release();
+
+    await waitFor(() => (changes.length === 2 ? true : undefined), 30_000, 'the refresh for the reload');
+    expect(changes.map((p) => p.text)).toEqual([
+      ['Base.', 'Writer.'].join(SEP),
+      ['Base.', 'Writer v2.'].join(SEP),
+    ]);
+    expect(client.current!.version).toBe(swapped.version);
+    stop();
+  });
+});
+
 describe('PromptClient options and permanent errors', () => {
   it('throws for an unknown agent even with a fallback (a permanent 4xx), and says so through onError', async () => {
     const { fetchFn } = await setup();
