@@ -139,13 +139,14 @@ export class PromptClient {
    */
   subscribe(): () => void {
     if (!this.#stream) {
+      this.#closed = false;
       this.#stream = new AbortController();
       void this.#listen(this.#stream.signal);
     }
     return () => this.close();
   }
 
-  /** Stops the event stream. */
+  /** Stops the event stream (a later {@link subscribe} starts it again). */
   close(): void {
     this.#closed = true;
     this.#trusted = false;

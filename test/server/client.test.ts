@@ -139,6 +139,31 @@ describe('PromptClient, subscribed', () => {
   });
 });
 
+describe('PromptClient, subscribed again', () => {
+  it('follows reload events again when subscribed after close()', async () => {
+    const { fetchFn, calls, store, set } = await setup();
+    const changes: ClientPrompt[] = [];
+    const client = new PromptClient({
+      url: 'http://strata',
+      agent: 'w1',
+      fetch: fetchFn,
+      onChange: (p) => changes.push(p),
+    });
+    client.subscribe();
+    await waitFor(() => (changes.length === 1 ? true : undefined), 30_000, 'the first fetch (on hello)');
+    client.close();
+    const streams = () => calls.filter((c) => c.url.endsWith('/api/events')).length;
+    expect(streams()).toBe(1);
+    const stop = client.subscribe();
+    await waitFor(() => (streams() === 2 ? true : undefined), 30_000, 'the second event stream');
+    set('roles/writer.md', 'Writer v2.');
+    await store.reload('watch');
+    await waitFor(() => (changes.length === 2 ? true : undefined), 30_000, 'the refresh on reload');
+    expect(changes[1]!.text).toBe(['Base.', 'Writer v2.'].join(SEP));
+    stop();
+  });
+});
+
 describe('PromptClient, a reload event during a refresh', () => {
   it('fetches again after a refresh that was under way when the event came', async () => {
     const { service, set, store } = await setup();
