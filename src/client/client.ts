@@ -27,6 +27,12 @@ export interface PromptClientOptions {
   timeoutMs?: number;
   /** First delay before reconnecting the event stream; doubles up to 30 s (default 1 s). */
   reconnectMs?: number;
+  /**
+   * An event stream that brings no bytes for this long is taken as lost and reconnected,
+   * and the prompt held is no longer trusted (default 45 s: the service sends a comment
+   * every 15 s, so only a dead connection stays silent).
+   */
+  idleTimeoutMs?: number;
   /** Called with the new prompt whenever its text changes. */
   onChange?: (prompt: ClientPrompt) => void;
   /** Called when the service cannot be reached or refuses the request. */
@@ -232,18 +238,25 @@ export class PromptClient {
     const first = this.#options.reconnectMs ?? 1000;
     let delay = first;
     while (!signal.aborted && !this.#closed) {
+      // A connection that died without closing (a host gone) sends nothing: give it up.
+      const idle = idleWatch(signal, this.#options.idleTimeoutMs ?? 45_000);
       try {
         const res = await this.#fetch(`${this.#options.url.replace(/\/+$/, '')}/api/events`, {
           headers: { accept: 'text/event-stream' },
-          signal,
+          signal: idle.signal,
         });
         if (!res.ok || !res.body) throw await serviceError(res);
         const parser = new SseParser();
         const decoder = new TextDecoder();
         const reader = res.body.getReader();
+        idle.onExpire(() => void reader.cancel().catch(() => undefined));
         for (;;) {
+          idle.reset();
           const { done, value } = await reader.read();
-          if (done) break;
+          if (done) {
+            if (idle.signal.aborted && !signal.aborted) throw idle.signal.reason;
+            break;
+          }
           for (const event of parser.push(decoder.decode(value, { stream: true }))) {
             if (event.retry !== undefined) delay = event.retry;
             if (event.event === 'hello' || event.event === 'reload') {
@@ -271,6 +284,7 @@ export class PromptClient {
               ),
         );
       } finally {
+        idle.stop();
         // Disconnected: nothing tells us about changes now, so every get() revalidates.
         this.#connected = false;
         this.#trusted = false;
@@ -346,6 +360,37 @@ async function serviceError(res: Response): Promise<PromptServiceError> {
     // not JSON: keep the status
   }
   return new PromptServiceError(code, message, res.status);
+}
+
+/**
+ * A signal that follows `signal` and also aborts when `reset()` was not called for `ms`;
+ * `onExpire` runs then too (to end a read the abort does not reach).
+ */
+function idleWatch(signal: AbortSignal, ms: number) {
+  const controller = new AbortController();
+  const follow = () => controller.abort(signal.reason);
+  signal.addEventListener('abort', follow, { once: true });
+  let expired: () => void = () => {};
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const reset = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      controller.abort(new Error(`event stream silent for ${ms} ms`));
+      expired();
+    }, ms);
+  };
+  reset();
+  return {
+    signal: controller.signal,
+    reset,
+    onExpire: (fn: () => void) => {
+      expired = fn;
+    },
+    stop: () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', follow);
+    },
+  };
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

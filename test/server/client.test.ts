@@ -164,6 +164,50 @@ describe('PromptClient, subscribed again', () => {
   });
 });
 
+describe('PromptClient, a silent event stream', () => {
+  it('gives up a stream that brings nothing, stops trusting it and reconnects', async () => {
+    const { service } = await setup();
+    const encoder = new TextEncoder();
+    const streams: string[] = [];
+    let prompts = 0;
+    const fetchFn = (async (input: string | URL | Request, init?: RequestInit) => {
+      const request = new Request(input, init);
+      if (new URL(request.url).pathname !== '/api/events') {
+        prompts++;
+        return service.fetch(request);
+      }
+      streams.push(request.url);
+      // The first stream says hello, then nothing more, as a connection whose host is gone;
+      // the second never says anything.
+      const first = streams.length === 1;
+      return new Response(
+        new ReadableStream<Uint8Array>({
+          start: (controller) => {
+            if (first) controller.enqueue(encoder.encode('event: hello\ndata: {}\nid: b.1\n\n'));
+          },
+        }),
+      );
+    }) as typeof fetch;
+    const errors: PromptServiceError[] = [];
+    const client = new PromptClient({
+      url: 'http://strata',
+      agent: 'w1',
+      fetch: fetchFn,
+      reconnectMs: 1,
+      idleTimeoutMs: 50,
+      onError: (e) => errors.push(e),
+    });
+    const stop = client.subscribe();
+    await waitFor(() => (prompts === 1 ? true : undefined), 30_000, 'the refresh on hello');
+    await waitFor(() => (streams.length === 2 ? true : undefined), 30_000, 'the reconnect');
+    // Not connected as far as anything shows: get() asks the service again.
+    await client.get();
+    expect(prompts).toBe(2);
+    expect(errors[0]).toMatchObject({ code: 'UNAVAILABLE' });
+    stop();
+  });
+});
+
 describe('PromptClient, a reload event during a refresh', () => {
   it('fetches again after a refresh that was under way when the event came', async () => {
     const { service, set, store } = await setup();
