@@ -9,7 +9,7 @@ import { MANIFEST_FILE } from './snapshot-types.js';
 /**
  * BAD_MANIFEST for a file at the pack's root named like the manifest in another spelling
  * (`strata.yml`, `Strata.yaml`) whose YAML holds a manifest's keys (`layers`, `extends`,
- * …), when the pack has no `strata.yaml`; undefined otherwise (a chorus role file
+ * …), when the pack has no `strata.yaml`; undefined otherwise (a role file
  * `strata.yml` holding only `roles:` is one).
  *
  * @example
@@ -39,7 +39,7 @@ export function misnamedManifest(
 /** `strata.yaml` or `strata.yml` in any letter case. */
 const MANIFEST_SPELLINGS = /^strata\.ya?ml$/i;
 
-/** Keys only a manifest has (a chorus role file has `roles:`, and may have a name). */
+/** Keys only a manifest has (a role file of a registry keyed `roles:` has that key, and may have a name). */
 const MANIFEST_ONLY_KEYS: readonly string[] = [
   'extends',
   'layers',
