@@ -105,6 +105,43 @@ describe('strata snapshot', () => {
     );
   });
 
+  it('a lock whose text does not have its sha256 or bytes is BAD_LOCK, not a pass or an empty diff', async () => {
+    const dir = tempDir();
+    const pack = tinyPack();
+    const lockFile = join(dir, 'l.json');
+    expect((await cli(['snapshot', '--dir', pack, '--out', lockFile])).code).toBe(0);
+    const lock = JSON.parse(readFileSync(lockFile, 'utf8'));
+    const dev = lock.members[0];
+    const edits: [string, Record<string, unknown>, string][] = [
+      [
+        'text',
+        { text: `${dev.text}x` },
+        `members.0.sha256: member "role:dev"'s text does not have this hash`,
+      ],
+      [
+        'sha',
+        { sha256: '0'.repeat(64) },
+        `members.0.sha256: member "role:dev"'s text does not have this hash`,
+      ],
+      ['bytes', { bytes: 5 }, `members.0.bytes: member "role:dev"'s text is 16 bytes, not 5`],
+    ];
+    for (const [name, edit, where] of edits) {
+      const edited = { ...lock, members: [{ ...dev, ...edit }, ...lock.members.slice(1)] };
+      const file = join(dir, `${name}.json`);
+      writeFileSync(file, JSON.stringify(edited));
+      const run = await cli(['snapshot', '--dir', pack, '--check', file]);
+      expect([run.code, run.stdout, run.stderr]).toEqual([
+        1,
+        '',
+        `error BAD_LOCK: ${file}: not a strata lock file at ${where}\n`,
+      ]);
+    }
+    // Without its text (--no-text), a member's hash and size stand as written.
+    const bare = structuredClone(lock);
+    for (const m of bare.members) delete m.text;
+    expect(parseLock(JSON.stringify(bare), 'l.json').diagnostics).toEqual([]);
+  });
+
   it('a lock file is read only up to --max-lock-bytes (FILE_TOO_LARGE), a device that never ends too; --out keeps to it', async () => {
     const dir = tempDir();
     const pack = tinyPack();

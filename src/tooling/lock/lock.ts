@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Snapshot } from '../../core/build/snapshot.js';
 import { applyOverrides, type SettingValue } from '../../core/pack/settings.js';
 import { type Diagnostic, error } from '../../core/text/diagnostics.js';
-import { byteOrder } from '../../core/text/text.js';
+import { byteOrder, sha256, utf8Length } from '../../core/text/text.js';
 import { comparePrompts, composeMembers, type MemberChange, type MemberPrompt } from '../diff/diff.js';
 
 /** The format version of lock files this code writes and reads. */
@@ -76,7 +76,7 @@ export function formatLock(lock: Lock): string {
 
 /**
  * Reads a lock file's text (BAD_LOCK errors for anything that is not one, including a
- * member listed twice, or a `__proto__` key in `settings` or `vars`, which no setting or
+ * member listed twice, a member whose text does not have its `sha256` or `bytes`, or a `__proto__` key in `settings` or `vars`, which no setting or
  * input can be named and which a parse would otherwise drop without a word).
  */
 export function parseLock(text: string, file: string): { lock?: Lock; diagnostics: Diagnostic[] } {
@@ -116,6 +116,13 @@ function lockProblem(raw: Record<string, unknown>, lock: Lock): string | undefin
   for (const [i, member] of lock.members.entries()) {
     if (seen.has(member.key)) return `members.${i}.key: member ${JSON.stringify(member.key)} is listed twice`;
     seen.add(member.key);
+    // A write records the text's own hash and size: anything else is an edited lock,
+    // whose check would pass on a text it does not hold, or fail with an empty diff.
+    if (member.text === undefined) continue;
+    if (member.sha256 !== sha256(member.text))
+      return `members.${i}.sha256: member ${JSON.stringify(member.key)}'s text does not have this hash`;
+    if (member.bytes !== utf8Length(member.text))
+      return `members.${i}.bytes: member ${JSON.stringify(member.key)}'s text is ${utf8Length(member.text)} bytes, not ${member.bytes}`;
   }
   return undefined;
 }
