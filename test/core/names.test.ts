@@ -379,3 +379,28 @@ describe('operator-set paths may live outside the pack; requests never choose on
     if (!outcome.ok) expect(codes(outcome)).toEqual(['PATH_SETTING_IN_REQUEST']);
   });
 });
+
+describe('role files whose name is no role id', () => {
+  it('are said with BAD_ROLE at the file, not passed over without a word', async () => {
+    const dir = tempDir();
+    writeFiles(dir, {
+      'base.md': 'Base.\n',
+      'roles/dev.md': 'Dev.\n',
+      'roles/ünï.md': 'Ü.\n',
+      'roles/Front End.md': 'FE.\n',
+    });
+    const run = await cli(['validate', '--dir', dir, '--format', 'json']);
+    const found = JSON.parse(run.stdout).diagnostics.filter((d: { code: string }) => d.code === 'BAD_ROLE');
+    expect(found.map((d: { file: string; message: string }) => [d.file, d.message])).toEqual([
+      [
+        'roles/Front End.md',
+        'role id "Front End" is not a valid name (letters, digits, . _ -, starting with a letter or digit); it is not a role',
+      ],
+      [
+        'roles/ünï.md',
+        'role id "ünï" is not a valid name (letters, digits, . _ -, starting with a letter or digit); it is not a role',
+      ],
+    ]);
+    expect((await cli(['roles', '--dir', dir])).stdout).toBe('dev\n');
+  });
+});

@@ -174,7 +174,18 @@ export function* registrySteps(
     for (const path of allPaths) {
       if ((++step & 511) === 0) yield;
       const id = match(path);
-      if (id === undefined || !isValidName(id)) continue;
+      if (id === undefined) continue;
+      if (!isValidName(id)) {
+        // A file in the roles' place that names no role is said, not silently passed over.
+        diagnostics.push(
+          warning(
+            'BAD_ROLE',
+            `role id ${JSON.stringify(id)} is not a valid name (letters, digits, . _ -, starting with a letter or digit); it is not a role`,
+            { file: path },
+          ),
+        );
+        continue;
+      }
       const existing = raw.get(id);
       if (!existing && aliased.has(id)) continue;
       const meta = frontmatterOf(path);
