@@ -124,9 +124,16 @@ describe('strata config', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^error BAD_NAME: role "\.\.\/etc"/);
     const stranger = await cli(['config', '--dir', PACK, '--agent', 'stranger']);
-    expect(stranger.stderr).toBe(
-      'error BAD_REQUEST: agent stranger is not in the fleet with a role; give a role\n',
-    );
+    expect([stranger.code, stranger.stderr]).toEqual([
+      1,
+      'error UNKNOWN_AGENT: agent "stranger" is not in the fleet (fleet: wendy, wes, pat; give a role to get its config for an agent outside the fleet)\n',
+    ]);
+    // A typo of a fleet member is said as a compose says it, with the closest names.
+    const near = await cli(['config', '--dir', join(EXAMPLES, 'roboco'), '--agent', 'adaa']);
+    expect([near.code, near.stderr]).toEqual([
+      1,
+      'error UNKNOWN_AGENT: agent "adaa" is not in the fleet; did you mean "ada"? (fleet: ada, linus, frances, grace, ken, margaret, barbara, edsger; give a role to get its config for an agent outside the fleet)\n',
+    ]);
     // With a role, an agent outside the fleet gets the role's config, and is told so.
     const typo = await cli([
       'config',

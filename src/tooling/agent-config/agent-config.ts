@@ -114,6 +114,9 @@ export function agentConfig(snapshot: Snapshot, request: AgentConfigRequest): Ag
   const member = request.agent === undefined ? undefined : fleetById(snapshot).get(request.agent);
   const role = request.role ?? member?.role;
   if (role === undefined) {
+    // An agent the fleet does not hold (a typo of one it does) is unknown, as for a compose.
+    if (request.agent !== undefined && !member)
+      return { ok: false, diagnostics: [unknownAgent(snapshot, request.agent)] };
     const why =
       request.agent === undefined
         ? 'give a role or an agent'
@@ -233,6 +236,21 @@ function outsideFleet(snapshot: Snapshot, agent: string, role: string): Diagnost
   const d = warning(
     'UNKNOWN_AGENT',
     `agent ${JSON.stringify(agent)} is not in the fleet${didYouMean(suggestions)} (fleet: ${knownList(fleet)}); the config is role ${role}'s alone, without a fleet entry's config`,
+  );
+  if (suggestions.length > 0) d.suggestions = suggestions;
+  return d;
+}
+
+/** An agent outside the fleet, asked for without a role: nothing says whose config it is. */
+function unknownAgent(snapshot: Snapshot, agent: string): Diagnostic {
+  const fleet = snapshot.fleet.map((a) => a.id);
+  const suggestions = closestNames(agent, fleet);
+  const roles = knownList([...snapshot.roles.keys()]);
+  const d = error(
+    'UNKNOWN_AGENT',
+    fleet.length > 0
+      ? `agent ${JSON.stringify(agent)} is not in the fleet${didYouMean(suggestions)} (fleet: ${knownList(fleet)}; give a role to get its config for an agent outside the fleet)`
+      : `agent ${JSON.stringify(agent)} is not known: the pack has no fleet; give a role (roles: ${roles})`,
   );
   if (suggestions.length > 0) d.suggestions = suggestions;
   return d;
