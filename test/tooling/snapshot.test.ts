@@ -142,6 +142,17 @@ describe('strata snapshot', () => {
     expect(parseLock(JSON.stringify(bare), 'l.json').diagnostics).toEqual([]);
   });
 
+  it('one member is said as one: "1 member", not "1 members"', async () => {
+    const dir = tempDir();
+    const pack = tempDir();
+    writeFiles(pack, { 'base.md': 'Base.\n' });
+    const lockFile = join(dir, 'l.json');
+    const out = await cli(['snapshot', '--dir', pack, '--out', lockFile]);
+    expect([out.code, out.stdout]).toEqual([0, `wrote ${lockFile}: 1 member\n`]);
+    const ok = await cli(['snapshot', '--dir', pack, '--check', lockFile]);
+    expect([ok.code, ok.stdout]).toEqual([0, `ok: the 1 member matches ${lockFile}\n`]);
+  });
+
   it('a lock file is read only up to --max-lock-bytes (FILE_TOO_LARGE), a device that never ends too; --out keeps to it', async () => {
     const dir = tempDir();
     const pack = tinyPack();

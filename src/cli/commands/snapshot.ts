@@ -110,7 +110,7 @@ async function snapshotCommand(flags: SnapshotFlags, io: CliIO): Promise<number>
       return EXIT_FAIL;
     }
     if (flags.json) io.stdout(formatLock(current));
-    else io.stdout(`wrote ${flags.out}: ${current.members.length} members\n`);
+    else io.stdout(`wrote ${flags.out}: ${members(current.members.length)}\n`);
     return EXIT_OK;
   }
 
@@ -141,7 +141,8 @@ async function snapshotCommand(flags: SnapshotFlags, io: CliIO): Promise<number>
     const unchanged = current.members.length - drifted.filter((d) => d.status !== 'removed').length;
     io.stdout(`${JSON.stringify({ ok: drifted.length === 0, drifted, unchanged }, null, 2)}\n`);
   } else if (drifted.length === 0) {
-    io.stdout(`ok: all ${current.members.length} members match ${file}\n`);
+    const n = current.members.length;
+    io.stdout(`ok: ${n === 1 ? 'the 1 member matches' : `all ${n} members match`} ${file}\n`);
   } else {
     const unchanged = current.members
       .filter((m) => !drifted.some((d) => d.key === m.key))
@@ -172,4 +173,8 @@ function differing(now: Scalars, lock: Scalars): string[] {
       (k) =>
         `${k}=${at(now, k) === undefined ? 'unset' : String(at(now, k))} (lock: ${at(lock, k) === undefined ? 'unset' : String(at(lock, k))})`,
     );
+}
+
+function members(n: number): string {
+  return `${n} ${n === 1 ? 'member' : 'members'}`;
 }
