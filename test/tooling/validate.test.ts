@@ -134,6 +134,18 @@ describe('strata validate', () => {
     expect((await cli(['validate'])).code).toBe(2);
   });
 
+  it('--format json with --strict: a warning makes ok false, as it makes the exit status 1', async () => {
+    const pack = tempDir();
+    writeFiles(pack, { 'base.md': 'Base.\n', 'notes/todo.md': 'Later.\n' });
+    for (const [strict, ok, code] of [
+      [[], true, 0],
+      [['--strict'], false, 1],
+    ] as const) {
+      const r = await cli(['validate', '--dir', pack, '--format', 'json', ...strict]);
+      expect([r.code, JSON.parse(r.stdout)]).toMatchObject([code, { ok, errors: 0, warnings: 1 }]);
+    }
+  });
+
   it('--format json gives counts and diagnostics', async () => {
     const r = await cli(['validate', '--dir', join(FIXTURES, 'tooling-load-errors'), '--format', 'json']);
     const out = JSON.parse(r.stdout);

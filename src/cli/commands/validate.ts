@@ -65,9 +65,11 @@ async function validateCommand(
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
   const warnings = diagnostics.filter((d) => d.severity === 'warning').length;
   const notes = diagnostics.length - errors - warnings;
+  // With --strict a warning fails the run: `ok` says what the exit status says.
+  const failed = errors > 0 || (flags.strict === true && warnings > 0);
   if (flags.format === 'json') {
     const out = {
-      ok: errors === 0,
+      ok: !failed,
       version: snapshot?.version ?? null,
       errors,
       warnings,
@@ -93,7 +95,7 @@ async function validateCommand(
         : '') +
       '\n',
   );
-  return errors > 0 || (flags.strict && warnings > 0) ? EXIT_FAIL : EXIT_OK;
+  return failed ? EXIT_FAIL : EXIT_OK;
 }
 
 /** `1 file`, `2 files`. */
