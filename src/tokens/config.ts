@@ -57,7 +57,9 @@ export function budgetStatus(tokens: number, max: number, warnAt: number): Budge
 
 /** The token count from which a prompt with this maximum is near its budget. */
 export function nearFrom(max: number, warnAt: number): number {
-  return Math.ceil(max * warnAt);
+  // The product is a decimal share of a whole count: drop the last binary digits' noise
+  // (0.55 × 100 is 55.00000000000001), so a whole count is not rounded up past itself.
+  return Math.ceil(Number((max * warnAt).toPrecision(15)));
 }
 
 /**

@@ -111,4 +111,22 @@ describe('budget arithmetic', () => {
     expect(nearFrom(55, 0.8)).toBe(44);
     expect(nearFrom(7, 0.5)).toBe(4);
   });
+
+  // 0.55 × 100 is 55.00000000000001 in binary floating point: a prompt at exactly 55% of
+  // its maximum was ok, not near, and the threshold said 56.
+  it.each([
+    [100, 0.55, 55],
+    [200, 0.55, 110],
+    [100, 0.07, 7],
+    [200, 0.14, 28],
+    [100, 0.28, 28],
+    [1_000_000, 0.9, 900_000],
+  ] as const)(
+    '%i at %d is near from %i: a share that is a whole count is not rounded up past it',
+    (max, warnAt, from) => {
+      expect(nearFrom(max, warnAt)).toBe(from);
+      expect(budgetStatus(from, max, warnAt)).toBe('near');
+      expect(budgetStatus(from - 1, max, warnAt)).toBe('ok');
+    },
+  );
 });
