@@ -153,6 +153,21 @@ describe('strata snapshot', () => {
     expect([ok.code, ok.stdout]).toEqual([0, `ok: the 1 member matches ${lockFile}\n`]);
   });
 
+  it('a lock without texts gives no line counts for a drifted member: ?, not a count of 0 lines', async () => {
+    const dir = tempDir();
+    const pack = tinyPack();
+    const lockFile = join(dir, 'l.json');
+    await cli(['snapshot', '--dir', pack, '--out', lockFile, '--no-text']);
+    appendFileSync(join(pack, 'roles', 'dev.md'), 'More.\nAnd more.\n');
+    const run = await cli(['snapshot', '--dir', pack, '--check', lockFile]);
+    expect(run.code).toBe(1);
+    expect(run.stdout.split('\n')[1]).toMatch(/^role:dev +dev +- +changed +16→32 +\+16 +\? +\?$/);
+    const json = JSON.parse((await cli(['snapshot', '--dir', pack, '--check', lockFile, '--json'])).stdout);
+    expect(json.drifted[0]).toMatchObject({ bytesBefore: 16, bytesAfter: 32, linesAfter: 7, diff: '' });
+    for (const k of ['linesBefore', 'linesAdded', 'linesRemoved'])
+      expect(json.drifted[0]).not.toHaveProperty(k);
+  });
+
   it('a lock file is read only up to --max-lock-bytes (FILE_TOO_LARGE), a device that never ends too; --out keeps to it', async () => {
     const dir = tempDir();
     const pack = tinyPack();

@@ -152,8 +152,9 @@ function row(c: MemberChange): string[] {
     c.status,
     bytes,
     signed(c.bytesAfter - c.bytesBefore),
-    signed(c.linesAfter - c.linesBefore),
-    `+${c.linesAdded} -${c.linesRemoved}`,
+    // A lock written without texts knows no lines of its side: say so, never a made-up count.
+    c.linesBefore === undefined || c.linesAfter === undefined ? '?' : signed(c.linesAfter - c.linesBefore),
+    c.linesAdded === undefined || c.linesRemoved === undefined ? '?' : `+${c.linesAdded} -${c.linesRemoved}`,
   ];
 }
 

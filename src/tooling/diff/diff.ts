@@ -35,10 +35,13 @@ export interface MemberChange {
   diff: string;
   bytesBefore: number;
   bytesAfter: number;
-  linesBefore: number;
-  linesAfter: number;
-  linesAdded: number;
-  linesRemoved: number;
+  /** Lines of the old prompt; absent when its text is unknown (a lock written with `--no-text`). */
+  linesBefore?: number;
+  /** Lines of the new prompt; absent when its text is unknown. */
+  linesAfter?: number;
+  /** Lines the diff adds and removes; absent when a text is unknown (there is no diff). */
+  linesAdded?: number;
+  linesRemoved?: number;
   sha256Before?: string;
   sha256After?: string;
 }
@@ -194,18 +197,22 @@ function change(was: MemberPrompt | undefined, now: MemberPrompt | undefined): M
   const after = now?.text ?? '';
   const known =
     (was === undefined || was.text !== undefined) && (now === undefined || now.text !== undefined);
-  const d = known ? promptDiff(base.key, before, after) : { diff: '', added: 0, removed: 0 };
   const out: MemberChange = {
     ...who(base),
     status: !was ? 'added' : !now ? 'removed' : 'changed',
-    diff: d.diff,
+    diff: '',
     bytesBefore: was?.bytes ?? 0,
     bytesAfter: now?.bytes ?? 0,
-    linesBefore: countLines(was?.text),
-    linesAfter: countLines(now?.text),
-    linesAdded: d.added,
-    linesRemoved: d.removed,
   };
+  // A side without its text has no line count: never a count of 0 lines it does not have.
+  if (was === undefined || was.text !== undefined) out.linesBefore = countLines(was?.text);
+  if (now === undefined || now.text !== undefined) out.linesAfter = countLines(now?.text);
+  if (known) {
+    const d = promptDiff(base.key, before, after);
+    out.diff = d.diff;
+    out.linesAdded = d.added;
+    out.linesRemoved = d.removed;
+  }
   if (was) out.sha256Before = was.sha256;
   if (now) out.sha256After = now.sha256;
   return out;
