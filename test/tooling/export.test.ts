@@ -68,7 +68,15 @@ describe('strata export', () => {
     writeFileSync(out, 'edited');
     const check = await cli([...args, '--check']);
     expect(check.code).toBe(1);
+    expect(check.stdout).toMatch(/^differs /);
     expect(readFileSync(out, 'utf8')).toBe('edited');
+    // A file that is not there is said as missing on stdout too, not as one that differs.
+    const gone = await cli([...args.slice(0, -1), `${out}.none`, '--check']);
+    expect([gone.code, gone.stdout.split(' ')[0], gone.stderr.split('\n').at(-2)]).toEqual([
+      1,
+      'missing',
+      `drift: ${out}.none is missing`,
+    ]);
   });
 
   it("never replaces a file of the pack it composes from (an AGENTS.md project's root file)", async () => {

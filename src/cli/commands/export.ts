@@ -108,7 +108,12 @@ async function exportCommand(flags: ExportFlags, io: CliIO): Promise<number> {
   const before = refused ? MISSING : await currentText(path, shown, bytes);
   const same = before === text;
   if (flags.check) {
-    report(io, flags, { path: shown, target, bytes, sha256, version, written: false, upToDate: same });
+    report(
+      io,
+      flags,
+      { path: shown, target, bytes, sha256, version, written: false, upToDate: same },
+      before === MISSING,
+    );
     if (!same)
       io.stderr(
         `drift: ${shown} ${before === MISSING ? 'is missing' : 'differs from the composed prompt'}\n`,
@@ -171,10 +176,13 @@ function report(
     written: boolean;
     upToDate: boolean;
   },
+  /** `--check` found no file to compare with. */
+  missing = false,
 ): void {
   if (flags.json) io.stdout(`${JSON.stringify(r, null, 2)}\n`);
   else {
-    const what = flags.check ? (r.upToDate ? 'up to date' : 'differs') : r.written ? 'wrote' : 'unchanged';
+    const drift = missing ? 'missing' : 'differs';
+    const what = flags.check ? (r.upToDate ? 'up to date' : drift) : r.written ? 'wrote' : 'unchanged';
     io.stdout(`${what} ${r.path} (${r.bytes} bytes, sha256 ${r.sha256.slice(0, 12)}, pack ${r.version})\n`);
   }
 }
