@@ -176,7 +176,7 @@ export function formatCacheReport(report: CacheReport): string {
     String(m.own),
   ]);
   const lines = [
-    `cache analysis  version ${report.version}  tokens ${counted}  ${report.members.length} members`,
+    `cache analysis  version ${report.version}  tokens ${counted}  ${report.members.length} member${report.members.length === 1 ? '' : 's'}`,
     `shared prefix: ${prefix.layers.length > 0 ? `${prefix.layers.join(', ')} (${prefix.tokens} tokens, ${prefix.bytes} bytes)` : 'none'}`,
     '',
     ...table([['member', 'role', 'team', 'tokens', 'shared', 'own'], ...rows]),

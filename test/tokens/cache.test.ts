@@ -4,7 +4,7 @@ import { loadPackStrict } from '../../src/source/load.js';
 import { analyzeCache, fleetPrefix, formatCacheReport } from '../../src/tokens/cache.js';
 import { betterOrder, sharedPrefix } from '../../src/tokens/prefix.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
-import { EXAMPLES, FIXTURES } from '../helpers.js';
+import { EXAMPLES, FIXTURES, tempDir, writeFiles } from '../helpers.js';
 
 describe('the fleet prefix alone', () => {
   it.each([
@@ -83,6 +83,13 @@ describe('cache analysis', () => {
     const report = analyzeCache(snapshot, getTokenizer('claude'));
     expect([report.tokenizer, report.family, report.estimate]).toEqual(['o200k_base', 'claude', true]);
     expect(formatCacheReport(report).split('\n')[0]).toContain('o200k_base (estimate for claude');
+  });
+
+  it('says one member as one: "1 member", not "1 members"', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'base.md': 'Base.\n' });
+    const [head] = formatCacheReport(analyzeCache(await loadPackStrict(dir))).split('\n');
+    expect(head).toMatch(/ {2}1 member$/);
   });
 
   it('prints one row per member', async () => {
