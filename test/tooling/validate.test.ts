@@ -146,6 +146,15 @@ describe('strata validate', () => {
     }
   });
 
+  it('--json is --format json, as for every command that gives data; with another format it is a usage error', async () => {
+    const pack = join(FIXTURES, 'tooling-load-errors');
+    const json = await cli(['validate', '--dir', pack, '--json']);
+    const format = await cli(['validate', '--dir', pack, '--format', 'json']);
+    expect([json.code, json.stdout]).toEqual([format.code, format.stdout]);
+    const both = await cli(['validate', '--dir', pack, '--json', '--format', 'github']);
+    expect([both.code, both.stdout]).toEqual([2, '']);
+  });
+
   it('--format json gives counts and diagnostics', async () => {
     const r = await cli(['validate', '--dir', join(FIXTURES, 'tooling-load-errors'), '--format', 'json']);
     const out = JSON.parse(r.stdout);

@@ -16,13 +16,14 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
   addPackOptions(program.command('validate'))
     .description(summary('validate'))
     .option('--format <format>', 'text | json | github (workflow annotations)', 'text')
+    .option('--json', 'the same as --format json, as every command that gives data takes it')
     .option('--strict', 'exit 1 on warnings too')
     .option('--var <key=value>', 'compose every member with this request input (repeatable)', collectVars, [])
     .addHelpText(
       'after',
       '\nEach finding: severity CODE: path:line:col: message (as every command prints diagnostics); an info line is a note, no problem (INPUTS_NEEDED: the inputs a compose needs, given stand-ins here when --var leaves them out).\nExit status: 0 no error (warnings allowed), 1 an error (or, with --strict, a warning), 2 a usage error.',
     )
-    .action(async (flags: PackFlags & { format: string; strict?: boolean }) => {
+    .action(async (flags: PackFlags & { format: string; json?: boolean; strict?: boolean }) => {
       exit(await validateCommand(flags, io));
     });
 }
@@ -45,9 +46,14 @@ function collectVars(value: string, previous: string[]): string[] {
 }
 
 async function validateCommand(
-  flags: PackFlags & { format: string; strict?: boolean; var?: string[] },
+  flags: PackFlags & { format: string; json?: boolean; strict?: boolean; var?: string[] },
   io: CliIO,
 ): Promise<number> {
+  if (flags.json) {
+    if (flags.format !== 'text' && flags.format !== 'json')
+      throw new UsageError(`--json and --format ${flags.format} ask for two formats; give one`);
+    flags = { ...flags, format: 'json' };
+  }
   const vars = parseSetPairs(flags.var ?? []);
   if (vars.bad.length > 0) throw new UsageError(`--var needs KEY=VALUE, got ${JSON.stringify(vars.bad[0])}`);
   if (!(FORMATS as readonly string[]).includes(flags.format)) {
