@@ -167,6 +167,13 @@ describe('strata generate', () => {
     ).toBe(0);
   });
 
+  it('one verb is said as one: "for 1 verb", not "for 1 verbs"', async () => {
+    const dir = tempDir();
+    writeFiles(dir, { 'verbs.yaml': 'verbs:\n  - { name: go, description: Go., kind: do, roles: [a] }\n' });
+    const run = await cli(['generate', '--registry', join(dir, 'verbs.yaml'), '--out', join(dir, 'gen')]);
+    expect([run.code, run.stdout.split('\n').at(-2)]).toEqual([0, '2 fragments for 1 verb; 2 written']);
+  });
+
   it('hostile input: missing registry, duplicate verb, missing flags', async () => {
     const dir = tempDir();
     const missing = await cli(['generate', '--registry', join(dir, 'nope.yaml'), '--out', join(dir, 'g')]);

@@ -147,7 +147,7 @@ async function generateCommand(flags: GenerateFlags, io: CliIO): Promise<number>
       if (s.status !== 'stale' || flags.prune)
         io.stdout(`${s.status === 'stale' ? 'deleted' : 'wrote'} ${join(outArg, s.file)}\n`);
     io.stdout(
-      `${rendered.size} fragments for ${verbs.length} verbs; ${drift.filter((s) => s.status !== 'stale').length} written\n`,
+      `${rendered.size} fragments for ${verbs.length} verb${verbs.length === 1 ? '' : 's'}; ${drift.filter((s) => s.status !== 'stale').length} written\n`,
     );
   }
   return problems.some((d) => d.severity === 'error') ? EXIT_FAIL : EXIT_OK;
