@@ -1,33 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { closestNames } from '../../src/core/text/suggest.js';
+import { closestNames, editDistance } from '../../src/core/text/suggest.js';
 
 // The closest names are measured only as far as each candidate's limit: a long unknown
 // name against a large pack cost the product of every pair of lengths (a batch of MCP
 // requests held the event loop for seconds). The bounded measure must pick the same names
 // in the same order as the whole one.
-
-/** The whole measure, as it was: optimal string alignment distance over every cell. */
-function wholeDistance(a: string, b: string): number {
-  if (a === b) return 0;
-  if (a.length === 0) return b.length;
-  if (b.length === 0) return a.length;
-  let prev2: number[] = [];
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        d = Math.min(d, prev2[j - 2]! + 1);
-      row.push(d);
-    }
-    prev2 = prev;
-    prev = row;
-  }
-  return prev[b.length]!;
-}
 
 /** closestNames with the whole measure for every candidate (the oracle). */
 function oracle(name: string, known: Iterable<string>, max = 3): string[] {
@@ -36,7 +14,7 @@ function oracle(name: string, known: Iterable<string>, max = 3): string[] {
   for (const candidate of new Set(known)) {
     if (candidate === name) continue;
     const other = candidate.normalize('NFC').toLowerCase();
-    const distance = wholeDistance(lower, other);
+    const distance = editDistance(lower, other);
     const limit = Math.max(1, Math.floor(Math.max(lower.length, other.length) / 3));
     const prefix =
       lower.length >= 2 && other.length >= 2 && (other.startsWith(lower) || lower.startsWith(other));

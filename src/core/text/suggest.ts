@@ -69,6 +69,34 @@ export function isTypoOf(written: string, meant: string): boolean {
   return Math.abs(a.length - b.length) <= limit && editDistance(a, b) <= limit;
 }
 
+/**
+ * Optimal string alignment distance (Damerau–Levenshtein without repeated edits), over
+ * every cell: what {@link closestNames} measures within a limit.
+ *
+ * @example
+ * editDistance('developre', 'developer'); // 1
+ */
+export function editDistance(a: string, b: string): number {
+  if (a === b) return 0;
+  if (a.length === 0) return b.length;
+  if (b.length === 0) return a.length;
+  let prev2: number[] = [];
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d = Math.min(d, prev2[j - 2]! + 1);
+      row.push(d);
+    }
+    prev2 = prev;
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
 // --- internal ---
 
 /**
@@ -135,25 +163,3 @@ function qualifies(short: string, long: string): boolean {
 
 /** The characters a qualifying prefix ends with. */
 const QUALIFIER_END = '-_.:/ ';
-
-/** Optimal string alignment distance (Damerau–Levenshtein without repeated edits). */
-function editDistance(a: string, b: string): number {
-  if (a === b) return 0;
-  if (a.length === 0) return b.length;
-  if (b.length === 0) return a.length;
-  let prev2: number[] = [];
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        d = Math.min(d, prev2[j - 2]! + 1);
-      row.push(d);
-    }
-    prev2 = prev;
-    prev = row;
-  }
-  return prev[b.length]!;
-}
