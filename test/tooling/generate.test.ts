@@ -126,7 +126,15 @@ describe('strata generate', () => {
     expect(JSON.parse(again.stdout).files.every((f: { status: string }) => f.status === 'same')).toBe(true);
 
     writeFileSync(join(dir, 'gen', 'a.md'), 'hand edited\n');
-    writeFileSync(join(dir, 'gen', 'old-role.md'), 'stale\n');
+    writeFileSync(
+      join(dir, 'gen', 'old-role.md'),
+      '# Verb signatures for old-role\r\n\n| verb | signature |\n',
+    );
+    writeFileSync(join(dir, 'gen', 'lifecycle-gone.md'), '\uFEFF# Lifecycle verbs for gone\n');
+    // Not the generator's: a note, a file whose heading is for another name, a README.
+    writeFileSync(join(dir, 'gen', 'notes.md'), 'hand written\n');
+    writeFileSync(join(dir, 'gen', 'c.md'), '# Verb signatures for d\n');
+    writeFileSync(join(dir, 'gen', 'README.md'), '# What this folder is\n');
     const check = await cli([
       'generate',
       '--registry',
@@ -139,6 +147,7 @@ describe('strata generate', () => {
     expect(check.code).toBe(1);
     expect(JSON.parse(check.stdout).files.filter((f: { status: string }) => f.status !== 'same')).toEqual([
       { file: 'a.md', status: 'changed' },
+      { file: 'lifecycle-gone.md', status: 'stale' },
       { file: 'old-role.md', status: 'stale' },
     ]);
     const text = await cli([
@@ -160,7 +169,16 @@ describe('strata generate', () => {
       '--prune',
     ]);
     expect(fix.code).toBe(0);
-    expect(existsSync(join(dir, 'gen', 'old-role.md'))).toBe(false);
+    expect(fix.stdout).toContain(`deleted ${join(dir, 'gen', 'old-role.md')}\n`);
+    expect(readdirSync(join(dir, 'gen')).sort()).toEqual([
+      'README.md',
+      'a.md',
+      'b.md',
+      'c.md',
+      'lifecycle-a.md',
+      'lifecycle-b.md',
+      'notes.md',
+    ]);
     expect(
       (await cli(['generate', '--registry', join(dir, 'verbs.yaml'), '--out', join(dir, 'gen'), '--check']))
         .code,

@@ -44,12 +44,14 @@ describe('hostile input: a clear coded error and exit status, never a stack trac
     cpSync(ROBOCO, pack, { recursive: true });
     appendFileSync(join(pack, '_generated', 'qa.md'), '| hand_added | `hand_added()` |\n');
     writeFileSync(join(pack, '_generated', 'intern.md'), '# Verb signatures for intern\n');
+    writeFileSync(join(pack, '_generated', 'notes.md'), 'Kept by hand: not a fragment.\n');
     const stale = await cli(['validate', '--dir', pack]);
     expect(stale.code).toBe(0);
     expect(stale.stdout).toContain(
       'warning BAD_REGISTRY: _generated/qa.md: _generated/qa.md differs from what the registry renders; run strata generate\n',
     );
     expect(stale.stdout).toContain('warning BAD_REGISTRY: _generated/intern.md: stale fragment');
+    expect(stale.stdout).not.toContain('_generated/notes.md');
 
     appendFileSync(
       join(pack, 'verbs.yaml'),

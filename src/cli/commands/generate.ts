@@ -6,7 +6,7 @@ import { byteOrder } from '../../core/text/text.js';
 import { readBoundedFile } from '../../source/bounded-read.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../../source/limits.js';
 import { promptDiff } from '../../tooling/diff/diff.js';
-import { isFragmentName, parseVerbRegistry, renderVerbFragments } from '../../tooling/verbs/verbs.js';
+import { isGeneratedFragment, parseVerbRegistry, renderVerbFragments } from '../../tooling/verbs/verbs.js';
 import { ioReason, notWritable, writeFileAtomic } from '../atomic-write.js';
 import { type CliIO, EXIT_FAIL, EXIT_OK, type Exit, UsageError } from '../io.js';
 import { positive, printDiagnostics, resolvePath } from '../pack-options.js';
@@ -37,7 +37,10 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .option('--out <dir>', 'folder for the fragments (default with --dir: DIR/_generated)')
     .option('--dir <dir>', 'a pack: sets the defaults of --registry and --out')
     .option('--check', 'write nothing; exit 1 listing every file that differs, is missing or is stale')
-    .option('--prune', 'delete stale fragments (.md files in --out that the registry no longer makes)')
+    .option(
+      '--prune',
+      'delete stale fragments (fragments generate wrote in --out that the registry no longer makes)',
+    )
     .option('--json', 'print the status of every file as JSON')
     .option(
       '--max-file-bytes <n>',
@@ -91,8 +94,11 @@ async function generateCommand(flags: GenerateFlags, io: CliIO): Promise<number>
     current.set(name, now);
     statuses.push({ file: name, status: now === undefined ? 'missing' : now === body ? 'same' : 'changed' });
   }
-  for (const name of [...existing].sort(byteOrder))
-    if (!rendered.has(name) && isFragmentName(name)) statuses.push({ file: name, status: 'stale' });
+  for (const name of [...existing].sort(byteOrder)) {
+    if (rendered.has(name) || !name.endsWith('.md')) continue;
+    const text = await fragmentText(join(outDir, name), maxFileBytes);
+    if (text !== undefined && isGeneratedFragment(name, text)) statuses.push({ file: name, status: 'stale' });
+  }
   const drift = statuses.filter((s) => s.status !== 'same');
 
   // 3. Check, or write what differs.

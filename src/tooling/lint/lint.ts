@@ -9,7 +9,7 @@ import { type Diagnostic, error, info, sortDiagnostics, warning } from '../../co
 import { decodeText } from '../../core/text/text.js';
 import { buildSnapshot } from '../../engine/default-engine.js';
 import { agentConfig } from '../agent-config/agent-config.js';
-import { parseVerbRegistry, renderVerbFragments } from '../verbs/verbs.js';
+import { isGeneratedFragment, parseVerbRegistry, renderVerbFragments } from '../verbs/verbs.js';
 import { jsonBlockDiagnostics } from './json-block.js';
 import type { LintCheck, LintContext } from './lint-check.js';
 import { filePlaceholders } from './placeholders.js';
@@ -204,7 +204,8 @@ export const verbRegistries: LintCheck = (ctx) => {
       );
     }
     for (const file of existing) {
-      if (file.endsWith('.md') && !rendered.has(file.slice(folder.length))) {
+      const name = file.slice(folder.length);
+      if (!rendered.has(name) && isGeneratedFragment(name, ctx.texts.get(file)!)) {
         out.push(
           warning('BAD_REGISTRY', `stale fragment: ${path} no longer makes it; run strata generate --prune`, {
             file,

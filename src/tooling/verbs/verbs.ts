@@ -103,9 +103,25 @@ export function signature(verb: Verb): string {
   return `${verb.name}(${params.join(', ')})`;
 }
 
-/** Whether a file name is one `strata generate` writes (for finding stale fragments). */
-export function isFragmentName(name: string): boolean {
-  return /^[A-Za-z0-9][A-Za-z0-9._-]*\.md$/.test(name);
+/**
+ * Whether a file is one `strata generate` wrote: named as a fragment and opening with the
+ * heading it writes for that name (after a byte-order mark, before `\n` or `\r\n`). Only
+ * such a file is a stale fragment when the registry no longer makes it; anything else in
+ * the output folder (a README, a hand-written note) is not the generator's to report or
+ * delete.
+ *
+ * @example
+ * isGeneratedFragment('lifecycle-qa.md', '# Lifecycle verbs for qa\n\n…'); // true
+ * isGeneratedFragment('notes.md', '# Notes\n'); // false
+ */
+export function isGeneratedFragment(name: string, text: string): boolean {
+  const role = /^([A-Za-z0-9][A-Za-z0-9._-]*)\.md$/.exec(name)?.[1];
+  if (role === undefined) return false;
+  const first = /^\uFEFF?([^\r\n]*)\r?\n/.exec(text)?.[1];
+  return (
+    first === `# Verb signatures for ${role}` ||
+    (role.startsWith('lifecycle-') && first === `# Lifecycle verbs for ${role.slice('lifecycle-'.length)}`)
+  );
 }
 
 // --- internal ---
