@@ -25,7 +25,10 @@ export interface PromptClientOptions {
   fallback?: string;
   /** Per-request timeout (default 5 s). */
   timeoutMs?: number;
-  /** First delay before reconnecting the event stream; doubles up to 30 s (default 1 s). */
+  /**
+   * First delay before reconnecting the event stream, until the service sends its own
+   * (`retry:` on the stream, as an EventSource takes it); doubles up to 30 s (default 1 s).
+   */
   reconnectMs?: number;
   /**
    * An event stream that brings no bytes for this long is taken as lost and reconnected,
@@ -235,7 +238,9 @@ export class PromptClient {
   }
 
   async #listen(signal: AbortSignal): Promise<void> {
-    const first = this.#options.reconnectMs ?? 1000;
+    // The first delay is the option's until the service says its own (`retry:`, as an
+    // EventSource takes it); each failed try after that doubles it.
+    let first = this.#options.reconnectMs ?? 1000;
     let delay = first;
     while (!signal.aborted && !this.#closed) {
       // A connection that died without closing (a host gone) sends nothing: give it up.
@@ -258,7 +263,7 @@ export class PromptClient {
             break;
           }
           for (const event of parser.push(decoder.decode(value, { stream: true }))) {
-            if (event.retry !== undefined) delay = event.retry;
+            if (event.retry !== undefined) delay = first = event.retry;
             if (event.event === 'hello' || event.event === 'reload') {
               // Connected (again), or a new version: revalidate once, then trust the stream.
               delay = first;

@@ -208,6 +208,38 @@ describe('PromptClient, a silent event stream', () => {
   });
 });
 
+describe("PromptClient, the service's retry", () => {
+  it('reconnects after the delay the stream gives (retry:), not its own first delay', async () => {
+    const { service } = await setup();
+    const encoder = new TextEncoder();
+    let streams = 0;
+    const fetchFn = (async (input: string | URL | Request, init?: RequestInit) => {
+      const request = new Request(input, init);
+      if (new URL(request.url).pathname !== '/api/events') return service.fetch(request);
+      streams++;
+      // Each stream says hello with a retry of 1 ms, then ends.
+      return new Response(
+        new ReadableStream<Uint8Array>({
+          start: (controller) => {
+            controller.enqueue(encoder.encode('retry: 1\nevent: hello\ndata: {}\nid: b.1\n\n'));
+            controller.close();
+          },
+        }),
+      );
+    }) as typeof fetch;
+    // Its own first delay is an hour: only the service's retry brings a second stream.
+    const client = new PromptClient({
+      url: 'http://strata',
+      agent: 'w1',
+      fetch: fetchFn,
+      reconnectMs: 3_600_000,
+    });
+    const stop = client.subscribe();
+    await waitFor(() => (streams >= 2 ? true : undefined), 30_000, 'the reconnect after retry: 1');
+    stop();
+  });
+});
+
 describe('PromptClient, a reload event during a refresh', () => {
   it('fetches again after a refresh that was under way when the event came', async () => {
     const { service, set, store } = await setup();

@@ -257,7 +257,10 @@ class PromptClient:
             raise PromptServiceError("UNAVAILABLE", f"prompt service unreachable: {reason}") from None
 
     def _listen(self) -> None:
-        delay = self.reconnect
+        # The first delay is ``reconnect`` until the service says its own (``retry:``, as an
+        # EventSource takes it); each failed try after that doubles it.
+        first = self.reconnect
+        delay = first
         while not self._stop.is_set():
             try:
                 headers = {**self.headers, "Accept": "text/event-stream"}
@@ -273,9 +276,9 @@ class PromptClient:
                         if event.id is not None:
                             self._last_event_id = event.id
                         if event.retry is not None:
-                            delay = event.retry / 1000
+                            first = event.retry / 1000
                         if event.event in ("hello", "reload"):
-                            delay = self.reconnect
+                            delay = first
                             self._refresh_quietly()
             except urllib.error.HTTPError as error:
                 self._report(_service_error(error.code, error.read()))

@@ -55,6 +55,42 @@ class ParseSse(unittest.TestCase):
 
 
 class Offline(unittest.TestCase):
+    def test_reconnects_after_the_retry_the_stream_gives(self) -> None:
+        # A stand-in service whose event stream says hello with ``retry: 1`` and ends; the
+        # client's own first delay is an hour, so only the service's retry brings it back.
+        import http.server
+
+        streams = threading.Semaphore(0)
+
+        class Events(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                if self.path != "/api/events":
+                    self.send_error(503)
+                    return
+                body = b"retry: 1\nevent: hello\nid: b.1\ndata: {}\n\n"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                streams.release()
+
+            def log_message(self, *args) -> None:
+                pass
+
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Events)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        client = PromptClient(f"http://127.0.0.1:{server.server_address[1]}", agent="ada",
+                              fallback="x", timeout=5, reconnect=3600)
+        try:
+            client.subscribe()
+            self.assertTrue(streams.acquire(timeout=30))
+            self.assertTrue(streams.acquire(timeout=30), "no second stream after retry: 1")
+        finally:
+            client.close()
+            server.shutdown()
+            server.server_close()
+
     def test_fallback_before_the_first_success(self) -> None:
         client = PromptClient(closed_port_url(), agent="ada", fallback="You are helpful.", timeout=2)
         self.assertEqual(client.get(), Prompt(text="You are helpful.", source="fallback"))
