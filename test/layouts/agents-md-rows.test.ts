@@ -7,7 +7,7 @@ import { cli, expectGolden, tempDir, writeFiles } from '../helpers.js';
 import { codexProjectDocs } from './reference/codex.js';
 
 // Nested AGENTS.md as Codex reads them: every prompt strata composes here is checked
-// against Codex's own rule (reference/codex.ts, from codex-rs project_doc.rs) and against
+// against Codex's own rule (reference/codex.ts, from codex-rs agents_md.rs) and against
 // a golden file. Each project is a git checkout (a `.git` at its root), as Codex finds
 // the project root.
 
@@ -75,5 +75,21 @@ describe('agents-md: a project whose AGENTS.md files are all in sub-folders', ()
     expectGolden('layouts/rows/agents-md-subfolders-only.txt', out.ok ? out.result.text : '');
     const run = await cli(['compose', '--dir', dir, '--var', 'cwd=svc/api']);
     expect([run.code, run.stdout]).toEqual([0, codexProjectDocs(dir, 'svc/api')]);
+  });
+});
+
+describe('agents-md: text Codex keeps as it decodes it', () => {
+  it('a byte order mark is kept, and a file blank only to Rust (a NEL) is left out', async () => {
+    // String::from_utf8_lossy keeps U+FEFF, which is no White_Space for str::trim: a file
+    // holding only one is kept; U+0085 (NEL) is White_Space there, so a file of it is blank.
+    const dir = project({
+      'AGENTS.md': '\uFEFF# Rules\n',
+      'web/AGENTS.md': '\uFEFF',
+      'web/api/AGENTS.md': '\u0085\n',
+    });
+    const want = '\uFEFF# Rules\n\n\n\uFEFF';
+    expect(codexProjectDocs(dir, 'web/api')).toBe(want);
+    const run = await cli(['compose', '--dir', dir, '--var', 'cwd=web/api']);
+    expect([run.code, run.stdout]).toEqual([0, want]);
   });
 });

@@ -1,13 +1,17 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-// Codex's project docs, written from codex-rs/core/src/project_doc.rs
-// (discover_project_doc_paths, read_project_docs): from the project root (the deepest
+// Codex's project docs, written from codex-rs/core/src/agents_md.rs (formerly
+// project_doc.rs: agents_md_paths, read_agents_md): from the project root (the deepest
 // folder on the way down holding `.git`, else the working directory alone) down to the
-// working directory, the first of AGENTS.override.md and AGENTS.md in each folder; each
-// read up to the budget still left (32 KiB), decoded lossily, kept when not blank (the
-// budget then shrinks by its bytes), joined by a blank line. An independent check of
-// strata's agents-md layout, used by its tests and by bench/real-layouts.
+// working directory, the first of AGENTS.override.md and AGENTS.md in each folder that is a
+// file once symlinks are followed (a dangling link, a folder or a FIFO is passed over for
+// the next name); each read up to the budget still left (32 KiB, cut at that byte even
+// inside a character), decoded lossily as String::from_utf8_lossy decodes (a byte order
+// mark is text, kept), kept when not blank as Rust's str::trim sees it (Unicode
+// White_Space only: U+FEFF is no space there) and the budget then shrinks by the bytes
+// kept, joined by a blank line. An independent check of strata's agents-md layout, used by
+// its tests and by bench/real-layouts.
 
 /** The project docs Codex gives an agent working in `cwd` (relative to `root`, '.' for the root); undefined when Codex cannot run there. */
 export function codexProjectDocs(root: string, cwd: string, budget = 32768): string | undefined {
@@ -19,14 +23,24 @@ export function codexProjectDocs(root: string, cwd: string, budget = 32768): str
   const parts: string[] = [];
   for (const dir of start === -1 ? dirs.slice(-1) : dirs.slice(start)) {
     if (remaining === 0) break;
-    const file = ['AGENTS.override.md', 'AGENTS.md'].map((n) => join(dir, n)).find((p) => existsSync(p));
+    const file = ['AGENTS.override.md', 'AGENTS.md'].map((n) => join(dir, n)).find(isFile);
     if (!file) continue;
     const data = readFileSync(file).subarray(0, remaining);
-    const text = new TextDecoder().decode(data);
-    if (text.trim() !== '') {
+    const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(data);
+    if (!RUST_BLANK.test(text)) {
       parts.push(text);
       remaining -= data.length;
     }
   }
   return parts.join('\n\n');
 }
+
+// --- internal ---
+
+/** A file once symlinks are followed (what Codex's metadata check takes). */
+function isFile(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
+}
+
+/** Empty or only Unicode White_Space: what Rust's `str::trim` leaves empty. */
+const RUST_BLANK = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
