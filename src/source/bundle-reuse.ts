@@ -76,5 +76,7 @@ interface KeptBundle {
 
 /** The read as it was (its files shared, never changed), in lists of its own. */
 function copy(read: PackFiles): PackFiles {
-  return { ...read, refused: new Set(read.refused), diagnostics: [...read.diagnostics] };
+  const made: PackFiles = { ...read, refused: new Set(read.refused), diagnostics: [...read.diagnostics] };
+  if (read.gone) made.gone = new Set(read.gone);
+  return made;
 }

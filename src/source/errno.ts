@@ -29,3 +29,8 @@ export function unreadable(name: string, e: unknown): string {
     ? 'its name is not valid UTF-8 (strata reads file names as UTF-8): rename it'
     : errnoReason(e);
 }
+
+/** Whether the operation failed for want of the file (`ENOENT`): a symlink to nothing. */
+export function isNotFound(e: unknown): boolean {
+  return (e as NodeJS.ErrnoException)?.code === 'ENOENT';
+}

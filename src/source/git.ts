@@ -285,6 +285,9 @@ function walkTree(
         if (resolved === undefined || node === undefined || (!('children' in node) && node.type !== 'blob')) {
           if (scope !== undefined && !scope.has(path)) continue;
           out.refused.add(path);
+          // A link to nothing in the revision (or to a submodule): no file there.
+          out.gone ??= new Set();
+          out.gone.add(path);
           out.diagnostics.push(
             error('READ_ERROR', `broken symlink (to ${links.get(child.path)})`, { file: path }),
           );

@@ -19,7 +19,7 @@ import { byteOrder } from '../core/text/text.js';
 import { sameContent } from '../engine/incremental/same-bytes.js';
 import { LAYOUTS } from '../layouts/registry.js';
 import { changedSince, EntryHash, FILE_LIKE, isDirect, kind, oddKey } from './entry-identity.js';
-import { errnoReason, unreadable } from './errno.js';
+import { errnoReason, isNotFound, unreadable } from './errno.js';
 import { FolderStamps } from './folder-stamps.js';
 import { insidePack, openPackRoot, type PackRoot, rootIdentity, throughData } from './layout.js';
 import {
@@ -76,6 +76,11 @@ export interface PackFiles {
   root: string;
   files: ReadonlyMap<string, Uint8Array>;
   refused: Set<string>;
+  /**
+   * The refused paths that are symlinks to nothing: no file there, for a chain (a
+   * `READ_ERROR` all the same).
+   */
+  gone?: Set<string>;
   diagnostics: Diagnostic[];
 }
 
@@ -411,6 +416,10 @@ async function walk(
       out.diagnostics.push(error('READ_ERROR', `${what}: ${unreadable(entry.name, e)}`, { file: rel }));
       // Refused: a pack whose `files:` do not select the path drops the error with it.
       out.refused.add(rel);
+      if (entry.isSymbolicLink() && isNotFound(e)) {
+        out.gone ??= new Set();
+        out.gone.add(rel);
+      }
       state.ids.line(`${rel}\0gone`);
       continue;
     }

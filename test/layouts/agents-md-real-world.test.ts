@@ -4,8 +4,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { tryCompose } from '../../src/core/compose/compose.js';
 import { readPackAtRevision } from '../../src/source/git.js';
 import { loadPack } from '../../src/source/load.js';
+import { openPack } from '../../src/source/open.js';
 import { cli, commitAll, git, memPack, tempDir, writeFiles } from '../helpers.js';
 import { appFor } from '../server/helpers.js';
+import { codexProjectDocs } from './reference/codex.js';
 
 /**
  * AGENTS.md projects as repositories hold them: `AGENTS.md` a symlink to `CLAUDE.md`, an
@@ -49,21 +51,38 @@ describe('agents-md: files that cannot be read are left out, as Codex leaves the
     expect(out.diagnostics).toEqual([]);
   });
 
-  it('a dangling AGENTS.override.md is its folder’s pick and gives no text: the AGENTS.md beside it is not read, as in Codex', async () => {
+  it('a dangling AGENTS.override.md is no file: the AGENTS.md beside it is read, as in Codex', async () => {
     const root = project({ 'AGENTS.md': '# Root\n', 'web/AGENTS.md': '# Web\n' });
     symlinkSync('../gone.md', join(root, 'web', 'AGENTS.override.md'));
+    mkdirSync(join(root, '.git'));
     const out = await composeAt(root, 'web');
-    // Codex: symlink_metadata finds the link, the walk takes it, opening it fails: nothing.
-    expect(out.text).toBe('# Root\n');
-    expect(out.parts).toEqual([['AGENTS.md', true]]);
+    // Codex: the metadata check follows the link and finds nothing, so the next name is taken.
+    expect(out.text).toBe('# Root\n\n\n# Web\n');
+    expect(out.text).toBe(codexProjectDocs(root, 'web'));
+    expect(out.parts).toEqual([
+      ['AGENTS.md', true],
+      ['web/AGENTS.md', true],
+    ]);
     expect(out.diagnostics).toEqual([
       [
         'warning',
         'READ_ERROR',
         'web/AGENTS.override.md',
-        'broken symlink: ENOENT; the file is left out: no text of it is composed, nor the next file of a chain in its place',
+        'broken symlink: ENOENT; it is left out, as if it were not there',
       ],
     ]);
+  });
+
+  it('a dangling AGENTS.override.md in a git revision is no file either', async () => {
+    const root = project({ 'AGENTS.md': '# Root\n', 'web/AGENTS.md': '# Web\n' });
+    symlinkSync('../gone.md', join(root, 'web', 'AGENTS.override.md'));
+    commitAll(root);
+    const { snapshot, diagnostics } = await openPack({ kind: 'git', dir: root, rev: 'HEAD' }, { env: {} });
+    expect(diagnostics.map((d) => [d.severity, d.code, d.file])).toEqual([
+      ['warning', 'READ_ERROR', 'web/AGENTS.override.md'],
+    ]);
+    const out = tryCompose(snapshot!, { vars: { cwd: 'web' } });
+    expect(out.ok && out.result.text).toBe('# Root\n\n\n# Web\n');
   });
 
   it('an AGENTS.override.md over --max-file-bytes gives no text; the AGENTS.md beside it is not read in its place', async () => {

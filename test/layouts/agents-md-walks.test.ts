@@ -142,7 +142,10 @@ describe('agents-md: a chain walk kept per folder', () => {
     mkdirSync(join(dir, 'sub/.git'));
     mkdirSync(join(dir, 'repo/.git'), { recursive: true });
     mkdirSync(join(dir, 'broken/deeper'), { recursive: true });
-    symlinkSync('missing.md', join(dir, 'broken/deeper/AGENTS.md'));
+    // A link leaving the pack: a file there that is never read.
+    const outside = realpathSync(tempDir('strata-agents-md-outside-'));
+    writeFiles(outside, { 'shared.md': 'shared\n' });
+    symlinkSync(join(outside, 'shared.md'), join(dir, 'broken/deeper/AGENTS.md'));
     const { snapshot } = await loadPack(dir, { env: {} });
     expect(snapshot!.unreadable?.has('broken/deeper/AGENTS.md')).toBe(true);
     const made = [...packFolders(snapshot!)].sort();

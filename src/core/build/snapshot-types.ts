@@ -29,8 +29,9 @@ export interface Snapshot {
   folders?: readonly string[];
   /**
    * Files that are there but could not be read, left out with a warning (`unreadable:
-   * skip`): a dangling symlink, one leaving the pack, one over the size limit. A chain takes
-   * such a file as its folder's (no text), not the folder's next candidate.
+   * skip`): a symlink leaving the pack, a file over the size limit or one the system would
+   * not open. A chain takes such a file as its folder's (no text), not the folder's next
+   * candidate. A symlink to nothing is not one of them: no file is there.
    */
   unreadable?: ReadonlySet<string>;
   /**
@@ -63,6 +64,11 @@ export interface BuildInput {
   readDiagnostics?: Diagnostic[];
   /** Paths the reader refused (too large, unreadable): known to exist, never read. */
   refused?: ReadonlySet<string>;
+  /**
+   * The refused paths that are symlinks to nothing: with `unreadable: skip`, no file at
+   * all (as a special file is), so a chain takes the folder's next candidate.
+   */
+  gone?: ReadonlySet<string>;
   /**
    * Folders below the pack root that hold a `.git` entry (nested repositories,
    * submodules): where a `chain` with `start: git_root` begins. Part of the version.

@@ -225,7 +225,7 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
     diagnostics.push(...kept);
   }
   // `unreadable: skip`: a selected file the reader refused (a broken symlink,
-  // one leaving the pack, one over the size limit) is left out, as if absent, and said.
+  // one leaving the pack, one over the size limit) is left out and said.
   let unreadable: Set<string> | undefined;
   if (manifest.unreadable === 'skip' && input.refused && input.refused.size > 0) {
     const refused = input.refused;
@@ -234,9 +234,9 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
       if (d.severity !== 'error' || d.file === undefined || !refused.has(d.file)) continue;
       if (!SKIPPABLE.includes(d.code)) continue;
       const raise = d.code === 'FILE_TOO_LARGE' ? ' (--max-file-bytes raises the limit)' : '';
-      // A FIFO or a folder named like the file is no file at all (tools that read such files pass over it too);
-      // anything else is a file there that gives no text.
-      const there = d.code !== 'SPECIAL_FILE';
+      // A FIFO, a folder named like the file or a symlink to nothing is no file at all (tools
+      // that read such files pass over it too); anything else is a file there that gives no text.
+      const there = d.code !== 'SPECIAL_FILE' && !input.gone?.has(d.file);
       if (there) {
         unreadable ??= new Set();
         unreadable.add(d.file);

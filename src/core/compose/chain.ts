@@ -301,8 +301,8 @@ function chainFile(
   for (const name of source.files) {
     const path = folder === '' ? name : `${folder}/${name}`;
     found = fileAt(env, path);
-    // A file there that could not be read (a dangling symlink) is still the folder's
-    // pick, as the first candidate that is a file or a symlink: it gives no text.
+    // A file there that could not be read (one over the size limit, a symlink leaving the
+    // pack) is still the folder's pick: it gives no text, and no other file stands in for it.
     if (found || env.snapshot.unreadable?.has(path)) break;
   }
   return found;
