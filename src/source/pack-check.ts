@@ -173,7 +173,9 @@ export class PackCheck {
     for (const name of names) {
       if (slices.due) await slices.pause();
       if (!hiddenEntryAllowed(last.hidden, folder, name)) {
-        if (name === '.git' && folder !== '') marker = true;
+        // A `.git` symlink to nothing is no marker (as the read finds it).
+        if (name === '.git' && folder !== '')
+          marker = statSync(`${this.#real(last, folder)}${sep}.git`, { throwIfNoEntry: false }) !== undefined;
         continue;
       }
       const rel = folder === '' ? name : `${folder}/${name}`;

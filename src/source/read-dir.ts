@@ -373,8 +373,9 @@ async function walk(
   for (const entry of entries) {
     if (state.stop) return kept;
     if (!hiddenEntryAllowed(limits.hidden, relDir, entry.name)) {
-      // A nested repository's root (seen, never read).
-      if (entry.name === '.git' && relDir !== '') {
+      // A nested repository's root (seen, never read); a `.git` symlink to nothing is no
+      // marker, as Codex, which follows it, finds nothing there.
+      if (entry.name === '.git' && relDir !== '' && isMarker(entry, inDir)) {
         if (out.gitFolders) out.gitFolders.push(relDir);
         else out.gitFolders = [relDir];
         state.ids.line(`${relDir}/.git\0marker`);
@@ -581,4 +582,9 @@ function empty(root: string): Building {
     newestChangeMs: 0,
     filesRead: 0,
   };
+}
+
+/** Whether a `.git` entry marks a repository: one that is there once links are followed. */
+function isMarker(entry: Dirent, inDir: string): boolean {
+  return !entry.isSymbolicLink() || statSync(inDir + entry.name, { throwIfNoEntry: false }) !== undefined;
 }

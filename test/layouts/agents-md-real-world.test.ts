@@ -237,6 +237,19 @@ describe('agents-md: a nested repository starts a walk of its own, as Codex star
     ]);
   });
 
+  it('a .git symlink to nothing marks no repository: the walk starts above it, as Codex finds nothing there', async () => {
+    const root = monorepo();
+    writeFiles(root, { 'web/AGENTS.md': '# Web\n' });
+    symlinkSync('../gone/.git', join(root, 'web', '.git'));
+    symlinkSync('../.git', join(root, 'app', '.git'));
+    const { snapshot } = await loadPack(root, { env: {} });
+    // A link to a folder that is there marks one, as a folder would.
+    expect(snapshot!.gitFolders).toEqual(['app', 'tools/scratch', 'vendor/lib']);
+    const out = tryCompose(snapshot!, { vars: { cwd: 'web' } });
+    expect(out.ok && out.result.text).toBe('# Root\n\n\n# Web\n');
+    expect(out.ok && out.result.text).toBe(codexProjectDocs(root, 'web'));
+  });
+
   it('explain and the API say where the walk starts', async () => {
     const root = monorepo();
     const run = await cli(['explain', '--dir', root, '--var', 'cwd=vendor/lib/src']);

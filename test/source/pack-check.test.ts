@@ -101,6 +101,19 @@ describe('the poll finds what changed without reading', () => {
     expect(stamps.same('roles', statSync(join(dir, 'roles')))).toBe(true);
   });
 
+  it('a .git symlink to nothing marks no repository here either: its folder is looked at, not read whole', async () => {
+    const dir = pack();
+    symlinkSync('../gone', join(dir, 'roles', '.git'));
+    const reuse = new FileReuse();
+    const check = new PackCheck(dir, { reuse });
+    expect((await readPackDir(dir, { reuse })).gitFolders).toBeUndefined();
+    // A file made and removed: the folder changed, its names did not.
+    writeFileSync(join(dir, 'roles/tmp.md'), 'x');
+    rmSync(join(dir, 'roles/tmp.md'));
+    await settle();
+    expect(await check.folders()).toEqual([]);
+  });
+
   it('cannot tell without a whole read: no read kept, a read with a problem, a root aimed elsewhere', async () => {
     const dir = pack();
     const reuse = new FileReuse();
