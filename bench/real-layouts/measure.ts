@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { claudeAgent } from '../../test/layouts/reference/claude-code.js';
 import { codexProjectDocs } from '../../test/layouts/reference/codex.js';
@@ -13,7 +13,8 @@ import { codexProjectDocs } from '../../test/layouts/reference/codex.js';
  *
  * STRATA is the strata tree whose library is measured (a checkout before a change, or
  * after it); CORPUS holds the repositories as files (docs/BENCHMARKS.md says how they were
- * brought). The references live beside the layouts' tests: crewai_reference.py (PyYAML,
+ * brought), each in its folder (`crewai-examples`, `orbit`, …; a row whose folder is not
+ * there is left out), and any number of AGENTS.md repositories in `agents-md/`, a row each. The references live beside the layouts' tests: crewai_reference.py (PyYAML,
  * CrewAI's interpolate_only and role_playing slice), claude-code.ts (Claude Code's plugin
  * agent loader), codex.ts (Codex's project docs).
  */
@@ -30,22 +31,43 @@ const forRole = readFileSync(join(strata, 'src/cli/pack-options.ts'), 'utf8').in
 type Row = { name: string; same: number; said: number; total: number; differ: string[] };
 type Outcome = { ok: true; result: { text: string } } | { ok: false; diagnostics: Array<{ code: string }> };
 
-const rows: Row[] = [
-  await crewai(
+// A row whose repository is not in CORPUS is left out.
+const rows: Row[] = [];
+const add = async (root: string, measure: () => Promise<Row>) => {
+  if (existsSync(root)) rows.push(await measure());
+};
+await add(join(corpus, 'crewai-history'), () =>
+  crewai(
     'crewAI-examples, every agents.yaml of its history (--dir the crew)',
     join(corpus, 'crewai-history'),
   ),
-  await crewai('crewAI-examples, newest commit (--dir the crew)', join(corpus, 'crewai-examples')),
-  await crewai(
-    'crewAI-examples, newest commit (--dir the repository)',
-    join(corpus, 'crewai-examples'),
-    true,
-  ),
-  await claude('awesome-claude-code-subagents (--dir the repository)', join(corpus, 'voltagent')),
-  await claude('wshobson/agents (--dir the repository)', join(corpus, 'wshobson')),
-  await claude('wshobson/agents (--preset claude-agents)', join(corpus, 'wshobson'), 'claude-agents'),
-  await codex('Orbit-CLI, every folder with an AGENTS.md as cwd', join(corpus, 'orbit')),
-];
+);
+await add(join(corpus, 'crewai-examples'), () =>
+  crewai('crewAI-examples, newest commit (--dir the crew)', join(corpus, 'crewai-examples')),
+);
+await add(join(corpus, 'crewai-examples'), () =>
+  crewai('crewAI-examples, newest commit (--dir the repository)', join(corpus, 'crewai-examples'), true),
+);
+await add(join(corpus, 'voltagent'), () =>
+  claude('awesome-claude-code-subagents (--dir the repository)', join(corpus, 'voltagent')),
+);
+await add(join(corpus, 'wshobson'), () =>
+  claude('wshobson/agents (--dir the repository)', join(corpus, 'wshobson')),
+);
+await add(join(corpus, 'wshobson'), () =>
+  claude('wshobson/agents (--preset claude-agents)', join(corpus, 'wshobson'), 'claude-agents'),
+);
+await add(join(corpus, 'orbit'), () =>
+  codex('Orbit-CLI, every folder with an AGENTS.md as cwd', join(corpus, 'orbit')),
+);
+// Each repository in CORPUS/agents-md: read as an agents-md pack, every folder holding an
+// AGENTS.md (hidden ones and node_modules aside, which the preset does not read) as cwd,
+// and up to three folders below each that hold none.
+const many = join(corpus, 'agents-md');
+for (const name of existsSync(many) ? readdirSync(many).sort() : [])
+  rows.push(
+    await codex(`${name} (--preset agents-md; and 3 folders below each)`, join(many, name), 'agents-md', 3),
+  );
 for (const r of rows) {
   console.log(
     `${r.name}: ${r.same} of ${r.total} byte-identical, ${r.said} refused with an error, ${r.total - r.same - r.said} other bytes`,
@@ -131,13 +153,40 @@ async function claude(name: string, root: string, preset?: string): Promise<Row>
   return row;
 }
 
-async function codex(name: string, root: string): Promise<Row> {
+async function codex(name: string, root: string, preset?: string, below = 0): Promise<Row> {
   const row: Row = { name, same: 0, said: 0, total: 0, differ: [] };
-  const { snapshot } = await loadPack(root, { env: {} });
-  const folders = walk(root, (p) => /\/AGENTS(\.override)?\.md$/.test(p)).map(
-    (p) => relative(root, dirname(p)) || '.',
-  );
-  for (const cwd of [...new Set(folders)])
+  const { snapshot } = await loadPack(root, { env: {}, preset });
+  const cwds = below === 0 ? docFolders(root) : [];
+  if (below > 0) {
+    const folders = projectFolders(root);
+    const holding = folders.filter(hasDoc);
+    cwds.push(...holding);
+    for (const f of holding)
+      cwds.push(...folders.filter((d) => d.startsWith(`${f}/`) && !hasDoc(d)).slice(0, below));
+  }
+  for (const cwd of new Set(cwds.map((f) => relative(root, f) || '.')))
     count(row, snapshot && tryCompose(snapshot, { vars: { cwd } }), codexProjectDocs(root, cwd), cwd);
   return row;
+}
+
+/** Every folder holding an AGENTS.md or AGENTS.override.md, at any depth. */
+function docFolders(root: string): string[] {
+  return [...new Set(walk(root, (p) => /\/AGENTS(\.override)?\.md$/.test(p)).map((p) => dirname(p)))];
+}
+
+/** The root and every folder below it, in path order: links, hidden folders and node_modules not followed. */
+function projectFolders(dir: string, out: string[] = [dir]): string[] {
+  for (const name of readdirSync(dir).sort()) {
+    if (name.startsWith('.') || name === 'node_modules') continue;
+    const path = join(dir, name);
+    if (lstatSync(path).isDirectory()) {
+      out.push(path);
+      projectFolders(path, out);
+    }
+  }
+  return out;
+}
+
+function hasDoc(dir: string): boolean {
+  return existsSync(join(dir, 'AGENTS.md')) || existsSync(join(dir, 'AGENTS.override.md'));
 }
