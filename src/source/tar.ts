@@ -69,8 +69,8 @@ export function writeTar(files: readonly TarFile[]): Uint8Array {
  * Reads a tar archive's regular files. Never throws on its content: every problem is a
  * diagnostic (BUNDLE_BAD_PATH, BUNDLE_LINK, SPECIAL_FILE, BUNDLE_BAD_ENTRY,
  * BUNDLE_CORRUPT, BUNDLE_TRUNCATED, TOO_MANY_FILES, PACK_TOO_LARGE, FILE_TOO_LARGE).
- * Entries whose path has a part starting with `.` (or a `node_modules` part) are not
- * looked at, as a pack directory's hidden files are not, but for folders named in
+ * Entries whose path has a part starting with `.` (or a folder of installed packages:
+ * `node_modules`, `site-packages`) are not looked at, as a pack directory's are not, but for folders named in
  * `hidden`; every entry counts against `maxEntries` and `maxBytes` all the same, so no
  * archive costs more than its limits to read. Given `slices`, the read gives the event
  * loop a turn whenever a slice is used up, and throws `Slices.TIMED_OUT` past its deadline.

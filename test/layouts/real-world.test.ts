@@ -474,6 +474,36 @@ describe('agents-md: working directories and budgets', () => {
     }
   });
 
+  it("a project root with a Python virtual environment: its site-packages' agent files are no part of the pack", async () => {
+    const root = mkdtempSync(join(tmpdir(), 'strata-venv-'));
+    try {
+      const agent = (name: string) => `---\nname: ${name}\ndescription: ${name}\n---\n${name}\n`;
+      mkdirSync(join(root, 'agents'));
+      writeFileSync(join(root, 'agents', 'reviewer.md'), agent('reviewer'));
+      const pkg = join(root, 'venv', 'lib', 'python3.12', 'site-packages', 'pkg');
+      mkdirSync(join(pkg, 'agents'), { recursive: true });
+      writeFileSync(join(pkg, 'agents', 'helper.md'), agent('helper'));
+      writeFileSync(join(pkg, 'AGENTS.md'), '# vendored\n');
+      const { snapshot, diagnostics } = await loadPack(root, { env: {} });
+      expect(diagnostics).toEqual([]);
+      expect([...snapshot!.files.keys()]).toEqual(['agents/reviewer.md']);
+      expect([...snapshot!.roles.keys()]).toEqual(['reviewer']);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('in memory too, a path under site-packages or dist-packages is no part of the pack', () => {
+    const result = memPack({
+      'AGENTS.md': '# Root\n',
+      'venv/lib/python3.12/site-packages/x/AGENTS.md': '# vendored\n',
+      'usr/lib/python3/dist-packages/y/AGENTS.md': '# vendored\n',
+    });
+    expect([...result.snapshot!.files.keys()]).toEqual(['AGENTS.md']);
+    const outside = tryCompose(result.snapshot!, { vars: { cwd: 'venv/lib/python3.12/site-packages/x' } });
+    expect(outside.ok ? [] : outside.diagnostics.map((d) => d.code)).toEqual(['PATH_OUTSIDE_PACK']);
+  });
+
   it('in memory too, a path under node_modules is no part of the pack', () => {
     const result = memPack({ 'AGENTS.md': '# Root\n', 'node_modules/x/AGENTS.md': '# vendored\n' });
     expect([...result.snapshot!.files.keys()]).toEqual(['AGENTS.md']);

@@ -240,7 +240,7 @@ function chainFolder(
     diagnostics.push(
       error(
         'PATH_OUTSIDE_PACK',
-        `layer ${layer.id}: ${JSON.stringify(path)} (from ${source.path}) is in a folder the pack does not read (hidden folders and node_modules are read only when the manifest's hidden: names them)`,
+        `layer ${layer.id}: ${JSON.stringify(path)} (from ${source.path}) is in a folder the pack does not read (hidden folders and those of installed packages, node_modules, site-packages and dist-packages, are read only when the manifest's hidden: names them)`,
       ),
     );
     return undefined;

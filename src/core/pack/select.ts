@@ -23,7 +23,8 @@ export function pathSelector(
  */
 export function hiddenAllowed(names: readonly string[], path: string): boolean {
   // Most paths have no hidden segment and no dependency folder: no split for them.
-  if (path.charCodeAt(0) !== 46 && !path.includes('/.') && !path.includes(DEPENDENCIES)) return true;
+  if (path.charCodeAt(0) !== 46 && !path.includes('/.') && !DEPENDENCIES.some((d) => path.includes(d)))
+    return true;
   let at = 0;
   for (const seg of path.split('/')) {
     if (leftOut(seg) && !names.includes(seg) && !openedBelow(names, path.slice(0, at))) return false;
@@ -45,14 +46,17 @@ export function hiddenEntryAllowed(names: ReadonlySet<string>, folder: string, n
 
 /**
  * Whether a file or folder name is left out of a pack unless `hidden:` names it: a name
- * starting with `.`, or `node_modules` (a project's installed packages: a project root read
- * for a few notes files would otherwise hold tens of thousands of files).
+ * starting with `.`, or a folder of a project's installed packages — `node_modules`, or
+ * Python's `site-packages` and `dist-packages` (a virtual environment such as
+ * `venv/lib/python3.12/site-packages` inside the project): a project root read for a few
+ * notes files would otherwise hold tens of thousands of files, and the packages' own agent
+ * or notes files, which are no part of the project.
  */
 export function leftOut(name: string): boolean {
-  return name.charCodeAt(0) === 46 || name === DEPENDENCIES;
+  return name.charCodeAt(0) === 46 || DEPENDENCIES.includes(name);
 }
 
-const DEPENDENCIES = 'node_modules';
+const DEPENDENCIES = ['node_modules', 'site-packages', 'dist-packages'];
 
 /** Whether `parent` (a folder path ending in `/`) lies in a folder `names` opens whole (`x/**`). */
 function openedBelow(names: readonly string[], parent: string): boolean {
