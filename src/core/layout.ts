@@ -36,7 +36,7 @@ export interface Layout {
    * Globs that make a pack without a manifest this layout when no layout's `detect:`
    * holds, checked in detection order before the fallback: files a layout keeps anywhere
    * in a tree (notes files only in sub-folders), too common to win over another layout's
-   * own files.
+   * own files. With `detect.keys` in the preset, a matching file must carry them too.
    */
   detectAlso?: readonly string[];
   /** Input formats this layout adds (`inputs.<name>.format: <format>`), by name. */

@@ -80,6 +80,68 @@ describe('crewai: a folder of several projects, crews two levels down in a flow'
   });
 });
 
+/**
+ * A course repository: crews kept without src/, three and four folders down (a lesson's
+ * crew, a flow's crew), an image beside them, and a virtual environment whose installed
+ * CrewAI ships its template crew.
+ */
+const COURSE = {
+  'course/lessons/translator/config/agents.yaml':
+    'reader:\n  role: PDF Reader\n  goal: Read {paper}\n  backstory: You read papers.\n',
+  'course/lessons/translator/images/result.png': '\x89PNG\r\n\x1a\n\0\0',
+  'course/flows/review_flow/crews/poem_crew/config/agents.yaml':
+    'poet:\n  role: >\n    Poet of {topic}\n  goal: Write\n  backstory: |\n    You rhyme.\n',
+  'venv/lib/python3.12/site-packages/crewai/cli/templates/crew/config/agents.yaml':
+    'reader:\n  role: >\n    {topic} Senior Data Researcher\n  goal: Research\n  backstory: You research.\n',
+};
+
+describe('crewai: crews kept outside src/, deeper than two folders', () => {
+  it('a repository of them is CrewAI (it was chorus, failing at the image): each agent composes as CrewAI composes it', async () => {
+    const dir = tempDir('strata-crewai-course-');
+    writeFiles(dir, COURSE);
+    const { snapshot, diagnostics } = await loadPack(dir, { env: {} });
+    expect(diagnostics).toEqual([]);
+    expect(snapshot!.preset).toBe('crewai');
+    expect([...snapshot!.files.keys()]).toEqual([
+      'course/flows/review_flow/crews/poem_crew/config/agents.yaml',
+      'course/lessons/translator/config/agents.yaml',
+    ]);
+    const poet = await cli(['compose', '--dir', dir, '--role', 'poet', '--var', 'topic=rain']);
+    expect([poet.code, poet.stdout, poet.stderr]).toEqual([
+      0,
+      'You are Poet of rain\n. You rhyme.\n\nYour personal goal is: Write',
+      '',
+    ]);
+    const reader = await cli(['compose', '--dir', dir, '--role', 'reader', '--var', 'paper=CoT']);
+    expect([reader.code, reader.stdout, reader.stderr]).toEqual([
+      0,
+      'You are PDF Reader. You read papers.\nYour personal goal is: Read CoT',
+      '',
+    ]);
+  });
+
+  it('beside a crew under src/, a flow without src/ is read too (its agents were UNKNOWN_ROLE)', () => {
+    const result = memPack({
+      'crew-explore/src/research_crew/config/agents.yaml':
+        'researcher:\n  role: Researcher\n  goal: Find\n  backstory: You find.\n',
+      'flow-explore/crews/content_crew/config/agents.yaml':
+        'content_writer:\n  role: Content Writer\n  goal: Write about {topic}\n  backstory: You write.\n',
+    });
+    expect([...result.snapshot!.roles.keys()]).toEqual(['content_writer', 'researcher']);
+    const out = tryCompose(result.snapshot!, { role: 'content_writer', vars: { topic: 'tides' } });
+    expect(out.ok && out.result.text).toBe(
+      'You are Content Writer. You write.\nYour personal goal is: Write about tides',
+    );
+  });
+
+  it('a deep config/agents.yaml without a role: record is no CrewAI file: the folder is not crewai', () => {
+    const result = memPack({
+      'app/services/office/config/agents.yaml': 'office: Accounting\nagents:\n  max:\n    role: Manager\n',
+    });
+    expect(result.snapshot!.preset).toBe('chorus');
+  });
+});
+
 describe('crewai: no role', () => {
   it('is NO_ROLE (exit 1, HTTP 400), not a prompt no CrewAI agent has', async () => {
     const dir = tempDir('strata-crewai-norole-');

@@ -13,7 +13,8 @@ import { isReadmeLike } from './roles.js';
  * file matching one of its globs (and, with `keys`, carrying those keys: a prompt file in
  * its frontmatter, a YAML file in a top-level record); otherwise the last layout (the
  * fallback; an empty pack too, which it answers with its fallback text), unless a layout's
- * `detectAlso` globs match a file. `probe` gives a file's keys.
+ * `detectAlso` globs match a file (carrying its `detect:` keys, when it names some).
+ * `probe` gives a file's keys.
  */
 export function detectPreset(
   layouts: Layouts,
@@ -21,10 +22,12 @@ export function detectPreset(
   probe: (path: string) => ReadonlySet<string>[] = () => [],
 ): string {
   for (const name of layouts.names) if (detectHolds(layouts, name, paths, probe)) return name;
-  // Files a layout keeps anywhere in a tree (`detectAlso`), when no layout's own files are there.
+  // Files a layout keeps anywhere in a tree (`detectAlso`; carrying its `detect:` keys when
+  // it has some), when no layout's own files are there.
   for (const name of layouts.names) {
-    const also = (layouts.get(name)?.detectAlso ?? []).map(compileGlob);
-    if (also.length > 0 && paths.some((p) => also.some((g) => g(p)))) return name;
+    const also = layouts.get(name)?.detectAlso ?? [];
+    if (also.length > 0 && matchesWithKeys(also, presetPart(layouts, name, []).detect?.keys, paths, probe))
+      return name;
   }
   const fallback = layouts.names.at(-1) ?? '';
   const claimed = (layouts.get(fallback)?.fallbackFiles ?? []).map(compileGlob);
@@ -111,12 +114,20 @@ function detectHolds(
   probe: (path: string) => ReadonlySet<string>[],
 ): boolean {
   const detect = presetPart(layouts, name, []).detect;
-  if (!detect) return false;
-  const globs = detect.files.map(compileGlob);
-  const keys = detect.keys ?? [];
+  return detect !== undefined && matchesWithKeys(detect.files, detect.keys, paths, probe);
+}
+
+/** Whether a path matches one of the globs `files` (and, with `keys`, the file carries them all in one record). */
+function matchesWithKeys(
+  files: readonly string[],
+  keys: readonly string[] | undefined,
+  paths: readonly string[],
+  probe: (path: string) => ReadonlySet<string>[],
+): boolean {
+  const globs = files.map(compileGlob);
   return paths.some(
     (p) =>
-      globs.some((g) => g(p)) && (keys.length === 0 || probe(p).some((k) => keys.every((key) => k.has(key)))),
+      globs.some((g) => g(p)) && (!keys?.length || probe(p).some((k) => keys.every((key) => k.has(key)))),
   );
 }
 

@@ -3,7 +3,7 @@
 import type { ManifestPart } from '../../core/pack/manifest-part.js';
 
 /** The layout's preset: its manifest as YAML text. */
-export const PRESET = "# CrewAI agents: config/agents.yaml (or agents.yaml) maps agent ids to records\n# {role, goal, backstory, llm?, tools?, …}; a project made by `crewai create` keeps it in\n# src/<package>/config/ (a crew) or src/<package>/crews/<crew>/config/ (a flow; also\n# src/<package>/<crew>/config/). The system\n# prompt is CrewAI's role-playing template filled with the record's fields, after `{name}`\n# placeholders in those fields are filled from the run's inputs; the result is\n# right-stripped. Shipped as data.\nname: crewai\ndescription: One agent record of agents.yaml through CrewAI's role-playing template.\ndetect:\n  files: &agents_files\n    - agents.yaml\n    - agents.yml\n    - config/agents.yaml\n    - config/agents.yml\n    # A crew (src/<package>/config/), a flow's crews (src/<package>/crews/<crew>/config/)\n    # and a crew folder straight in the package (src/<package>/<crew>/config/), in this\n    # project or in any folder below it (a repository of several projects).\n    - \"**/src/*/config/agents.yaml\"\n    - \"**/src/*/config/agents.yml\"\n    - \"**/src/*/crews/*/config/agents.yaml\"\n    - \"**/src/*/crews/*/config/agents.yml\"\n    - \"**/src/*/*/config/agents.yaml\"\n    - \"**/src/*/*/config/agents.yml\"\n    # A folder of crews kept without src/ (crews/<crew>/config/).\n    - \"*/config/agents.yaml\"\n    - \"*/config/agents.yml\"\n    - \"*/*/config/agents.yaml\"\n    - \"*/*/config/agents.yml\"\n  keys: [role]\n# Only the agents files are the pack (tasks.yaml and the rest of a project do not change a prompt).\nfiles: *agents_files\nregistry:\n  files: *agents_files\n  key: \"\"\n  # A top-level entry without these (a block of shared fields for `<<: *anchor`) is no agent.\n  require: [role, goal, backstory]\n  # CrewAI loads agents.yaml with PyYAML, which lets a later repeat of a key replace the\n  # earlier one (a warning here, not a failed pack).\n  duplicate_keys: last\n  # A folder of several projects (or a flow's crews) may give one agent id in several\n  # files: a compose of that id names the files rather than pick one.\n  duplicate_roles: refuse\n# Any `{name}` in a record's fields is a run input (`--var name=VALUE`); one without a value is an error.\ninput_syntax: \"{name}\"\n# CrewAI writes an input into a field as Python's str() does: True, None, 1.5, ['a', 1].\ninputs:\n  \"*\":\n    type: string\n    format: python\n    description: A value for a {name} placeholder in agents.yaml\nconfig_fields:\n  model: llm\n  tools: { field: tools, list: true }\nlayers:\n  - id: role_playing\n    description: \"CrewAI role-playing template: role, backstory, goal\"\n    required: true\n    text: \"You are {{role.role}}. {{role.backstory}}\\nYour personal goal is: {{role.goal}}\"\n    trim: end\n";
+export const PRESET = "# CrewAI agents: config/agents.yaml (or agents.yaml) maps agent ids to records\n# {role, goal, backstory, llm?, tools?, …}; a project made by `crewai create` keeps it in\n# src/<package>/config/ (a crew) or src/<package>/crews/<crew>/config/ (a flow; also\n# src/<package>/<crew>/config/). The system\n# prompt is CrewAI's role-playing template filled with the record's fields, after `{name}`\n# placeholders in those fields are filled from the run's inputs; the result is\n# right-stripped. Shipped as data.\nname: crewai\ndescription: One agent record of agents.yaml through CrewAI's role-playing template.\ndetect:\n  files:\n    - agents.yaml\n    - agents.yml\n    - config/agents.yaml\n    - config/agents.yml\n    # A crew (src/<package>/config/), a flow's crews (src/<package>/crews/<crew>/config/)\n    # and a crew folder straight in the package (src/<package>/<crew>/config/), in this\n    # project or in any folder below it (a repository of several projects).\n    - \"**/src/*/config/agents.yaml\"\n    - \"**/src/*/config/agents.yml\"\n    - \"**/src/*/crews/*/config/agents.yaml\"\n    - \"**/src/*/crews/*/config/agents.yml\"\n    - \"**/src/*/*/config/agents.yaml\"\n    - \"**/src/*/*/config/agents.yml\"\n    # A folder of crews kept without src/ (crews/<crew>/config/).\n    - \"*/config/agents.yaml\"\n    - \"*/config/agents.yml\"\n    - \"*/*/config/agents.yaml\"\n    - \"*/*/config/agents.yml\"\n  keys: [role]\n# Only the agents files are the pack (tasks.yaml and the rest of a project do not change a\n# prompt): agents.yaml here, and config/agents.yaml in this folder or any below it, as a\n# crew class names it beside its own file whatever folder holds it (a repository of crews\n# kept outside src/: tutorials/<crew>/config/, a flow's flow/crews/<crew>/config/). An\n# installed package's (a virtual environment's site-packages) is no part of a pack.\nfiles: &agents_files\n  - agents.yaml\n  - agents.yml\n  - \"**/config/agents.yaml\"\n  - \"**/config/agents.yml\"\nregistry:\n  files: *agents_files\n  key: \"\"\n  # A top-level entry without these (a block of shared fields for `<<: *anchor`) is no agent.\n  require: [role, goal, backstory]\n  # CrewAI loads agents.yaml with PyYAML, which lets a later repeat of a key replace the\n  # earlier one (a warning here, not a failed pack).\n  duplicate_keys: last\n  # A folder of several projects (or a flow's crews) may give one agent id in several\n  # files: a compose of that id names the files rather than pick one.\n  duplicate_roles: refuse\n# Any `{name}` in a record's fields is a run input (`--var name=VALUE`); one without a value is an error.\ninput_syntax: \"{name}\"\n# CrewAI writes an input into a field as Python's str() does: True, None, 1.5, ['a', 1].\ninputs:\n  \"*\":\n    type: string\n    format: python\n    description: A value for a {name} placeholder in agents.yaml\nconfig_fields:\n  model: llm\n  tools: { field: tools, list: true }\nlayers:\n  - id: role_playing\n    description: \"CrewAI role-playing template: role, backstory, goal\"\n    required: true\n    text: \"You are {{role.role}}. {{role.backstory}}\\nYour personal goal is: {{role.goal}}\"\n    trim: end\n";
 
 /** {@link PRESET} as the core reads it (`parseManifestPart`; positions in `preset:<name>`). */
 export const PRESET_PART: ManifestPart | undefined = {
@@ -14,7 +14,7 @@ export const PRESET_PART: ManifestPart | undefined = {
       "id": "role_playing",
       "at": {
         "file": "preset:crewai",
-        "line": 56,
+        "line": 64,
         "col": 5,
       },
       "path": [
@@ -41,18 +41,8 @@ export const PRESET_PART: ManifestPart | undefined = {
     "files": [
       "agents.yaml",
       "agents.yml",
-      "config/agents.yaml",
-      "config/agents.yml",
-      "**/src/*/config/agents.yaml",
-      "**/src/*/config/agents.yml",
-      "**/src/*/crews/*/config/agents.yaml",
-      "**/src/*/crews/*/config/agents.yml",
-      "**/src/*/*/config/agents.yaml",
-      "**/src/*/*/config/agents.yml",
-      "*/config/agents.yaml",
-      "*/config/agents.yml",
-      "*/*/config/agents.yaml",
-      "*/*/config/agents.yml",
+      "**/config/agents.yaml",
+      "**/config/agents.yml",
     ],
     "key": "",
     "require": [
@@ -66,13 +56,13 @@ export const PRESET_PART: ManifestPart | undefined = {
   "namedAt": {
     "registry.files": {
       "file": "preset:crewai",
-      "line": 34,
+      "line": 42,
       "col": 10,
     },
   },
   "layersAt": {
     "file": "preset:crewai",
-    "line": 55,
+    "line": 63,
     "col": 1,
   },
   "openInputs": {
@@ -84,18 +74,8 @@ export const PRESET_PART: ManifestPart | undefined = {
   "files": [
     "agents.yaml",
     "agents.yml",
-    "config/agents.yaml",
-    "config/agents.yml",
-    "**/src/*/config/agents.yaml",
-    "**/src/*/config/agents.yml",
-    "**/src/*/crews/*/config/agents.yaml",
-    "**/src/*/crews/*/config/agents.yml",
-    "**/src/*/*/config/agents.yaml",
-    "**/src/*/*/config/agents.yml",
-    "*/config/agents.yaml",
-    "*/config/agents.yml",
-    "*/*/config/agents.yaml",
-    "*/*/config/agents.yml",
+    "**/config/agents.yaml",
+    "**/config/agents.yml",
   ],
   "configFields": {
     "model": {
