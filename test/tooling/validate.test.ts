@@ -235,6 +235,17 @@ describe('lintPack', () => {
     ]);
   });
 
+  it('crewai: a crew whose agents.yaml is empty or only comments is no orphan (it was, failing validate --strict)', async () => {
+    const dir = tempDir();
+    writeFiles(dir, {
+      'lessons/poem_crew/config/agents.yaml': 'poet:\n  role: Poet\n  goal: Write\n  backstory: You rhyme.\n',
+      'lessons/empty_crew/config/agents.yaml': '',
+      'lessons/draft_crew/config/agents.yaml': '# agents to come\n',
+    });
+    const strict = await cli(['validate', '--dir', dir, '--strict']);
+    expect([strict.code, findings(strict.stdout)]).toEqual([0, []]);
+  });
+
   it('chorus: yaml files without roles: are orphans; the named defaults path is not', () => {
     mkdirSync(join(tempDir(), 'x'), { recursive: true });
     const enc = (s: string) => new TextEncoder().encode(s);

@@ -51,7 +51,7 @@ export function orphanDiagnostics(snapshot: Snapshot): Diagnostic[] {
       continue;
     if (templates.some((re) => re.test(path)) || declaring.some((re) => re.test(path))) continue;
     const isYaml = /\.ya?ml$/i.test(path);
-    if (isYaml && registry.some((match) => match(path)) && hasTopKey(file.text, path, manifest.registry.key))
+    if (isYaml && registry.some((match) => match(path)) && isRoleFile(file.text, path, manifest.registry.key))
       continue;
     if (isYaml && hasTopKey(file.text, path, 'verbs')) continue;
     out.push(
@@ -123,6 +123,16 @@ function fileSources(layers: readonly LayerDef[]): Array<{ layer: LayerDef; sour
 function templateRegExp(template: string): RegExp {
   const parts = normalise(template).split(/\{[A-Za-z_][A-Za-z0-9_]*\}/);
   return new RegExp(`^${parts.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}$`);
+}
+
+/**
+ * Whether a file the registry's globs select is a role file: it holds the registry's key,
+ * or, with records at its top level (`key: ""`), it is a mapping or holds no document at all
+ * (a file of only comments or nothing: no roles yet, not a stray file).
+ */
+function isRoleFile(text: string, file: string, key: string): boolean {
+  if (key === '' && parseYaml(text, { file }).value == null) return true;
+  return hasTopKey(text, file, key);
 }
 
 function hasTopKey(text: string, file: string, key: string): boolean {
