@@ -48,6 +48,22 @@ await add(join(corpus, 'crewai-examples'), () =>
 await add(join(corpus, 'crewai-examples'), () =>
   crewai('crewAI-examples, newest commit (--dir the repository)', join(corpus, 'crewai-examples'), true),
 );
+await add(join(corpus, 'crewai-more'), () =>
+  crewaiEach('other CrewAI repositories, newest commit (--dir the crew)', join(corpus, 'crewai-more')),
+);
+await add(join(corpus, 'crewai-more'), () =>
+  crewaiEach(
+    'other CrewAI repositories, newest commit (--dir the repository)',
+    join(corpus, 'crewai-more'),
+    true,
+  ),
+);
+await add(join(corpus, 'crewai-more-history'), () =>
+  crewaiEach(
+    'other CrewAI repositories, every agents.yaml of their history (--dir the crew)',
+    join(corpus, 'crewai-more-history'),
+  ),
+);
 await add(join(corpus, 'voltagent'), () =>
   claude('awesome-claude-code-subagents (--dir the repository)', join(corpus, 'voltagent')),
 );
@@ -78,6 +94,7 @@ for (const r of rows) {
 // --- internal ---
 
 function walk(dir: string, keep: (path: string) => boolean, out: string[] = []): string[] {
+  if (!existsSync(dir)) return out;
   for (const name of readdirSync(dir).sort()) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) walk(path, keep, out);
@@ -96,11 +113,25 @@ function count(row: Row, out: Outcome | undefined, want: string | undefined, wha
   } else row.differ.push(`other bytes: ${what}`);
 }
 
-async function crewai(name: string, root: string, whole = false): Promise<Row> {
+/** {@link crewai} over every folder of `parent`, each a repository (or a crew of a history), in one row. */
+async function crewaiEach(name: string, parent: string, whole = false): Promise<Row> {
+  const row: Row = { name, same: 0, said: 0, total: 0, differ: [] };
+  if (!existsSync(parent)) return row;
+  for (const repo of readdirSync(parent).sort())
+    await crewai(name, join(parent, repo), whole, row, `${repo}/`);
+  return row;
+}
+
+async function crewai(
+  name: string,
+  root: string,
+  whole = false,
+  row: Row = { name, same: 0, said: 0, total: 0, differ: [] },
+  prefix = '',
+): Promise<Row> {
   const files = walk(root, (p) => /\/config\/agents\.ya?ml$/.test(p));
   const script = join(HERE, '../../test/layouts/reference/crewai_reference.py');
   const ref = JSON.parse(execFileSync('python3', [script, ...files], { maxBuffer: 1 << 28 }).toString());
-  const row: Row = { name, same: 0, said: 0, total: 0, differ: [] };
   // The whole repository as one pack: a load that fails refuses every agent.
   const all = whole ? await loadPack(root, { env: {} }) : undefined;
   const failed: Outcome = { ok: false, diagnostics: all?.diagnostics ?? [] };
@@ -113,7 +144,7 @@ async function crewai(name: string, root: string, whole = false): Promise<Row> {
         row,
         snapshot ? tryCompose(snapshot, { role: id, vars: inputs }) : failed,
         prompt,
-        `${relative(root, file)} ${id}`,
+        `${prefix}${relative(root, file)} ${id}`,
       );
   }
   return row;
