@@ -16,7 +16,9 @@ import { codexProjectDocs } from '../../test/layouts/reference/codex.js';
  * brought), each in its folder (`crewai-examples`, `orbit`, …; a row whose folder is not
  * there is left out), and any number of AGENTS.md repositories in `agents-md/`, a row each. The references live beside the layouts' tests: crewai_reference.py (PyYAML,
  * CrewAI's interpolate_only and role_playing slice), claude-code.ts (Claude Code's plugin
- * agent loader), codex.ts (Codex's project docs).
+ * agent loader, and its loader of a project's `.claude/agents` and a user's
+ * `~/.claude/agents`), codex.ts (Codex's project docs). A row whose repository CORPUS does
+ * not hold is said and passed over.
  */
 
 const HERE = dirname(new URL(import.meta.url).pathname);
@@ -28,7 +30,7 @@ const { tryCompose } = await import(join(strata, 'src/core/compose/compose.ts'))
 // `strata compose --role` does, emulated below with the library).
 const forRole = readFileSync(join(strata, 'src/cli/pack-options.ts'), 'utf8').includes('openPackForRole');
 
-type Row = { name: string; same: number; said: number; total: number; differ: string[] };
+type Row = { name: string; same: number; said: number; total: number; differ: string[]; note?: string };
 type Outcome = { ok: true; result: { text: string } } | { ok: false; diagnostics: Array<{ code: string }> };
 
 // A row whose repository is not in CORPUS is left out.
@@ -84,9 +86,35 @@ for (const name of existsSync(many) ? readdirSync(many).sort() : [])
   rows.push(
     await codex(`${name} (--preset agents-md; and 3 folders below each)`, join(many, name), 'agents-md', 3),
   );
+await add(join(corpus, 'claude-code-plugins'), () =>
+  claude('melodic-software/claude-code-plugins (--dir the repository)', join(corpus, 'claude-code-plugins')),
+);
+for (const [repo, folder, agents] of [
+  ['0xfurai/claude-code-subagents', 'claude-code-subagents', 'agents'],
+  ['lst97/claude-code-sub-agents', 'claude-code-sub-agents', 'agents'],
+  ['vijaythecoder/awesome-claude-agents', 'awesome-claude-agents', 'agents'],
+  ['davepoon/claude-code-subagents-collection', 'claude-code-subagents-collection', 'subagents'],
+  ['olliecrow/claude_code', 'claude_code', 'agents'],
+  ['thkt/dotclaude (a ~/.claude)', 'dotclaude', 'agents'],
+  ['1215-Labs/claude-code-templates', 'claude-code-templates', '.claude/agents'],
+  ['0motionguy/gICM', 'gICM', '.claude/agents'],
+  ['707/workflows', 'workflows', '.claude/agents'],
+  ['AOSSIE-Org/PictoPy', 'PictoPy', '.claude/agents'],
+  ['0xLian117/ML_PhD_research_workflow', 'ML_PhD_research_workflow', '.claude/agents'],
+  ['0r0loo/my-claude-code-toolkit', 'my-claude-code-toolkit', '.claude/agents'],
+  ['0FL01/Autism-Driven-Development', 'Autism-Driven-Development', '.claude/agents'],
+  ['07130918/claude-code-training', 'claude-code-training', '.claude/agents'],
+] as const)
+  await add(join(corpus, folder), () =>
+    claudeFolder(`${repo}, ${agents}/ (--dir the repository)`, join(corpus, folder), agents),
+  );
 for (const r of rows) {
+  if (r.note !== undefined && r.total === 0) {
+    console.log(`${r.name}: ${r.note}`);
+    continue;
+  }
   console.log(
-    `${r.name}: ${r.same} of ${r.total} byte-identical, ${r.said} refused with an error, ${r.total - r.same - r.said} other bytes`,
+    `${r.name}: ${r.same} of ${r.total} byte-identical, ${r.said} refused with an error, ${r.total - r.same - r.said} other bytes${r.note ? ` (${r.note})` : ''}`,
   );
   for (const d of r.differ.slice(0, 6)) console.log(`  ${d}`);
 }
@@ -152,6 +180,7 @@ async function crewai(
 
 async function claude(name: string, root: string, preset?: string): Promise<Row> {
   const row: Row = { name, same: 0, said: 0, total: 0, differ: [] };
+  if (!existsSync(root)) return { ...row, note: 'not in the corpus' };
   const detected = (await loadPack(root, { env: {}, preset })).snapshot;
   const other =
     forRole && detected?.alsoLayout
@@ -182,6 +211,56 @@ async function claude(name: string, root: string, preset?: string): Promise<Row>
     }
   }
   return row;
+}
+
+/**
+ * The agents of a project's `.claude/agents` folder, or of a folder a collection has its
+ * users copy into `~/.claude/agents` (`agents`, below `root`), as Claude Code loads them
+ * (every `*.md` below, hidden ones too; an agent only with a string `name` and
+ * `description`), composed from `root` as `strata compose --dir root --role <name>` does.
+ * A name two files give is one agent, which Claude Code takes from the file its listing
+ * gives last (ripgrep's order, which nothing fixes): strata's text is counted identical
+ * when it is either file's.
+ */
+async function claudeFolder(name: string, root: string, agents: string): Promise<Row> {
+  const row: Row = { name, same: 0, said: 0, total: 0, differ: [] };
+  if (!existsSync(root)) return { ...row, note: 'not in the corpus' };
+  const detected = (await loadPack(root, { env: {} })).snapshot;
+  const other =
+    forRole && detected?.alsoLayout
+      ? (await loadPack(root, { env: {}, preset: detected.alsoLayout })).snapshot
+      : undefined;
+  const byName = new Map<string, { prompts: string[]; files: string[] }>();
+  let none = 0;
+  let memory = 0;
+  for (const file of walk(join(root, agents), (p) => p.endsWith('.md'))) {
+    const text = readFileSync(file, 'utf8');
+    const ref = claudeAgent(text, basename(file));
+    if (ref.name === undefined) {
+      none++;
+      continue;
+    }
+    // Claude Code's own memory text follows such an agent's body where auto memory is on.
+    if (/^memory:[ \t]*(user|project|local)[ \t]*$/m.test(text.split(/^---\s*$/m)[1] ?? '')) memory++;
+    const seen = byName.get(ref.name) ?? { prompts: [], files: [] };
+    seen.prompts.push(ref.prompt);
+    seen.files.push(relative(root, file));
+    byName.set(ref.name, seen);
+  }
+  let twice = 0;
+  for (const [role, { prompts, files }] of byName) {
+    if (files.length > 1) twice++;
+    const snapshot = other?.roles.has(role) && !detected?.roles.has(role) ? other : detected;
+    const out: Outcome | undefined = snapshot && tryCompose(snapshot, { role });
+    const want = out?.ok && prompts.includes(out.result.text) ? out.result.text : prompts[0];
+    count(row, out, want, `${files.join(' and ')} (${role})`);
+  }
+  const notes = [
+    none > 0 ? `${none} files that Claude Code registers no agent for` : '',
+    twice > 0 ? `${twice} names that more than one file gives` : '',
+    memory > 0 ? `${memory} with memory:` : '',
+  ].filter(Boolean);
+  return notes.length > 0 ? { ...row, note: notes.join('; ') } : row;
 }
 
 async function codex(name: string, root: string, preset?: string, below = 0): Promise<Row> {

@@ -4,9 +4,14 @@ import { parse } from 'yaml';
 // cli.js, 2.1.x): the frontmatter pattern and parse with its quoted-values retry (Oj, NF_),
 // a plugin agent's name and prompt (XP4: `String(name)` or the file's name, the body
 // trimmed, then ${CLAUDE_PLUGIN_ROOT} and ${CLAUDE_PLUGIN_DATA} replaced, qd), a project
-// agent's (EP4: a string name and description, the body trimmed), and its tools (j46:
-// absent is every tool, written without a value is none). An independent check of strata's
-// claude-agents layout, used by its tests and by bench/real-layouts.
+// agent's (EP4: a string name and description, the body trimmed; a project's
+// `.claude/agents` and a user's `~/.claude/agents` alike, every `*.md` below them as
+// `rg --files --hidden --follow` lists it), and its tools (j46: absent is every tool,
+// written without a value is none). A prompt as Claude Code gives it with auto memory off
+// (CLAUDE_CODE_DISABLE_AUTO_MEMORY=1): with it on, an agent with `memory: user|project|local`
+// has its memory instructions and MEMORY.md, read where Claude Code runs, after the body.
+// An independent check of strata's claude-agents layout, used by its tests and by
+// bench/real-layouts.
 
 /** A subagent file as Claude Code reads it. */
 export interface ClaudeAgent {
