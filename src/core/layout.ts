@@ -107,6 +107,12 @@ export interface DiscoveryScope {
    * roles (a command file). Absent: every file with the required fields is.
    */
   isRole?(path: string, meta: Record<string, unknown>): boolean;
+  /**
+   * Files that are roles too, beside `found`, the files the chosen discovery glob matches
+   * (a system's manifest that lists role files outside the folder the glob reads). Absent:
+   * none.
+   */
+  alsoFound?(found: readonly string[]): readonly string[];
 }
 
 /**

@@ -200,3 +200,40 @@ describe('claude-agents: a plugin agent whose name is no string', () => {
     expect(out.ok && out.result.text).toBe(claudeAgent(text, 'numeric.md', PLUGIN).prompt);
   });
 });
+
+describe('claude-agents: agents a plugin.json lists beside agents/ folders', () => {
+  // Claude Code loads a plugin's `agents/` folder and the files and folders its plugin.json
+  // lists ("agents": [...]), both; a repository of plugins may mix the two.
+  const LISTED = '---\nname: auditor\ndescription: Audits\n---\n\nAudit the lockfile.\n';
+  const NESTED = '---\nname: scout\ndescription: Scouts\n---\n\nScout the repository.\n';
+  const FOLDER = '---\nname: builder\ndescription: Builds\n---\n\nBuild it.\n';
+  const dir = pack({
+    'plugins/kit/.claude-plugin/plugin.json':
+      '{"name":"kit","agents":["./specialists/auditor.md","./crew"]}\n',
+    'plugins/kit/agents/builder.md': FOLDER,
+    'plugins/kit/specialists/auditor.md': LISTED,
+    'plugins/kit/specialists/unlisted.md': '---\nname: unlisted\ndescription: U\n---\nU.\n',
+    'plugins/kit/crew/deep/scout.md': NESTED,
+    'plugins/tool/.claude-plugin/plugin.json': '{"name":"tool"}\n',
+    'plugins/tool/agents/helper.md': '---\nname: helper\ndescription: Helps\n---\nHelp.\n',
+  });
+
+  it('are agents too, with the bytes Claude Code gives them; a file no plugin.json lists is none', async () => {
+    const { snapshot, diagnostics } = await loadPack(dir, { env: {} });
+    expect(diagnostics.map((d) => d.code)).toEqual([]);
+    expect([...snapshot!.roles.keys()].sort()).toEqual(['auditor', 'builder', 'helper', 'scout']);
+    for (const [role, text, file] of [
+      ['auditor', LISTED, 'auditor.md'],
+      ['scout', NESTED, 'scout.md'],
+      ['builder', FOLDER, 'builder.md'],
+    ] as const) {
+      const out = tryCompose(snapshot!, { role });
+      expect([role, out.ok && out.result.text]).toEqual([role, claudeAgent(text, file, PLUGIN).prompt]);
+    }
+  });
+
+  it('strata compose --role auditor exits 0 with the listed file body', async () => {
+    const run = await cli(['compose', '--dir', dir, '--role', 'auditor']);
+    expect([run.code, run.stdout, run.stderr]).toEqual([0, 'Audit the lockfile.', '']);
+  });
+});

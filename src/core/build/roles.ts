@@ -390,8 +390,8 @@ function whereOf(entry: RawRole, key: string[]): Where {
 }
 
 /**
- * Roles from prompt files matching the first glob of `files` that matches any file, the
- * id from a frontmatter field. Files without the field are not roles; a file with
+ * Roles from prompt files matching the first glob of `files` that matches any file (and
+ * those a discovery rule adds beside them, `alsoFound`), the id from a frontmatter field. Files without the field are not roles; a file with
  * frontmatter that lacks a required string field, or whose id is not a valid name, is
  * skipped with a BAD_ROLE warning. Every frontmatter field becomes a record field (those of
  * `newline_escapes` with each two characters `\n` made a line break).
@@ -420,8 +420,12 @@ function discoverByField(
     const rule = discovery.get(name);
     if (rule) rules.push(rule.forPaths(allPaths, textOf));
   }
+  // Files a rule adds beside those the glob finds (ones a manifest lists elsewhere).
+  const adding = rules.filter((r) => r.alsoFound !== undefined);
+  const found = adding.length > 0 ? allPaths.filter((p) => glob(p)) : [];
+  const also = new Set(adding.flatMap((r) => r.alsoFound!(found)));
   for (const path of allPaths) {
-    if (!glob(path)) continue;
+    if (!glob(path) && !also.has(path)) continue;
     let meta = frontmatterOf(path);
     // A catch-all also finds files of other kinds a rule knows (a command file): no role, not said.
     if (!roleFolder && rules.some((r) => r.isRole?.(path, meta) === false)) continue;

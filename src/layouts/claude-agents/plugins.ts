@@ -9,8 +9,9 @@ import { isObject } from '../../core/text/yaml.js';
 // `description` to `Agent from <plugin> plugin`. Claude Code calls a plugin's agent
 // `<plugin>:<name>`: an agent of the same name outside any plugin (a user's
 // `~/.claude/agents/`) is the one `<name>` means. A plugin.json may list agent files
-// elsewhere in the plugin (`"agents": ["./reviewer.md"]`); in a tree of plugins, the
-// catch-all takes only their agents, and elsewhere it takes no command file.
+// elsewhere in the plugin (`"agents": ["./reviewer.md"]`), which are agents beside those
+// of its `agents/` folder; in a tree of plugins, the catch-all takes only their agents,
+// and elsewhere it takes no command file.
 
 /** The discovery rule of Claude Code plugins. */
 export const plugins: DiscoveryRule = {
@@ -32,6 +33,12 @@ export const plugins: DiscoveryRule = {
         if (folders.size > 0)
           return pluginOf(path, folders, listed) !== undefined || inAgentsFolder(path, folders);
         return !isCommand(path, meta, textOf);
+      },
+      // Where plugins' agents are read (their `agents/` folders), the agents their
+      // plugin.json files list elsewhere are too: Claude Code loads both.
+      alsoFound(found) {
+        if (!found.some((path) => withinPlugin(path, folders))) return [];
+        return paths.filter((path) => isListed(path, listed));
       },
     };
   },
@@ -91,6 +98,15 @@ function listedAgents(
     }
   }
   return { files, folders };
+}
+
+/** Whether a plugin.json lists a Markdown file: itself, or a folder it lies in (at any depth). */
+function isListed(path: string, listed: ReturnType<typeof listedAgents>): boolean {
+  if (listed.files.has(path)) return true;
+  if (!path.toLowerCase().endsWith('.md')) return false;
+  for (let i = path.lastIndexOf('/'); i > 0; i = path.lastIndexOf('/', i - 1))
+    if (listed.folders.has(path.slice(0, i))) return true;
+  return false;
 }
 
 /** Whether a file lies in the `agents/` folder of a plugin (at any depth below it). */
