@@ -232,6 +232,32 @@ describe('a build that starts from the previous snapshot', () => {
     expect(composed).toEqual(tryCompose(full, request));
   });
 
+  it("builds in full when a plugin's plugin.json changes, which its agents' fields and list read", () => {
+    const files: Bytes = new Map([
+      ['.claude-plugin/plugin.json', encode('{"name":"kit","agents":["./extra/listed.md"]}\n')],
+      ['agents/plain.md', encode('Plain.\n')],
+      ['agents/other.md', encode('---\nname: other\ndescription: Other\n---\nOther.\n')],
+      ['extra/listed.md', encode('---\nname: listed\ndescription: Listed\n---\nListed.\n')],
+      ['extra/later.md', encode('---\nname: later\ndescription: Later\n---\nLater.\n')],
+    ]);
+    const first = buildSnapshot({ files: new Map(files), env: {} }).snapshot!;
+    expect([first.roles.get('plain')?.fields.description, [...first.roles.keys()].sort()]).toEqual([
+      'Agent from kit plugin',
+      ['listed', 'other', 'plain'],
+    ]);
+    files.set(
+      '.claude-plugin/plugin.json',
+      encode('{"name":"tool","agents":["./extra/listed.md","./extra/later.md"]}\n'),
+    );
+    const next = buildSnapshot({ files: new Map(files), env: {}, previous: first }).snapshot!;
+    expect(patchedPaths(first, next)).toBeUndefined();
+    expect([next.roles.get('plain')?.fields.description, [...next.roles.keys()].sort()]).toEqual([
+      'Agent from tool plugin',
+      ['later', 'listed', 'other', 'plain'],
+    ]);
+    expect(next.roles).toEqual(coreBuild({ files: new Map(files), env: {} }).snapshot!.roles);
+  });
+
   it('builds in full when the registry, the fleet or a frontmatter value changes', () => {
     const files = bytesOf('roboco');
     const first = buildSnapshot({ files: new Map(files), env: {} }).snapshot!;

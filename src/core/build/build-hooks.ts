@@ -39,7 +39,8 @@ export interface BuildRecord {
   detected: boolean;
   /**
    * Files the manifest, registry or fleet were read from (manifest chain, registry YAML
-   * files, the fleet file, every agent's declaring file): a change to one rebuilds all.
+   * files, the files its discovery rules read, the fleet file, every agent's declaring
+   * file): a change to one rebuilds all.
    */
   structural: ReadonlySet<string>;
   /** Files the manifest leaves out of the pack (`files:`, `hidden:`). */

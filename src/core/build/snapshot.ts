@@ -1,4 +1,4 @@
-import { layoutSet } from '../layout.js';
+import { type Layouts, layoutSet } from '../layout.js';
 import { compileGlob } from '../pack/glob.js';
 import { type Manifest, resolveManifest } from '../pack/manifest.js';
 import { parseManifestPart } from '../pack/manifest-parse.js';
@@ -470,6 +470,7 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
         manifest.fleet.file,
         ...roleFiles.map((f) => f.path),
         ...agents.map((a) => a.source),
+        ...ruleRead(manifest, layouts, files.keys()),
       ]),
       dropped,
       refusedKept: [...(input.refused ?? [])].filter((p) => !dropped.has(p)),
@@ -481,6 +482,15 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
 }
 
 // --- internal ---
+
+/** The files the registry's discovery rules read besides the discovered ones (each rule's `reads`). */
+function ruleRead(manifest: Manifest, layouts: Layouts, paths: Iterable<string>): string[] {
+  const rules = (manifest.registry.discoverFiles?.rules ?? []).flatMap((name) => {
+    const rule = layouts.discovery.get(name);
+    return rule ? [rule] : [];
+  });
+  return rules.length === 0 ? [] : [...paths].filter((p) => rules.some((r) => r.reads(p)));
+}
 
 /** Read problems of one file that `unreadable: skip` turns into warnings. */
 const SKIPPABLE: readonly string[] = ['READ_ERROR', 'PATH_OUTSIDE_PACK', 'FILE_TOO_LARGE', 'SPECIAL_FILE'];
