@@ -282,7 +282,9 @@ class PromptClient:
                             self._refresh_quietly()
             except urllib.error.HTTPError as error:
                 self._report(_service_error(error.code, error.read()))
-            except (OSError, ValueError) as error:
+            except Exception as error:  # noqa: BLE001 - a stream cut off may fail any way
+                # close() shuts the response under this thread's read: http.client then
+                # fails as it may (an AttributeError on its closed file, not only OSError).
                 if self._stop.is_set():
                     return
                 self._report(PromptServiceError("UNAVAILABLE", f"event stream failed: {error}"))
