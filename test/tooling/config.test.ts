@@ -171,6 +171,28 @@ describe('agentConfig', () => {
     ]);
   });
 
+  it('config keys named like Object.prototype members are own keys: never the prototype set, nor a source taken from it', () => {
+    const snapshot = okPack({
+      'roles.yaml':
+        'roles:\n  r:\n    system_prompt: R\n    defaults:\n      __proto__: { model: evil }\n      constructor: { prototype: 1 }\n',
+      'fleet.yaml': 'agents:\n  - { id: a, role: r, config: { __proto__: { max_tasks: 9 }, toString: 3 } }\n',
+    });
+    const out = agentConfig(snapshot, { agent: 'a' });
+    expect(out.ok).toBe(true);
+    if (!out.ok) return;
+    const { config, sources } = out.result;
+    expect(Object.getPrototypeOf(config)).toBe(Object.prototype);
+    expect(JSON.parse(JSON.stringify(config))).toEqual(
+      JSON.parse('{"__proto__":{"max_tasks":9},"constructor":{"prototype":1},"toString":3}'),
+    );
+    expect(config.model).toBeUndefined();
+    expect(JSON.parse(JSON.stringify(sources))).toEqual(
+      JSON.parse(
+        '{"__proto__":{"from":"agent","file":"fleet.yaml"},"constructor":{"from":"role","file":"roles.yaml"},"toString":{"from":"agent","file":"fleet.yaml"}}',
+      ),
+    );
+  });
+
   it('with no registry, any role has just the defaults', () => {
     const snapshot = okPack({ 'base.md': 'B' }, { preset: 'roboco' });
     const out = agentConfig(snapshot, { role: 'anyone' });

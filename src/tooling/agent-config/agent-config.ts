@@ -13,6 +13,7 @@ import {
   type Where,
   warning,
 } from '../../core/text/diagnostics.js';
+import { ownValue, setOwn } from '../../core/text/own.js';
 import { closestNames, didYouMean, knownList } from '../../core/text/suggest.js';
 import { byteOrder } from '../../core/text/text.js';
 import { isObject, parseYaml } from '../../core/text/yaml.js';
@@ -168,10 +169,11 @@ export function agentConfig(snapshot: Snapshot, request: AgentConfigRequest): Ag
   for (const level of levels) {
     const source: ConfigSource = { from: level.from };
     if (level.file !== undefined) source.file = level.file;
+    // Keys are the files' (`__proto__`, `constructor` included): own keys, never the prototype's.
     for (const [key, value] of Object.entries(level.values)) {
-      merged[key] = value;
-      const field = level.fields?.[key];
-      sources[key] = field === undefined ? source : { ...source, field };
+      setOwn(merged, key, value);
+      const field = level.fields === undefined ? undefined : ownValue(level.fields, key);
+      setOwn(sources, key, field === undefined ? source : { ...source, field });
     }
     const models = level.values.models;
     if (level.values.model === undefined && Array.isArray(models) && typeof models[0] === 'string') {
@@ -185,7 +187,7 @@ export function agentConfig(snapshot: Snapshot, request: AgentConfigRequest): Ag
   if (!parsed.success) {
     const diagnostics = parsed.error.issues.map((issue) => {
       const key = String(issue.path[0] ?? '');
-      const source = sources[key];
+      const source = ownValue(sources, key);
       const code: DiagnosticCode =
         source?.from === 'agent' ? 'BAD_FLEET' : source?.from === 'role' ? 'BAD_ROLE' : 'BAD_MANIFEST';
       const origin =
@@ -210,7 +212,7 @@ export function agentConfig(snapshot: Snapshot, request: AgentConfigRequest): Ag
   const result: AgentConfig = {
     version: snapshot.version,
     config: ordered,
-    sources: Object.fromEntries(Object.keys(ordered).map((k) => [k, sources[k]!])),
+    sources: Object.fromEntries(Object.keys(ordered).map((k) => [k, ownValue(sources, k)!])),
   };
   if (request.agent !== undefined) result.agent = request.agent;
   result.role = role;
@@ -300,7 +302,7 @@ function mappedFields(
   const values: Record<string, unknown> = {};
   const fields: Record<string, string> = {};
   for (const [key, def] of Object.entries(defs)) {
-    let value = record[def.field];
+    let value = ownValue(record, def.field);
     if (value === undefined) continue;
     // A list written without a value is an empty list (`tools:` is no tools, as Claude
     // Code reads it; absent is the runtime's default, every tool); any other field so
@@ -320,8 +322,8 @@ function mappedFields(
         };
       value = (value as string[]).flatMap(splitList);
     }
-    values[key] = value;
-    fields[key] = def.field;
+    setOwn(values, key, value);
+    setOwn(fields, key, def.field);
   }
   return { values, fields };
 }
@@ -368,7 +370,7 @@ function splitList(text: string): string[] {
 
 /** Schema fields first, in schema order; other fields after, sorted. */
 function orderKeys(values: Record<string, unknown>): Record<string, unknown> {
-  const known = KNOWN_FIELDS.filter((k) => k in values);
+  const known = KNOWN_FIELDS.filter((k) => Object.hasOwn(values, k));
   const other = Object.keys(values)
     .filter((k) => !KNOWN_FIELDS.includes(k))
     .sort(byteOrder);
