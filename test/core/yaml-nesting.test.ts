@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { Parser } from 'yaml';
 import { parseYaml } from '../../src/core/text/yaml.js';
 import { MAX_YAML_NESTING } from '../../src/core/text/yaml-nesting.js';
 import { memPack } from '../helpers.js';
@@ -43,6 +44,29 @@ describe('YAML nesting limit', () => {
       expect(parsed.locate(['a'])).toMatchObject({ file: 'f.yaml' });
     }
   });
+
+  it.each([
+    ['flow sequences', `x: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`, { line: 1, col: 103 }],
+    ['an unclosed flow sequence', `x: ${'['.repeat(100_000)}\n`, { line: 1, col: 103 }],
+    ['flow mappings', `x: ${'{a: '.repeat(100_000)}\n`, { line: 1, col: 400 }],
+    ['block sequences on one line', `${'- '.repeat(100_000)}1\n`, { line: 1, col: 201 }],
+  ])(
+    '%s nested far past the limit are read only up to it, not a parser token for every level',
+    (_, text, at) => {
+      const next = vi.spyOn(Parser.prototype, 'next');
+      try {
+        const parsed = parseYaml(text, { file: 'f.yaml' });
+        expect(parsed.diagnostics).toEqual([
+          { code: 'YAML_SYNTAX', severity: 'error', message: MESSAGE, file: 'f.yaml', ...at },
+        ]);
+        // Each level is a lexeme or two (`[`, or `{`, `a`, `:` and a space): the parse stops
+        // at the first past the limit.
+        expect(next.mock.calls.length).toBeLessThanOrEqual(5 * (MAX_YAML_NESTING + 1));
+      } finally {
+        next.mockRestore();
+      }
+    },
+  );
 
   it('frontmatter nested too deep is BAD_FRONTMATTER with its line in the file', () => {
     const parsed = parseYaml(`k: ${'['.repeat(200)}`, {

@@ -2,7 +2,7 @@ import type { Document, Node, Pair, YAMLMap } from 'yaml';
 import { type Diagnostic, type DiagnosticCode, error, type Where } from './diagnostics.js';
 import { decodeText, isPlainAscii, isWellFormedText, LineIndex } from './text.js';
 import { type ResolvedAliases, resolveAliases, withAliasesExpanded } from './yaml-aliases.js';
-import { TOO_DEEP_MESSAGE, tooDeepAt } from './yaml-nesting.js';
+import { parseTokens, TOO_DEEP_MESSAGE } from './yaml-nesting.js';
 import { yamlPackage } from './yaml-package.js';
 
 /** A parsed YAML text that can point back at the line and column of any value in it. */
@@ -263,10 +263,9 @@ interface Located {
  * or the document.
  */
 function parseChecked(text: string): Document.Parsed | number {
-  const { Composer, Parser, YAMLParseError } = yamlPackage();
-  const tokens = Array.from(new Parser().parse(text));
-  const deep = tooDeepAt(tokens);
-  if (deep !== undefined) return deep;
+  const { Composer, Lexer, Parser, YAMLParseError } = yamlPackage();
+  const tokens = parseTokens(text, new Lexer(), new Parser());
+  if (typeof tokens === 'number') return tokens;
   let doc: Document.Parsed | undefined;
   for (const next of new Composer(DOCUMENT_OPTIONS).compose(tokens, true, text.length)) {
     if (!doc) doc = next;
