@@ -424,16 +424,21 @@ async function walk(
       state.ids.line(`${rel}\0gone`);
       continue;
     }
-    if (unselected && (!st.isDirectory() || (entry.isSymbolicLink() && !insidePack(pack.root, real)))) {
+    const outside = entry.isSymbolicLink() && !insidePack(pack.root, real);
+    // A folder the pack cannot select files in is not the pack's, even leading out of it.
+    if (unselected && (!st.isDirectory() || (outside && !limits.scope!.holdsBelow(rel)))) {
       state.count--;
       continue;
     }
-    if (entry.isSymbolicLink() && !insidePack(pack.root, real)) {
-      out.refused.add(rel);
+    if (outside) {
+      // Said at the path, a folder's as `rel/` (the build keeps it when the pack may
+      // select a file in it): never passed over without a word.
+      const at = st.isDirectory() ? `${rel}/` : rel;
+      out.refused.add(at);
       out.diagnostics.push(
-        error('PATH_OUTSIDE_PACK', `symlink points outside the pack (to ${real})`, { file: rel }),
+        error('PATH_OUTSIDE_PACK', `symlink points outside the pack (to ${real})`, { file: at }),
       );
-      state.ids.line(`${rel}\0outside\0${real}`);
+      state.ids.line(`${at}\0outside\0${real}`);
       continue;
     }
     state.ids.entry(rel, real, st, real);

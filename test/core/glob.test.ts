@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileGlob, globAutomaton } from '../../src/core/pack/glob.js';
+import { compileGlob, globAutomaton, globHoldsBelow } from '../../src/core/pack/glob.js';
 
 /** The reference semantics, as a regular expression (only safe on small inputs). */
 function reference(glob: string): RegExp {
@@ -60,6 +60,41 @@ describe('glob matching', () => {
         (g, p) => compileGlob(g)(p) === globAutomaton(g)(p) && globAutomaton(g)(p) === reference(g).test(p),
       ),
       { numRuns: 5000, seed: 7 },
+    );
+  });
+
+  it.each([
+    ['**/*.md', '.claude/agents/ext', true],
+    ['.claude/agents/**/*.md', '.claude/agents/team', true],
+    ['.claude/agents/**/*.md', '.claude', true],
+    ['.claude/agents/**/*.md', 'docs', false],
+    ['roles/*.md', 'roles', true],
+    ['roles/*.md', 'roles/team', false],
+    ['*.yaml', 'sub', false],
+    ['**/AGENTS.md', 'backend/vendor', true],
+    ['base.md', 'base.md', false],
+  ])('%s can match inside the folder %s: %s', (glob, folder, expected) => {
+    expect(globHoldsBelow(glob)(folder)).toBe(expected);
+  });
+
+  it('can match inside a folder exactly when some path in it matches (random globs and folders)', () => {
+    const glob = fc.array(fc.constantFrom('a', '/', '.', '*', '?'), { maxLength: 6 }).map((a) => a.join(''));
+    const folder = fc
+      .array(fc.constantFrom('a', '/', '.'), { minLength: 1, maxLength: 4 })
+      .map((a) => a.join(''));
+    // Every rest of a path in the folder up to the glob's length (a token takes one character at most).
+    const rests = [''];
+    for (let i = 0, from = 0; i < 6; i++) {
+      const to = rests.length;
+      for (let j = from; j < to; j++) for (const ch of ['a', '/', '.']) rests.push(rests[j] + ch);
+      from = to;
+    }
+    fc.assert(
+      fc.property(glob, folder, (g, f) => {
+        const re = reference(g);
+        return globHoldsBelow(g)(f) === rests.some((r) => r !== '' && re.test(`${f}/${r}`));
+      }),
+      { numRuns: 300, seed: 5 },
     );
   });
 

@@ -606,3 +606,58 @@ describe('a registry file named by its path that holds no roles: mapping', () =>
     expect(chorus.diagnostics).toEqual([]);
   });
 });
+
+describe('folders leading out of the pack', () => {
+  const outside = () => {
+    const dir = tempDir('strata-outside-');
+    writeFiles(dir, {
+      'agents/o.md': '---\nname: outsider\ndescription: O\n---\nFrom outside.\n',
+      'AGENTS.md': 'Outside rules.\n',
+    });
+    return dir;
+  };
+
+  it('a folder a pack with files: may select files in is PATH_OUTSIDE_PACK at the folder, not passed over without a word', async () => {
+    const away = outside();
+    const claude = tempDir('strata-claude-out-');
+    writeFiles(claude, { '.claude/agents/a.md': '---\nname: a\ndescription: A\n---\nA body.\n' });
+    symlinkSync(join(away, 'agents'), join(claude, '.claude', 'agents', 'shared'));
+    const agents = tempDir('strata-agents-md-out-');
+    writeFiles(agents, { 'AGENTS.md': 'Root rules.\n', 'api/AGENTS.md': 'API rules.\n' });
+    symlinkSync(away, join(agents, 'api', 'vendor'));
+    for (const [dir, folder] of [
+      [claude, '.claude/agents/shared/'],
+      [agents, 'api/vendor/'],
+    ] as const) {
+      const { snapshot, diagnostics } = await loadPack(dir, { env: {} });
+      expect(diagnostics.map((d) => [d.severity, d.code, d.file])).toEqual([
+        ['warning', 'PATH_OUTSIDE_PACK', folder],
+      ]);
+      expect(diagnostics[0]!.message).toMatch(/; the folder is left out: no file in it is read$/);
+      expect([...snapshot!.files.keys()].some((p) => p.startsWith(folder))).toBe(false);
+    }
+  });
+
+  it('a pack without files: refuses it (at the folder), and one that cannot select a file in it says nothing', async () => {
+    const away = outside();
+    const roboco = tempDir('strata-roboco-out-');
+    writeFiles(roboco, { 'base.md': 'Base.\n' });
+    symlinkSync(away, join(roboco, 'teams'));
+    expect(codesAt(await loadPack(roboco, { env: {} }))).toEqual([['error', 'PATH_OUTSIDE_PACK', 'teams/']]);
+    const scoped = tempDir('strata-scoped-out-');
+    writeFiles(scoped, {
+      'strata.yaml': 'extends: roboco\nfiles: [base.md, "roles/*.md"]\n',
+      'base.md': 'Base.\n',
+      'roles/a.md': 'A.\n',
+    });
+    symlinkSync(away, join(scoped, 'notes'));
+    symlinkSync(away, join(scoped, 'roles', 'more'));
+    expect(codesAt(await loadPack(scoped, { env: {} }))).toEqual([]);
+  });
+});
+
+function codesAt(result: {
+  diagnostics: Array<{ severity: string; code: string; file?: string }>;
+}): string[][] {
+  return result.diagnostics.map((d) => [d.severity, d.code, d.file ?? '']);
+}

@@ -1,5 +1,5 @@
 import type { Layouts } from '../layout.js';
-import { compileGlob } from '../pack/glob.js';
+import { compileGlob, globHoldsBelow } from '../pack/glob.js';
 import type { Manifest } from '../pack/manifest.js';
 import { byteOrder } from '../text/text.js';
 import { presetDetectFiles } from './detect.js';
@@ -15,6 +15,8 @@ import { MANIFEST_FILE } from './snapshot.js';
 export interface ReadScope {
   readonly key: string;
   has(path: string): boolean;
+  /** Whether a path inside the folder `folder` can be one `has` takes. */
+  holdsBelow(folder: string): boolean;
 }
 
 /**
@@ -42,9 +44,11 @@ export function readScopeOf(
   const globs = [...new Set([...manifest.files, ...named, ...presetDetectFiles(layouts)])].sort(byteOrder);
   const exactSet = new Set(exact);
   const matchers = globs.map(compileGlob);
+  const below = globs.map(globHoldsBelow);
   return {
     key: JSON.stringify([exact, globs]),
     has: (path) => exactSet.has(path) || matchers.some((m) => m(path)),
+    holdsBelow: (folder) => exact.some((p) => p.startsWith(`${folder}/`)) || below.some((m) => m(folder)),
   };
 }
 
@@ -56,9 +60,11 @@ export function readScopeOf(
 export function detectionScope(layouts: Layouts): ReadScope {
   const globs = presetDetectFiles(layouts).sort(byteOrder);
   const matchers = globs.map(compileGlob);
+  const below = globs.map(globHoldsBelow);
   return {
     key: JSON.stringify([[MANIFEST_FILE], globs, 'detection']),
     has: (path) => path === MANIFEST_FILE || matchers.some((m) => m(path)),
+    holdsBelow: (folder) => below.some((m) => m(folder)),
   };
 }
 

@@ -6,7 +6,7 @@ import type { ManifestPart } from '../pack/manifest-part.js';
 import { namedFileMissing } from '../pack/named-missing.js';
 import { resolvePackPath } from '../pack/pack-path.js';
 import { operatorPath, pathSettingNames } from '../pack/path-settings.js';
-import { pathSelector } from '../pack/select.js';
+import { folderSelector, pathSelector } from '../pack/select.js';
 import { textPlaceholders } from '../pack/template.js';
 import {
   type Diagnostic,
@@ -218,7 +218,13 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   const chainFiles = new Set(manifest.chain.filter((k) => !k.startsWith('preset:')));
   const selects = pathSelector(manifest);
   const selected = (path: string) => chainFiles.has(path) || selects(path);
-  const dropped = new Set([...paths, ...(input.refused ?? [])].filter((p) => !selected(p)));
+  // A refused folder (`dir/`: one the reader could not enter) is the pack's when it may hold its files.
+  const selectsBelow = folderSelector(manifest);
+  const dropped = new Set(
+    [...paths, ...(input.refused ?? [])].filter((p) =>
+      p.endsWith('/') ? !selectsBelow(p.slice(0, -1)) : !selected(p),
+    ),
+  );
   if (dropped.size > 0) {
     const kept = diagnostics.filter((d) => d.file === undefined || !dropped.has(d.file));
     diagnostics.length = 0;
@@ -237,15 +243,17 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
       // A FIFO, a folder named like the file or a symlink to nothing is no file at all (tools
       // that read such files pass over it too); anything else is a file there that gives no text.
       const there = d.code !== 'SPECIAL_FILE' && !input.gone?.has(d.file);
-      if (there) {
+      const folder = d.file.endsWith('/');
+      if (there && !folder) {
         unreadable ??= new Set();
         unreadable.add(d.file);
       }
-      diagnostics[i] = warning(
-        d.code,
-        `${d.message}; ${there ? 'the file is left out: no text of it is composed, nor the next file of a chain in its place' : 'it is left out, as if it were not there'}${raise}`,
-        d,
-      );
+      const left = folder
+        ? 'the folder is left out: no file in it is read'
+        : there
+          ? 'the file is left out: no text of it is composed, nor the next file of a chain in its place'
+          : 'it is left out, as if it were not there';
+      diagnostics[i] = warning(d.code, `${d.message}; ${left}${raise}`, d);
     }
   }
   const rawGlobs = manifest.raw.map(compileGlob);

@@ -26,6 +26,20 @@ export function globAutomaton(glob: string): GlobMatcher {
 }
 
 /**
+ * Whether the glob can match a path inside the folder `folder` (pack-relative, no trailing
+ * `/`): some path `folder/…` matches it. Cheap as a match: the automaton runs over the
+ * folder's path and a `/`, and the answer is whether any state is still alive.
+ *
+ * @example
+ * globHoldsBelow('prompts/**∕*.md')('prompts/team'); // true
+ * globHoldsBelow('roles/*.md')('roles/team'); // false
+ */
+export function globHoldsBelow(glob: string): (folder: string) => boolean {
+  const tokens = tokenize(glob);
+  return (folder) => run(tokens, `${folder}/`, true);
+}
+
+/**
  * Turns a path template with one placeholder (`roles/{role}.md`) into a matcher that
  * returns the placeholder's value for a matching path.
  */
@@ -143,9 +157,10 @@ function bounded(tokens: readonly Token[]): GlobMatcher {
 /**
  * Simulates the glob's automaton: state `i` means "tokens before i are matched"; state
  * `n + 1 + i` is inside the `.*∕` loop of a `segments` token at i. Each character moves
- * every live state at once, so the work is bounded by states × characters.
+ * every live state at once, so the work is bounded by states × characters. With `prefix`,
+ * whether `path` can be continued into a match.
  */
-function run(tokens: readonly Token[], path: string): boolean {
+function run(tokens: readonly Token[], path: string, prefix = false): boolean {
   const n = tokens.length;
   const size = 2 * (n + 1);
   let current = new Uint8Array(size);
@@ -186,5 +201,8 @@ function run(tokens: readonly Token[], path: string): boolean {
     if (!alive) return false;
     [current, next] = [next, current];
   }
-  return current[n] === 1;
+  if (!prefix) return current[n] === 1;
+  // A prefix: a state that can take more characters (every state but the last) is alive.
+  for (let s = 0; s < size; s++) if (s !== n && current[s] === 1) return true;
+  return false;
 }

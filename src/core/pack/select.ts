@@ -1,4 +1,4 @@
-import { compileGlob } from './glob.js';
+import { compileGlob, globHoldsBelow } from './glob.js';
 import type { Manifest } from './manifest.js';
 
 // Which files of a directory belong to a pack: `files:` globs and `hidden:` folders.
@@ -14,6 +14,19 @@ export function pathSelector(
 ): (path: string) => boolean {
   const globs = manifest.files && [...manifest.files, ...manifest.named.map((n) => n.glob)].map(compileGlob);
   return (path) => hiddenAllowed(manifest.hidden, path) && (!globs || globs.some((g) => g(path)));
+}
+
+/**
+ * Which pack-relative folders may hold a path of the pack ({@link pathSelector}): a folder
+ * whose name the pack takes, with no `files:` or a glob that can match inside it. A folder
+ * the reader cannot enter (a symlink leading out of the pack) is said when it may.
+ */
+export function folderSelector(
+  manifest: Pick<Manifest, 'files' | 'hidden' | 'named'>,
+): (folder: string) => boolean {
+  const globs =
+    manifest.files && [...manifest.files, ...manifest.named.map((n) => n.glob)].map(globHoldsBelow);
+  return (folder) => hiddenAllowed(manifest.hidden, folder) && (!globs || globs.some((g) => g(folder)));
 }
 
 /**
