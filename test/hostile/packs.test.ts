@@ -338,6 +338,23 @@ describe('file names in diagnostics', () => {
     ]);
   });
 
+  it('a zero-width or direction-changing character in a name is written as an escape: it cannot hide what is wrong, nor turn the line around', async () => {
+    const dir = tempDir();
+    writeFiles(dir, {
+      'base.md': 'Base.\n',
+      'roles/qa\u200b.md': 'QA.\n',
+      'roles/d\u202eev.md': 'Dev.\n',
+      'roles.yaml': 'roles:\n  "rev\u2066iewer":\n    name: R\n',
+    });
+    const r = await cli(['validate', '--dir', dir, '--preset', 'roboco']);
+    const lines = `${r.stdout}${r.stderr}`.split('\n').filter((l) => l.includes('BAD_ROLE'));
+    expect(lines.map((l) => l.split(' is not a valid name')[0])).toEqual([
+      'error BAD_ROLE: roles.yaml:2:3: role id "rev\\u2066iewer"',
+      'warning BAD_ROLE: roles/d\\u202eev.md: role id "d\\u202eev"',
+      'warning BAD_ROLE: roles/qa\\u200b.md: role id "qa\\u200b"',
+    ]);
+  });
+
   it('a folder named with a newline cannot split a row of the explain table or forge the next one', async () => {
     const dir = tempDir();
     const folder = 'api\n     ↳     included  forged/AGENTS.md  5  0-5';

@@ -160,9 +160,18 @@ export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
 export function formatLocation(d: Where): string {
   if (!d.file) return '';
   // A file named with a newline (or another control character) is written with escapes:
-  // a name in the pack cannot split a diagnostic line or forge the next one.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
-  const file = d.file.replace(/[\u0000-\u001f\u007f]/g, (ch) => JSON.stringify(ch).slice(1, -1));
+  // a name in the pack cannot split a diagnostic line or forge the next one. So is one
+  // holding an invisible or direction-changing character (U+200B, U+202E): it cannot hide
+  // what is wrong with the name, nor turn the rest of the line around.
+  const file = d.file.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}]/gu,
+    (ch) => {
+      const code = ch.codePointAt(0)!;
+      if (code < 0x20) return JSON.stringify(ch).slice(1, -1);
+      return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+    },
+  );
   if (d.line === undefined) return file;
   return d.col === undefined ? `${file}:${d.line}` : `${file}:${d.line}:${d.col}`;
 }
@@ -170,7 +179,12 @@ export function formatLocation(d: Where): string {
 /** The one-line form used by the CLI: `error CODE: path:line:col: message`. */
 export function formatDiagnostic(d: Diagnostic): string {
   const where = formatLocation(d);
-  return `${d.severity} ${d.code}: ${where ? `${where}: ` : ''}${d.message}`;
+  // Names quoted in the message are written so too (as JSON, their control characters are escaped already).
+  const message = d.message.replace(/[\u007f-\u009f\u2028\u2029\p{Cf}]/gu, (ch) => {
+    const code = ch.codePointAt(0)!;
+    return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+  return `${d.severity} ${d.code}: ${where ? `${where}: ` : ''}${message}`;
 }
 
 /** Orders diagnostics by file, position, then code, so output is stable. */
