@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tryCompose } from '../../src/core/compose/compose.js';
 import { parseYaml } from '../../src/core/text/yaml.js';
-import { MAX_YAML_ALIAS_NODES } from '../../src/core/text/yaml-aliases.js';
+import { MAX_PACK_ALIAS_NODES, MAX_YAML_ALIAS_NODES } from '../../src/core/text/yaml-aliases.js';
+import { createEngine } from '../../src/engine/engine.js';
 import { cli, memPack, tempDir } from '../helpers.js';
 import { crewWithDefaults } from './yaml-crews.js';
 
@@ -84,5 +85,63 @@ describe('YAML aliases', () => {
     expect(result.diagnostics.map((d) => [d.code, d.file, d.line])).toEqual([
       ['YAML_ALIASES', 'agents.yaml', 3],
     ]);
+  });
+});
+
+/**
+ * Each file within its own limit, a pack of many such files would still make billions of
+ * nodes from a few kilobytes (and hold them): the aliases of all of a pack's YAML files
+ * and frontmatter are bounded together.
+ */
+describe('YAML aliases of a whole pack', () => {
+  /** A YAML text whose aliases add 200,000 nodes (200 aliases of a 1,000-node list), the most one file may. */
+  const full = `a: &a [${Array(999).fill('x').join(', ')}]\nb: [${Array(MAX_YAML_ALIAS_NODES / 1000)
+    .fill('*a')
+    .join(', ')}]\n`;
+  const files = MAX_PACK_ALIAS_NODES / MAX_YAML_ALIAS_NODES;
+
+  it('registry files: once the pack’s limit is taken, the next file’s first alias is YAML_ALIASES; a file without aliases is read', () => {
+    const pack: Record<string, string> = { 'zz.yaml': 'roles:\n  z:\n    system_prompt: Z\n' };
+    for (let i = 1; i <= files + 1; i++)
+      pack[`r${i}.yaml`] = `${full}roles:\n  r${i}:\n    system_prompt: R\n`;
+    const result = memPack(pack, { preset: 'chorus' });
+    expect(result.diagnostics.map((d) => [d.code, d.file, d.line, d.col])).toEqual([
+      ['YAML_ALIASES', `r${files + 1}.yaml`, 2, 5],
+    ]);
+    expect(result.diagnostics[0]!.message).toContain(`together expand past ${MAX_PACK_ALIAS_NODES} nodes`);
+    // Within the limit, the pack loads.
+    delete pack[`r${files + 1}.yaml`];
+    expect(memPack(pack, { preset: 'chorus' }).diagnostics).toEqual([]);
+  });
+
+  it('frontmatter counts with the YAML files', () => {
+    const front = (i: number) => `---\nrole: r\nteam: t\n${full}---\nAgent ${i}.\n`;
+    const pack: Record<string, string> = {
+      'base.md': 'Base.\n',
+      'roles.yaml': `${full}roles:\n  r:\n    name: R\n`,
+    };
+    for (let i = 1; i <= files; i++) pack[`identities/a${i}.md`] = front(i);
+    const result = memPack(pack, { preset: 'roboco' });
+    expect(result.diagnostics.map((d) => [d.code, d.file, d.line, d.col])).toEqual([
+      // The prompt files are read before the registry: theirs took the pack's limit.
+      ['YAML_ALIASES', 'roles.yaml', 2, 5],
+    ]);
+  });
+
+  it('a build reusing earlier parses counts them again: the same pack, the same answer', () => {
+    const engine = createEngine();
+    const bytes = (text: string) => new TextEncoder().encode(text);
+    const all = new Map<string, Uint8Array>();
+    for (let i = 1; i <= files + 1; i++)
+      all.set(`r${i}.yaml`, bytes(`${full}roles:\n  r${i}:\n    system_prompt: R\n`));
+    const build = (map: Map<string, Uint8Array>) =>
+      engine
+        .buildSnapshot({ files: map, env: {}, preset: 'chorus' })
+        .diagnostics.map((d) => [d.code, d.file]);
+    const over = [['YAML_ALIASES', `r${files + 1}.yaml`]];
+    expect(build(all)).toEqual(over);
+    // The file refused for the pack's limit is taken once another leaves.
+    expect(build(new Map([...all].filter(([p]) => p !== 'r1.yaml')))).toEqual([]);
+    expect(build(all)).toEqual(over);
   });
 });

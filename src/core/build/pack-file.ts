@@ -13,6 +13,7 @@ import {
   utf8Length,
 } from '../text/text.js';
 import type { FastYaml, ParsedYaml } from '../text/yaml.js';
+import type { AliasBudget } from '../text/yaml-aliases.js';
 import { BlockHex, type Digests, digestHex } from './digests.js';
 
 // One pack file decoded for a snapshot, and the version hash over a snapshot's files.
@@ -110,6 +111,8 @@ function forEachInOrder<T>(map: ReadonlyMap<string, T>, fn: (value: T, key: stri
 export interface DecodeContext {
   digests: Digests;
   fast?: FastYaml;
+  /** What is left of the pack's alias nodes (one build's): frontmatter aliases take from it. */
+  aliases?: AliasBudget;
 }
 
 /**
@@ -157,10 +160,14 @@ function splitPlain(
   // Up to the line `---` that closes the frontmatter (as splitFrontmatter finds it).
   const close = closingFence(bytes);
   if (close === undefined) return undefined;
-  const split = splitFrontmatter(decodeText(bytes.subarray(0, close))!, path, ctx.fast);
-  if (split.bodyOffset !== close) return undefined;
+  const split = splitFrontmatter(decodeText(bytes.subarray(0, close))!, path, ctx.fast, ctx.aliases);
+  if (split.bodyOffset !== close) {
+    // Read again in full: what the aliases took is taken again.
+    if (ctx.aliases && split.yaml?.aliasNodes) ctx.aliases.left += split.yaml.aliasNodes;
+    return undefined;
+  }
   const meta = Object.keys(split.meta).length > 0 ? split.meta : NO_META;
-  const flags = split.diagnostics.length > 0 ? PROBLEMS : 0;
+  const flags = (split.diagnostics.length > 0 ? PROBLEMS : 0) | (split.yaml?.aliasNodes ? ALIASED : 0);
   const file = new DecodedFile(path, bytes, meta, close, trimmedSize(bytes, close), flags, ctx.digests);
   return split.diagnostics.length > 0
     ? { file, split: { yaml: split.yaml, diagnostics: split.diagnostics } }
@@ -237,7 +244,7 @@ export function splitPackFile(
   isRaw: boolean,
   ctx: DecodeContext,
 ): DecodedFile | { file: DecodedFile; split: Pick<SplitFile, 'yaml' | 'diagnostics'> } {
-  let split = mode === 'yaml' ? undefined : splitOf(text, path, mode, ctx.fast);
+  let split = mode === 'yaml' ? undefined : splitOf(text, path, mode, ctx.fast, ctx.aliases);
   // A raw file is read lossily: bytes that are no UTF-8 text are said, where they are.
   if (isRaw && !isUtf8Text(bytes)) {
     split ??= { meta: {}, body: text, bodyOffset: 0, diagnostics: [] };
@@ -249,7 +256,8 @@ export function splitPackFile(
   const flags =
     (isRaw ? RAW : 0) |
     (split?.retried && split.yaml ? RETRIED : 0) |
-    (split && split.diagnostics.length > 0 ? PROBLEMS : 0);
+    (split && split.diagnostics.length > 0 ? PROBLEMS : 0) |
+    (split?.yaml?.aliasNodes ? ALIASED : 0);
   const file = new DecodedFile(path, bytes, meta, bodyOffset, utf8Length(prompt), flags, ctx.digests);
   return split && split.diagnostics.length > 0
     ? { file, split: { yaml: split.yaml, diagnostics: split.diagnostics } }
@@ -262,9 +270,12 @@ export function splitOf(
   path: string,
   mode: Manifest['frontmatter'],
   fast?: FastYaml,
+  aliases?: AliasBudget,
 ): (SplitFile & { retried?: boolean }) | undefined {
   if (mode === 'none') return undefined;
-  return mode === 'lenient' ? splitFrontmatterLenient(text, path, fast) : splitFrontmatter(text, path, fast);
+  return mode === 'lenient'
+    ? splitFrontmatterLenient(text, path, fast, aliases)
+    : splitFrontmatter(text, path, fast, aliases);
 }
 
 /** The memo's answer for bytes that are not UTF-8 (reported by the build, not kept). */
@@ -280,7 +291,9 @@ export const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
 const RAW = 1;
 const RETRIED = 2;
 const PROBLEMS = 4;
-const FLAG_BITS = 7;
+/** Frontmatter whose aliases took from the pack's alias nodes: decoded (and counted) again by each build. */
+const ALIASED = 8;
+const FLAG_BITS = 15;
 
 /**
  * A {@link PackFile} that keeps only its bytes until it is first read as text: its text is
@@ -357,7 +370,8 @@ export class DecodedFile implements PackFile {
   /**
    * Whether a build that decodes `bytes` in this file's mode (the same frontmatter mode,
    * raw or not) may take this file as it is: the same bytes object, which gave no
-   * diagnostic when decoded (the build would report it again). The same bytes object: the
+   * diagnostic when decoded (the build would report it again) and whose frontmatter has no
+   * aliases (the build counts them against the pack's limit). The same bytes object: the
    * same range of the same buffer (see `sameBytes`).
    */
   sameDecoding(bytes: Uint8Array): boolean {
@@ -365,7 +379,7 @@ export class DecodedFile implements PackFile {
       bytes.buffer === this.#buffer &&
       bytes.byteOffset === this.#offset &&
       bytes.byteLength === this.#length &&
-      (this.#spot & PROBLEMS) === 0
+      (this.#spot & (PROBLEMS | ALIASED)) === 0
     );
   }
 
@@ -416,6 +430,7 @@ export function probeKeys(
   files: ReadonlyMap<string, Uint8Array>,
   yamlOf: (path: string) => ParsedYaml | undefined,
   fast?: FastYaml,
+  aliases?: AliasBudget,
 ): ReadonlySet<string>[] {
   const bytes = files.get(path);
   if (!bytes) return [];
@@ -427,7 +442,7 @@ export function probeKeys(
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
     return Object.values(value).map(stringKeys);
   }
-  return [stringKeys(splitFrontmatterLenient(decodeLossy(bytes), path, fast).meta)];
+  return [stringKeys(splitFrontmatterLenient(decodeLossy(bytes), path, fast, aliases).meta)];
 }
 
 /** The keys of a mapping's string values (none for anything else). */

@@ -20,6 +20,7 @@ import {
 import { notTextDiagnostic } from '../text/not-text.js';
 import { byteOrder, decodeText, isUtf8Text } from '../text/text.js';
 import { type FastYaml, type ParsedYaml, parseYaml } from '../text/yaml.js';
+import { type AliasBudget, MAX_PACK_ALIAS_NODES } from '../text/yaml-aliases.js';
 import type { BuildHooks } from './build-hooks.js';
 import { resolveSettings } from './build-settings.js';
 import {
@@ -85,7 +86,11 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
     if (patched) return patched;
   }
   const memo = hooks.memo ?? computeOnce;
-  const decoding: DecodeContext = { digests: new Digests(), fast: hooks.fastYaml };
+  // The nodes all the pack's YAML aliases may add: its YAML files' and frontmatter's
+  // (detection's reading of frontmatter keys has its own).
+  const aliases: AliasBudget = { left: MAX_PACK_ALIAS_NODES };
+  const probeAliases: AliasBudget = { left: MAX_PACK_ALIAS_NODES };
+  const decoding: DecodeContext = { digests: new Digests(), fast: hooks.fastYaml, aliases };
   const diagnostics: Diagnostic[] = [...(input.readDiagnostics ?? [])];
   const _env = input.env ?? {};
   // The reader could not read the pack as a whole: its files say nothing about it.
@@ -112,7 +117,19 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
     let parsed = yamls.get(path);
     if (!parsed) {
       const bytes = input.files.get(path);
-      parsed = bytes && memo(bytes, 'yaml', () => yamlOfBytes(path, bytes, hooks.fastYaml), path);
+      if (bytes === undefined) return undefined;
+      let counted = false;
+      const parse = () => {
+        counted = true;
+        return yamlOfBytes(path, bytes, hooks.fastYaml, aliases);
+      };
+      parsed = memo(bytes, 'yaml', parse, path);
+      // An earlier build's parse: what its aliases add is taken here, and one refused for
+      // that build's pack, or adding more than is left, is parsed again against this one's.
+      if (parsed && !counted && (parsed.overPack || parsed.aliasNodes)) {
+        if (!parsed.overPack && parsed.aliasNodes! <= aliases.left) aliases.left -= parsed.aliasNodes!;
+        else parsed = parse();
+      }
       if (parsed === undefined) return undefined;
       yamls.set(path, parsed);
     }
@@ -176,7 +193,7 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
       ? undefined
       : // A refused file still exists: a notes file over the size limit still decides the layout.
         detectPreset(layouts, input.refused?.size ? [...paths, ...input.refused] : paths, (p) =>
-          probeKeys(p, input.files, parsedYaml, hooks.fastYaml),
+          probeKeys(p, input.files, parsedYaml, hooks.fastYaml, probeAliases),
         ));
   if (presetName) {
     rootKey = `preset:${presetName}`;
@@ -460,7 +477,7 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   // A detected layout without roles: another layout with roles in the same folder is a hint.
   if (presetName !== undefined && input.preset === undefined && withoutRoles(manifest)) {
     const also = alsoDetected(layouts, presetName, paths, (p) =>
-      probeKeys(p, input.files, parsedYaml, hooks.fastYaml),
+      probeKeys(p, input.files, parsedYaml, hooks.fastYaml, probeAliases),
     );
     if (also) snapshot.alsoLayout = also;
   }
@@ -554,9 +571,15 @@ function computeOnce<T>(_bytes: Uint8Array, _step: string, compute: () => T): T 
 }
 
 /** A YAML file's parse from its bytes; undefined when they are not UTF-8. */
-export function yamlOfBytes(path: string, bytes: Uint8Array, fast?: FastYaml): ParsedYaml | undefined {
+export function yamlOfBytes(
+  path: string,
+  bytes: Uint8Array,
+  fast?: FastYaml,
+  aliases?: AliasBudget,
+): ParsedYaml | undefined {
   const text = decodeText(bytes);
-  return text === undefined ? undefined : parseYaml(text, { file: path, bytes, fast });
+  if (text === undefined) return undefined;
+  return parseYaml(text, aliases ? { file: path, bytes, fast, aliases } : { file: path, bytes, fast });
 }
 
 /**

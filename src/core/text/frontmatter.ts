@@ -1,5 +1,6 @@
 import { type Diagnostic, error, warning } from './diagnostics.js';
 import { type FastYaml, type ParsedYaml, parseYaml } from './yaml.js';
+import type { AliasBudget } from './yaml-aliases.js';
 
 /** A prompt file split into its frontmatter metadata and its body. */
 export interface SplitFile {
@@ -19,7 +20,12 @@ export interface SplitFile {
  * whose first line is exactly `---` has frontmatter up to the next line that is exactly
  * `---`. Errors carry the file's own line numbers.
  */
-export function splitFrontmatter(text: string, file: string, fast?: FastYaml): SplitFile {
+export function splitFrontmatter(
+  text: string,
+  file: string,
+  fast?: FastYaml,
+  aliases?: AliasBudget,
+): SplitFile {
   if (!text.startsWith('---\n') && text !== '---') {
     // `--- ` (an editor's trailing white space) opens no frontmatter: the YAML under it
     // would reach the agent as prompt text, so it is said.
@@ -66,7 +72,7 @@ export function splitFrontmatter(text: string, file: string, fast?: FastYaml): S
     };
   }
   const yamlText = text.slice(4, close.start);
-  const yaml = parseYaml(yamlText, { file, lineOffset: 1, syntaxCode: 'BAD_FRONTMATTER', fast });
+  const yaml = parseYaml(yamlText, { file, lineOffset: 1, syntaxCode: 'BAD_FRONTMATTER', fast, aliases });
   const diagnostics = [...yaml.diagnostics];
   let meta: Record<string, unknown> = {};
   if (diagnostics.length === 0) {
@@ -107,6 +113,7 @@ export function splitFrontmatterLenient(
   text: string,
   file: string,
   fast?: FastYaml,
+  aliases?: AliasBudget,
 ): SplitFile & { retried?: boolean } {
   const match = LENIENT_RE.exec(text);
   if (!match) return { meta: {}, body: text, bodyOffset: 0, diagnostics: unreadFence(text, file) };
@@ -114,7 +121,7 @@ export function splitFrontmatterLenient(
   const yamlStart = match.indices?.[1]?.[0] ?? 4;
   const lineOffset = (text.slice(0, yamlStart).match(/\n/g) ?? []).length;
   const bodyOffset = match[0].length;
-  const options = { file, lineOffset, syntaxCode: 'BAD_FRONTMATTER' as const, fast };
+  const options = { file, lineOffset, syntaxCode: 'BAD_FRONTMATTER' as const, fast, aliases };
   // Text the fast reader knows the full parse refuses (a description holding `: `, as
   // many agent files are written) is quoted at once; its first parse is made only for
   // its message, when the quoted text fails too.
@@ -122,6 +129,9 @@ export function splitFrontmatterLenient(
   // What the judge read is the fast reader's reading (nothing read: the full parser's).
   const reader = judged === undefined || judged === 'refused' ? undefined : () => judged;
   const first = judged === 'refused' ? undefined : parseYaml(yamlText, { ...options, fast: reader });
+  // Aliases past the pack's limit are the pack's error, not values to read quoted.
+  if (first?.overPack)
+    return { meta: {}, body: text.slice(bodyOffset), bodyOffset, diagnostics: first.diagnostics };
   const read = first !== undefined && first.diagnostics.length === 0;
   const yaml = read ? first : parseYaml(quoteSpecialValues(yamlText), options);
   const retried = !read;

@@ -13,6 +13,19 @@ import { yamlPackage } from './yaml-package.js';
  */
 export const MAX_YAML_ALIAS_NODES = 200_000;
 
+/**
+ * Most nodes the aliases of all the YAML texts of one pack (its YAML files and
+ * frontmatter) may add to their values together: each file within its own limit, a pack
+ * of thousands of small files each adding nearly {@link MAX_YAML_ALIAS_NODES} would still
+ * make billions.
+ */
+export const MAX_PACK_ALIAS_NODES = 1_000_000;
+
+/** What is left of a pack's {@link MAX_PACK_ALIAS_NODES} while its files are read (one build's). */
+export interface AliasBudget {
+  left: number;
+}
+
 /** Why a document's aliases are refused, and where: the alias that crossed the line. */
 export interface AliasProblem {
   offset: number;
@@ -26,6 +39,10 @@ export interface ResolvedAliases {
   targets: Map<Alias, Node>;
   /** Each alias's place in its parent (a sequence's items, a pair's key or value). */
   slots: Array<{ holder: Record<string | number, unknown>; at: string | number; alias: Alias }>;
+  /** The nodes the aliases add (up to where a problem stopped the count). */
+  added: number;
+  /** Set when the problem is the pack's limit (`packLeft`), not the file's. */
+  overPack?: true;
 }
 
 /**
@@ -33,11 +50,12 @@ export interface ResolvedAliases {
  * size of every anchored node kept, so an alias costs a lookup). An alias that names no
  * anchor set before it, one inside the node it names (a value that would hold itself, a
  * mapping merging itself), or aliases adding more than {@link MAX_YAML_ALIAS_NODES} nodes
- * is the `problem`, at the alias that crossed the line.
+ * (or more than `packLeft`, what is left of the pack's) is the `problem`, at the alias that
+ * crossed the line.
  */
-export function resolveAliases(doc: Document.Parsed): ResolvedAliases {
+export function resolveAliases(doc: Document.Parsed, packLeft = Number.POSITIVE_INFINITY): ResolvedAliases {
   const { isAlias, isMap, isNode, isPair, isSeq } = yamlPackage();
-  const out: ResolvedAliases = { targets: new Map(), slots: [] };
+  const out: ResolvedAliases = { targets: new Map(), slots: [], added: 0 };
   const anchors = new Map<string, Node>();
   const sizes = new Map<Node, number>();
   const open = new Set<Node>();
@@ -62,11 +80,19 @@ export function resolveAliases(doc: Document.Parsed): ResolvedAliases {
       out.slots.push({ holder, at, alias: node });
       const n = sizes.get(target) ?? 1;
       added += n;
+      out.added = added;
       if (added > MAX_YAML_ALIAS_NODES)
         return fail(
           offset,
           `the aliases expand the value past ${MAX_YAML_ALIAS_NODES} nodes (each counted as a copy of what it names): a resource exhaustion attack`,
         );
+      if (added > packLeft) {
+        out.overPack = true;
+        return fail(
+          offset,
+          `the aliases of the pack's YAML files and frontmatter together expand past ${MAX_PACK_ALIAS_NODES} nodes (each counted as a copy of what it names): a resource exhaustion attack`,
+        );
+      }
       return n;
     }
     // Set before the node's children are sized: an alias of it inside it is found open.

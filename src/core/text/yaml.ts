@@ -1,7 +1,12 @@
 import type { Document, Node, Pair, YAMLMap } from 'yaml';
 import { type Diagnostic, type DiagnosticCode, error, type Where } from './diagnostics.js';
 import { decodeText, isPlainAscii, isWellFormedText, LineIndex } from './text.js';
-import { type ResolvedAliases, resolveAliases, withAliasesExpanded } from './yaml-aliases.js';
+import {
+  type AliasBudget,
+  type ResolvedAliases,
+  resolveAliases,
+  withAliasesExpanded,
+} from './yaml-aliases.js';
 import { parseTokens, TOO_DEEP_MESSAGE } from './yaml-nesting.js';
 import { yamlPackage } from './yaml-package.js';
 
@@ -16,6 +21,10 @@ export interface ParsedYaml {
    * Python tools load may take it, with the repeats as warnings.
    */
   lastKeyWins?: { value: unknown; repeats: RepeatedKey[] };
+  /** The nodes the text's aliases add to its value (see `ParseYamlOptions.aliases`); 0 without aliases. */
+  aliasNodes?: number;
+  /** Set when the aliases were refused for the pack's limit, not the text's own: another build may take them. */
+  overPack?: true;
   /**
    * Where the value (or, with `key`, the mapping key) at `path` is written. With `within`,
    * a text written inside that value (a placeholder): where its first occurrence in the
@@ -56,6 +65,11 @@ export interface ParseYamlOptions {
    * not take (then this parse reads it).
    */
   fast?: FastYaml;
+  /**
+   * What is left of the pack's alias nodes (`MAX_PACK_ALIAS_NODES`): aliases adding more
+   * are `YAML_ALIASES` (and `overPack`); what they add is taken from it.
+   */
+  aliases?: AliasBudget;
 }
 
 /**
@@ -140,10 +154,13 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
   }
   let value: unknown;
   let aliases: ResolvedAliases | undefined;
+  let overPack = false;
   if (diagnostics.length === repeats.length) {
-    aliases = resolveAliases(doc);
+    aliases = resolveAliases(doc, options.aliases?.left);
     const { problem } = aliases;
     if (problem) diagnostics.push(error('YAML_ALIASES', problem.message, at(problem.offset)));
+    else if (options.aliases) options.aliases.left -= aliases.added;
+    overPack = aliases.overPack === true;
   }
   if (diagnostics.length === repeats.length) {
     try {
@@ -167,13 +184,12 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
       else diagnostics.push(error('YAML_ALIASES', `refused: ${message}`, at(0)));
     }
   }
-  if (repeats.length > 0) {
-    const parsed = new Parsed(source, options, undefined, diagnostics, doc);
-    // Only repeated keys: the value as a last-key-wins reader (PyYAML) builds it.
-    if (diagnostics.length === repeats.length) parsed.lastKeyWins = { value, repeats };
-    return parsed;
-  }
-  return new Parsed(source, options, value, diagnostics, doc);
+  const parsed = new Parsed(source, options, repeats.length > 0 ? undefined : value, diagnostics, doc);
+  // Only repeated keys: the value as a last-key-wins reader (PyYAML) builds it.
+  if (repeats.length > 0 && diagnostics.length === repeats.length) parsed.lastKeyWins = { value, repeats };
+  if (aliases && aliases.added > 0 && !aliases.problem) parsed.aliasNodes = aliases.added;
+  if (overPack) parsed.overPack = true;
+  return parsed;
 }
 
 // --- internal ---
@@ -194,6 +210,8 @@ const NO_PROBLEMS: readonly Diagnostic[] = Object.freeze([]);
  */
 class Parsed implements ParsedYaml {
   lastKeyWins?: { value: unknown; repeats: RepeatedKey[] };
+  aliasNodes?: number;
+  overPack?: true;
   /**
    * What `locate` needs (the tree, the text, its line starts, each mapping's keys), held
    * weakly: made once for a run of calls (a fleet's 10,000 agents each located), never

@@ -27,6 +27,7 @@ import { SPLIT_PATHS } from '../../core/compose/env.js';
 import { pathSettingNames } from '../../core/pack/path-settings.js';
 import { deepEqual } from '../../core/text/deep-equal.js';
 import { byteOrder } from '../../core/text/text.js';
+import { MAX_PACK_ALIAS_NODES } from '../../core/text/yaml-aliases.js';
 import { LayeredMap } from './layered-map.js';
 import { sameBytes } from './same-bytes.js';
 
@@ -113,7 +114,12 @@ export class Incremental {
     yield;
 
     let files: Map<string, PackFile> | undefined;
-    const decoding: DecodeContext = { digests: new Digests(), fast: hooks.fastYaml };
+    // The changed files' frontmatter aliases within the pack's limit, as a full build counts them.
+    const decoding: DecodeContext = {
+      digests: new Digests(),
+      fast: hooks.fastYaml,
+      aliases: { left: MAX_PACK_ALIAS_NODES },
+    };
     for (const path of changed) {
       if (record.structural.has(path) || record.warned.has(path)) return undefined;
       const bytes = input.files.get(path)!;
