@@ -2,6 +2,7 @@ import type { Snapshot } from '../core/build/snapshot.js';
 import type { ComposeResult } from '../core/compose/compose.js';
 import { type Member, memberLabel } from '../core/compose/members.js';
 import { type Diagnostic, error, type Where, warning } from '../core/text/diagnostics.js';
+import { knownList } from '../core/text/suggest.js';
 import { fleetPrefix } from './cache.js';
 import { budgetsLocator, tokenConfig } from './config.js';
 import { type TokenizedLayer, withTokens } from './count.js';
@@ -87,7 +88,7 @@ export function budgetDiagnostics(
   if (snapshot.roles.size > 0) {
     for (const id of Object.keys(budgets.roles)) {
       if (snapshot.roles.has(id)) continue;
-      const message = `budgets.roles: unknown role ${JSON.stringify(id)}; known roles: ${[...snapshot.roles.keys()].join(', ')}`;
+      const message = `budgets.roles: unknown role ${JSON.stringify(id)}; known roles: ${knownList([...snapshot.roles.keys()])}`;
       diagnostics.push(error('UNKNOWN_ROLE', message, locate(['budgets', 'roles', id], true)));
     }
   }

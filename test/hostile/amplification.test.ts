@@ -113,3 +113,43 @@ describe('request inputs that amplify', () => {
     expect(bad.code).toBe(2);
   });
 });
+
+// A message naming the known roles (settings, agents) names a dozen and how many there
+// are: a fleet of N agents with unknown roles in a pack of N roles once made N messages of
+// N names each (8,000 of each: 1.6 GB of diagnostics from a 400 KB pack).
+describe('messages listing the known names', () => {
+  const many = Array.from({ length: 40 }, (_, i) => `role${String(i).padStart(2, '0')}`);
+  const registry = `roles:\n${many.map((r) => `  ${r}: { system_prompt: ${r} }\n`).join('')}`;
+  const twelve = `${many.slice(0, 12).join(', ')}, … (40 in all)`;
+
+  it('an agent of the fleet with an unknown role, and a compose of one, name a dozen known roles', () => {
+    const result = memPack({
+      'roles.yaml': registry,
+      'fleet.yaml': 'agents:\n  - { id: a, role: nobody }\n',
+      'defaults.md': 'D\n',
+    });
+    expect(result.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      ['UNKNOWN_ROLE', `agent a has unknown role nobody; known roles: ${twelve}`],
+    ]);
+    const composed = tryCompose(memPack({ 'roles.yaml': registry }).snapshot!, { role: 'nobody' });
+    expect(composed.ok ? [] : composed.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      ['UNKNOWN_ROLE', `unknown role "nobody"; known roles: ${twelve}`],
+    ]);
+  });
+
+  it('a team member outside a fleet of many is UNKNOWN_AGENT naming a dozen of them', async () => {
+    const fleet = `agents:\n${many.map((r) => `  - { id: ${r}, role: ${r} }\n`).join('')}`;
+    const dir = tempDir();
+    writeFiles(dir, { 'roles.yaml': registry, 'fleet.yaml': fleet, 'defaults.md': 'D\n' });
+    const { app } = await appFor(dir);
+    const res = await app.request('/api/teams/compose', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ members: [{ agent: 'nobody' }] }),
+    });
+    expect(res.status).toBe(404);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('UNKNOWN_AGENT');
+    expect(body.error.message).toContain(`(known agents: ${twelve})`);
+  });
+});

@@ -18,6 +18,7 @@ import {
   warning,
 } from '../text/diagnostics.js';
 import { notTextDiagnostic } from '../text/not-text.js';
+import { knownList } from '../text/suggest.js';
 import { byteOrder, decodeText, isUtf8Text } from '../text/text.js';
 import { type FastYaml, type ParsedYaml, parseYaml } from '../text/yaml.js';
 import { type AliasBudget, MAX_PACK_ALIAS_NODES } from '../text/yaml-aliases.js';
@@ -416,7 +417,7 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
         diagnostics.push(
           error(
             'UNKNOWN_ROLE',
-            `agent ${agent.id} has unknown role ${agent.role}; known roles: ${[...roles.keys()].join(', ')}`,
+            `agent ${agent.id} has unknown role ${agent.role}; known roles: ${knownList([...roles.keys()])}`,
             agent.at ?? { file: agent.source },
           ),
         );

@@ -9,7 +9,7 @@ import { pathSettingNames } from '../pack/path-settings.js';
 import { applyOverrides } from '../pack/settings.js';
 import { fillText } from '../pack/template.js';
 import { type Diagnostic, error, PromptError, warning } from '../text/diagnostics.js';
-import { didYouMean } from '../text/suggest.js';
+import { didYouMean, knownList } from '../text/suggest.js';
 import { utf8Length } from '../text/text.js';
 import { ambientUnused } from './ambient.js';
 import { partTruncated, truncatedWarning } from './chain.js';
@@ -95,7 +95,7 @@ export function unknownRole(snapshot: Snapshot, role: string): Diagnostic {
       : ` (${JSON.stringify(form)} is the same text in another Unicode form: ${codePoints(role)} here, ${codePoints(form)} in the pack)`;
   const d = error(
     'UNKNOWN_ROLE',
-    `unknown role ${JSON.stringify(role)}${didYouMean(suggestions)}${forms}; known roles: ${[...snapshot.roles.keys()].join(', ')}`,
+    `unknown role ${JSON.stringify(role)}${didYouMean(suggestions)}${forms}; known roles: ${knownList([...snapshot.roles.keys()])}`,
   );
   if (suggestions.length > 0) d.suggestions = suggestions;
   return d;

@@ -1,4 +1,5 @@
 import { type Diagnostic, error, type Where } from '../text/diagnostics.js';
+import { knownList } from '../text/suggest.js';
 import { shownValue } from '../text/value-shown.js';
 import type { PathSegment } from '../text/yaml.js';
 import { type Gate, gateSettings } from './gates.js';
@@ -454,7 +455,7 @@ function checkManifest(
       diagnostics.push(
         error(
           'UNKNOWN_PLACEHOLDER',
-          `${what}: unknown placeholder {{${name}}}; known settings: ${[...settings.keys()].join(', ') || '(none)'}${inputs.size > 0 ? `; inputs: ${[...inputs].join(', ')}` : ''}`,
+          `${what}: unknown placeholder {{${name}}}; known settings: ${knownList([...settings.keys()])}${inputs.size > 0 ? `; inputs: ${knownList([...inputs])}` : ''}`,
           at(written),
         ),
       );

@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import type { Snapshot } from '../../core/build/snapshot.js';
 import type { ComposeRequest } from '../../core/compose/compose.js';
 import type { Diagnostic } from '../../core/text/diagnostics.js';
+import { knownList } from '../../core/text/suggest.js';
 import { composeRendered } from '../answers/compose-cache.js';
 import { seconds, strictRendered } from '../answers/prompt.js';
 import { warningCodes } from '../answers/prompt-response.js';
@@ -114,7 +115,7 @@ function unknownAgent(
   prefix: string,
 ): Response | undefined {
   if (snapshot.fleet.some((a) => a.id === agent)) return undefined;
-  const known = snapshot.fleet.map((a) => a.id).join(', ') || '(no fleet)';
+  const known = snapshot.fleet.length > 0 ? knownList(snapshot.fleet.map((a) => a.id)) : '(no fleet)';
   return errorResponse(
     c,
     404,
