@@ -153,3 +153,36 @@ describe('messages listing the known names', () => {
     expect(body.error.message).toContain(`(known agents: ${twelve})`);
   });
 });
+
+// Role `extends` is worked out once per role, without a call stack per link: a chain of
+// 20,000 roles overflowed the stack (INTERNAL), one of 2,000 took minutes (each role walked
+// its whole chain, finding the position of each link in the file), and each role of a
+// cycle said the whole cycle again.
+describe('role extends chains', () => {
+  it('a chain of 20,000 roles loads, each role with the fields of the first', () => {
+    const n = 20_000;
+    const lines = ['roles:', '  r0: { system_prompt: base, description: first }'];
+    for (let i = 1; i < n; i++)
+      lines.push(`  r${i}: { extends: r${i - 1}${i % 2 ? `, description: d${i}` : ''} }`);
+    const result = memPack({ 'roles.yaml': `${lines.join('\n')}\n` }, { preset: 'chorus' });
+    expect(result.diagnostics).toEqual([]);
+    const roles = result.snapshot!.roles;
+    expect(roles.size).toBe(n);
+    expect(roles.get(`r${n - 1}`)!.fields).toMatchObject({ system_prompt: 'base', description: `d${n - 1}` });
+    expect(roles.get(`r${n - 2}`)!.fields).toMatchObject({ system_prompt: 'base', description: `d${n - 3}` });
+  });
+
+  it('a cycle is said once, at its first role; a role extending into it or an unknown role once', () => {
+    const result = memPack(
+      {
+        'roles.yaml':
+          'roles:\n  a: { extends: b }\n  b: { extends: c }\n  c: { extends: a }\n  d: { extends: b }\n  e: { extends: ghost }\n  f: { extends: e }\n',
+      },
+      { preset: 'chorus' },
+    );
+    expect(result.diagnostics.map((d) => [d.code, d.line, d.col, d.message])).toEqual([
+      ['ROLE_EXTENDS_CYCLE', 2, 17, 'role extends cycle: a -> b -> c -> a'],
+      ['UNKNOWN_ROLE', 6, 17, 'role e extends unknown role "ghost"'],
+    ]);
+  });
+});

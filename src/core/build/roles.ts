@@ -210,35 +210,65 @@ export function* registrySteps(
   // required field are not roles.
   const required = registry.require ?? [];
   const roles = new Map<string, RoleRecord>();
-  const resolving: string[] = [];
-  const resolve = (id: string): Record<string, unknown> | undefined => {
+  // Each role's fields worked out once (undefined: refused, said where it was found): a
+  // chain of thousands of roles is walked once, without a call stack per link.
+  const resolved = new Map<string, Record<string, unknown> | undefined>();
+  const extendsAt = (id: string): Where => {
     const entry = raw.get(id)!;
-    const parent = entry.fields.extends;
-    if (parent === undefined) return entry.fields;
-    const at = entry.yaml?.locate([...keyPath(id), 'extends']) ?? whereOf(entry, keyPath(id));
-    if (typeof parent !== 'string' || !raw.has(parent)) {
-      diagnostics.push(
-        error('UNKNOWN_ROLE', `role ${id} extends unknown role ${JSON.stringify(parent)}`, at),
-      );
-      return undefined;
+    return entry.yaml?.locate([...keyPath(id), 'extends']) ?? whereOf(entry, keyPath(id));
+  };
+  const resolve = (start: string): Record<string, unknown> | undefined => {
+    // 1. Up the chain to a role worked out before, one that extends nothing, or a problem.
+    const chain: string[] = [];
+    const onChain = new Map<string, number>();
+    let inherited: Record<string, unknown> | undefined;
+    let failed = false;
+    for (let id = start; ; ) {
+      if (resolved.has(id)) {
+        inherited = resolved.get(id);
+        failed = inherited === undefined;
+        break;
+      }
+      onChain.set(id, chain.length);
+      chain.push(id);
+      const parent = raw.get(id)!.fields.extends;
+      if (parent === undefined) break;
+      if (typeof parent !== 'string' || !raw.has(parent)) {
+        diagnostics.push(
+          error('UNKNOWN_ROLE', `role ${id} extends unknown role ${JSON.stringify(parent)}`, extendsAt(id)),
+        );
+        failed = true;
+        break;
+      }
+      const from = onChain.get(parent);
+      if (from !== undefined) {
+        // Said once, at the first role of the cycle: `a -> b -> a`.
+        const cycle = [...chain.slice(from), parent];
+        diagnostics.push(
+          error('ROLE_EXTENDS_CYCLE', `role extends cycle: ${cycle.join(' -> ')}`, extendsAt(parent)),
+        );
+        failed = true;
+        break;
+      }
+      id = parent;
     }
-    if (resolving.includes(parent)) {
-      diagnostics.push(
-        error('ROLE_EXTENDS_CYCLE', `role extends cycle: ${[...resolving, parent].join(' -> ')}`, at),
-      );
-      return undefined;
+    // 2. Down again: each role's own fields over its parent's.
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const fields = raw.get(chain[i]!)!.fields;
+      if (failed) resolved.set(chain[i]!, undefined);
+      else {
+        if (fields.extends === undefined) inherited = fields;
+        else {
+          const { extends: _, ...own } = fields;
+          inherited = { ...inherited, ...own };
+        }
+        resolved.set(chain[i]!, inherited);
+      }
     }
-    resolving.push(parent);
-    const inherited = resolve(parent);
-    resolving.pop();
-    if (!inherited) return undefined;
-    const { extends: _, ...own } = entry.fields;
-    return { ...inherited, ...own };
+    return resolved.get(start);
   };
   for (const id of [...raw.keys()].sort(byteOrder)) {
     if ((++step & 255) === 0) yield;
-    resolving.length = 0;
-    resolving.push(id);
     const fields = resolve(id);
     if (!fields) continue;
     const entry = raw.get(id)!;
