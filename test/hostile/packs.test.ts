@@ -371,6 +371,21 @@ describe('file names in diagnostics', () => {
   });
 });
 
+describe('file names in tables', () => {
+  it('a folder named with a direction-changing character is written as an escape in the explain table', async () => {
+    const dir = tempDir();
+    const folder = 'api\u202eipa';
+    writeFiles(dir, { 'AGENTS.md': 'Root.\n', [`${folder}/AGENTS.md`]: 'Api.\n' });
+    const r = await cli(['explain', '--dir', dir, '--var', `cwd=${folder}`]);
+    expect(r.code).toBe(0);
+    const rows = r.stdout.split('\n').filter((l) => l.includes('ipa'));
+    expect(rows).toEqual([
+      'inputs cwd=api\\u202eipa (request)',
+      expect.stringMatching(/^ +↳ +included +api\\u202eipa\/AGENTS\.md +5 +8-13$/),
+    ]);
+  });
+});
+
 describe('role fields a template writes as text', () => {
   it('a list named by {{role.FIELD}} is BAD_ROLE where it is written, not the layer silently left out; a number is written as text', () => {
     const manifest =

@@ -188,12 +188,21 @@ export function table(cells: string[][]): string[] {
   );
 }
 
-/** Control characters (a newline in a file name or a value) written as escapes (`\n`), as diagnostics write paths. */
+/**
+ * Control characters (a newline in a file name or a value) written as escapes (`\n`), and
+ * invisible or direction-changing ones (U+200B, U+202E) as `\u200b`, as diagnostics write
+ * paths: a cell can neither split its row nor turn it around.
+ */
 function escapeControls(text: string): string {
-  return CONTROL.test(text) ? text.replace(CONTROL_ALL, (ch) => JSON.stringify(ch).slice(1, -1)) : text;
+  if (!CONTROL.test(text)) return text;
+  return text.replace(CONTROL_ALL, (ch) => {
+    const code = ch.codePointAt(0)!;
+    if (code < 0x20) return JSON.stringify(ch).slice(1, -1);
+    return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
-const CONTROL = /[\u0000-\u001f\u007f]/;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}]/u;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
-const CONTROL_ALL = /[\u0000-\u001f\u007f]/g;
+const CONTROL_ALL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
