@@ -43,6 +43,25 @@ describe('agents-md: the byte budget at its edges', () => {
     ]);
   });
 
+  it('a chain of many files left out names a dozen of them and how many: no message of every path of a deep tree', () => {
+    const files: Record<string, string> = { 'AGENTS.md': 'abcd' };
+    let dir = '';
+    for (let i = 0; i < 30; i++) {
+      dir += `${dir === '' ? '' : '/'}d${i}`;
+      files[`${dir}/AGENTS.md`] = `level ${i}`;
+    }
+    const out = compose(files, dir, 4);
+    const left = Object.keys(files).slice(1);
+    expect(out.parts.filter((p) => p[2] === 'budget').length).toBe(30);
+    expect(out.warnings).toEqual([
+      [
+        'TRUNCATED',
+        'd0/AGENTS.md',
+        `layer agents: its byte budget leaves no text of a file (the layer keeps 4 bytes); left out, no budget left: ${left.slice(0, 12).join(', ')}, … (30 in all)`,
+      ],
+    ]);
+  });
+
   it('a file the budget leaves only blanks of is left out for want of budget; a blank file is only blank', () => {
     const out = compose({ 'AGENTS.md': 'ab', 'a/AGENTS.md': '  xyz', 'a/b/AGENTS.md': ' \n' }, 'a/b', 4);
     // Codex keeps no blank text and spends no budget on it: the last file is read (blank).

@@ -5,7 +5,7 @@ import type { LayerDef, LayerSource } from '../pack/manifest.js';
 import { normalisePackPath } from '../pack/pack-path.js';
 import { hiddenAllowed } from '../pack/select.js';
 import { type Diagnostic, error, warning } from '../text/diagnostics.js';
-import { didYouMean } from '../text/suggest.js';
+import { didYouMean, knownList } from '../text/suggest.js';
 import { isBlank, utf8Length } from '../text/text.js';
 import { isPackFolder, misnamedFolder, missingFolder } from './chain-folders.js';
 import { fileAt, type LayerEnv, pathParts, placeholderValue } from './env.js';
@@ -130,7 +130,8 @@ export function resolveChain(
 export function truncatedWarning(l: LayerResult, kept: ReadonlyMap<object, number>): Diagnostic {
   const cut = l.parts?.find((p) => p.truncatedFrom !== undefined);
   const left = (l.parts ?? []).filter((p) => p.reason === 'budget').map((p) => p.source);
-  const after = left.length > 0 ? `; left out, no budget left: ${left.join(', ')}` : '';
+  // A dozen of them and how many: a chain of thousands of folders is no message of thousands of paths.
+  const after = left.length > 0 ? `; left out, no budget left: ${knownList(left)}` : '';
   // Nothing cut short: the budget ran out at a file's end, or left a file only blanks.
   if (cut === undefined && l.truncatedFrom === undefined)
     return warning(
