@@ -113,6 +113,8 @@ export interface DiscoveryScope {
    * none.
    */
   alsoFound?(found: readonly string[]): readonly string[];
+  /** Problems of the files the rule reads (one it could not take what it lists from), said with the build's. */
+  diagnostics?: readonly Diagnostic[];
 }
 
 /**

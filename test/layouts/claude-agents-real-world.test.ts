@@ -233,6 +233,22 @@ describe('claude-agents: a plugin registers its agent files even without usable 
     expect(unnamed.snapshot!.roles.get('helper')!.description).toBe('Agent from tools plugin');
   });
 
+  it('a plugin.json that is no JSON, or lists what is no path, is a BAD_ROLE warning: the agents it lists are not read', () => {
+    const said = (json: string) =>
+      memPack({
+        'p/.claude-plugin/plugin.json': json,
+        'p/agents/a.md': '---\nname: a\ndescription: A\n---\nA.\n',
+      }).diagnostics.map((d) => [d.severity, d.code, d.file, d.message.split(' (')[0]!.split(';')[0]]);
+    const file = 'p/.claude-plugin/plugin.json';
+    expect(said('{ "name": "p", "agents": ["./extra/b.md"] }')).toEqual([]);
+    expect(said('{ "name": "p", "agents": ["./extra/b.md"], }')).toEqual([
+      ['warning', 'BAD_ROLE', file, 'plugin.json is no JSON'],
+    ]);
+    expect(said('{ "name": "p", "agents": [42, "./extra/b.md"] }')).toEqual([
+      ['warning', 'BAD_ROLE', file, 'plugin.json: "agents" is a path or a list of paths'],
+    ]);
+  });
+
   it('validate does not call plugin.json an orphan', async () => {
     const dir = tempDir('strata-claude-plugin-');
     writeFiles(dir, plugin);

@@ -448,7 +448,10 @@ function discoverByField(
   const rules: DiscoveryScope[] = [];
   for (const name of def.rules ?? []) {
     const rule = discovery.get(name);
-    if (rule) rules.push(rule.forPaths(allPaths, textOf));
+    if (!rule) continue;
+    const scope = rule.forPaths(allPaths, textOf);
+    rules.push(scope);
+    if (scope.diagnostics) diagnostics.push(...scope.diagnostics);
   }
   // Files a rule adds beside those the glob finds (ones a manifest lists elsewhere).
   const adding = rules.filter((r) => r.alsoFound !== undefined);

@@ -1,5 +1,6 @@
 import type { DiscoveryRule } from '../../core/layout.js';
 import { normalisePackPath } from '../../core/pack/pack-path.js';
+import { type Diagnostic, warning } from '../../core/text/diagnostics.js';
 import { isObject } from '../../core/text/yaml.js';
 
 // Claude Code plugins (`registry.discover.plugins: true`): a folder holding
@@ -19,6 +20,7 @@ export const plugins: DiscoveryRule = {
     const folders = pluginFolders(paths);
     const listed = listedAgents(folders, textOf);
     return {
+      diagnostics: listed.problems,
       fields(path, meta, id, require) {
         const plugin = pluginOf(path, folders, listed);
         return plugin === undefined ? meta : pluginFallbacks(meta, path, plugin, id, require, textOf);
@@ -75,21 +77,33 @@ function withinPlugin(path: string, plugins: ReadonlySet<string>): boolean {
 function listedAgents(
   plugins: ReadonlySet<string>,
   textOf: (path: string) => string | undefined,
-): { files: Map<string, string>; folders: Map<string, string> } {
+): { files: Map<string, string>; folders: Map<string, string>; problems: Diagnostic[] } {
   const files = new Map<string, string>();
   const folders = new Map<string, string>();
+  const problems: Diagnostic[] = [];
   for (const plugin of plugins) {
+    const file = plugin === '' ? PLUGIN_JSON : `${plugin}/${PLUGIN_JSON}`;
     let agents: unknown;
     try {
-      agents = (
-        JSON.parse(textOf(plugin === '' ? PLUGIN_JSON : `${plugin}/${PLUGIN_JSON}`) ?? '{}') as {
-          agents?: unknown;
-        }
-      ).agents;
-    } catch {
-      continue; // A plugin.json that does not parse lists nothing.
+      agents = (JSON.parse(textOf(file) ?? '{}') as { agents?: unknown }).agents;
+    } catch (e) {
+      // A plugin.json that does not parse lists nothing, as Claude Code loads no such plugin: said.
+      const why = e instanceof Error ? e.message : String(e);
+      problems.push(
+        warning('BAD_ROLE', `plugin.json is no JSON (${why}): the agents it lists are not read`, { file }),
+      );
+      continue;
     }
-    for (const entry of [agents].flat()) {
+    const listed = [agents].flat();
+    if (agents !== undefined && listed.some((entry) => typeof entry !== 'string'))
+      problems.push(
+        warning(
+          'BAD_ROLE',
+          `plugin.json: "agents" is a path or a list of paths (strings); what is not one is not read`,
+          { file },
+        ),
+      );
+    for (const entry of listed) {
       if (typeof entry !== 'string') continue;
       const path = normalisePackPath(plugin === '' ? entry : `${plugin}/${entry}`);
       if (path === undefined || path === '') continue;
@@ -97,7 +111,7 @@ function listedAgents(
       else folders.set(path, plugin);
     }
   }
-  return { files, folders };
+  return { files, folders, problems };
 }
 
 /** Whether a plugin.json lists a Markdown file: itself, or a folder it lies in (at any depth). */
