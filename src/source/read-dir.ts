@@ -409,19 +409,28 @@ async function walk(
       if (entry.isSymbolicLink()) real = realpathSync(throughData(pack, real, readlinkSync(real)));
       st = statSync(real);
     } catch (e) {
-      if (unselected) {
+      // A folder that cannot be entered (its name is not UTF-8) is said at `rel/`, as a
+      // folder leading out of the pack is: the build keeps it when the pack may select a
+      // file in it, whatever its own name.
+      const folder = entry.isDirectory();
+      if (unselected && !(folder && limits.scope!.holdsBelow(rel))) {
         state.count--;
         continue;
       }
-      const what = entry.isSymbolicLink() ? 'broken symlink' : 'cannot read entry';
-      out.diagnostics.push(error('READ_ERROR', `${what}: ${unreadable(entry.name, e)}`, { file: rel }));
+      const at = folder ? `${rel}/` : rel;
+      const what = entry.isSymbolicLink()
+        ? 'broken symlink'
+        : folder
+          ? 'cannot read folder'
+          : 'cannot read entry';
+      out.diagnostics.push(error('READ_ERROR', `${what}: ${unreadable(entry.name, e)}`, { file: at }));
       // Refused: a pack whose `files:` do not select the path drops the error with it.
-      out.refused.add(rel);
+      out.refused.add(at);
       if (entry.isSymbolicLink() && isNotFound(e)) {
         out.gone ??= new Set();
         out.gone.add(rel);
       }
-      state.ids.line(`${rel}\0gone`);
+      state.ids.line(`${at}\0gone`);
       continue;
     }
     const outside = entry.isSymbolicLink() && !insidePack(pack.root, real);

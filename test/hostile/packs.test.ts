@@ -143,6 +143,45 @@ describe('hostile packs', () => {
     ]);
   });
 
+  it('a folder whose name is not UTF-8 is said at the folder: an error in a whole pack, left out with a warning where the pack selects its files', async () => {
+    const badFolder = (dir: string, under: string) => {
+      const path = Buffer.concat([Buffer.from(join(dir, under, 'bad')), Buffer.from([0xff])]);
+      mkdirSync(path, { recursive: true });
+      writeFileSync(Buffer.concat([path, Buffer.from('/AGENTS.md')]), 'Inner.\n');
+      writeFileSync(Buffer.concat([path, Buffer.from('/w2.md')]), 'Inner.\n');
+    };
+    const said =
+      'cannot read folder: its name is not valid UTF-8 (strata reads file names as UTF-8): rename it';
+    // A whole pack (no files:): the folder could hold roles.
+    const whole = tempDir();
+    writeFiles(whole, { 'base.md': 'Base.\n', 'roles/writer.md': 'Writer.\n' });
+    badFolder(whole, 'roles');
+    const a = await loadPack(whole, { env: {} });
+    expect(a.snapshot).toBeUndefined();
+    expect(a.diagnostics.map((d) => [d.severity, d.code, d.file, d.message])).toEqual([
+      ['error', 'READ_ERROR', 'roles/bad\uFFFD/', said],
+    ]);
+    // AGENTS.md files (unreadable: skip) and a crew (a data folder beside it): the folder
+    // was passed over without a word; it is left out, and said.
+    const left = `${said}; the folder is left out: no file in it is read`;
+    const tree = tempDir();
+    writeFiles(tree, { 'AGENTS.md': 'Root.\n' });
+    badFolder(tree, '');
+    const b = await loadPack(tree, { env: {} });
+    expect(b.snapshot?.preset).toBe('agents-md');
+    expect(b.diagnostics.map((d) => [d.severity, d.code, d.file, d.message])).toEqual([
+      ['warning', 'READ_ERROR', 'bad\uFFFD/', left],
+    ]);
+    const crew = tempDir();
+    writeFiles(crew, { 'config/agents.yaml': 'r:\n  role: R\n  goal: G\n  backstory: B\n' });
+    badFolder(crew, 'data');
+    const c = await loadPack(crew, { env: {} });
+    expect(c.snapshot?.preset).toBe('crewai');
+    expect(c.diagnostics.map((d) => [d.severity, d.code, d.file, d.message])).toEqual([
+      ['warning', 'READ_ERROR', 'data/bad\uFFFD/', left],
+    ]);
+  });
+
   it.each([
     [
       'a list of ids',

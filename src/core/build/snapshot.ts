@@ -274,6 +274,17 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
       diagnostics[i] = warning(d.code, `${d.message}; ${left}${raise}`, d);
     }
   }
+  // A folder whose name is not UTF-8 (shown with U+FFFD: no path can name what is in it)
+  // in a pack that selects its files from a larger folder: left out and said, rather than
+  // failing the pack for a folder that most likely holds none of its files.
+  if (manifest.files !== undefined && input.refused)
+    for (let i = 0; i < diagnostics.length; i++) {
+      const d = diagnostics[i]!;
+      const at = d.file;
+      if (d.severity !== 'error' || d.code !== 'READ_ERROR' || at === undefined) continue;
+      if (!at.endsWith('/') || !at.includes('\uFFFD') || !input.refused.has(at)) continue;
+      diagnostics[i] = warning(d.code, `${d.message}; the folder is left out: no file in it is read`, d);
+    }
   const rawGlobs = manifest.raw.map(compileGlob);
   const decodedBefore = earlierDecodings(input.previous, manifest);
   const files = new Map<string, PackFile>();
