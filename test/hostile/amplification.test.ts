@@ -137,6 +137,37 @@ describe('messages listing the known names', () => {
     ]);
   });
 
+  it('an unknown fleet role says its closest roles, worked out for the first 64 names only', () => {
+    // 70 agents, each with its own misspelt role (role07 as rol07, then as roel07): the
+    // closest role of each of the first 64 names is said, the rest are said without.
+    const typo = (i: number) => `${i < 40 ? 'rol' : 'roel'}${String(i % 40).padStart(2, '0')}`;
+    const agents = Array.from({ length: 70 }, (_, i) => `  - { id: a${i}, role: ${typo(i)} }\n`);
+    const result = memPack({
+      'roles.yaml': registry,
+      'fleet.yaml': `agents:\n${agents.join('')}`,
+      'defaults.md': 'D\n',
+    });
+    const messages = result.diagnostics.map((d) => d.message);
+    expect(messages).toHaveLength(70);
+    expect(messages[0]).toBe(
+      `agent a0 has unknown role rol00; did you mean "role00", "role01" or "role02"?; known roles: ${twelve}`,
+    );
+    expect(messages[63]).toBe(
+      `agent a63 has unknown role roel23; did you mean "role23", "role03" or "role13"?; known roles: ${twelve}`,
+    );
+    expect(messages[64]).toBe(`agent a64 has unknown role roel24; known roles: ${twelve}`);
+    // One misspelling many agents share is worked out once and said for each.
+    const same = memPack({
+      'roles.yaml': registry,
+      'fleet.yaml': 'agents:\n  - { id: a, role: rol07 }\n  - { id: b, role: rol07 }\n',
+      'defaults.md': 'D\n',
+    });
+    expect(same.diagnostics.map((d) => d.message)).toEqual([
+      `agent a has unknown role rol07; did you mean "role07", "role00" or "role01"?; known roles: ${twelve}`,
+      `agent b has unknown role rol07; did you mean "role07", "role00" or "role01"?; known roles: ${twelve}`,
+    ]);
+  });
+
   it('a team member outside a fleet of many is UNKNOWN_AGENT naming a dozen of them', async () => {
     const fleet = `agents:\n${many.map((r) => `  - { id: ${r}, role: ${r} }\n`).join('')}`;
     const dir = tempDir();

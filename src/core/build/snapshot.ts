@@ -18,7 +18,7 @@ import {
   warning,
 } from '../text/diagnostics.js';
 import { notTextDiagnostic } from '../text/not-text.js';
-import { knownList } from '../text/suggest.js';
+import { closestNames, didYouMean, knownList } from '../text/suggest.js';
 import { byteOrder, decodeText, isUtf8Text } from '../text/text.js';
 import { type FastYaml, type ParsedYaml, parseYaml } from '../text/yaml.js';
 import { type AliasBudget, MAX_PACK_ALIAS_NODES } from '../text/yaml-aliases.js';
@@ -423,16 +423,25 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   }));
   diagnostics.push(...fd);
   if (roles.size > 0) {
+    // The closest roles of each unknown role, worked out once per name and for the first
+    // CLOSEST_UNKNOWN_ROLES names only (a fleet of thousands of mistakes costs no more).
+    let known: string[] | undefined;
+    const closest = new Map<string, string>();
     for (const agent of agents) {
-      if (agent.role !== undefined && !roles.has(agent.role)) {
-        diagnostics.push(
-          error(
-            'UNKNOWN_ROLE',
-            `agent ${agent.id} has unknown role ${agent.role}; known roles: ${knownList([...roles.keys()])}`,
-            agent.at ?? { file: agent.source },
-          ),
-        );
+      if (agent.role === undefined || roles.has(agent.role)) continue;
+      known ??= [...roles.keys()];
+      let hint = closest.get(agent.role);
+      if (hint === undefined) {
+        hint = closest.size < CLOSEST_UNKNOWN_ROLES ? didYouMean(closestNames(agent.role, known)) : '';
+        closest.set(agent.role, hint);
       }
+      diagnostics.push(
+        error(
+          'UNKNOWN_ROLE',
+          `agent ${agent.id} has unknown role ${agent.role}${hint}; known roles: ${knownList(known)}`,
+          agent.at ?? { file: agent.source },
+        ),
+      );
     }
   }
 
@@ -530,6 +539,9 @@ function ruleRead(manifest: Manifest, layouts: Layouts, paths: Iterable<string>)
 }
 
 /** Read problems of one file that `unreadable: skip` turns into warnings. */
+/** Unknown fleet roles given their closest known roles (the rest are said without). */
+const CLOSEST_UNKNOWN_ROLES = 64;
+
 const SKIPPABLE: readonly string[] = ['READ_ERROR', 'PATH_OUTSIDE_PACK', 'FILE_TOO_LARGE', 'SPECIAL_FILE'];
 
 /** Reader errors after which the files read are not the pack (none, or a part of it). */
