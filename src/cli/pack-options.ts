@@ -216,12 +216,45 @@ export async function composeFromFlags(
   if (flags.strict) outcome = strictOutcome(outcome);
   // A prompt carries the load warnings of its own files: they were printed with the load.
   const printed = new Set(snapshot.warnings);
-  const diagnostics = outcome.ok ? outcome.result.diagnostics : outcome.diagnostics;
+  const diagnostics = outcome.ok
+    ? outcome.result.diagnostics
+    : await withLayoutHint(outcome.diagnostics, flags, io, snapshot, request);
   printDiagnostics(
     diagnostics.filter((d) => !printed.has(d)),
     io,
   );
   return outcome.ok ? { snapshot, request, result: outcome.result } : undefined;
+}
+
+/**
+ * A compose that gave no role and no agent but inputs (`--var cwd=…`), failing NO_ROLE in
+ * the layout detected first: when the folder is also a layout that declares every input
+ * given, the NO_ROLE error says which `--preset` composes it (the folder is read as each
+ * other layout only on this error's path).
+ */
+async function withLayoutHint(
+  diagnostics: Diagnostic[],
+  flags: RequestFlags,
+  io: CliIO,
+  snapshot: Snapshot,
+  request: ComposeRequest,
+): Promise<Diagnostic[]> {
+  const at = diagnostics.findIndex((d) => d.code === 'NO_ROLE' && d.severity === 'error');
+  const names = Object.keys(request.vars ?? {});
+  if (at < 0 || flags.preset !== undefined || request.role !== undefined || request.agent !== undefined)
+    return diagnostics;
+  if (names.length === 0) return diagnostics;
+  for (const preset of PRESET_NAMES.slice(0, -1)) {
+    if (preset === snapshot.preset) continue;
+    const other = (await openPackFromFlags({ ...flags, preset }, io)).snapshot;
+    const declared = new Set(other?.manifest.inputs.map((i) => i.name));
+    if (!other || other.files.size === 0 || !names.every((n) => declared.has(n))) continue;
+    const given = names.map((n) => `--var ${n}`).join(', ');
+    const d = diagnostics[at]!;
+    const hint = `; the folder is also a ${preset} layout, which takes ${given}: compose with --preset ${preset}`;
+    return diagnostics.map((x, i) => (i === at ? { ...d, message: `${d.message}${hint}` } : x));
+  }
+  return diagnostics;
 }
 
 /** Builds the compose request from flags (without --role and --agent: the role from $STRATA_ROLE / $CHORUS_ROLE). */
