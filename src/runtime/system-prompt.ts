@@ -1,7 +1,7 @@
 import type { Snapshot } from '../core/build/snapshot.js';
 import type { ComposeRequest } from '../core/compose/compose.js';
 import { inLibraryWords } from '../core/pack/inputs.js';
-import { error, PromptError } from '../core/text/diagnostics.js';
+import { type Diagnostic, error, formatLocation, PromptError, warning } from '../core/text/diagnostics.js';
 import { compose } from '../engine/default-engine.js';
 import { requestRole, resolvePackEnvironment } from '../source/environment.js';
 import type { PackLimits } from '../source/limits.js';
@@ -19,6 +19,13 @@ export interface SystemPromptOptions extends ComposeRequest, PackLimits {
   env?: Readonly<Record<string, string | undefined>>;
   /** Relative pack directories resolve against this (default: process.cwd()). */
   cwd?: string;
+  /**
+   * Called with each warning of the load and the compose (a file left out, the fallback
+   * text used, nothing mounted, …). Default: `process.emitWarning` with the type
+   * `StrataWarning` and the warning's code, so it reaches stderr (unless node runs with
+   * `--no-warnings`) and `process.on('warning')`.
+   */
+  onWarning?: (warning: Diagnostic) => void;
 }
 
 /**
@@ -48,6 +55,8 @@ export interface RuntimePrompt {
   agent?: string;
   /** The layout (preset) the pack was read with. */
   layout?: string;
+  /** The warnings of the load and the compose, each also given to `onWarning`. */
+  warnings: Diagnostic[];
 }
 
 /**
@@ -69,6 +78,7 @@ export async function systemPromptResult(options: SystemPromptOptions = {}): Pro
     readTimeoutMs,
     env: given,
     cwd,
+    onWarning = emitWarning,
     ...rest
   } = options;
   const env = given ?? process.env;
@@ -86,15 +96,34 @@ export async function systemPromptResult(options: SystemPromptOptions = {}): Pro
     if (!loaded.snapshot) throw new PromptError(loaded.diagnostics);
     const result = composeForLibrary(loaded.snapshot, request);
     done(result, loaded.snapshot.preset);
-    const prompt: RuntimePrompt = { text: result.text, version: result.version, sha256: result.sha256 };
+    const warnings = [...loaded.diagnostics, ...result.diagnostics].filter((d) => d.severity === 'warning');
+    if (found.pack.dir === undefined) warnings.unshift(warning('PACK_NOT_FOUND', NOTHING_MOUNTED));
+    const prompt: RuntimePrompt = {
+      text: result.text,
+      version: result.version,
+      sha256: result.sha256,
+      warnings,
+    };
     for (const key of ['role', 'team', 'agent'] as const)
       if (result[key] !== undefined) prompt[key] = result[key];
     if (loaded.snapshot.preset !== undefined) prompt.layout = loaded.snapshot.preset;
+    for (const w of warnings) onWarning(w);
     return prompt;
   });
 }
 
 // --- internal ---
+
+const NOTHING_MOUNTED =
+  'no pack directory: neither dir nor STRATA_PROMPTS_DIR nor CHORUS_PROMPTS_DIR is set; the chorus fallback is the prompt';
+
+/** The default `onWarning`: a process warning, as node's own deprecations are given. */
+function emitWarning(d: Diagnostic): void {
+  process.emitWarning(d.file === undefined ? d.message : `${formatLocation(d)}: ${d.message}`, {
+    type: 'StrataWarning',
+    code: d.code,
+  });
+}
 
 /** `compose`, its errors said as a library caller gives a request (`vars`, not `--var`). */
 function composeForLibrary(snapshot: Snapshot, request: ComposeRequest) {
