@@ -11,6 +11,7 @@
 
 export {
   type ClientPrompt,
+  type ClientWarning,
   PromptClient,
   type PromptClientOptions,
   PromptServiceError,

@@ -40,6 +40,13 @@ export interface PromptClientOptions {
   onChange?: (prompt: ClientPrompt) => void;
   /** Called when the service cannot be reached or refuses the request. */
   onError?: (error: PromptServiceError) => void;
+  /**
+   * Called with each warning the service gave with a prompt it sent (not again for a 304):
+   * a team or role it does not know, the fallback text used, … Default:
+   * `process.emitWarning` with the type `StrataWarning` and the warning's code
+   * (`console.warn` where there is no `process`).
+   */
+  onWarning?: (warning: ClientWarning) => void;
   /** Injected fetch (default: the global one). */
   fetch?: typeof fetch;
 }
@@ -59,6 +66,20 @@ export interface ClientPrompt {
   body?: unknown;
   /** `service`: fresh (200 or 304); `stale`: the last good copy while the service fails; `fallback`: the configured text. */
   source: 'service' | 'stale' | 'fallback';
+  /**
+   * The warnings the service gave with this prompt (the result's `diagnostics`; with
+   * `format`, the codes of its `X-Strata-Warnings` header); absent when there were none.
+   */
+  warnings?: ClientWarning[];
+}
+
+/** A warning the service gave with a prompt: its code, and where the answer says them, its message and place. */
+export interface ClientWarning {
+  code: string;
+  message?: string;
+  file?: string;
+  line?: number;
+  col?: number;
 }
 
 /** Why the service could not answer: `UNAVAILABLE` (network, timeout, 5xx) or the service's error code. */
@@ -180,6 +201,7 @@ export class PromptClient {
       this.#last = next;
       if (trustAfter === this.#trusting && this.#connected) this.#trusted = true;
       const prompt = held(next, 'service');
+      for (const w of next.warnings ?? []) (this.#options.onWarning ?? emitWarning)(w);
       if (changed) this.#options.onChange?.(prompt);
       return prompt;
     } catch (e) {
@@ -313,6 +335,7 @@ interface Held {
   agent?: string;
   etag?: string;
   body?: unknown;
+  warnings?: ClientWarning[];
 }
 
 function held(h: Held, source: ClientPrompt['source']): ClientPrompt {
@@ -321,6 +344,7 @@ function held(h: Held, source: ClientPrompt['source']): ClientPrompt {
   if (h.version !== undefined) prompt.version = h.version;
   for (const key of ['role', 'team', 'agent'] as const) if (h[key] !== undefined) prompt[key] = h[key];
   if (h.body !== undefined) prompt.body = h.body;
+  if (h.warnings !== undefined) prompt.warnings = h.warnings.map((w) => ({ ...w }));
   return prompt;
 }
 
@@ -336,14 +360,48 @@ async function readPrompt(res: Response, format: PromptClientOptions['format']):
       role?: string;
       team?: string;
       agent?: string;
+      diagnostics?: unknown;
     };
     const out: Held = { text: body.text, sha256: body.sha256, version: body.version, etag };
     for (const key of ['role', 'team', 'agent'] as const)
       if (typeof body[key] === 'string') out[key] = body[key];
+    const warnings = resultWarnings(body.diagnostics);
+    if (warnings.length > 0) out.warnings = warnings;
     return out;
   }
   const version = res.headers.get('x-strata-version') ?? undefined;
-  return { text: providerText(json), version, etag, body: json };
+  const out: Held = { text: providerText(json), version, etag, body: json };
+  const codes = res.headers.get('x-strata-warnings');
+  if (codes) out.warnings = codes.split(',').map((code) => ({ code: code.trim() }));
+  return out;
+}
+
+/** The warnings of a result's `diagnostics`, each with its code, message and place. */
+function resultWarnings(diagnostics: unknown): ClientWarning[] {
+  if (!Array.isArray(diagnostics)) return [];
+  const out: ClientWarning[] = [];
+  for (const d of diagnostics as Record<string, unknown>[]) {
+    if (d === null || typeof d !== 'object' || d.severity !== 'warning' || typeof d.code !== 'string')
+      continue;
+    const w: ClientWarning = { code: d.code };
+    if (typeof d.message === 'string') w.message = d.message;
+    if (typeof d.file === 'string') w.file = d.file;
+    if (typeof d.line === 'number') w.line = d.line;
+    if (typeof d.col === 'number') w.col = d.col;
+    out.push(w);
+  }
+  return out;
+}
+
+/** The default `onWarning`: a process warning, as node's own are given (else the console). */
+function emitWarning(w: ClientWarning): void {
+  const place =
+    w.file === undefined ? '' : `${[w.file, w.line, w.col].filter((x) => x !== undefined).join(':')}: `;
+  const message = `${place}${w.message ?? 'the prompt service gave this warning with the prompt'}`;
+  const proc = (globalThis as { process?: { emitWarning?: (m: string, o: object) => void } }).process;
+  if (typeof proc?.emitWarning === 'function')
+    proc.emitWarning(message, { type: 'StrataWarning', code: w.code });
+  else console.warn(`StrataWarning ${w.code}: ${message}`);
 }
 
 /** The prompt text inside a provider body: OpenAI's system message, or Anthropic's system blocks joined. */

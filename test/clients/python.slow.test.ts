@@ -54,7 +54,7 @@ describe('the Python client', () => {
       STRATA_TEST_EXPECT: base,
     });
     expect(output).toMatch(/\nOK\n/); // every test ran: none skipped
-    expect(output).toMatch(/Ran 11 tests/);
+    expect(output).toMatch(/Ran 12 tests/);
     // No thread died on the way (its traceback is printed, the test still passes).
     expect(output).not.toContain('Traceback');
     expect(code, output).toBe(0);

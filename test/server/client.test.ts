@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type ClientPrompt, PromptClient, PromptServiceError } from '../../src/client/client.js';
+import {
+  type ClientPrompt,
+  type ClientWarning,
+  PromptClient,
+  PromptServiceError,
+} from '../../src/client/client.js';
 import { SseParser } from '../../src/client/sse.js';
 import { sha256 } from '../../src/core/text/text.js';
 import { checkedApp } from './contract.js';
@@ -352,6 +357,51 @@ describe('PromptClient options and permanent errors', () => {
     await client.get();
     expect(calls.at(-1)).toMatchObject({ status: 304 });
     expect(calls.at(-1)!.url).toBe('http://strata/api/agents/w1/prompt?format=openai');
+  });
+
+  it('holds the warnings the service gave with a prompt and says each once, not again for a 304', async () => {
+    const { fetchFn, calls } = await setup();
+    const given: ClientWarning[] = [];
+    const client = new PromptClient({
+      url: 'http://strata',
+      role: 'writer',
+      team: 'blue',
+      fetch: fetchFn,
+      onWarning: (w) => given.push(w),
+    });
+    const first = await client.get();
+    expect(first.warnings).toEqual([{ code: 'UNKNOWN_TEAM', message: expect.stringContaining('"blue"') }]);
+    const again = await client.get();
+    expect(calls.map((c) => c.status)).toEqual([200, 304]);
+    expect(again.warnings).toEqual(first.warnings);
+    expect(given).toEqual(first.warnings);
+    // A provider body's warnings are the codes of X-Strata-Warnings.
+    const body = new PromptClient({
+      url: 'http://strata',
+      role: 'writer',
+      team: 'blue',
+      format: 'anthropic',
+      fetch: fetchFn,
+      onWarning: (w) => given.push(w),
+    });
+    expect((await body.get()).warnings).toEqual([{ code: 'UNKNOWN_TEAM' }]);
+    expect(given.map((w) => w.code)).toEqual(['UNKNOWN_TEAM', 'UNKNOWN_TEAM']);
+    // Without warnings the prompt has none, and by default each is a StrataWarning.
+    expect(
+      (await new PromptClient({ url: 'http://strata', role: 'writer', fetch: fetchFn }).get()).warnings,
+    ).toBe(undefined);
+    const seen: Error[] = [];
+    const listener = (w: Error) => seen.push(w);
+    process.on('warning', listener);
+    try {
+      await new PromptClient({ url: 'http://strata', role: 'writer', team: 'blue', fetch: fetchFn }).get();
+      await new Promise((done) => setImmediate(done));
+    } finally {
+      process.off('warning', listener);
+    }
+    expect(
+      seen.filter((w) => w.name === 'StrataWarning').map((w) => (w as Error & { code: string }).code),
+    ).toEqual(['UNKNOWN_TEAM']);
   });
 
   it('sends request inputs as var.KEY', async () => {

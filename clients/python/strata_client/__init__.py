@@ -23,13 +23,34 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import warnings as _warnings
 from dataclasses import dataclass
 from typing import Callable, Iterator, Literal, Mapping, Optional, Union
 
-__all__ = ["Prompt", "PromptClient", "PromptServiceError", "SseEvent", "parse_sse"]
+__all__ = ["Prompt", "PromptClient", "PromptServiceError", "ServiceWarning", "SseEvent", "StrataWarning", "parse_sse"]
 
 Source = Literal["service", "stale", "fallback"]
 Scalar = Union[str, int, float, bool]
+
+
+@dataclass(frozen=True)
+class ServiceWarning:
+    """A warning the service gave with a prompt (a team or role it does not know, the
+    fallback text used, ...): its code, and its message and place where the answer has them."""
+
+    code: str
+    message: Optional[str] = None
+    file: Optional[str] = None
+    line: Optional[int] = None
+    col: Optional[int] = None
+
+
+class StrataWarning(UserWarning):
+    """The category of the warnings the client gives by default (``warnings.warn``); ``code`` is the service's."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass(frozen=True)
@@ -44,6 +65,8 @@ class Prompt:
     sha256: Optional[str] = None
     #: The pack version the prompt was composed from (None for the fallback).
     version: Optional[str] = None
+    #: The warnings the service gave with this prompt (the result's ``diagnostics``).
+    warnings: tuple = ()
 
 
 class PromptServiceError(Exception):
@@ -97,6 +120,7 @@ class PromptClient:
         reconnect: float = 1.0,
         on_change: Optional[Callable[[Prompt], None]] = None,
         on_error: Optional[Callable[[PromptServiceError], None]] = None,
+        on_warning: Optional[Callable[[ServiceWarning], None]] = None,
         headers: Optional[Mapping[str, str]] = None,
     ) -> None:
         if agent is None and role is None:
@@ -111,6 +135,9 @@ class PromptClient:
         self.reconnect = reconnect
         self.on_change = on_change
         self.on_error = on_error
+        #: Called with each warning of a prompt the service sent (not again for a 304);
+        #: default: ``warnings.warn`` with the category :class:`StrataWarning`.
+        self.on_warning = on_warning
         self.headers = dict(headers or {})
         self._lock = threading.Lock()
         self._last: Optional[Prompt] = None
@@ -147,7 +174,9 @@ class PromptClient:
             with self._lock:
                 last = self._last
             if last is not None:
-                return Prompt(text=last.text, source="stale", sha256=last.sha256, version=last.version)
+                return Prompt(
+                    text=last.text, source="stale", sha256=last.sha256, version=last.version, warnings=last.warnings
+                )
             if self.fallback is not None:
                 return Prompt(text=self.fallback, source="fallback")
             raise
@@ -205,7 +234,15 @@ class PromptClient:
         return self._remember(_json(raw, status), etag=response_headers.get("etag"))
 
     def _remember(self, body: dict, etag: Optional[str]) -> tuple[Prompt, bool]:
-        prompt = Prompt(text=body["text"], source="service", sha256=body.get("sha256"), version=body.get("version"))
+        prompt = Prompt(
+            text=body["text"],
+            source="service",
+            sha256=body.get("sha256"),
+            version=body.get("version"),
+            warnings=_warnings_of(body.get("diagnostics")),
+        )
+        for warning in prompt.warnings:
+            (self.on_warning or _emit_warning)(warning)
         with self._lock:
             changed = self._last is None or self._last.sha256 != prompt.sha256
             self._last = prompt
@@ -330,6 +367,26 @@ def parse_sse(lines: Iterator[str]) -> Iterator[SseEvent]:
             event_id = value
         elif field == "retry" and value.isdigit():
             retry = int(value)
+
+
+def _warnings_of(diagnostics: object) -> tuple:
+    """The warnings of a result's ``diagnostics``."""
+    if not isinstance(diagnostics, list):
+        return ()
+    out = []
+    for d in diagnostics:
+        if not isinstance(d, dict) or d.get("severity") != "warning" or not isinstance(d.get("code"), str):
+            continue
+        pick = lambda key, kind: d[key] if isinstance(d.get(key), kind) and not isinstance(d.get(key), bool) else None
+        out.append(ServiceWarning(d["code"], pick("message", str), pick("file", str), pick("line", int), pick("col", int)))
+    return tuple(out)
+
+
+def _emit_warning(warning: ServiceWarning) -> None:
+    place = ":".join(str(x) for x in (warning.file, warning.line, warning.col) if x is not None)
+    message = warning.message or "the prompt service gave this warning with the prompt"
+    text = f"{warning.code}: {place + ': ' if place else ''}{message}"
+    _warnings.warn(StrataWarning(text, warning.code), stacklevel=4)
 
 
 def _lines(response) -> Iterator[str]:

@@ -14,7 +14,9 @@ import threading
 import unittest
 from pathlib import Path
 
-from strata_client import Prompt, PromptClient, PromptServiceError, parse_sse
+import warnings
+
+from strata_client import Prompt, PromptClient, PromptServiceError, ServiceWarning, StrataWarning, parse_sse
 
 URL = os.environ.get("STRATA_TEST_URL")
 PACK = os.environ.get("STRATA_TEST_PACK")
@@ -122,6 +124,22 @@ class AgainstTheService(unittest.TestCase):
         second = client.get()
         self.assertEqual(second, first)
         self.assertEqual(client.statuses, [200, 304])
+
+    def test_holds_the_service_warnings_and_says_each_once(self) -> None:
+        given: list[ServiceWarning] = []
+        client = Recording(URL, role="developer", team="nobody", on_warning=given.append)
+        first = client.get()
+        self.assertEqual([w.code for w in first.warnings], ["UNKNOWN_TEAM"])
+        self.assertIn('"nobody"', first.warnings[0].message or "")
+        self.assertEqual(client.get().warnings, first.warnings)
+        self.assertEqual(client.statuses, [200, 304])
+        self.assertEqual(given, list(first.warnings))
+        self.assertEqual(PromptClient(URL, agent="ada").get().warnings, ())
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            PromptClient(URL, role="developer", team="nobody").get()
+        ours = [w.message for w in caught if issubclass(w.category, StrataWarning)]
+        self.assertEqual([w.code for w in ours], ["UNKNOWN_TEAM"])
 
     def test_ambient_text_is_composed_by_the_service(self) -> None:
         client = PromptClient(URL, agent="ada", ambient="Ship it.")
