@@ -124,16 +124,19 @@ export async function openPackForRole(
 ): Promise<LoadResult> {
   const result = await openPackFromFlags(flags, io);
   const detected = result.snapshot;
-  const also = detected?.alsoLayout;
-  if (also === undefined || role === undefined || flags.preset !== undefined || detected!.roles.has(role))
+  if (detected === undefined || role === undefined || flags.preset !== undefined || detected.roles.has(role))
     return result;
-  const other = await openPackFromFlags({ ...flags, preset: also }, io);
-  if (!other.snapshot?.roles.has(role)) return result;
-  const note = warning(
-    'UNKNOWN_ROLE',
-    `role ${JSON.stringify(role)} is no role of the ${detected!.preset} layout detected first; the folder is also a ${also} layout, which has it: composed as --preset ${also} does`,
-  );
-  return { ...other, diagnostics: [note, ...other.diagnostics] };
+  // The first other layout, in detection order, that has the role.
+  for (const also of detected.alsoLayouts ?? []) {
+    const other = await openPackFromFlags({ ...flags, preset: also }, io);
+    if (!other.snapshot?.roles.has(role)) continue;
+    const note = warning(
+      'UNKNOWN_ROLE',
+      `role ${JSON.stringify(role)} is no role of the ${detected.preset} layout detected first; the folder is also a ${also} layout, which has it: composed as --preset ${also} does`,
+    );
+    return { ...other, diagnostics: [note, ...other.diagnostics] };
+  }
+  return result;
 }
 
 /** `--set` pairs as the operator's settings (usage errors throw). */

@@ -282,7 +282,7 @@ describe('a repository with a root AGENTS.md and a .claude/agents folder', () =>
 
   it('is agents-md (detected first); a role named there is an error naming the preset that reads it', () => {
     const { snapshot } = memPack(files);
-    expect([snapshot!.preset, snapshot!.alsoLayout]).toEqual(['agents-md', 'claude-agents']);
+    expect([snapshot!.preset, snapshot!.alsoLayouts]).toEqual(['agents-md', ['claude-agents']]);
     const out = tryCompose(snapshot!, { role: 'reviewer' });
     expect(out.ok ? [] : out.diagnostics.map((d) => [d.severity, d.code, d.message])).toEqual([
       [
@@ -294,12 +294,12 @@ describe('a repository with a root AGENTS.md and a .claude/agents folder', () =>
     const forced = memPack(files, { preset: 'claude-agents' });
     const agent = tryCompose(forced.snapshot!, { role: 'reviewer' });
     expect(agent.ok && agent.result.text).toBe('Review.');
-    expect(forced.snapshot!.alsoLayout).toBeUndefined();
+    expect(forced.snapshot!.alsoLayouts).toBeUndefined();
   });
 
   it('a plain AGENTS.md project has no other layout', () => {
     expect(
-      memPack({ 'AGENTS.md': '# Rules\n', 'docs/guide.md': '# Guide\n' }).snapshot!.alsoLayout,
+      memPack({ 'AGENTS.md': '# Rules\n', 'docs/guide.md': '# Guide\n' }).snapshot!.alsoLayouts,
     ).toBeUndefined();
   });
 });

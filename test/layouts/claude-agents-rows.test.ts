@@ -112,6 +112,40 @@ describe('claude-agents: a root AGENTS.md beside .claude/agents', () => {
   });
 });
 
+describe('a root AGENTS.md beside Claude Code agents and a crew in a deep folder', () => {
+  const HELPER = '---\nname: helper\ndescription: Helps\n---\nYou help.\n';
+  const dir = pack({
+    'AGENTS.md': '# Rules\n',
+    'docs/helper.md': HELPER,
+    'lib/crews/deep/research/config/agents.yaml': 'researcher:\n  role: R\n  goal: G\n  backstory: B\n',
+  });
+
+  it('a role of the crew is composed from the crewai layout, not refused naming claude-agents', async () => {
+    const { snapshot } = await loadPack(dir, { env: {} });
+    expect([snapshot!.preset, snapshot!.alsoLayouts]).toEqual(['agents-md', ['claude-agents', 'crewai']]);
+    const run = await cli(['compose', '--dir', dir, '--role', 'researcher']);
+    const crew = await cli(['compose', '--dir', dir, '--preset', 'crewai', '--role', 'researcher']);
+    expect([run.code, crew.code]).toEqual([0, 0]);
+    expect(run.stdout).toBe(crew.stdout);
+    expect(run.stderr).toBe(
+      'warning UNKNOWN_ROLE: role "researcher" is no role of the agents-md layout detected first; the folder is also a crewai layout, which has it: composed as --preset crewai does\n',
+    );
+    const helper = await cli(['compose', '--dir', dir, '--role', 'helper']);
+    expect([helper.code, helper.stdout]).toEqual([0, claudeAgent(HELPER, 'helper.md').prompt]);
+  });
+
+  it('a role neither has names both presets', async () => {
+    const { snapshot } = await loadPack(dir, { env: {} });
+    const out = tryCompose(snapshot!, { role: 'nobody' });
+    expect(out.ok ? [] : out.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      [
+        'UNKNOWN_ROLE',
+        'role "nobody" is unknown: the pack declares no roles (its registry is empty and no role file names it); the folder is also the layouts claude-agents and crewai, whose roles --preset reads (agents-md was detected first): compose with --preset claude-agents or --preset crewai',
+      ],
+    ]);
+  });
+});
+
 describe('claude-agents: the catch-all takes no command file', () => {
   const command = (extra: string, body: string) =>
     `---\nname: deploy\ndescription: Deploy the app\n${extra}---\n\n${body}\n`;

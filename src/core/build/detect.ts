@@ -43,18 +43,26 @@ export function detectPreset(
 }
 
 /**
- * The first layout after `chosen` in detection order (the fallback aside) whose `detect:`
- * also holds: a folder detected as a layout without roles that holds another layout with
- * roles.
+ * The other layouts (the fallback aside) the folder also is, in detection order: those
+ * after `chosen` whose `detect:` holds, then those whose `detectAlso` does (a crew in a
+ * folder of any depth) — for a folder detected as a layout without roles that holds
+ * layouts with roles.
  */
 export function alsoDetected(
   layouts: Layouts,
   chosen: string,
   paths: readonly string[],
   probe: (path: string) => ReadonlySet<string>[],
-): string | undefined {
+): string[] {
+  const others = layouts.names.slice(0, -1).filter((name) => name !== chosen);
   const after = layouts.names.slice(layouts.names.indexOf(chosen) + 1, -1);
-  return after.find((name) => detectHolds(layouts, name, paths, probe));
+  const found = after.filter((name) => detectHolds(layouts, name, paths, probe));
+  for (const name of others) {
+    const also = layouts.get(name)?.detectAlso ?? [];
+    if (found.includes(name) || also.length === 0) continue;
+    if (matchesWithKeys(also, presetPart(layouts, name, []).detect?.keys, paths, probe)) found.push(name);
+  }
+  return found;
 }
 
 /**

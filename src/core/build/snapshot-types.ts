@@ -35,10 +35,10 @@ export interface Snapshot {
    */
   unreadable?: ReadonlySet<string>;
   /**
-   * A pack detected as a layout without roles that also holds one with roles: that
-   * preset, for the hint of a request naming a role.
+   * A pack detected as a layout without roles that also holds layouts with roles: those
+   * presets, in detection order, for the hint of a request naming a role.
    */
-  alsoLayout?: string;
+  alsoLayouts?: readonly string[];
   /** Absolute pack directory, when loaded from disk. */
   root?: string;
   /**

@@ -500,7 +500,7 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
     const also = alsoDetected(layouts, presetName, paths, (p) =>
       probeKeys(p, input.files, parsedYaml, hooks.fastYaml, probeAliases),
     );
-    if (also) snapshot.alsoLayout = also;
+    if (also.length > 0) snapshot.alsoLayouts = also;
   }
   if (external.size > 0) snapshot.external = external;
   else

@@ -97,13 +97,16 @@ export function checkRequestNames(
     // A layout without roles was detected first; the other layout's roles are read with
     // --preset: a role asked of this one is the other's, and is no role here (an error, not
     // this layout's prompt under another's name).
+    const others = snapshot.alsoLayouts ?? [];
     const also =
-      snapshot.alsoLayout === undefined
+      others.length === 0
         ? ''
-        : `; the folder is also a ${snapshot.alsoLayout} layout, whose roles --preset ${snapshot.alsoLayout} reads (${snapshot.preset} was detected first): compose with --preset ${snapshot.alsoLayout}`;
+        : others.length === 1
+          ? `; the folder is also a ${others[0]} layout, whose roles --preset ${others[0]} reads (${snapshot.preset} was detected first): compose with --preset ${others[0]}`
+          : `; the folder is also the layouts ${others.join(' and ')}, whose roles --preset reads (${snapshot.preset} was detected first): compose with ${others.map((name) => `--preset ${name}`).join(' or ')}`;
     diagnostics.push(
       withSuggestions(
-        (snapshot.alsoLayout === undefined ? warning : error)(
+        (others.length === 0 ? warning : error)(
           'UNKNOWN_ROLE',
           `role ${JSON.stringify(role)} is unknown: ${why}${didYouMean(suggestions)}${list}${also}`,
         ),
