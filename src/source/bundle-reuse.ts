@@ -78,5 +78,6 @@ interface KeptBundle {
 function copy(read: PackFiles): PackFiles {
   const made: PackFiles = { ...read, refused: new Set(read.refused), diagnostics: [...read.diagnostics] };
   if (read.gone) made.gone = new Set(read.gone);
+  if (read.blocked) made.blocked = new Set(read.blocked);
   return made;
 }

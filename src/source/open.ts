@@ -174,6 +174,7 @@ async function readAndBuildOnce(
   if (read.root !== undefined) input.root = read.root;
   if (read.gitFolders !== undefined) input.gitFolders = read.gitFolders;
   if (read.gone !== undefined) input.gone = read.gone;
+  if (read.blocked !== undefined) input.blocked = read.blocked;
   if (read.folders !== undefined) input.folders = read.folders;
   if (options.settings !== undefined) input.operatorSettings = options.settings;
   if (options.previous !== undefined) input.previous = options.previous;

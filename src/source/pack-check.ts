@@ -173,9 +173,15 @@ export class PackCheck {
     for (const name of names) {
       if (slices.due) await slices.pause();
       if (!hiddenEntryAllowed(last.hidden, folder, name)) {
-        // A `.git` symlink to nothing is no marker (as the read finds it).
+        // A `.git` symlink to nothing is no marker (as the read finds it); one whose lookup
+        // fails otherwise (a symlink loop) is for a whole read to say.
         if (name === '.git' && folder !== '')
-          marker = statSync(`${this.#real(last, folder)}${sep}.git`, { throwIfNoEntry: false }) !== undefined;
+          try {
+            marker =
+              statSync(`${this.#real(last, folder)}${sep}.git`, { throwIfNoEntry: false }) !== undefined;
+          } catch {
+            return undefined;
+          }
         continue;
       }
       const rel = folder === '' ? name : `${folder}/${name}`;

@@ -81,6 +81,12 @@ export interface PackFiles {
    * `READ_ERROR` all the same).
    */
   gone?: Set<string>;
+  /**
+   * Paths that could not be looked at (a lookup that fails for another reason than a
+   * missing entry: a symlink loop), `.git` markers among them: a chain's walk that meets
+   * one reads no file, as a walker that fails there stops.
+   */
+  blocked?: Set<string>;
   diagnostics: Diagnostic[];
 }
 
@@ -374,11 +380,21 @@ async function walk(
     if (state.stop) return kept;
     if (!hiddenEntryAllowed(limits.hidden, relDir, entry.name)) {
       // A nested repository's root (seen, never read); a `.git` symlink to nothing is no
-      // marker, as Codex, which follows it, finds nothing there.
-      if (entry.name === '.git' && relDir !== '' && isMarker(entry, inDir)) {
-        if (out.gitFolders) out.gitFolders.push(relDir);
-        else out.gitFolders = [relDir];
-        state.ids.line(`${relDir}/.git\0marker`);
+      // marker, as Codex, which follows it, finds nothing there; one whose lookup fails
+      // otherwise (a symlink loop) is blocked: Codex, meeting it, finds no AGENTS.md.
+      if (entry.name === '.git') {
+        const marker = markerOf(entry, inDir);
+        if (marker === 'marker' && relDir !== '') {
+          if (out.gitFolders) out.gitFolders.push(relDir);
+          else out.gitFolders = [relDir];
+          state.ids.line(`${relDir}/.git\0marker`);
+        } else if (marker === 'blocked') {
+          const at = relDir ? `${relDir}/.git` : '.git';
+          out.blocked ??= new Set();
+          out.blocked.add(at);
+          state.linked = true;
+          state.ids.line(`${at}\0blocked`);
+        }
       }
       continue;
     }
@@ -598,7 +614,15 @@ function empty(root: string): Building {
   };
 }
 
-/** Whether a `.git` entry marks a repository: one that is there once links are followed. */
-function isMarker(entry: Dirent, inDir: string): boolean {
-  return !entry.isSymbolicLink() || statSync(inDir + entry.name, { throwIfNoEntry: false }) !== undefined;
+/**
+ * Whether a `.git` entry marks a repository (one that is there once links are followed),
+ * is a symlink to nothing (no marker), or one whose lookup fails otherwise (blocked).
+ */
+function markerOf(entry: Dirent, inDir: string): 'marker' | 'none' | 'blocked' {
+  if (!entry.isSymbolicLink()) return 'marker';
+  try {
+    return statSync(inDir + entry.name, { throwIfNoEntry: false }) === undefined ? 'none' : 'marker';
+  } catch {
+    return 'blocked';
+  }
 }

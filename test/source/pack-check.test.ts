@@ -114,6 +114,17 @@ describe('the poll finds what changed without reading', () => {
     expect(await check.folders()).toEqual([]);
   });
 
+  it('a .git whose symlinks loop is for a whole read to say, not a failed poll', async () => {
+    const dir = pack();
+    const reuse = new FileReuse();
+    const check = new PackCheck(dir, { reuse });
+    await readPackDir(dir, { reuse });
+    symlinkSync('.git', join(dir, 'roles', '.git'));
+    await settle();
+    expect(await check.folders()).toBeUndefined();
+    expect((await readPackDir(dir, { reuse })).blocked).toEqual(new Set(['roles/.git']));
+  });
+
   it('cannot tell without a whole read: no read kept, a read with a problem, a root aimed elsewhere', async () => {
     const dir = pack();
     const reuse = new FileReuse();

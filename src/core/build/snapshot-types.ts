@@ -35,6 +35,11 @@ export interface Snapshot {
    */
   unreadable?: ReadonlySet<string>;
   /**
+   * Paths that could not be looked at (see BuildInput): a chain's walk that meets one
+   * reads no file. Part of the version.
+   */
+  blocked?: ReadonlySet<string>;
+  /**
    * A pack detected as a layout without roles that also holds layouts with roles: those
    * presets, in detection order, for the hint of a request naming a role.
    */
@@ -69,6 +74,13 @@ export interface BuildInput {
    * all (as a special file is), so a chain takes the folder's next candidate.
    */
   gone?: ReadonlySet<string>;
+  /**
+   * Paths whose lookup failed for another reason than a missing entry (a symlink loop), a
+   * `.git` among them: a chain's walk that meets one (a `.git` on its way up to its start
+   * folder, a folder's candidate before the file it takes) reads no file, as a walker that
+   * fails there stops.
+   */
+  blocked?: ReadonlySet<string>;
   /**
    * Folders below the pack root that hold a `.git` entry (nested repositories,
    * submodules): where a `chain` with `start: git_root` begins. Part of the version.

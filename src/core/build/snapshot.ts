@@ -460,7 +460,9 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   const snapshot: Snapshot = {
     version: packVersion(
       files,
-      [...(input.refused ?? [])].filter((p) => !dropped.has(p)),
+      [...(input.refused ?? [])]
+        .filter((p) => !dropped.has(p))
+        .concat([...(input.blocked ?? [])].map((p) => `${p}\0blocked`)),
       preset ?? 'manifest',
       external,
       gitFolders,
@@ -483,6 +485,7 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   if (gitFolders) snapshot.gitFolders = gitFolders;
   if (input.folders) snapshot.folders = input.folders;
   if (unreadable) snapshot.unreadable = unreadable;
+  if (input.blocked?.size) snapshot.blocked = input.blocked;
   // What a first compose would otherwise work out from every path of the pack: its
   // folders (for chain layers), its files by folder (for file layers: a missing file's
   // closest files) and its layout's substitutions by file.

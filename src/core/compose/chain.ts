@@ -44,6 +44,17 @@ export function resolveChain(
     base.reason = 'missing';
     return base;
   }
+  if (walk.blocked !== undefined) {
+    env.diagnostics.push(
+      warning(
+        'READ_ERROR',
+        `layer ${layer.id}: ${walk.blocked} cannot be looked at (a symlink loop, or a lookup the system refused); a walk that meets it reads no file of the chain, as a walker that fails there stops`,
+        { file: walk.blocked },
+      ),
+    );
+    base.reason = 'missing';
+    return base;
+  }
   const parts: LayerPart[] = [];
   let text = '';
   let kept = 0;
@@ -190,6 +201,7 @@ function folderAndWalk(
   if (kept !== undefined && env.diagnostics.length === said && isPackFolder(env.snapshot, dir)) {
     const step = keptStep(env, source, kept, dir);
     step.walk ??= { dir, from: step.from, files: filesDown(step) };
+    if (step.blocked !== undefined) step.walk.blocked = step.blocked;
     return step.walk;
   }
   return walkChain(env, source, dir);
@@ -309,6 +321,24 @@ function chainFile(
   return found;
 }
 
+/**
+ * What stops a walk in a folder, when the pack has paths that could not be looked at: the
+ * folder's `.git` (with `start: git_root`; looked at on the way up to the start folder),
+ * or a candidate looked at before the file the folder takes.
+ */
+function blockedIn(env: LayerEnv, source: ChainSource, folder: string, marker: boolean): string | undefined {
+  const blocked = env.snapshot.blocked;
+  if (blocked === undefined) return undefined;
+  const at = folder === '' ? '' : `${folder}/`;
+  if (marker && source.start === 'git_root' && blocked.has(`${at}.git`)) return `${at}.git`;
+  for (const name of source.files) {
+    const path = at + name;
+    if (blocked.has(path)) return path;
+    if (fileAt(env, path) || env.snapshot.unreadable?.has(path)) return undefined;
+  }
+  return undefined;
+}
+
 /** The files a chain reads on its way down to a folder: from the start folder, in order. */
 interface ChainWalk {
   /** The folder (pack-relative, normalised; '' for the root). */
@@ -316,6 +346,8 @@ interface ChainWalk {
   /** The length of the start folder's path (0: the pack root). */
   from: number;
   files: readonly PackFile[];
+  /** A path on the way that could not be looked at: the walk reads no file. */
+  blocked?: string;
 }
 
 /**
@@ -330,6 +362,8 @@ interface WalkStep {
   file: PackFile | undefined;
   /** The step of the folder above (undefined at the start folder). */
   above: WalkStep | undefined;
+  /** A path that stops the walk down to this folder (see {@link blockedIn}). */
+  blocked?: string;
   /** The walk down to this folder, once a compose asked for it. */
   walk?: ChainWalk;
 }
@@ -349,7 +383,13 @@ function keptStep(env: LayerEnv, source: ChainSource, kept: Map<string, WalkStep
     const folder = missing[i]!;
     const file = chainFile(env, source, folder);
     const starts = folder === '' || (source.start === 'git_root' && gitFoldersOf(env.snapshot).has(folder));
+    const above = step;
     step = starts ? { from: folder.length, file, above: undefined } : { from: step!.from, file, above: step };
+    // A marker that cannot be looked at stops every walk that looks at it (one from below
+    // that meets no start folder first), a candidate every walk through its folder.
+    const blocked =
+      blockedIn(env, source, folder, !starts || folder === '') ?? (starts ? undefined : above?.blocked);
+    if (blocked !== undefined) step.blocked = blocked;
     kept.set(folder, step);
   }
   return step!;
@@ -376,14 +416,29 @@ function walkChain(env: LayerEnv, source: ChainSource, dir: string): ChainWalk {
     for (const folder of env.snapshot.gitFolders ?? [])
       if (folder.length > from && (dir === folder || dir.startsWith(`${folder}/`))) from = folder.length;
   const files: PackFile[] = [];
+  let blocked: string | undefined;
+  // A marker below the start folder that cannot be looked at is met on the way up first.
+  if (env.snapshot.blocked !== undefined && source.start === 'git_root')
+    for (
+      let at = dir.length;
+      at > from && blocked === undefined;
+      at = Math.max(dir.lastIndexOf('/', at - 1), 0)
+    ) {
+      const folder = dir.slice(0, at);
+      if (env.snapshot.blocked.has(`${folder}/.git`)) blocked = `${folder}/.git`;
+    }
+  if (blocked === undefined && from === 0 && env.snapshot.blocked?.has('.git') && source.start === 'git_root')
+    blocked = '.git';
   for (let at = from; ; ) {
-    const file = chainFile(env, source, at === 0 ? '' : dir.slice(0, at));
+    const folder = at === 0 ? '' : dir.slice(0, at);
+    const file = chainFile(env, source, folder);
     if (file) files.push(file);
+    blocked ??= blockedIn(env, source, folder, false);
     if (at === dir.length) break;
     const next = dir.indexOf('/', at + 1);
     at = next === -1 ? dir.length : next;
   }
-  return { dir, from, files };
+  return blocked === undefined ? { dir, from, files } : { dir, from, files, blocked };
 }
 
 /** The folders holding a `.git` entry, as a set: once per snapshot. */

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 // Codex's project docs, written from codex-rs/core/src/agents_md.rs (formerly
@@ -10,7 +10,9 @@ import { join } from 'node:path';
 // inside a character), decoded lossily as String::from_utf8_lossy decodes (a byte order
 // mark is text, kept), kept when not blank as Rust's str::trim sees it (Unicode
 // White_Space only: U+FEFF is no space there) and the budget then shrinks by the bytes
-// kept, joined by a blank line. An independent check of strata's agents-md layout, used by
+// kept, joined by a blank line. A lookup that fails otherwise than for a missing entry (a
+// `.git` or a candidate whose symlinks loop, met before the walk finds its start folder or
+// the folder's file) fails the whole read: Codex then gives no project docs. An independent check of strata's agents-md layout, used by
 // its tests and by bench/real-layouts.
 
 /** The project docs Codex gives an agent working in `cwd` (relative to `root`, '.' for the root); undefined when Codex cannot run there. */
@@ -18,13 +20,23 @@ export function codexProjectDocs(root: string, cwd: string, budget = 32768): str
   const dirs = [root];
   if (cwd !== '.') for (const seg of cwd.split('/')) dirs.push(join(dirs.at(-1)!, seg));
   if (!existsSync(dirs.at(-1)!)) return undefined;
-  const start = dirs.findLastIndex((d) => existsSync(join(d, '.git')));
+  let start = -1;
+  const files: string[] = [];
+  try {
+    for (let i = dirs.length - 1; i >= 0 && start === -1; i--) if (look(join(dirs[i]!, '.git'))) start = i;
+    for (const dir of start === -1 ? dirs.slice(-1) : dirs.slice(start)) {
+      const file = ['AGENTS.override.md', 'AGENTS.md']
+        .map((n) => join(dir, n))
+        .find((p) => look(p)?.isFile());
+      if (file) files.push(file);
+    }
+  } catch {
+    return '';
+  }
   let remaining = budget;
   const parts: string[] = [];
-  for (const dir of start === -1 ? dirs.slice(-1) : dirs.slice(start)) {
+  for (const file of files) {
     if (remaining === 0) break;
-    const file = ['AGENTS.override.md', 'AGENTS.md'].map((n) => join(dir, n)).find(isFile);
-    if (!file) continue;
     const data = readFileSync(file).subarray(0, remaining);
     const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(data);
     if (!RUST_BLANK.test(text)) {
@@ -37,9 +49,14 @@ export function codexProjectDocs(root: string, cwd: string, budget = 32768): str
 
 // --- internal ---
 
-/** A file once symlinks are followed (what Codex's metadata check takes). */
-function isFile(path: string): boolean {
-  return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
+/** What is at a path once symlinks are followed (Codex's metadata check): undefined when nothing; throws on any other failure (a symlink loop). */
+function look(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
 }
 
 /** Empty or only Unicode White_Space: what Rust's `str::trim` leaves empty. */
