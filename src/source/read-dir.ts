@@ -445,6 +445,10 @@ async function walk(
       if (entry.isSymbolicLink() && isNotFound(e)) {
         out.gone ??= new Set();
         out.gone.add(rel);
+      } else if (entry.isSymbolicLink()) {
+        // A link whose lookup fails otherwise (a loop): Codex, meeting it, finds no AGENTS.md.
+        out.blocked ??= new Set();
+        out.blocked.add(rel);
       }
       state.ids.line(`${at}\0gone`);
       continue;

@@ -71,3 +71,42 @@ describe('agents-md: a .git whose symlinks loop', () => {
     expect(out[0]!.codex).toBe('');
   });
 });
+
+describe('agents-md: an AGENTS.md whose symlinks loop', () => {
+  it('stops every walk through its folder (looked at before the file taken), as Codex, whose read fails there', async () => {
+    const root = project({
+      'AGENTS.md': '# Root\n',
+      'a/AGENTS.md': '# A\n',
+      'b/AGENTS.override.md': '# B override\n',
+      'c/AGENTS.md': '# C\n',
+    });
+    // AGENTS.md -> CLAUDE.md -> AGENTS.md: two tools each made the other's link.
+    symlinkSync('CLAUDE.md', join(root, 'a', 'AGENTS.override.md'));
+    symlinkSync('AGENTS.override.md', join(root, 'a', 'CLAUDE.md'));
+    // Looked at only when there is no AGENTS.override.md: here there is one.
+    symlinkSync('AGENTS.md', join(root, 'b', 'AGENTS.md'));
+    mkdirSync(join(root, 'a', 'deep'));
+    const { snapshot, diagnostics } = await loadPack(root, { env: {}, preset: 'agents-md' });
+    expect(diagnostics.map((d) => [d.code, d.file, d.message])).toEqual([
+      [
+        'READ_ERROR',
+        'a/AGENTS.override.md',
+        'broken symlink: ELOOP; the file is left out: a chain whose walk meets it reads no file',
+      ],
+      [
+        'READ_ERROR',
+        'b/AGENTS.md',
+        'broken symlink: ELOOP; the file is left out: a chain whose walk meets it reads no file',
+      ],
+    ]);
+    expect(snapshot).toBeDefined();
+    const out = await composeEach(root, ['.', 'a', 'a/deep', 'b', 'c']);
+    expect(out).toEqual([
+      { cwd: '.', text: '# Root\n', said: [], codex: '# Root\n' },
+      { cwd: 'a', text: '', said: ['a/AGENTS.override.md'], codex: '' },
+      { cwd: 'a/deep', text: '', said: ['a/AGENTS.override.md'], codex: '' },
+      { cwd: 'b', text: '# Root\n\n\n# B override\n', said: [], codex: '# Root\n\n\n# B override\n' },
+      { cwd: 'c', text: '# Root\n\n\n# C\n', said: [], codex: '# Root\n\n\n# C\n' },
+    ]);
+  });
+});

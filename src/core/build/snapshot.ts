@@ -268,9 +268,11 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
       }
       const left = folder
         ? 'the folder is left out: no file in it is read'
-        : there
-          ? 'the file is left out: no text of it is composed, nor the next file of a chain in its place'
-          : 'it is left out, as if it were not there';
+        : input.blocked?.has(d.file)
+          ? 'the file is left out: a chain whose walk meets it reads no file'
+          : there
+            ? 'the file is left out: no text of it is composed, nor the next file of a chain in its place'
+            : 'it is left out, as if it were not there';
       diagnostics[i] = warning(d.code, `${d.message}; ${left}${raise}`, d);
     }
   }
