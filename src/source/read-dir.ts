@@ -472,10 +472,14 @@ async function walk(
     }
     state.ids.entry(rel, real, st, real);
     if (st.isDirectory()) {
-      if (FILE_LIKE.test(entry.name)) {
+      // A folder named like a file the pack could select is refused as that file. A pack
+      // that selects its files (an AGENTS.md tree) walks it all the same: it is a folder
+      // like any other (a web app's `app/sitemap.md/` route), where files may be and an
+      // agent may work.
+      if (FILE_LIKE.test(entry.name) && !unselected) {
         out.refused.add(rel);
         out.diagnostics.push(specialFile(rel, 'is a folder, but named like a file'));
-        continue;
+        if (limits.scope === undefined) continue;
       }
       // A folder on the way down (a symlink to it or to a folder above it) is a loop, not
       // walked again; a symlink to any other folder of the pack reads it under both paths,
