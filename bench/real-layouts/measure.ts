@@ -10,6 +10,7 @@ import { codexProjectDocs } from '../../test/layouts/reference/codex.js';
  * refused with an error, and those composed with other bytes.
  *
  *   STRATA=/path/to/strata tsx bench/real-layouts/measure.ts CORPUS
+ *   BELOW=all STRATA=… tsx bench/real-layouts/measure.ts CORPUS   # every folder of an AGENTS.md tree as cwd
  *
  * STRATA is the strata tree whose library is measured (a checkout before a change, or
  * after it); CORPUS holds the repositories as files (docs/BENCHMARKS.md says how they were
@@ -80,11 +81,17 @@ await add(join(corpus, 'orbit'), () =>
 );
 // Each repository in CORPUS/agents-md: read as an agents-md pack, every folder holding an
 // AGENTS.md (hidden ones and node_modules aside, which the preset does not read) as cwd,
-// and up to three folders below each that hold none.
+// and up to three folders below each that hold none (BELOW=n: n; BELOW=all: every folder).
 const many = join(corpus, 'agents-md');
+const below = process.env.BELOW === 'all' ? Number.POSITIVE_INFINITY : Number(process.env.BELOW ?? 3);
 for (const name of existsSync(many) ? readdirSync(many).sort() : [])
   rows.push(
-    await codex(`${name} (--preset agents-md; and 3 folders below each)`, join(many, name), 'agents-md', 3),
+    await codex(
+      `${name} (--preset agents-md; and ${below === Number.POSITIVE_INFINITY ? 'every folder' : `${below} folders below each`})`,
+      join(many, name),
+      'agents-md',
+      below,
+    ),
   );
 await add(join(corpus, 'claude-code-plugins'), () =>
   claude('melodic-software/claude-code-plugins (--dir the repository)', join(corpus, 'claude-code-plugins')),
@@ -271,8 +278,10 @@ async function codex(name: string, root: string, preset?: string, below = 0): Pr
     const folders = projectFolders(root);
     const holding = folders.filter(hasDoc);
     cwds.push(...holding);
-    for (const f of holding)
-      cwds.push(...folders.filter((d) => d.startsWith(`${f}/`) && !hasDoc(d)).slice(0, below));
+    if (below === Number.POSITIVE_INFINITY) cwds.push(...folders);
+    else
+      for (const f of holding)
+        cwds.push(...folders.filter((d) => d.startsWith(`${f}/`) && !hasDoc(d)).slice(0, below));
   }
   for (const cwd of new Set(cwds.map((f) => relative(root, f) || '.')))
     count(row, snapshot && tryCompose(snapshot, { vars: { cwd } }), codexProjectDocs(root, cwd), cwd);
