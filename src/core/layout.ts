@@ -108,6 +108,12 @@ export interface DiscoveryScope {
    */
   isRole?(path: string, meta: Record<string, unknown>): boolean;
   /**
+   * Whether a file the chosen discovery glob matches is passed over as the system passes
+   * it over (a folder of role files that a manifest's own list replaces): no role, and not
+   * said per file. Absent: none is.
+   */
+  passedOver?(path: string): boolean;
+  /**
    * Files that are roles too, beside `found`, the files the chosen discovery glob matches
    * (a system's manifest that lists role files outside the folder the glob reads). Absent:
    * none.

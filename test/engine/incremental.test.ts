@@ -234,7 +234,7 @@ describe('a build that starts from the previous snapshot', () => {
 
   it("builds in full when a plugin's plugin.json changes, which its agents' fields and list read", () => {
     const files: Bytes = new Map([
-      ['.claude-plugin/plugin.json', encode('{"name":"kit","agents":["./extra/listed.md"]}\n')],
+      ['.claude-plugin/plugin.json', encode('{"name":"kit","agents":["./agents/","./extra/listed.md"]}\n')],
       ['agents/plain.md', encode('Plain.\n')],
       ['agents/other.md', encode('---\nname: other\ndescription: Other\n---\nOther.\n')],
       ['extra/listed.md', encode('---\nname: listed\ndescription: Listed\n---\nListed.\n')],
@@ -247,7 +247,7 @@ describe('a build that starts from the previous snapshot', () => {
     ]);
     files.set(
       '.claude-plugin/plugin.json',
-      encode('{"name":"tool","agents":["./extra/listed.md","./extra/later.md"]}\n'),
+      encode('{"name":"tool","agents":["./agents/","./extra/listed.md","./extra/later.md"]}\n'),
     );
     const next = buildSnapshot({ files: new Map(files), env: {}, previous: first }).snapshot!;
     expect(patchedPaths(first, next)).toBeUndefined();

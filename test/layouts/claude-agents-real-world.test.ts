@@ -240,11 +240,11 @@ describe('claude-agents: a plugin registers its agent files even without usable 
         'p/agents/a.md': '---\nname: a\ndescription: A\n---\nA.\n',
       }).diagnostics.map((d) => [d.severity, d.code, d.file, d.message.split(' (')[0]!.split(';')[0]]);
     const file = 'p/.claude-plugin/plugin.json';
-    expect(said('{ "name": "p", "agents": ["./extra/b.md"] }')).toEqual([]);
+    expect(said('{ "name": "p", "agents": ["./agents/a.md", "./extra/b.md"] }')).toEqual([]);
     expect(said('{ "name": "p", "agents": ["./extra/b.md"], }')).toEqual([
       ['warning', 'BAD_ROLE', file, 'plugin.json is no JSON'],
     ]);
-    expect(said('{ "name": "p", "agents": [42, "./extra/b.md"] }')).toEqual([
+    expect(said('{ "name": "p", "agents": [42, "./agents/a.md"] }')).toEqual([
       ['warning', 'BAD_ROLE', file, 'plugin.json: "agents" is a path or a list of paths'],
     ]);
   });

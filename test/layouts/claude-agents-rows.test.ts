@@ -235,12 +235,14 @@ describe('claude-agents: a plugin agent whose name is no string', () => {
   });
 });
 
-describe('claude-agents: agents a plugin.json lists beside agents/ folders', () => {
-  // Claude Code loads a plugin's `agents/` folder and the files and folders its plugin.json
-  // lists ("agents": [...]), both; a repository of plugins may mix the two.
+describe('claude-agents: agents a plugin.json lists, in place of its agents/ folder', () => {
+  // Claude Code reads a plugin's `agents/` folder only when its plugin.json has no
+  // "agents": a list replaces the folder (a plugin without one keeps its folder's agents,
+  // and a list naming the folder keeps them too); a repository of plugins may mix them.
   const LISTED = '---\nname: auditor\ndescription: Audits\n---\n\nAudit the lockfile.\n';
   const NESTED = '---\nname: scout\ndescription: Scouts\n---\n\nScout the repository.\n';
   const FOLDER = '---\nname: builder\ndescription: Builds\n---\n\nBuild it.\n';
+  const KEPT = '---\nname: keeper\ndescription: Keeps\n---\n\nKeep it.\n';
   const dir = pack({
     'plugins/kit/.claude-plugin/plugin.json':
       '{"name":"kit","agents":["./specialists/auditor.md","./crew"]}\n',
@@ -250,24 +252,38 @@ describe('claude-agents: agents a plugin.json lists beside agents/ folders', () 
     'plugins/kit/crew/deep/scout.md': NESTED,
     'plugins/tool/.claude-plugin/plugin.json': '{"name":"tool"}\n',
     'plugins/tool/agents/helper.md': '---\nname: helper\ndescription: Helps\n---\nHelp.\n',
+    'plugins/own/.claude-plugin/plugin.json': '{"name":"own","agents":"./agents/"}\n',
+    'plugins/own/agents/keeper.md': KEPT,
   });
 
-  it('are agents too, with the bytes Claude Code gives them; a file no plugin.json lists is none', async () => {
+  it('are the agents, with the bytes Claude Code gives them; its agents/ folder and a file no plugin.json lists are none', async () => {
     const { snapshot, diagnostics } = await loadPack(dir, { env: {} });
-    expect(diagnostics.map((d) => d.code)).toEqual([]);
-    expect([...snapshot!.roles.keys()].sort()).toEqual(['auditor', 'builder', 'helper', 'scout']);
+    expect(diagnostics.map((d) => [d.code, d.file, d.message])).toEqual([
+      [
+        'BAD_ROLE',
+        'plugins/kit/.claude-plugin/plugin.json',
+        'plugin.json lists its agents ("agents"), which replaces its agents/ folder: 1 file there (plugins/kit/agents/builder.md) is no agent, as for Claude Code',
+      ],
+    ]);
+    expect([...snapshot!.roles.keys()].sort()).toEqual(['auditor', 'helper', 'keeper', 'scout']);
     for (const [role, text, file] of [
       ['auditor', LISTED, 'auditor.md'],
       ['scout', NESTED, 'scout.md'],
-      ['builder', FOLDER, 'builder.md'],
+      ['keeper', KEPT, 'keeper.md'],
     ] as const) {
       const out = tryCompose(snapshot!, { role });
       expect([role, out.ok && out.result.text]).toEqual([role, claudeAgent(text, file, PLUGIN).prompt]);
     }
+    const builder = tryCompose(snapshot!, { role: 'builder' });
+    expect(!builder.ok && builder.diagnostics.map((d) => d.code)).toEqual(['UNKNOWN_ROLE']);
   });
 
-  it('strata compose --role auditor exits 0 with the listed file body', async () => {
+  it('strata compose --role auditor exits 0 with the listed file body, saying the folder passed over', async () => {
     const run = await cli(['compose', '--dir', dir, '--role', 'auditor']);
-    expect([run.code, run.stdout, run.stderr]).toEqual([0, 'Audit the lockfile.', '']);
+    expect([run.code, run.stdout, run.stderr]).toEqual([
+      0,
+      'Audit the lockfile.',
+      'warning BAD_ROLE: plugins/kit/.claude-plugin/plugin.json: plugin.json lists its agents ("agents"), which replaces its agents/ folder: 1 file there (plugins/kit/agents/builder.md) is no agent, as for Claude Code\n',
+    ]);
   });
 });

@@ -459,6 +459,7 @@ function discoverByField(
   const also = new Set(adding.flatMap((r) => r.alsoFound!(found)));
   for (const path of allPaths) {
     if (!glob(path) && !also.has(path)) continue;
+    if (rules.some((r) => r.passedOver?.(path) === true)) continue;
     let meta = frontmatterOf(path);
     // A catch-all also finds files of other kinds a rule knows (a command file): no role, not said.
     if (!roleFolder && rules.some((r) => r.isRole?.(path, meta) === false)) continue;

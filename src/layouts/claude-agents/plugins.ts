@@ -10,9 +10,10 @@ import { isObject } from '../../core/text/yaml.js';
 // `description` to `Agent from <plugin> plugin`. Claude Code calls a plugin's agent
 // `<plugin>:<name>`: an agent of the same name outside any plugin (a user's
 // `~/.claude/agents/`) is the one `<name>` means. A plugin.json may list agent files
-// elsewhere in the plugin (`"agents": ["./reviewer.md"]`), which are agents beside those
-// of its `agents/` folder; in a tree of plugins, the catch-all takes only their agents,
-// and elsewhere it takes no command file.
+// elsewhere in the plugin (`"agents": ["./reviewer.md"]`), which replace those of its
+// `agents/` folder (Claude Code reads that folder only for a plugin.json without
+// `"agents"`); in a tree of plugins, the catch-all takes only their agents, and elsewhere
+// it takes no command file.
 
 /** The discovery rule of Claude Code plugins. */
 export const plugins: DiscoveryRule = {
@@ -20,7 +21,7 @@ export const plugins: DiscoveryRule = {
     const folders = pluginFolders(paths);
     const listed = listedAgents(folders, textOf);
     return {
-      diagnostics: listed.problems,
+      diagnostics: [...listed.problems, ...replacedSaid(paths, listed)],
       fields(path, meta, id, require) {
         const plugin = pluginOf(path, folders, listed);
         return plugin === undefined ? meta : pluginFallbacks(meta, path, plugin, id, require, textOf);
@@ -36,8 +37,11 @@ export const plugins: DiscoveryRule = {
           return pluginOf(path, folders, listed) !== undefined || inAgentsFolder(path, folders);
         return !isCommand(path, meta, textOf);
       },
+      // A plugin whose plugin.json lists its agents has no others: its `agents/` folder's
+      // files are agents only where listed.
+      passedOver: (path) => replaced(path, listed),
       // Where plugins' agents are read (their `agents/` folders), the agents their
-      // plugin.json files list elsewhere are too: Claude Code loads both.
+      // plugin.json files list elsewhere are too.
       alsoFound(found) {
         if (!found.some((path) => withinPlugin(path, folders))) return [];
         return paths.filter((path) => isListed(path, listed));
@@ -77,8 +81,14 @@ function withinPlugin(path: string, plugins: ReadonlySet<string>): boolean {
 function listedAgents(
   plugins: ReadonlySet<string>,
   textOf: (path: string) => string | undefined,
-): { files: Map<string, string>; folders: Map<string, string>; problems: Diagnostic[] } {
+): {
+  files: Map<string, string>;
+  folders: Map<string, string>;
+  replacing: Set<string>;
+  problems: Diagnostic[];
+} {
   const files = new Map<string, string>();
+  const replacing = new Set<string>();
   const folders = new Map<string, string>();
   const problems: Diagnostic[] = [];
   for (const plugin of plugins) {
@@ -94,6 +104,9 @@ function listedAgents(
       );
       continue;
     }
+    // Claude Code reads a plugin's `agents/` folder only when `"agents"` is not given (any
+    // value but an empty string, false or null replaces it).
+    if (agents) replacing.add(plugin);
     const listed = [agents].flat();
     if (agents !== undefined && listed.some((entry) => typeof entry !== 'string'))
       problems.push(
@@ -111,7 +124,38 @@ function listedAgents(
       else folders.set(path, plugin);
     }
   }
-  return { files, folders, problems };
+  return { files, folders, replacing, problems };
+}
+
+/** Whether a file lies in the `agents/` folder of a plugin whose plugin.json lists its agents elsewhere. */
+function replaced(path: string, listed: ReturnType<typeof listedAgents>): boolean {
+  if (listed.replacing.size === 0 || isListed(path, listed)) return false;
+  for (const plugin of listed.replacing)
+    if (path.startsWith(plugin === '' ? 'agents/' : `${plugin}/agents/`)) return true;
+  return false;
+}
+
+/** One warning for each plugin whose `agents/` folder holds Markdown its plugin.json's list passes over. */
+function replacedSaid(paths: readonly string[], listed: ReturnType<typeof listedAgents>): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const plugin of listed.replacing) {
+    const passed = paths.filter(
+      (p) =>
+        p.toLowerCase().endsWith('.md') &&
+        p.startsWith(plugin === '' ? 'agents/' : `${plugin}/agents/`) &&
+        !isListed(p, listed),
+    );
+    if (passed.length === 0) continue;
+    const file = plugin === '' ? PLUGIN_JSON : `${plugin}/${PLUGIN_JSON}`;
+    out.push(
+      warning(
+        'BAD_ROLE',
+        `plugin.json lists its agents ("agents"), which replaces its agents/ folder: ${passed.length} file${passed.length === 1 ? '' : 's'} there (${passed[0]}${passed.length > 1 ? ', …' : ''}) ${passed.length === 1 ? 'is no agent' : 'are no agents'}, as for Claude Code`,
+        { file },
+      ),
+    );
+  }
+  return out;
 }
 
 /** Whether a plugin.json lists a Markdown file: itself, or a folder it lies in (at any depth). */
