@@ -115,6 +115,20 @@ for (const [repo, folder, agents] of [
   await add(join(corpus, folder), () =>
     claudeFolder(`${repo}, ${agents}/ (--dir the repository)`, join(corpus, folder), agents),
   );
+// Each repository in CORPUS/claude-more: its plugins (a plugin.json, or a local plugin of
+// its marketplace.json) as `claude` reads them, and its `.claude/agents` (else its
+// `agents/`, else its Markdown files, a collection copied into `~/.claude/agents`) as
+// `claudeFolder` does, when it holds no plugin.
+const more = join(corpus, 'claude-more');
+for (const repo of existsSync(more) ? readdirSync(more).sort() : []) {
+  const root = join(more, repo);
+  if (!statSync(root).isDirectory()) continue;
+  if (pluginRoots(root).length > 0) rows.push(await claude(`${repo}, plugins (--dir the repository)`, root));
+  else {
+    const agents = ['.claude/agents', 'agents'].find((f) => existsSync(join(root, f))) ?? '';
+    rows.push(await claudeFolder(`${repo}, ${agents || '.'}/ (--dir the repository)`, root, agents));
+  }
+}
 for (const r of rows) {
   if (r.note !== undefined && r.total === 0) {
     console.log(`${r.name}: ${r.note}`);
@@ -132,6 +146,8 @@ function walk(dir: string, keep: (path: string) => boolean, out: string[] = []):
   if (!existsSync(dir)) return out;
   for (const name of readdirSync(dir).sort()) {
     const path = join(dir, name);
+    // A link that leads nowhere, or back up its own path, is passed over.
+    if (!existsSync(path) || (lstatSync(path).isSymbolicLink() && lstatSync(dir).isSymbolicLink())) continue;
     if (statSync(path).isDirectory()) walk(path, keep, out);
     else if (keep(path)) out.push(path);
   }
@@ -193,11 +209,12 @@ async function claude(name: string, root: string, preset?: string): Promise<Row>
     forRole && detected?.alsoLayout
       ? (await loadPack(root, { env: {}, preset: detected.alsoLayout })).snapshot
       : undefined;
-  for (const manifest of walk(root, (p) => p.endsWith('/.claude-plugin/plugin.json'))) {
-    const plugin = dirname(dirname(manifest));
-    const json = JSON.parse(readFileSync(manifest, 'utf8'));
+  for (const plugin of pluginRoots(root)) {
+    const manifest = join(plugin, '.claude-plugin/plugin.json');
+    const json = existsSync(manifest) ? JSON.parse(readFileSync(manifest, 'utf8')) : {};
     const agents = new Set<string>();
-    if (existsSync(join(plugin, 'agents')))
+    // A plugin.json's "agents" replaces the plugin's agents/ folder (cli.js 2.1.100).
+    if (!json.agents && existsSync(join(plugin, 'agents')))
       for (const f of walk(join(plugin, 'agents'), (p) => p.endsWith('.md'))) agents.add(f);
     for (const entry of [json.agents ?? []].flat()) {
       const path = join(plugin, entry);
@@ -218,6 +235,31 @@ async function claude(name: string, root: string, preset?: string): Promise<Row>
     }
   }
   return row;
+}
+
+/**
+ * The plugins below `root`: every folder holding `.claude-plugin/plugin.json`, and every
+ * local plugin (a `source` that is a path) of a `.claude-plugin/marketplace.json` there,
+ * which Claude Code loads from its default folders when it has no plugin.json.
+ */
+function pluginRoots(root: string): string[] {
+  const out = new Set(
+    walk(root, (p) => p.endsWith('/.claude-plugin/plugin.json')).map((m) => dirname(dirname(m))),
+  );
+  for (const market of walk(root, (p) => p.endsWith('/.claude-plugin/marketplace.json'))) {
+    let json: { plugins?: Array<{ source?: unknown }> };
+    try {
+      json = JSON.parse(readFileSync(market, 'utf8'));
+    } catch {
+      continue;
+    }
+    for (const entry of json.plugins ?? []) {
+      if (typeof entry.source !== 'string') continue;
+      const folder = join(dirname(dirname(market)), entry.source);
+      if (existsSync(folder) && statSync(folder).isDirectory()) out.add(folder.replace(/\/$/, ''));
+    }
+  }
+  return [...out].sort();
 }
 
 /**
