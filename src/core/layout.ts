@@ -56,9 +56,12 @@ export interface Layout {
   substitutions?: SubstitutionRule;
 }
 
-/** A {@link Layout.substitutions} rule: given every path of the pack, the substitutions of each file. */
+/** A {@link Layout.substitutions} rule: given every path of the pack (and its files' texts), the substitutions of each file. */
 export interface SubstitutionRule {
-  forPaths(paths: readonly string[]): (path: string) => readonly Substitution[];
+  forPaths(
+    paths: readonly string[],
+    textOf: (path: string) => string | undefined,
+  ): (path: string) => readonly Substitution[];
 }
 
 /** A text of a file's body the runtime replaces, and the request input that gives its value. */

@@ -287,3 +287,52 @@ describe('claude-agents: agents a plugin.json lists, in place of its agents/ fol
     ]);
   });
 });
+
+describe('claude-agents: a marketplace plugin without a plugin.json', () => {
+  // Claude Code loads a folder its marketplace.json lists as a local plugin
+  // (`"source": "./plugins/devkit"`) even without a plugin.json: the entry is its manifest
+  // (its name; its "agents" beside its agents/ folder). Its agents have the plugin
+  // fallbacks and placeholders of any plugin's.
+  const CREATOR = [
+    '---',
+    'name: creator',
+    'description: Use this agent when the user asks to "create an agent". Examples:',
+    '',
+    '<example>',
+    'user: "Create one"',
+    '</example>',
+    '---',
+    '',
+    `Read ${ROOT}/skills/guide.md first.`,
+    '',
+  ].join('\n');
+  const MORE = '---\nname: more\ndescription: More\n---\n\nMore.\n';
+  const dir = pack({
+    '.claude-plugin/marketplace.json': JSON.stringify({
+      name: 'market',
+      plugins: [
+        { name: 'devkit', source: './plugins/devkit', agents: ['./extra/more.md'] },
+        { name: 'remote', source: { source: 'github', repo: 'someone/remote' } },
+        { name: 'other', source: './plugins/other' },
+      ],
+    }),
+    'plugins/devkit/agents/creator.md': CREATOR,
+    'plugins/devkit/extra/more.md': MORE,
+    'plugins/other/.claude-plugin/plugin.json': '{"name":"other"}\n',
+    'plugins/other/agents/helper.md': '---\nname: helper\ndescription: Helps\n---\nHelp.\n',
+  });
+
+  it('is a plugin: its agents, named by their files where the frontmatter does not parse, with Claude Code bytes', async () => {
+    const { snapshot } = await loadPack(dir, { env: {} });
+    expect([...snapshot!.roles.keys()].sort()).toEqual(['creator', 'helper', 'more']);
+    expect(snapshot!.roles.get('creator')!.fields.description).toBe('Agent from devkit plugin');
+    const ref = claudeAgent(CREATOR, 'creator.md', PLUGIN);
+    expect(ref.name).toBe('creator');
+    const out = tryCompose(snapshot!, { role: 'creator', vars: { plugin_root: PLUGIN.root } });
+    expect(out.ok && out.result.text).toBe(ref.prompt);
+    const more = tryCompose(snapshot!, { role: 'more' });
+    expect(more.ok && more.result.text).toBe(claudeAgent(MORE, 'more.md', PLUGIN).prompt);
+    const bare = tryCompose(snapshot!, { role: 'creator' });
+    expect(!bare.ok && bare.diagnostics.map((d) => d.code)).toEqual(['MISSING_INPUT']);
+  });
+});

@@ -195,7 +195,7 @@ function collectFolders(snapshot: Snapshot): ReadonlySet<string> {
 
 function substitutionsOf(snapshot: Snapshot): SubstitutionsOf | undefined {
   const rule = snapshot.preset ? snapshot.layouts?.get(snapshot.preset)?.substitutions : undefined;
-  return rule?.forPaths([...snapshot.files.keys()]);
+  return rule?.forPaths([...snapshot.files.keys()], (path) => snapshot.files.get(path)?.text);
 }
 
 /** A path's file name without its last extension (`roles/qa.md` → `qa`). */

@@ -2,6 +2,7 @@ import type { DiscoveryRule } from '../../core/layout.js';
 import { normalisePackPath } from '../../core/pack/pack-path.js';
 import { type Diagnostic, warning } from '../../core/text/diagnostics.js';
 import { isObject } from '../../core/text/yaml.js';
+import { isMarketplace, marketPlugins } from './market-plugins.js';
 
 // Claude Code plugins (`registry.discover.plugins: true`): a folder holding
 // `.claude-plugin/plugin.json` is a plugin. A file straight in its `agents/` folder whose
@@ -13,18 +14,21 @@ import { isObject } from '../../core/text/yaml.js';
 // elsewhere in the plugin (`"agents": ["./reviewer.md"]`), which replace those of its
 // `agents/` folder (Claude Code reads that folder only for a plugin.json without
 // `"agents"`); in a tree of plugins, the catch-all takes only their agents, and elsewhere
-// it takes no command file.
+// it takes no command file. A folder a marketplace.json lists as a local plugin is one
+// without a plugin.json too, its entry its manifest (`market-plugins.ts`).
 
 /** The discovery rule of Claude Code plugins. */
 export const plugins: DiscoveryRule = {
   forPaths(paths, textOf) {
-    const folders = pluginFolders(paths);
-    const listed = listedAgents(folders, textOf);
+    const market = marketPlugins(paths, textOf);
+    const folders = pluginFolders(paths, market);
+    const listed = listedAgents(folders, market, textOf);
     return {
       diagnostics: [...listed.problems, ...replacedSaid(paths, listed)],
       fields(path, meta, id, require) {
         const plugin = pluginOf(path, folders, listed);
-        return plugin === undefined ? meta : pluginFallbacks(meta, path, plugin, id, require, textOf);
+        if (plugin === undefined) return meta;
+        return pluginFallbacks(meta, path, id, require, () => pluginName(plugin, market, textOf));
       },
       keepEarlier(path, earlier, id) {
         if (!withinPlugin(path, folders) || withinPlugin(earlier, folders)) return undefined;
@@ -48,16 +52,19 @@ export const plugins: DiscoveryRule = {
       },
     };
   },
-  reads: (path) => path === PLUGIN_JSON || path.endsWith(`/${PLUGIN_JSON}`),
+  reads: (path) => path === PLUGIN_JSON || path.endsWith(`/${PLUGIN_JSON}`) || isMarketplace(path),
 };
 
 // --- internal ---
 
 const PLUGIN_JSON = '.claude-plugin/plugin.json';
 
-/** Folders holding `.claude-plugin/plugin.json` (a plugin's root; '' for the pack root). */
-function pluginFolders(allPaths: readonly string[]): Set<string> {
-  const out = new Set<string>();
+/**
+ * Folders holding `.claude-plugin/plugin.json`, and those a marketplace lists without one
+ * (a plugin's root; '' for the pack root).
+ */
+function pluginFolders(allPaths: readonly string[], market: ReadonlyMap<string, unknown>): Set<string> {
+  const out = new Set<string>(market.keys());
   for (const path of allPaths) {
     if (path === PLUGIN_JSON) out.add('');
     else if (path.endsWith(`/${PLUGIN_JSON}`)) out.add(path.slice(0, -PLUGIN_JSON.length - 1));
@@ -80,6 +87,7 @@ function withinPlugin(path: string, plugins: ReadonlySet<string>): boolean {
  */
 function listedAgents(
   plugins: ReadonlySet<string>,
+  market: ReadonlyMap<string, Record<string, unknown>>,
   textOf: (path: string) => string | undefined,
 ): {
   files: Map<string, string>;
@@ -93,9 +101,10 @@ function listedAgents(
   const problems: Diagnostic[] = [];
   for (const plugin of plugins) {
     const file = plugin === '' ? PLUGIN_JSON : `${plugin}/${PLUGIN_JSON}`;
+    const entry = market.get(plugin);
     let agents: unknown;
     try {
-      agents = (JSON.parse(textOf(file) ?? '{}') as { agents?: unknown }).agents;
+      agents = entry ? entry.agents : (JSON.parse(textOf(file) ?? '{}') as { agents?: unknown }).agents;
     } catch (e) {
       // A plugin.json that does not parse lists nothing, as Claude Code loads no such plugin: said.
       const why = e instanceof Error ? e.message : String(e);
@@ -104,11 +113,12 @@ function listedAgents(
       );
       continue;
     }
-    // Claude Code reads a plugin's `agents/` folder only when `"agents"` is not given (any
-    // value but an empty string, false or null replaces it).
-    if (agents) replacing.add(plugin);
+    // Claude Code reads a plugin's `agents/` folder only when its plugin.json gives no
+    // `"agents"` (any value but an empty string, false or null replaces it); a marketplace
+    // entry's are beside the folder's.
+    if (agents && !entry) replacing.add(plugin);
     const listed = [agents].flat();
-    if (agents !== undefined && listed.some((entry) => typeof entry !== 'string'))
+    if (!entry && agents !== undefined && listed.some((item) => typeof item !== 'string'))
       problems.push(
         warning(
           'BAD_ROLE',
@@ -216,10 +226,9 @@ function pluginOf(
 function pluginFallbacks(
   meta: Record<string, unknown>,
   path: string,
-  plugin: string,
   id: string,
   require: readonly string[],
-  textOf: (path: string) => string | undefined,
+  name: () => string,
 ): Record<string, unknown> {
   const missing = (k: string) => typeof meta[k] !== 'string' || meta[k] === '';
   if (!missing(id) && !require.some(missing)) return meta;
@@ -232,12 +241,18 @@ function pluginFallbacks(
   const still = (k: string) => typeof out[k] !== 'string' || out[k] === '';
   if (still(id)) out[id] = path.slice(path.lastIndexOf('/') + 1).replace(/\.md$/i, '');
   if (require.includes('description') && still('description'))
-    out.description = `Agent from ${pluginName(plugin, textOf)} plugin`;
+    out.description = `Agent from ${name()} plugin`;
   return out;
 }
 
-/** A plugin's name: its plugin.json's `name`, else its folder's. */
-function pluginName(plugin: string, textOf: (path: string) => string | undefined): string {
+/** A plugin's name: its plugin.json's `name` (its marketplace entry's, without one), else its folder's. */
+function pluginName(
+  plugin: string,
+  market: ReadonlyMap<string, Record<string, unknown>>,
+  textOf: (path: string) => string | undefined,
+): string {
+  const entry = market.get(plugin)?.name;
+  if (typeof entry === 'string' && entry !== '') return entry;
   const text = textOf(plugin === '' ? PLUGIN_JSON : `${plugin}/${PLUGIN_JSON}`);
   try {
     const parsed: unknown = text === undefined ? undefined : JSON.parse(text);

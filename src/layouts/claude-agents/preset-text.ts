@@ -3,7 +3,7 @@
 import type { ManifestPart } from '../../core/pack/manifest-part.js';
 
 /** The layout's preset: its manifest as YAML text. */
-export const PRESET = "# Claude Code subagents: every *.md below .claude/agents/ (a project root), else below\n# folders named agents/ (a .claude folder such as ~/.claude, a repository of plugins), else\n# below the pack (the agents folder itself), recursively. Frontmatter `name` is the agent id and `description` is required; frontmatter\n# that does not parse is parsed again with values quoted. The body, trimmed, is the system\n# prompt (an empty body is an empty prompt, as in Claude Code); `model` and `tools` are the\n# agent's config. Shipped as data.\nname: claude-agents\ndescription: One subagent file's body, found by its frontmatter name.\ndetect:\n  files: [\".claude/agents/**/*.md\", \"**/*.md\"]\n  keys: [name, description]\n# Claude Code lists an agents folder with hidden files (`rg --hidden`): a hidden file or\n# sub-folder there (`.claude/agents/.archive/x.md`) is an agent too.\nhidden: [.claude, .claude-plugin, \".claude/agents/**\", \"agents/**\"]\n# A plugin's plugin.json says it is a plugin, and its name.\nfiles: [\"**/*.md\", \"**/.claude-plugin/plugin.json\"]\nraw: [\"**/*.md\"]\nfrontmatter: lenient\n# A Markdown file that cannot be read (a broken symlink, one leaving the pack, a file over\n# --max-file-bytes) is left out with a warning: one stray link does not fail a repository.\nunreadable: skip\nfallback: \"\"\nregistry:\n  files: []\n  discover:\n    files: [\".claude/agents/**/*.md\", \"**/agents/**/*.md\", \"**/*.md\"]\n    id: name\n    require: [description]\n    # Claude Code reads the two characters `\\n` in a description as a line break.\n    newline_escapes: [description]\n    # A plugin's agent file without usable frontmatter is still an agent, as Claude Code\n    # registers it: named by its file, described as `Agent from <plugin> plugin`.\n    plugins: true\n# A plugin agent's body may name where Claude Code installed the plugin and where it keeps\n# its data; strata cannot know either: a request gives them (layout.ts, plugin-paths.ts).\ninputs:\n  plugin_root:\n    type: string\n    description: \"The folder a plugin is installed in: ${CLAUDE_PLUGIN_ROOT} in its agents' bodies\"\n  plugin_data:\n    type: string\n    description: \"The folder a plugin keeps its data in: ${CLAUDE_PLUGIN_DATA} in its agents' bodies\"\nconfig_fields:\n  model: model\n  tools: { field: tools, list: true }\nlayers:\n  - id: agent\n    description: The subagent file's body\n    file: \"{role_source}\"\n";
+export const PRESET = "# Claude Code subagents: every *.md below .claude/agents/ (a project root), else below\n# folders named agents/ (a .claude folder such as ~/.claude, a repository of plugins), else\n# below the pack (the agents folder itself), recursively. Frontmatter `name` is the agent id and `description` is required; frontmatter\n# that does not parse is parsed again with values quoted. The body, trimmed, is the system\n# prompt (an empty body is an empty prompt, as in Claude Code); `model` and `tools` are the\n# agent's config. Shipped as data.\nname: claude-agents\ndescription: One subagent file's body, found by its frontmatter name.\ndetect:\n  files: [\".claude/agents/**/*.md\", \"**/*.md\"]\n  keys: [name, description]\n# Claude Code lists an agents folder with hidden files (`rg --hidden`): a hidden file or\n# sub-folder there (`.claude/agents/.archive/x.md`) is an agent too.\nhidden: [.claude, .claude-plugin, \".claude/agents/**\", \"agents/**\"]\n# A plugin's plugin.json says it is a plugin, and its name; a marketplace.json lists\n# plugins, some without one.\nfiles: [\"**/*.md\", \"**/.claude-plugin/plugin.json\", \"**/.claude-plugin/marketplace.json\"]\nraw: [\"**/*.md\"]\nfrontmatter: lenient\n# A Markdown file that cannot be read (a broken symlink, one leaving the pack, a file over\n# --max-file-bytes) is left out with a warning: one stray link does not fail a repository.\nunreadable: skip\nfallback: \"\"\nregistry:\n  files: []\n  discover:\n    files: [\".claude/agents/**/*.md\", \"**/agents/**/*.md\", \"**/*.md\"]\n    id: name\n    require: [description]\n    # Claude Code reads the two characters `\\n` in a description as a line break.\n    newline_escapes: [description]\n    # A plugin's agent file without usable frontmatter is still an agent, as Claude Code\n    # registers it: named by its file, described as `Agent from <plugin> plugin`.\n    plugins: true\n# A plugin agent's body may name where Claude Code installed the plugin and where it keeps\n# its data; strata cannot know either: a request gives them (layout.ts, plugin-paths.ts).\ninputs:\n  plugin_root:\n    type: string\n    description: \"The folder a plugin is installed in: ${CLAUDE_PLUGIN_ROOT} in its agents' bodies\"\n  plugin_data:\n    type: string\n    description: \"The folder a plugin keeps its data in: ${CLAUDE_PLUGIN_DATA} in its agents' bodies\"\nconfig_fields:\n  model: model\n  tools: { field: tools, list: true }\nlayers:\n  - id: agent\n    description: The subagent file's body\n    file: \"{role_source}\"\n";
 
 /** {@link PRESET} as the core reads it (`parseManifestPart`; positions in `preset:<name>`). */
 export const PRESET_PART: ManifestPart | undefined = {
@@ -14,7 +14,7 @@ export const PRESET_PART: ManifestPart | undefined = {
       "id": "agent",
       "at": {
         "file": "preset:claude-agents",
-        "line": 47,
+        "line": 48,
         "col": 5,
       },
       "path": [
@@ -38,7 +38,7 @@ export const PRESET_PART: ManifestPart | undefined = {
       "type": "string",
       "at": {
         "file": "preset:claude-agents",
-        "line": 37,
+        "line": 38,
         "col": 3,
       },
       "description": "The folder a plugin is installed in: ${CLAUDE_PLUGIN_ROOT} in its agents' bodies",
@@ -48,7 +48,7 @@ export const PRESET_PART: ManifestPart | undefined = {
       "type": "string",
       "at": {
         "file": "preset:claude-agents",
-        "line": 40,
+        "line": 41,
         "col": 3,
       },
       "description": "The folder a plugin keeps its data in: ${CLAUDE_PLUGIN_DATA} in its agents' bodies",
@@ -81,18 +81,18 @@ export const PRESET_PART: ManifestPart | undefined = {
   "namedAt": {
     "registry.files": {
       "file": "preset:claude-agents",
-      "line": 24,
+      "line": 25,
       "col": 10,
     },
     "registry.discover": {
       "file": "preset:claude-agents",
-      "line": 26,
+      "line": 27,
       "col": 5,
     },
   },
   "layersAt": {
     "file": "preset:claude-agents",
-    "line": 46,
+    "line": 47,
     "col": 1,
   },
   "unreadable": "skip",
@@ -100,6 +100,7 @@ export const PRESET_PART: ManifestPart | undefined = {
   "files": [
     "**/*.md",
     "**/.claude-plugin/plugin.json",
+    "**/.claude-plugin/marketplace.json",
   ],
   "hidden": [
     ".claude",
