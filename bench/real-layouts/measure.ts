@@ -31,6 +31,12 @@ const { tryCompose } = await import(join(strata, 'src/core/compose/compose.ts'))
 // `strata compose --role` does, emulated below with the library).
 const forRole = readFileSync(join(strata, 'src/cli/pack-options.ts'), 'utf8').includes('openPackForRole');
 
+type Snapshot = {
+  roles: Map<string, unknown>;
+  alsoLayout?: string;
+  alsoLayouts?: readonly string[];
+  preset?: string;
+};
 type Row = { name: string; same: number; said: number; total: number; differ: string[]; note?: string };
 type Outcome = { ok: true; result: { text: string } } | { ok: false; diagnostics: Array<{ code: string }> };
 
@@ -205,10 +211,7 @@ async function claude(name: string, root: string, preset?: string): Promise<Row>
   const row: Row = { name, same: 0, said: 0, total: 0, differ: [] };
   if (!existsSync(root)) return { ...row, note: 'not in the corpus' };
   const detected = (await loadPack(root, { env: {}, preset })).snapshot;
-  const other =
-    forRole && detected?.alsoLayout
-      ? (await loadPack(root, { env: {}, preset: detected.alsoLayout })).snapshot
-      : undefined;
+  const forRoleOf = await otherLayouts(root, detected);
   for (const plugin of pluginRoots(root)) {
     const manifest = join(plugin, '.claude-plugin/plugin.json');
     const json = existsSync(manifest) ? JSON.parse(readFileSync(manifest, 'utf8')) : {};
@@ -226,7 +229,7 @@ async function claude(name: string, root: string, preset?: string): Promise<Row>
     for (const file of [...agents].sort()) {
       const ref = claudeAgent(readFileSync(file, 'utf8'), basename(file), place);
       const role = ref.name ?? '';
-      const snapshot = other?.roles.has(role) && !detected?.roles.has(role) ? other : detected;
+      const snapshot = forRoleOf(role);
       let out: Outcome | undefined = snapshot && tryCompose(snapshot, { role, vars });
       // A tree whose layout takes no plugin inputs: the request without them.
       if (out && !out.ok && out.diagnostics.some((d) => d.code === 'UNKNOWN_INPUT'))
@@ -235,6 +238,24 @@ async function claude(name: string, root: string, preset?: string): Promise<Row>
     }
   }
   return row;
+}
+
+/**
+ * The snapshot `strata compose --role` composes a role from: the detected layout's, else
+ * the first other layout the folder also is that has the role (`alsoLayouts`, or the one
+ * `alsoLayout` of an older tree), as the CLI opens it.
+ */
+async function otherLayouts(root: string, detected: Snapshot | undefined) {
+  const names: readonly string[] = !forRole
+    ? []
+    : (detected?.alsoLayouts ?? (detected?.alsoLayout ? [detected.alsoLayout] : []));
+  const others: Snapshot[] = [];
+  for (const preset of names) {
+    const { snapshot } = await loadPack(root, { env: {}, preset });
+    if (snapshot) others.push(snapshot);
+  }
+  return (role: string): Snapshot | undefined =>
+    detected?.roles.has(role) ? detected : (others.find((o) => o.roles.has(role)) ?? detected);
 }
 
 /**
@@ -275,10 +296,7 @@ async function claudeFolder(name: string, root: string, agents: string): Promise
   const row: Row = { name, same: 0, said: 0, total: 0, differ: [] };
   if (!existsSync(root)) return { ...row, note: 'not in the corpus' };
   const detected = (await loadPack(root, { env: {} })).snapshot;
-  const other =
-    forRole && detected?.alsoLayout
-      ? (await loadPack(root, { env: {}, preset: detected.alsoLayout })).snapshot
-      : undefined;
+  const forRoleOf = await otherLayouts(root, detected);
   const byName = new Map<string, { prompts: string[]; files: string[] }>();
   let none = 0;
   let memory = 0;
@@ -299,7 +317,7 @@ async function claudeFolder(name: string, root: string, agents: string): Promise
   let twice = 0;
   for (const [role, { prompts, files }] of byName) {
     if (files.length > 1) twice++;
-    const snapshot = other?.roles.has(role) && !detected?.roles.has(role) ? other : detected;
+    const snapshot = forRoleOf(role);
     const out: Outcome | undefined = snapshot && tryCompose(snapshot, { role });
     const want = out?.ok && prompts.includes(out.result.text) ? out.result.text : prompts[0];
     count(row, out, want, `${files.join(' and ')} (${role})`);
