@@ -184,7 +184,8 @@ describe('claude-agents: a plugin registers its agent files even without usable 
     'plugins/pr-kit/agents/mentor.md': '# Mentor\n\nYou mentor.\n',
     // A name but no description.
     'plugins/pr-kit/agents/quiet.md': '---\nname: quiet-one\n---\nQuiet.\n',
-    // Nested: Claude Code would name it `sub:deep`, which is no name here.
+    // Nested: Claude Code reads agents/ at any depth and names it `pr-review-kit:sub:deep`;
+    // here, as every plugin agent, without the plugin and its folders.
     'plugins/pr-kit/agents/sub/deep.md': 'Deep.\n',
     'plugins/pr-kit/commands/review.md': '---\ndescription: Review\n---\nReview $ARGUMENTS\n',
   };
@@ -192,21 +193,27 @@ describe('claude-agents: a plugin registers its agent files even without usable 
   it('named by its file, described as `Agent from <plugin> plugin`, as Claude Code registers it', () => {
     const result = memPack(plugin);
     const roles = result.snapshot!.roles;
-    expect([...roles.keys()]).toEqual(['code-simplifier', 'mentor', 'quiet-one', 'silent-failure-hunter']);
+    expect([...roles.keys()]).toEqual([
+      'code-simplifier',
+      'deep',
+      'mentor',
+      'quiet-one',
+      'silent-failure-hunter',
+    ]);
+    expect(roles.get('deep')!.description).toBe('Agent from pr-review-kit plugin');
     expect(roles.get('mentor')!.description).toBe('Agent from pr-review-kit plugin');
     expect(roles.get('quiet-one')!.description).toBe('Agent from pr-review-kit plugin');
     expect(roles.get('code-simplifier')!.description).toBe('Agent from pr-review-kit plugin');
-    // The frontmatter that does not parse is still said, and so is the nested file that is
-    // no agent here (Claude Code would register it as `sub:deep`).
+    // The frontmatter that does not parse is still said.
     expect(result.diagnostics.map((d) => [d.severity, d.code, d.file])).toEqual([
       ['warning', 'BAD_FRONTMATTER', 'plugins/pr-kit/agents/code-simplifier.md'],
-      ['warning', 'BAD_FRONTMATTER', 'plugins/pr-kit/agents/sub/deep.md'],
     ]);
     const compose = (role: string) => {
       const out = tryCompose(result.snapshot!, { role });
       return out.ok ? out.result.text : out.diagnostics.map((d) => d.code).join();
     };
     expect(compose('mentor')).toBe('# Mentor\n\nYou mentor.');
+    expect(compose('deep')).toBe('Deep.');
     expect(compose('code-simplifier')).toBe('You simplify code.');
     // Its model is lost with its frontmatter, as in Claude Code (all tools, the parent's model).
     const config = agentConfig(result.snapshot!, { role: 'code-simplifier' });

@@ -336,3 +336,29 @@ describe('claude-agents: a marketplace plugin without a plugin.json', () => {
     expect(!bare.ok && bare.diagnostics.map((d) => d.code)).toEqual(['MISSING_INPUT']);
   });
 });
+
+describe('claude-agents: a plugin agent in a folder below agents/', () => {
+  // Claude Code reads a plugin's agents/ folder (and a folder its plugin.json lists) at
+  // any depth, each file with the plugin fallbacks: `agents/team/lead.md` without
+  // frontmatter is the agent `<plugin>:team:lead`, named `lead` here.
+  const LEAD = `Lead the team from ${ROOT}/notes.md.\n`;
+  const DEEP = '---\nmodel: opus\n---\n\nGo deep.\n';
+  const dir = pack({
+    '.claude-plugin/plugin.json': '{"name":"kit"}\n',
+    'agents/helper.md': '---\nname: helper\ndescription: Helps\n---\nHelp.\n',
+    'agents/team/lead.md': LEAD,
+    'other/.claude-plugin/plugin.json': '{"name":"other","agents":["./crew/"]}\n',
+    'other/crew/deep/diver.md': DEEP,
+  });
+
+  it('is an agent without usable frontmatter, named by its file, with Claude Code bytes', async () => {
+    const { snapshot } = await loadPack(dir, { env: {} });
+    expect([...snapshot!.roles.keys()].sort()).toEqual(['diver', 'helper', 'lead']);
+    expect(snapshot!.roles.get('lead')!.fields.description).toBe('Agent from kit plugin');
+    expect(snapshot!.roles.get('diver')!.fields.description).toBe('Agent from other plugin');
+    const lead = tryCompose(snapshot!, { role: 'lead', vars: { plugin_root: PLUGIN.root } });
+    expect(lead.ok && lead.result.text).toBe(claudeAgent(LEAD, 'lead.md', PLUGIN).prompt);
+    const diver = tryCompose(snapshot!, { role: 'diver' });
+    expect(diver.ok && diver.result.text).toBe(claudeAgent(DEEP, 'diver.md', PLUGIN).prompt);
+  });
+});

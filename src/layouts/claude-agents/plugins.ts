@@ -5,7 +5,7 @@ import { isObject } from '../../core/text/yaml.js';
 import { isMarketplace, marketPlugins } from './market-plugins.js';
 
 // Claude Code plugins (`registry.discover.plugins: true`): a folder holding
-// `.claude-plugin/plugin.json` is a plugin. A file straight in its `agents/` folder whose
+// `.claude-plugin/plugin.json` is a plugin. A file in its `agents/` folder (at any depth) whose
 // frontmatter is missing, does not parse or lacks the id or a required field is still an
 // agent, as Claude Code registers it: the id falls back to the file's name, a missing
 // `description` to `Agent from <plugin> plugin`. Claude Code calls a plugin's agent
@@ -200,22 +200,27 @@ function isCommand(
 }
 
 /**
- * The plugin folder of one of its agents: a file straight in its `agents/` folder
- * (`<plugin>/agents/x.md`), or one its plugin.json lists; undefined for any other file.
+ * The plugin folder of one of its agents: a file in its `agents/` folder, at any depth
+ * (`<plugin>/agents/x.md`, `<plugin>/agents/team/x.md`: Claude Code reads the folder
+ * recursively), or one its plugin.json lists (a file, or one in a listed folder at any
+ * depth); undefined for any other file.
  */
 function pluginOf(
   path: string,
   plugins: ReadonlySet<string>,
   listed: ReturnType<typeof listedAgents>,
 ): string | undefined {
-  const named =
-    listed.files.get(path) ?? listed.folders.get(path.slice(0, Math.max(path.lastIndexOf('/'), 0)));
+  const named = listed.files.get(path);
   if (named !== undefined) return named;
-  const slash = path.lastIndexOf('/');
-  const folder = slash === -1 ? '' : path.slice(0, slash);
-  if (folder !== 'agents' && !folder.endsWith('/agents')) return undefined;
-  const root = folder === 'agents' ? '' : folder.slice(0, -'/agents'.length);
-  return plugins.has(root) ? root : undefined;
+  for (let i = path.lastIndexOf('/'); i > 0; i = path.lastIndexOf('/', i - 1)) {
+    const folder = path.slice(0, i);
+    const plugin = listed.folders.get(folder);
+    if (plugin !== undefined) return plugin;
+    if (folder !== 'agents' && !folder.endsWith('/agents')) continue;
+    const root = folder === 'agents' ? '' : folder.slice(0, -'/agents'.length);
+    if (plugins.has(root)) return root;
+  }
+  return undefined;
 }
 
 /**
