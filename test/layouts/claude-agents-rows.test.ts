@@ -214,6 +214,25 @@ describe('claude-agents: tools: written without a value', () => {
   });
 });
 
+describe('claude-agents: tools split as Claude Code splits them', () => {
+  // Claude Code (cb in cli.js) splits a tools value at each comma and space outside
+  // parentheses: a rule's own commas and spaces (`Agent(a, b)`, `Bash(git add:*)`) stay.
+  it.each([
+    [
+      'tools: Read, Agent(scan-a, scan-b), Bash(git add:*)',
+      ['Read', 'Agent(scan-a, scan-b)', 'Bash(git add:*)'],
+    ],
+    ['tools: Read Grep,Glob', ['Read', 'Grep', 'Glob']],
+    ['tools: [Read, "Task(x, y) Edit"]', ['Read', 'Task(x, y)', 'Edit']],
+  ])('%s', async (line, list) => {
+    const text = `---\nname: t\ndescription: d\n${line}\n---\nT.\n`;
+    const { snapshot } = await loadPack(pack({ '.claude/agents/t.md': text }), { env: {} });
+    const config = agentConfig(snapshot!, { role: 't' });
+    expect(claudeAgent(text, 't.md').tools).toEqual(list);
+    expect(config.ok && config.result.config.tools).toEqual(list);
+  });
+});
+
 describe('claude-agents: a plugin agent whose name is no string', () => {
   it.each([
     ['name: 42', '42'],

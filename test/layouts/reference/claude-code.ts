@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 // agent's (EP4: a string name and description, the body trimmed; a project's
 // `.claude/agents` and a user's `~/.claude/agents` alike, every `*.md` below them as
 // `rg --files --hidden --follow` lists it), and its tools (j46: absent is every tool,
-// written without a value is none). A prompt as Claude Code gives it with auto memory off
+// written without a value is none; cb: split at commas and spaces outside parentheses). A prompt as Claude Code gives it with auto memory off
 // (CLAUDE_CODE_DISABLE_AUTO_MEMORY=1): with it on, an agent with `memory: user|project|local`
 // has its memory instructions and MEMORY.md, read where Claude Code runs, after the body.
 // An independent check of strata's claude-agents layout, used by its tests and by
@@ -96,9 +96,31 @@ function toolsOf(value: unknown): string[] | undefined {
         ? value.filter((v) => typeof v === 'string')
         : [];
   if (items.length === 0) return [];
-  const split = items
-    .flatMap((s) => s.split(','))
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const split = splitTools(items);
   return split.includes('*') ? undefined : split;
+}
+
+/**
+ * cb: each item split at a comma or a space outside parentheses, trimmed, empty parts
+ * dropped (`Bash(git add:*), Agent(a, b) Read` is three tools).
+ */
+function splitTools(items: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const item of items) {
+    if (!item) continue;
+    let part = '';
+    let inside = false;
+    for (const c of item) {
+      if (c === '(') inside = true;
+      else if (c === ')') inside = false;
+      else if ((c === ',' || c === ' ') && !inside) {
+        if (part.trim()) out.push(part.trim());
+        part = '';
+        continue;
+      }
+      part += c;
+    }
+    if (part.trim()) out.push(part.trim());
+  }
+  return out;
 }
