@@ -381,3 +381,35 @@ describe('claude-agents: a plugin agent in a folder below agents/', () => {
     expect(diver.ok && diver.result.text).toBe(claudeAgent(DEEP, 'diver.md', PLUGIN).prompt);
   });
 });
+
+describe("claude-agents: a marketplace entry's agents beside a plugin.json's", () => {
+  // Claude Code merges the agents a plugin's marketplace entry lists into those its
+  // plugin.json gives: beside its agents/ folder, or beside the files its plugin.json
+  // lists (which replace that folder).
+  const agent = (name: string) => `---\nname: ${name}\ndescription: ${name}\n---\n\n${name} here.\n`;
+  const dir = pack({
+    '.claude-plugin/marketplace.json': JSON.stringify({
+      name: 'market',
+      plugins: [
+        { name: 'kit', source: './plugins/kit', agents: ['./extra/added.md'] },
+        { name: 'set', source: './plugins/set', agents: './more/' },
+      ],
+    }),
+    'plugins/kit/.claude-plugin/plugin.json': '{"name":"kit"}\n',
+    'plugins/kit/agents/folder.md': agent('folder'),
+    'plugins/kit/extra/added.md': agent('added'),
+    'plugins/set/.claude-plugin/plugin.json': '{"name":"set","agents":["./own.md"]}\n',
+    'plugins/set/own.md': agent('own'),
+    'plugins/set/more/deep/listed.md': agent('listed'),
+    'plugins/set/agents/passed.md': agent('passed'),
+  });
+
+  it('are agents too, with Claude Code bytes', async () => {
+    const { snapshot } = await loadPack(dir, { env: {} });
+    expect([...snapshot!.roles.keys()].sort()).toEqual(['added', 'folder', 'listed', 'own']);
+    for (const role of ['added', 'listed']) {
+      const out = tryCompose(snapshot!, { role });
+      expect(out.ok && out.result.text).toBe(claudeAgent(agent(role), `${role}.md`, PLUGIN).prompt);
+    }
+  });
+});

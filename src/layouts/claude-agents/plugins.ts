@@ -2,7 +2,7 @@ import type { DiscoveryRule } from '../../core/layout.js';
 import { normalisePackPath } from '../../core/pack/pack-path.js';
 import { type Diagnostic, warning } from '../../core/text/diagnostics.js';
 import { isObject } from '../../core/text/yaml.js';
-import { isMarketplace, marketPlugins } from './market-plugins.js';
+import { isMarketplace, marketEntriesOfPlugins, marketPlugins } from './market-plugins.js';
 
 // Claude Code plugins (`registry.discover.plugins: true`): a folder holding
 // `.claude-plugin/plugin.json` is a plugin. A file in its `agents/` folder (at any depth) whose
@@ -22,7 +22,7 @@ export const plugins: DiscoveryRule = {
   forPaths(paths, textOf) {
     const market = marketPlugins(paths, textOf);
     const folders = pluginFolders(paths, market);
-    const listed = listedAgents(folders, market, textOf);
+    const listed = listedAgents(folders, market, marketEntriesOfPlugins(paths, textOf), textOf);
     return {
       diagnostics: [...listed.problems, ...replacedSaid(paths, listed)],
       fields(path, meta, id, require) {
@@ -88,6 +88,7 @@ function withinPlugin(path: string, plugins: ReadonlySet<string>): boolean {
 function listedAgents(
   plugins: ReadonlySet<string>,
   market: ReadonlyMap<string, Record<string, unknown>>,
+  entries: ReadonlyMap<string, Record<string, unknown>>,
   textOf: (path: string) => string | undefined,
 ): {
   files: Map<string, string>;
@@ -117,8 +118,8 @@ function listedAgents(
     // `"agents"` (any value but an empty string, false or null replaces it); a marketplace
     // entry's are beside the folder's.
     if (agents && !entry) replacing.add(plugin);
-    const listed = [agents].flat();
-    if (!entry && agents !== undefined && listed.some((item) => typeof item !== 'string'))
+    const own = [agents].flat();
+    if (!entry && agents !== undefined && own.some((item) => typeof item !== 'string'))
       problems.push(
         warning(
           'BAD_ROLE',
@@ -126,9 +127,13 @@ function listedAgents(
           { file },
         ),
       );
-    for (const entry of listed) {
-      if (typeof entry !== 'string') continue;
-      const path = normalisePackPath(plugin === '' ? entry : `${plugin}/${entry}`);
+    // A marketplace entry's "agents" are the plugin's beside its plugin.json's, as Claude
+    // Code merges a strict entry's (the default; one `"strict": false` beside a plugin.json
+    // is a conflict for which it loads no plugin, not told apart here).
+    const more = entries.get(plugin)?.agents;
+    for (const item of more === undefined ? own : [...own, ...[more].flat()]) {
+      if (typeof item !== 'string') continue;
+      const path = normalisePackPath(plugin === '' ? item : `${plugin}/${item}`);
       if (path === undefined || path === '') continue;
       if (path.toLowerCase().endsWith('.md')) files.set(path, plugin);
       else folders.set(path, plugin);
