@@ -101,7 +101,7 @@ describe('answers given again', () => {
     }
   });
 
-  it('keeps each representation apart: Accept, If-None-Match, HEAD, format', async () => {
+  it('keeps each representation apart: Accept, If-None-Match, If-Match, HEAD, format', async () => {
     const { server } = await started();
     try {
       const url = `${server.url}/api/prompts/critic`;
@@ -111,6 +111,8 @@ describe('answers given again', () => {
         ['json', {}, 200],
         ['text', { headers: { accept: 'text/plain' } }, 200],
         ['not modified', { headers: { 'if-none-match': etag } }, 304],
+        ['if-match', { headers: { 'if-match': etag } }, 200],
+        ['if-match failed', { headers: { 'if-match': '"another"' } }, 412],
         ['head', { method: 'HEAD' }, 200],
         ['openai', {}, 200],
       ];
@@ -127,8 +129,9 @@ describe('answers given again', () => {
       const head = await seen(await fetch(url, { method: 'HEAD' }));
       expect(head.body).toBe('');
       expect(head.headers['content-length']).toBe(json.headers['content-length']);
-      // Each kind was asked four times: its handler ran for the first two.
-      expect(server.calls()).toBe(1 + kinds.length * 2 - 1);
+      // Each kind was asked four times: its handler ran for the first two (a 412, an
+      // error, is never kept: its handler ran each time).
+      expect(server.calls()).toBe(1 + (kinds.length - 1) * 2 - 1 + 4);
     } finally {
       await server.close();
     }

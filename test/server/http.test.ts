@@ -63,11 +63,73 @@ describe('ETags per representation', () => {
         headers: { 'content-type': 'application/json', 'if-none-match': etag },
         body: JSON.stringify({ role: 'writer', format }),
       });
-      expect(post.status).toBe(304);
+      expect(post.status).toBe(412);
+      expect(post.headers.get('etag')).toBe(etag);
     }
     tags.add((await service.app.request('/api/prompts/writer')).headers.get('etag')!);
     expect(tags.size).toBe(3);
     service.close();
+  });
+});
+
+describe('preconditions (RFC 9110 §13.1, §13.2.2)', () => {
+  let service: Awaited<ReturnType<typeof appFor>>;
+  beforeAll(async () => {
+    service = await appFor(MINI);
+  });
+  afterAll(() => service.close());
+
+  const post = (headers: Record<string, string>, accept = 'application/json') =>
+    service.app.request('/api/compose', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept, ...headers },
+      body: JSON.stringify({ role: 'writer' }),
+    });
+
+  it('answers a POST /api/compose whose If-None-Match names its ETag (or *) 412 PRECONDITION_FAILED, not 304', async () => {
+    const first = await post({});
+    expect(first.status).toBe(200);
+    const etag = first.headers.get('etag')!;
+    for (const tag of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+      const res = await post({ 'if-none-match': tag });
+      expect(res.status, tag).toBe(412);
+      expect(res.headers.get('etag')).toBe(etag);
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('PRECONDITION_FAILED');
+      expect(body.error.message).toContain('RFC 9110');
+    }
+    expect((await post({ 'if-none-match': '"other"' })).status).toBe(200);
+    // The text's ETag is another representation's: its own If-None-Match is 412 too.
+    const text = await post({}, 'text/plain');
+    const textTag = text.headers.get('etag')!;
+    expect((await post({ 'if-none-match': textTag }, 'text/plain')).status).toBe(412);
+    expect((await post({ 'if-none-match': textTag })).status).toBe(200);
+  });
+
+  it('answers an If-Match naming neither * nor the ETag 412, on GET and POST; a weak tag never matches', async () => {
+    const get = (headers: Record<string, string>) => service.app.request('/api/prompts/writer', { headers });
+    const etag = (await get({})).headers.get('etag')!;
+    for (const [headers, status] of [
+      [{ 'if-match': etag }, 200],
+      [{ 'if-match': `"other", ${etag}` }, 200],
+      [{ 'if-match': '*' }, 200],
+      [{ 'if-match': '"other"' }, 412],
+      [{ 'if-match': `W/${etag}` }, 412],
+      // If-Match is evaluated first: a failed one is 412 whatever If-None-Match says.
+      [{ 'if-match': '"other"', 'if-none-match': etag }, 412],
+      [{ 'if-match': etag, 'if-none-match': etag }, 304],
+    ] as const) {
+      const res = await get(headers);
+      expect(res.status, JSON.stringify(headers)).toBe(status);
+      if (status === 412)
+        expect(((await res.json()) as { error: { code: string } }).error.code).toBe('PRECONDITION_FAILED');
+    }
+    const posted = (await post({})).headers.get('etag')!;
+    expect((await post({ 'if-match': posted })).status).toBe(200);
+    expect((await post({ 'if-match': '"other"' })).status).toBe(412);
+    // An error answer is not subject to preconditions: an unknown role is 404 still.
+    const unknown = await service.app.request('/api/prompts/nosuch', { headers: { 'if-match': '"other"' } });
+    expect(unknown.status).toBe(404);
   });
 });
 

@@ -4,7 +4,7 @@ import type { Answer } from '../service/answer.js';
 
 /** A composed prompt's HTTP answer, independent of the server framework. */
 export interface PromptAnswer extends Answer {
-  status: 200 | 304;
+  status: 200 | 304 | 412;
 }
 
 /** The answers made of one rendered prompt, by representation (`promptAnswer` in prompt-response.ts makes them). */

@@ -2,11 +2,23 @@ import type { Snapshot } from '../../core/build/snapshot.js';
 import type { ComposeRequest } from '../../core/compose/compose.js';
 import type { Diagnostic } from '../../core/text/diagnostics.js';
 import { type ProviderFormat, providerBody } from '../../formats/registry.js';
+import { errorAnswer } from '../service/errors.js';
 import { negotiate } from './accept.js';
 import { bytesEtag, type Rendered } from './compose-cache.js';
 import type { PromptAnswer } from './prompt-answer.js';
 
 export type { PromptAnswer, PromptAnswers } from './prompt-answer.js';
+
+/**
+ * A request's preconditions (RFC 9110 §13.1): its `If-Match` and `If-None-Match` headers,
+ * and its method — a 304 answers only a GET or HEAD, any other method is 412.
+ */
+export interface Preconditions {
+  ifMatch?: string;
+  ifNoneMatch?: string;
+  /** `POST` for `POST /api/compose`; GET (or HEAD) when left out. */
+  method?: 'GET' | 'POST';
+}
 
 /** The media types of a prompt's representations, the default first. */
 export const PROMPT_TYPES = ['application/json', 'text/plain'] as const;
@@ -16,13 +28,15 @@ export const PROMPT_TYPES = ['application/json', 'text/plain'] as const;
  * bare text or the JSON result, as the `Accept` header prefers ({@link negotiate}: JSON
  * without one), or undefined when it accepts neither (a 406). Each
  * representation has its own ETag — the text's is its sha256, the JSON's the sha256 of
- * the JSON bytes (which hold the pack version) — and an `If-None-Match` naming the chosen
- * one answers 304. Shared by the hono route and the node fast path.
+ * the JSON bytes (which hold the pack version) — and the request's preconditions are
+ * evaluated against the chosen one ({@link preconditionFailed}): an `If-None-Match`
+ * naming it answers 304 (412 to a POST), an `If-Match` naming none of it 412. Shared by
+ * the hono route and the node fast path.
  */
 export function promptAnswer(
   rendered: Rendered,
   accept: string | undefined,
-  ifNoneMatch: string | undefined,
+  conditions: Preconditions = {},
 ): PromptAnswer | undefined {
   // A 200 answer depends only on the rendered prompt and the representation: build it
   // once, kept on the prompt itself. (Not in a WeakMap keyed by the prompt: V8's young
@@ -34,7 +48,9 @@ export function promptAnswer(
   if (type === undefined) return undefined;
   const text = type === 'text/plain';
   const etag = text ? rendered.etag : rendered.jsonEtag;
-  if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag)) {
+  const outcome = preconditionOutcome(conditions, etag);
+  if (outcome === 'failed') return preconditionFailed(conditions, etag, 'Accept');
+  if (outcome === 'not-modified') {
     if (text) memo.textNotModified ??= { status: 304, headers: commonHeaders(rendered, etag) };
     else memo.jsonNotModified ??= { status: 304, headers: commonHeaders(rendered, etag) };
     return (text ? memo.textNotModified : memo.jsonNotModified)!;
@@ -57,15 +73,16 @@ export function promptAnswer(
 
 /**
  * The answer of a provider-format request (`?format=openai|anthropic`, src/formats/): the
- * provider body (made once per rendered prompt, kept on it), with its own ETag, and 304
- * when `If-None-Match` names it. No `Vary`: the body does not depend on `Accept`.
+ * provider body (made once per rendered prompt, kept on it), with its own ETag, and its
+ * preconditions evaluated as {@link promptAnswer} does. No `Vary`: the body does not
+ * depend on `Accept`.
  */
 export function formatAnswer(
   rendered: Rendered,
   snapshot: Snapshot,
   request: ComposeRequest,
   format: ProviderFormat,
-  ifNoneMatch: string | undefined,
+  conditions: Preconditions = {},
 ): PromptAnswer {
   rendered.answers ??= {};
   rendered.answers.formats ??= {};
@@ -89,7 +106,9 @@ export function formatAnswer(
     formats[format] = made;
   }
   const etag = made.notModified.headers.etag!;
-  return ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag) ? made.notModified : made.ok;
+  const outcome = preconditionOutcome(conditions, etag);
+  if (outcome === 'failed') return preconditionFailed(conditions, etag);
+  return outcome === 'not-modified' ? made.notModified : made.ok;
 }
 
 /** The distinct codes of the warnings, in order (the `X-Strata-Warnings` header). */
@@ -119,7 +138,37 @@ function commonHeaders(rendered: Rendered, etag: string, type?: string): Record<
   return headers;
 }
 
-function matchesEtag(header: string, etag: string): boolean {
+/**
+ * RFC 9110 §13.2.2, for a representation that exists (every prompt answer here): an
+ * `If-Match` that names neither `*` nor this ETag (compared strongly: a weak tag never
+ * matches) fails; else an `If-None-Match` that names `*` or this ETag (compared weakly)
+ * is a 304 to a GET or HEAD and fails any other method. (The service has no
+ * `Last-Modified`, so `If-Unmodified-Since` and `If-Modified-Since` are not evaluated.)
+ */
+function preconditionOutcome(conditions: Preconditions, etag: string): 'failed' | 'not-modified' | undefined {
+  const { ifMatch, ifNoneMatch } = conditions;
+  if (ifMatch !== undefined && !matchesEtag(ifMatch, etag, true)) return 'failed';
+  if (ifNoneMatch === undefined || !matchesEtag(ifNoneMatch, etag, false)) return undefined;
+  return conditions.method === 'POST' ? 'failed' : 'not-modified';
+}
+
+/**
+ * The 412 `PRECONDITION_FAILED` answer, with the ETag of the representation the request
+ * asked for (`Vary: Accept` where `Accept` chose it).
+ */
+function preconditionFailed(conditions: Preconditions, etag: string, vary?: string): PromptAnswer {
+  const message =
+    conditions.ifMatch !== undefined && !matchesEtag(conditions.ifMatch, etag, true)
+      ? `If-Match names neither * nor the answer's ETag ${etag}: the prompt is not the one the client holds`
+      : `If-None-Match names the answer's ETag ${etag}: the prompt is the one the client holds (a POST is answered 412, not 304: RFC 9110 §13.1.2)`;
+  const headers: Record<string, string> = vary === undefined ? { etag } : { etag, vary };
+  return { ...errorAnswer(412, 'PRECONDITION_FAILED', message, undefined, headers), status: 412 };
+}
+
+function matchesEtag(header: string, etag: string, strong: boolean): boolean {
   if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return strong ? t === etag : t.replace(/^W\//, '') === etag;
+  });
 }

@@ -8,7 +8,7 @@ import type { Service } from '../service/context.js';
 import { diagnosticsAnswer, errorAnswer } from '../service/errors.js';
 import { negotiate } from './accept.js';
 import { composeRendered, peekRendered, type RenderOutcome } from './compose-cache.js';
-import { formatAnswer, PROMPT_TYPES, promptAnswer } from './prompt-response.js';
+import { formatAnswer, PROMPT_TYPES, type Preconditions, promptAnswer } from './prompt-response.js';
 
 /** A prompt request, read and validated: what every prompt route answers. */
 export interface PromptCall {
@@ -22,14 +22,15 @@ export interface PromptCall {
   /** Fail on warnings (the request's flag; `serve --strict` makes every call strict). */
   strict?: boolean;
   accept?: string;
-  ifNoneMatch?: string;
+  /** The request's `If-Match`, `If-None-Match` and method (a POST's If-None-Match that matches is 412, not 304). */
+  conditions?: Preconditions;
   /** `performance.now()` when the request came in: the token budget runs from it. */
   startedAt: number;
 }
 
 /**
  * Composes one request and answers JSON or text (as `Accept` prefers), with ETag and
- * If-None-Match; with a provider `format`, that provider's body. Warnings travel in the
+ * its preconditions (If-Match, If-None-Match); with a provider `format`, that provider's body. Warnings travel in the
  * result and in `X-Strata-Warnings`; in strict mode they are the error answer instead. A
  * request the render cache holds is answered at once (no promise); any other is composed
  * within the service's token budget. The hono routes and the node server's direct path
@@ -96,10 +97,11 @@ function finish(
   if (!outcome.ok) return diagnosticsAnswer(outcome.diagnostics);
   service.metrics.warnings(call.route, outcome.rendered.result.diagnostics);
   const answered = call.format
-    ? formatAnswer(outcome.rendered, snapshot, call.request, call.format, call.ifNoneMatch)
-    : promptAnswer(outcome.rendered, call.accept, call.ifNoneMatch);
+    ? formatAnswer(outcome.rendered, snapshot, call.request, call.format, call.conditions)
+    : promptAnswer(outcome.rendered, call.accept, call.conditions);
   if (answered) {
-    if (!repeatable) return answered;
+    // A 412 is an error: never given again from the memo.
+    if (!repeatable || answered.status === 412) return answered;
     // The same request gets this answer while the snapshot is served; given again, it
     // records what this answer recorded. It holds only what it records: not the
     // prompt, not the request's own texts.

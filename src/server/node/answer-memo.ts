@@ -6,7 +6,7 @@ import type { TableRoute } from '../service/route-table.js';
 
 /**
  * Answers the direct path gives again. A prompt route's answer depends only on the
- * request (its method, URL, `Accept`, `If-None-Match` and body) and on the pack versions
+ * request (its method, URL, `Accept`, `If-None-Match`, `If-Match` and body) and on the pack versions
  * the service holds, so the same request gets the same answer for as long as the
  * service holds the same versions (the same `store.state`). An answer its handler marks
  * as such (`Answer.again`) is kept under those parts of the request and that state: the
@@ -43,7 +43,7 @@ export class AnswerMemo {
     // which may hold it, comes last.
     const key = `${this.#serial(state)}\n${method}\n${url}\n${headers.accept ?? ''}\n${
       headers['if-none-match'] ?? ''
-    }${body === undefined ? '' : `\n${body}`}`;
+    }\n${headers['if-match'] ?? ''}${body === undefined ? '' : `\n${body}`}`;
     return key.length <= MAX_KEY_CHARS ? key : undefined;
   }
 
@@ -88,7 +88,7 @@ export interface Kept {
   answer: Answer;
 }
 
-/** Requests with longer keys (URL, the two headers and the body, in characters) are never kept. */
+/** Requests with longer keys (URL, the three headers and the body, in characters) are never kept. */
 export const MAX_KEY_CHARS = 16 * 1024;
 
 // --- internal ---

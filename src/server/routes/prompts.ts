@@ -2,6 +2,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { ComposeRequest } from '../../core/compose/compose.js';
 import { PROVIDER_FORMATS } from '../../formats/registry.js';
 import { answerPrompt } from '../answers/prompt.js';
+import type { Preconditions } from '../answers/prompt-response.js';
 import { parseJson } from '../middleware/json-parse.js';
 import { validatorQuery } from '../middleware/query.js';
 import { isAnswer } from '../middleware/snapshot.js';
@@ -22,6 +23,7 @@ import {
   addRoute,
   defined,
   errors,
+  IF_MATCH,
   IF_NONE_MATCH,
   PROMPT_HEADERS,
   SET_PARAMS,
@@ -44,12 +46,12 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       method: 'get',
       path: '/api/prompts/{role}',
       operationId: 'getRolePrompt',
-      parameters: [SET_PARAMS, VAR_PARAMS, IF_NONE_MATCH],
+      parameters: [SET_PARAMS, VAR_PARAMS, IF_NONE_MATCH, IF_MATCH],
       tags: ['prompts'],
       summary: "A role's composed prompt",
-      description: `Query \`set.KEY=VALUE\` overrides a setting; \`var.KEY=VALUE\` gives a request input the pack declares. \`Accept: text/plain\` answers the bare text; \`format=${PROVIDER_FORMATS.join('|')}\` a provider request body. Each representation has its own \`ETag\` (text: the text sha256; JSON and formats: the body sha256); an \`If-None-Match\` naming it answers 304.`,
+      description: `Query \`set.KEY=VALUE\` overrides a setting; \`var.KEY=VALUE\` gives a request input the pack declares. \`Accept: text/plain\` answers the bare text; \`format=${PROVIDER_FORMATS.join('|')}\` a provider request body. Each representation has its own \`ETag\` (text: the text sha256; JSON and formats: the body sha256); an \`If-None-Match\` naming it answers 304, an \`If-Match\` naming neither it nor \`*\` 412.`,
       request: { params: z.object({ role: z.string() }), query: PromptQuerySchema },
-      responses: { 200: PROMPT_OK, 304: NOT_MODIFIED, ...errors(400, 404, 406, 422, 500, 503) },
+      responses: { 200: PROMPT_OK, 304: NOT_MODIFIED, ...errors(400, 404, 406, 412, 422, 500, 503) },
     }),
     async (c) =>
       sendAnswer(
@@ -57,7 +59,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
         await getPrompt(service, ROLE, c.req.param('role') ?? '', valid(c, 'query', PromptQuerySchema), {
           query: c.get('query'),
           accept: c.req.header('accept'),
-          ifNoneMatch: c.req.header('if-none-match'),
+          conditions: { ifMatch: c.req.header('if-match'), ifNoneMatch: c.req.header('if-none-match') },
           startedAt: c.get('startedAt'),
         }),
       ),
@@ -70,13 +72,13 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       method: 'get',
       path: '/api/agents/{agent}/prompt',
       operationId: 'getAgentPrompt',
-      parameters: [SET_PARAMS, VAR_PARAMS, IF_NONE_MATCH],
+      parameters: [SET_PARAMS, VAR_PARAMS, IF_NONE_MATCH, IF_MATCH],
       tags: ['prompts'],
       summary: "An agent's composed prompt (its role and team from the fleet)",
       description:
         'As `GET /api/prompts/{role}`, for a fleet member; `role` and `team` override the fleet. An agent outside the fleet (of a pack that has one) is 404 UNKNOWN_AGENT with the closest fleet members, as in `POST /api/compose`; with `role` it composes, with an UNKNOWN_AGENT warning.',
       request: { params: z.object({ agent: z.string() }), query: AgentPromptQuerySchema },
-      responses: { 200: PROMPT_OK, 304: NOT_MODIFIED, ...errors(400, 404, 406, 422, 500, 503) },
+      responses: { 200: PROMPT_OK, 304: NOT_MODIFIED, ...errors(400, 404, 406, 412, 422, 500, 503) },
     }),
     async (c) =>
       sendAnswer(
@@ -89,7 +91,7 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
           {
             query: c.get('query'),
             accept: c.req.header('accept'),
-            ifNoneMatch: c.req.header('if-none-match'),
+            conditions: { ifMatch: c.req.header('if-match'), ifNoneMatch: c.req.header('if-none-match') },
             startedAt: c.get('startedAt'),
           },
         ),
@@ -103,20 +105,24 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       method: 'post',
       path: '/api/compose',
       operationId: 'composePrompt',
-      parameters: [IF_NONE_MATCH],
+      parameters: [IF_NONE_MATCH, IF_MATCH],
       tags: ['prompts'],
       summary: 'Compose for any request',
       description:
-        'A request that names neither `role` nor `agent` gets the service default role (`STRATA_ROLE`, else `CHORUS_ROLE`, when `strata serve` started with one).',
+        "A request that names neither `role` nor `agent` gets the service default role (`STRATA_ROLE`, else `CHORUS_ROLE`, when `strata serve` started with one). Preconditions are those of a POST (RFC 9110 §13.1.2): an `If-None-Match` naming the answer's ETag (or `*`) is 412 `PRECONDITION_FAILED`, never 304, as is an `If-Match` naming neither it nor `*`.",
       request: { body: { content: { 'application/json': { schema: ComposeBodySchema } }, required: true } },
-      responses: { 200: PROMPT_OK, 304: NOT_MODIFIED, ...errors(400, 404, 406, 413, 415, 422, 500, 503) },
+      responses: { 200: PROMPT_OK, ...errors(400, 404, 406, 412, 413, 415, 422, 500, 503) },
     }),
     async (c) =>
       sendAnswer(
         c,
         await postCompose(service, valid(c, 'json', ComposeBodySchema), {
           accept: c.req.header('accept'),
-          ifNoneMatch: c.req.header('if-none-match'),
+          conditions: {
+            ifMatch: c.req.header('if-match'),
+            ifNoneMatch: c.req.header('if-none-match'),
+            method: 'POST',
+          },
           startedAt: c.get('startedAt'),
         }),
       ),
@@ -132,7 +138,11 @@ export function addPromptRoutes(app: OpenAPIHono<AppEnv>, service: Service): voi
       if (isAnswer(checked)) return checked;
       return postCompose(service, checked.data, {
         accept: one(headers.accept),
-        ifNoneMatch: one(headers['if-none-match']),
+        conditions: {
+          ifMatch: one(headers['if-match']),
+          ifNoneMatch: one(headers['if-none-match']),
+          method: 'POST',
+        },
         startedAt,
       });
     },
@@ -146,7 +156,8 @@ interface Read {
   /** The query's parameters (for `set.KEY` and `var.KEY`). */
   query?: ReadonlyArray<readonly [string, string]>;
   accept: string | undefined;
-  ifNoneMatch: string | undefined;
+  /** `If-Match`, `If-None-Match`, and the method when it is not GET. */
+  conditions: Preconditions;
   startedAt: number;
 }
 
@@ -192,7 +203,7 @@ function getPrompt(
     format,
     strict: strict === 'true' || strict === '1',
     accept: read.accept,
-    ifNoneMatch: read.ifNoneMatch,
+    conditions: read.conditions,
     startedAt: read.startedAt,
   });
 }
@@ -210,7 +221,7 @@ function postCompose(service: Service, body: ComposeBody, read: Read): Answer | 
     format,
     strict,
     accept: read.accept,
-    ifNoneMatch: read.ifNoneMatch,
+    conditions: read.conditions,
     startedAt: read.startedAt,
   });
 }
@@ -223,7 +234,7 @@ function directGet(get: GetRoute): DirectHandler {
     return getPrompt(service, get, params[get.param]!, checked.data, {
       query,
       accept: one(headers.accept),
-      ifNoneMatch: one(headers['if-none-match']),
+      conditions: { ifMatch: one(headers['if-match']), ifNoneMatch: one(headers['if-none-match']) },
       startedAt,
     });
   };

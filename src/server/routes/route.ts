@@ -69,6 +69,16 @@ export const IF_NONE_MATCH = {
   schema: { type: 'string' as const },
 };
 
+/** The `If-Match` request header, for the document. */
+export const IF_MATCH = {
+  name: 'If-Match',
+  in: 'header' as const,
+  required: false,
+  description:
+    'ETags (compared strongly) or `*`; the answer is 412 PRECONDITION_FAILED when none is the ETag of the representation asked for',
+  schema: { type: 'string' as const },
+};
+
 /** The `var.KEY=VALUE` query parameters, for the document. */
 export const VAR_PARAMS = {
   name: 'var',
@@ -172,6 +182,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'HOST_NOT_ALLOWED or ORIGIN_NOT_ALLOWED: a Host, or an unsafe request’s Origin, the service does not accept (the reload endpoint also: FORBIDDEN, no STRATA_ADMIN_TOKEN)',
   404: 'Unknown role, agent or version',
   406: 'NOT_ACCEPTABLE: the Accept header accepts neither application/json nor text/plain',
+  412: 'PRECONDITION_FAILED: an If-Match naming neither * nor the ETag of the answer; on a POST, an If-None-Match naming it (RFC 9110 §13.1.2: a 304 answers only GET and HEAD)',
   413: 'Body over the size limit',
   409: 'The new version would degrade members and is held; the previous version is still served',
   415: 'Body is not JSON, is in a charset strata cannot read, or is compressed (a Content-Encoding other than identity, a Transfer-Encoding other than chunked)',

@@ -18,6 +18,7 @@ export const CORS_ALLOWED_HEADERS = [
   'authorization',
   'cache-control',
   'content-type',
+  'if-match',
   'if-none-match',
   'last-event-id',
   'mcp-protocol-version',
