@@ -180,6 +180,27 @@ describe('requests the app cannot read, on a real socket', () => {
     ],
     ['a request line that is not HTTP', 'GARBAGE\r\n\r\n', 400, 'BAD_REQUEST', 'not valid HTTP/1.1'],
     [
+      'a method no route knows (RFC 9110 §9.1: 501)',
+      'FOO /api/roles HTTP/1.1\r\nHost: localhost\r\n\r\n',
+      501,
+      'NOT_IMPLEMENTED',
+      'the method FOO is not one strata implements',
+    ],
+    [
+      'a method in lower case (methods are case-sensitive)',
+      'get /api/roles HTTP/1.1\r\nHost: localhost\r\n\r\n',
+      501,
+      'NOT_IMPLEMENTED',
+      'the method get ',
+    ],
+    [
+      'a method that is no token',
+      'GE(T /api/roles HTTP/1.1\r\nHost: localhost\r\n\r\n',
+      400,
+      'BAD_REQUEST',
+      'HPE_INVALID_METHOD',
+    ],
+    [
       'two Host headers (RFC 9112: 400)',
       'GET /api/roles HTTP/1.1\r\nHost: localhost\r\nHost: evil.example\r\n\r\n',
       400,
@@ -229,6 +250,27 @@ describe('requests the app cannot read, on a real socket', () => {
     const body = JSON.parse(reply.body) as { error: { code: string; message: string } };
     expect(body.error.code).toBe(code);
     expect(body.error.message).toContain(words);
+  });
+
+  it('an unknown method on a kept-alive connection, after a request, is 501 naming it', async () => {
+    const { hostname, port } = new URL(service.url);
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), hostname);
+      let got = '';
+      socket.setEncoding('latin1');
+      socket.on('error', reject);
+      socket.on('data', (d) => {
+        if (got === '') socket.end('BREW /pot HTTP/1.1\r\nHost: localhost\r\n\r\n');
+        got += d;
+      });
+      socket.on('close', () => resolve(got));
+      socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    });
+    expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(text).toContain('HTTP/1.1 501 Not Implemented\r\n');
+    expect(text).toContain(
+      '{"error":{"code":"NOT_IMPLEMENTED","message":"the method BREW is not one strata implements',
+    );
   });
 
   it('two Host headers are refused on the cached-answer path too, not judged by the first', async () => {

@@ -26,7 +26,7 @@ export function answerClientError(
     socket.destroy();
     return;
   }
-  const [status, code, message] = clientErrorAnswer(err.code, maxHeaderBytes);
+  const [status, code, message] = clientErrorAnswer(err, maxHeaderBytes);
   socket.end(rawAnswer(status, code, message));
 }
 
@@ -155,12 +155,23 @@ const REASONS: Record<number, string> = {
   405: 'Method Not Allowed',
   408: 'Request Timeout',
   431: 'Request Header Fields Too Large',
+  501: 'Not Implemented',
 };
 
 function clientErrorAnswer(
-  code: string | undefined,
+  err: Error & { code?: string; rawPacket?: unknown; bytesParsed?: unknown },
   maxHeaderBytes: number,
 ): [number, HttpErrorCode, string] {
+  const { code } = err;
+  if (code === 'HPE_INVALID_METHOD') {
+    const method = unknownMethod(err.rawPacket, err.bytesParsed);
+    if (method !== undefined)
+      return [
+        501,
+        'NOT_IMPLEMENTED',
+        `the method ${method} is not one strata implements (methods are case-sensitive); OPTIONS * lists those some route takes`,
+      ];
+  }
   if (code === 'HPE_HEADER_OVERFLOW')
     return [
       431,
@@ -170,4 +181,22 @@ function clientErrorAnswer(
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
     return [408, 'REQUEST_TIMEOUT', 'the request was not received within the request timeout'];
   return [400, 'BAD_REQUEST', `the request is not valid HTTP/1.1 (${code ?? 'parse error'})`];
+}
+
+/**
+ * The method of a request line Node's parser refused as no method it knows (`FOO`, `get`;
+ * Node's parser knows a fixed list): RFC 9110 §9.1 answers a method the server does not
+ * recognise 501, where a request line that is no `token SP …` is malformed (400). The
+ * line begins after the last line feed before where the parser stopped (a request
+ * pipelined behind another begins there); a method longer than 32 characters is shown
+ * cut.
+ */
+function unknownMethod(packet: unknown, parsed: unknown): string | undefined {
+  if (!Buffer.isBuffer(packet) || typeof parsed !== 'number') return undefined;
+  const start = packet.lastIndexOf(0x0a, Math.max(parsed - 1, 0)) + 1;
+  const line = packet.subarray(start, start + 256).toString('latin1');
+  const match = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) /.exec(line);
+  if (!match) return undefined;
+  const method = match[1]!;
+  return method.length > 32 ? `${method.slice(0, 32)}…` : method;
 }
