@@ -240,7 +240,7 @@ describe('requests the app cannot read, on a real socket', () => {
       'GET /api/roles HTTP/1.1\r\nHost: localhost\r\n',
       408,
       'REQUEST_TIMEOUT',
-      'timeout',
+      'its line and headers within serve --headers-timeout',
     ],
   ])('%s is a coded JSON error with the security headers', async (_, request, status, code, words) => {
     const reply = await raw(service.url, request);

@@ -179,7 +179,12 @@ function clientErrorAnswer(
       `the request line and headers are over ${maxHeaderBytes} bytes (serve --max-header-bytes); a long URL counts: send long ambient text with POST /api/compose`,
     ];
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
-    return [408, 'REQUEST_TIMEOUT', 'the request was not received within the request timeout'];
+    // Node says the same for both deadlines: name each with its flag.
+    return [
+      408,
+      'REQUEST_TIMEOUT',
+      'the request was not received in time: its line and headers within serve --headers-timeout, all of it within serve --request-timeout',
+    ];
   return [400, 'BAD_REQUEST', `the request is not valid HTTP/1.1 (${code ?? 'parse error'})`];
 }
 
