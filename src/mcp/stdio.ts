@@ -19,8 +19,8 @@ export interface StdioOptions {
 
 /**
  * Serves one MCP session over stdio: newline-delimited JSON-RPC read from `input` and
- * written with `write`. A line that is not JSON (`-32700`), not a JSON-RPC message
- * (`-32600`) or over `maxMessageBytes` (`-32600`, read and dropped without being kept) is
+ * written with `write`, one message a line. A line that is not JSON (`-32700`), not a
+ * JSON-RPC message (`-32600`; a batch too, saying so) or over `maxMessageBytes` (`-32600`, read and dropped without being kept) is
  * answered with an error and the session goes on. Resolves when the input ends (the
  * client closed it), `signal` aborts or the session is closed; the input is let go.
  *
@@ -139,6 +139,13 @@ class LineTransport implements Transport {
     if (problem !== undefined) return refused(JSONRPC.INVALID_REQUEST, `BAD_REQUEST: ${problem}`, id);
     const parsed = JSONRPCMessageSchema.safeParse(value);
     if (parsed.success) return { message: parsed.data };
+    // A batch is the HTTP transport's (MCP 2025-03-26); stdio, as the SDK's own stdio
+    // transport, takes one message a line: say so rather than call it no JSON-RPC.
+    if (Array.isArray(value))
+      return refused(
+        JSONRPC.INVALID_REQUEST,
+        'Invalid Request: a batch (a JSON array) is not taken on stdio; send each message on a line of its own',
+      );
     return refused(JSONRPC.INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message', id);
   }
 

@@ -211,6 +211,10 @@ describe('/mcp', () => {
     expect(await refused('ping')).toEqual(invalid(null));
     expect(await refused([{ jsonrpc: '2.0', id: 2, method: 'ping' }, 5])).toEqual(invalid(null));
     expect(await refused([])).toEqual(invalid(null, 'Invalid Request: an empty batch'));
+    const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
+    expect(await refused(Array.from({ length: 101 }, (_, i) => ping(i)))).toEqual(
+      invalid(null, 'Invalid Request: Batch must not exceed 100 messages'),
+    );
     const misfit = JSON.parse(INITIALIZE);
     misfit.params.capabilities = { experimental: { x: 1 } };
     expect(await refused(misfit, {})).toEqual({
@@ -226,8 +230,8 @@ describe('/mcp', () => {
       },
     });
     // The session is whole.
-    const ping = await post('{"jsonrpc":"2.0","id":7,"method":"ping"}', inSession);
-    expect(await ping.json()).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
+    const pong = await post('{"jsonrpc":"2.0","id":7,"method":"ping"}', inSession);
+    expect(await pong.json()).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
   });
 
   it('counts its composes in the service metrics, and ends a session on DELETE', async () => {

@@ -56,6 +56,17 @@ describe('strata mcp', () => {
       id: 7,
       error: { message: 'Invalid Request: not a JSON-RPC 2.0 message' },
     });
+    answer = mcp.nextLine(errorLine(-32600));
+    mcp.writeLine('[{"jsonrpc":"2.0","id":8,"method":"ping"}]');
+    expect(JSON.parse(await answer)).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message:
+          'Invalid Request: a batch (a JSON array) is not taken on stdio; send each message on a line of its own',
+      },
+    });
     // The session is whole.
     expect(await mcp.client.ping()).toEqual({});
     expect(mcp.stderr()).toMatch(/a message from the client was refused/);
