@@ -2,7 +2,7 @@ import type { Snapshot } from '../build/snapshot.js';
 import type { InputFormat } from '../layout.js';
 import { type Diagnostic, error } from '../text/diagnostics.js';
 import { ownValue, setOwn } from '../text/own.js';
-import { closestNames, didYouMean } from '../text/suggest.js';
+import { closestNames, didYouMean, knownList, LISTED_NAMES } from '../text/suggest.js';
 import { shownValue } from '../text/value-shown.js';
 import type { InputDef, Manifest } from './manifest.js';
 import { parseSettingValue, type SettingDef, type SettingValue } from './settings.js';
@@ -32,7 +32,7 @@ export function takesInputs(manifest: Pick<Manifest, 'inputs' | 'openInputs'>): 
 
 /**
  * Checks a request's vars against the manifest's inputs: unknown names (UNKNOWN_INPUT,
- * listing the known ones), values of the wrong type (INVALID_INPUT, saying what is
+ * listing the known ones; the first dozen each, the rest counted in one more), values of the wrong type (INVALID_INPUT, saying what is
  * accepted). Defaults fill the inputs the request leaves out.
  */
 export function resolveInputs(
@@ -53,17 +53,20 @@ export function resolveInputs(
     setOwn(sources, def.name, 'default');
   }
   if (vars === undefined) return { inputs: { values, texts, sources }, diagnostics };
+  let unknown = 0;
   for (const name of Object.keys(vars)) {
     const raw = ownValue(vars, name);
     // As everywhere in a request: an undefined value is an absent one.
     if (raw === undefined) continue;
     const def = inputDef(manifest, name);
     if (!def) {
+      // A dozen named, each with its closest inputs; the rest counted (as unknown settings).
+      if (++unknown > LISTED_NAMES) continue;
       const names = manifest.inputs.map((i) => i.name);
       const suggestions = closestNames(name, names);
       const d = error(
         'UNKNOWN_INPUT',
-        `unknown input ${JSON.stringify(name)}${didYouMean(suggestions)}; known inputs: ${names.join(', ') || '(none)'}`,
+        `unknown input ${JSON.stringify(name)}${didYouMean(suggestions)}; known inputs: ${knownList(names)}`,
       );
       diagnostics.push(suggestions.length > 0 ? { ...d, suggestions } : d);
       continue;
@@ -93,6 +96,13 @@ export function resolveInputs(
     setOwn(texts, name, String(parsed.value));
     setOwn(sources, name, 'request');
   }
+  if (unknown > LISTED_NAMES)
+    diagnostics.push(
+      error(
+        'UNKNOWN_INPUT',
+        `${unknown - LISTED_NAMES} more unknown inputs (${unknown} in all); known inputs: ${knownList(manifest.inputs.map((i) => i.name))}`,
+      ),
+    );
   return { inputs: { values, texts, sources }, diagnostics };
 }
 

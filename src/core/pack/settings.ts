@@ -1,5 +1,5 @@
 import { type Diagnostic, error } from '../text/diagnostics.js';
-import { closestNames, didYouMean } from '../text/suggest.js';
+import { closestNames, didYouMean, knownList, LISTED_NAMES } from '../text/suggest.js';
 import { shownValue } from '../text/value-shown.js';
 
 // Typed knobs of a pack (docs/pack-format.md, "The manifest"): request over env var over
@@ -116,7 +116,8 @@ export function resolveEnvSettings(
 
 /**
  * Applies request overrides (`--set`, query `set.KEY`, body `settings`) over resolved
- * settings. Unknown keys are errors listing the known settings.
+ * settings. Unknown keys are errors listing the known settings (the first dozen unknown
+ * keys each, with their closest names; the rest counted in one more).
  */
 export function applyOverrides(
   defs: readonly SettingDef[],
@@ -130,18 +131,19 @@ export function applyOverrides(
   const sources = { ...base.sources };
   const diagnostics: Diagnostic[] = [];
   const byName = new Map(defs.map((d) => [d.name, d]));
+  let unknown = 0;
   for (const [key, raw] of Object.entries(overrides)) {
     const def = byName.get(key);
     if (!def && ignoreUnknown) continue;
     if (!def) {
-      const known = defs.map((d) => d.name).join(', ') || '(none)';
-      const suggestions = closestNames(
-        key,
-        defs.map((d) => d.name),
-      );
+      // A request naming thousands of unknown settings gets a dozen named, not a
+      // diagnostic listing every known setting for each (a 58 KB body once made 115 MB).
+      if (++unknown > LISTED_NAMES) continue;
+      const names = defs.map((d) => d.name);
+      const suggestions = closestNames(key, names);
       const d = error(
         'UNKNOWN_SETTING',
-        `unknown setting ${JSON.stringify(key)}${didYouMean(suggestions)}; known settings: ${known}`,
+        `unknown setting ${JSON.stringify(key)}${didYouMean(suggestions)}; known settings: ${knownList(names)}`,
       );
       if (suggestions.length > 0) d.suggestions = suggestions;
       diagnostics.push(d);
@@ -157,6 +159,13 @@ export function applyOverrides(
     values[key] = parsed.value;
     sources[key] = source;
   }
+  if (unknown > LISTED_NAMES)
+    diagnostics.push(
+      error(
+        'UNKNOWN_SETTING',
+        `${unknown - LISTED_NAMES} more unknown settings (${unknown} in all); known settings: ${knownList(defs.map((d) => d.name))}`,
+      ),
+    );
   return { settings: { values, sources }, diagnostics };
 }
 

@@ -44,8 +44,15 @@ export function didYouMean(suggestions: readonly string[]): string {
   return `; did you mean ${list}?`;
 }
 
+/**
+ * How many names one message lists (the rest are counted: `… (N in all)`), and how many
+ * unknown names of one request (settings, inputs) are said one by one, each with its
+ * closest names; the rest are counted in one more diagnostic.
+ */
+export const LISTED_NAMES = 12;
+
 /** A list of known names for a message, shortened past `max` entries. */
-export function knownList(names: readonly string[], max = 12): string {
+export function knownList(names: readonly string[], max = LISTED_NAMES): string {
   if (names.length === 0) return '(none)';
   if (names.length <= max) return names.join(', ');
   return `${names.slice(0, max).join(', ')}, … (${names.length} in all)`;
