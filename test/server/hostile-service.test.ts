@@ -3,6 +3,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src/cli/atomic-write.js';
 import { DEFAULT_CACHE_BYTES } from '../../src/engine/cache.js';
@@ -271,6 +272,58 @@ describe('hostile runs: a killed export', () => {
       expect(await readdir(dir)).toEqual(['CLAUDE.md']);
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+// Node emits no 'close' for the answers of pipelined requests queued behind one the client
+// is not reading: when such a client left, the connection guard kept each of them (its
+// request, answer and socket) in flight for good. Twenty connections pipelining 5,000
+// requests each and leaving grew the heap by 70 MB a time, and the in-flight gauge never
+// came down.
+describe('pipelined requests of a client that leaves', () => {
+  it('are let go with their connection: nothing stays in flight', async () => {
+    const pack = await copyFixture();
+    // Answers far larger than what the socket buffers take, so most wait in Node's queue.
+    await writeFile(join(pack.dir, 'roles', 'writer.md'), 'w'.repeat(100_000));
+    // Silent: the requests of the gone client are still composed when the service closes.
+    const big = await startService({
+      dir: pack.dir,
+      env: {},
+      port: 0,
+      watch: false,
+      logger: pino({ level: 'silent' }),
+    });
+    try {
+      if (!big.ok) throw new Error('service did not start');
+      const inFlight = async () =>
+        Number(
+          /^strata_http_requests_in_flight (\d+)$/m.exec(
+            await (await fetch(`${big.service.url}/metrics`)).text(),
+          )![1],
+        );
+      const socket = await open(big.service.url);
+      socket.pause();
+      socket.on('error', () => undefined);
+      socket.write(
+        'GET /api/prompts/writer HTTP/1.1\r\nHost: localhost\r\nAccept: text/plain\r\n\r\n'.repeat(400),
+      );
+      // The metrics request is one in flight itself.
+      await waitFor(
+        async () => ((await inFlight()) > 50 ? true : undefined),
+        10_000,
+        'pipelined requests in flight',
+      );
+      socket.destroy();
+      await waitFor(
+        async () => ((await inFlight()) === 1 ? true : undefined),
+        10_000,
+        'nothing left in flight',
+      );
+      expect(await inFlight()).toBe(1);
+    } finally {
+      if (big.ok) await big.service.close();
+      await pack.cleanup();
     }
   });
 });

@@ -126,8 +126,17 @@ export function guardConnections(
     if (held.reserve) reserved--;
   };
   server.on('connection', (socket: Socket) => {
-    active.set(socket, { busy: 0, seen: 0, reserve: false, request: undefined });
-    socket.once('close', () => forget(socket));
+    const held: Held = { busy: 0, seen: 0, reserve: false, request: undefined, responses: new Set() };
+    active.set(socket, held);
+    socket.once('close', () => {
+      forget(socket);
+      // Node emits no 'close' for the answers of pipelined requests still queued behind
+      // one the client was not reading when its connection went: they are let go here
+      // (each kept its request, answer and socket for good: a client pipelining a
+      // thousand requests and leaving grew the heap by megabytes each time).
+      for (const res of held.responses) inFlight.delete(res);
+      held.responses.clear();
+    });
     if (active.size - reserved <= max) return;
     // Over the cap: the oldest idle keep-alive connection goes first, then the oldest
     // slow body, then the oldest connection that has sent no request yet (slow headers).
@@ -157,6 +166,7 @@ export function guardConnections(
     const req = this.req;
     const h = active.get(req.socket);
     if (h) {
+      h.responses.delete(this);
       h.busy = Math.max(0, h.busy - 1);
       if (h.request === req) h.request = undefined;
     }
@@ -169,6 +179,7 @@ export function guardConnections(
         held.busy++;
         held.seen++;
         held.request = req;
+        held.responses.add(res);
       }
       inFlight.add(res);
       res.on('close', answered);
@@ -210,6 +221,8 @@ interface Held {
   reserve: boolean;
   /** Its latest request, while in progress. */
   request: IncomingMessage | undefined;
+  /** The answers of its requests in progress (let go when the connection closes). */
+  responses: Set<ServerResponse>;
 }
 
 /**
