@@ -293,6 +293,8 @@ describe('pipelined requests of a client that leaves', () => {
       port: 0,
       watch: false,
       logger: pino({ level: 'silent' }),
+      // Within the limit on requests in progress on one connection, so they are answered.
+      connections: { maxPipelined: 1000 },
     });
     try {
       if (!big.ok) throw new Error('service did not start');
@@ -324,6 +326,47 @@ describe('pipelined requests of a client that leaves', () => {
     } finally {
       if (big.ok) await big.service.close();
       await pack.cleanup();
+    }
+  });
+});
+
+// Node parses every request of a read before it stops reading a client that reads no
+// answers: one 64 KB write of pipelined requests put a thousand in progress on one
+// connection (and 512 connections half a million). Past --max-pipelined the connection
+// is closed and what it sent dropped.
+describe('a connection pipelining more requests than --max-pipelined', () => {
+  it('is closed, counted and logged; one within the limit gets every answer', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+    const started = await startService({
+      dir: MINI,
+      env: {},
+      port: 0,
+      watch: false,
+      logger,
+      connections: { maxPipelined: 8 },
+    });
+    if (!started.ok) throw new Error('service did not start');
+    const { url } = started.service;
+    try {
+      const healthz = 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n';
+      // Eight at once, read: eight answers.
+      const eight = await raw(
+        url,
+        healthz.repeat(7) + healthz.replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n'),
+      );
+      expect(eight.match(/HTTP\/1\.1 200 OK/g)).toHaveLength(8);
+      // A hundred at once: the connection is closed at the ninth, before all are answered.
+      const socket = await open(url);
+      const reply = closed(socket);
+      socket.write(healthz.repeat(100));
+      const answers = (await reply).match(/HTTP\/1\.1 200 OK/g) ?? [];
+      expect(answers.length).toBeLessThanOrEqual(8);
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      expect(metrics).toMatch(/^strata_connections_shed_total\{reason="pipelined"\} 1$/m);
+      expect(lines.map((l) => JSON.parse(l).code)).toContain('PIPELINE_TOO_DEEP');
+    } finally {
+      await started.service.close();
     }
   });
 });

@@ -251,6 +251,15 @@ describe('strata serve request limits', () => {
     }
   });
 
+  it('--max-pipelined: requests in progress on one connection; a positive integer', () => {
+    expect(serviceOptions({ dir: MINI, watch: false, maxPipelined: '8' }, io).connections).toEqual({
+      maxPipelined: 8,
+    });
+    expect(() => serviceOptions({ dir: MINI, watch: false, maxPipelined: '0' }, io)).toThrow(
+      '--max-pipelined must be at least 1',
+    );
+  });
+
   it('--shutdown-timeout: shutdown waits that long for a request in flight, then cuts it', async () => {
     for (const [timeout, finish] of [
       ['1', false],

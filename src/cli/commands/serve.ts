@@ -48,6 +48,7 @@ export interface ServeFlags extends ReloadFlags {
   maxHeaderBytes?: string;
   lingerTimeout?: string;
   maxLingerBytes?: string;
+  maxPipelined?: string;
   maxRenders?: string;
   tokenBudget?: string;
   maxTeamMembers?: string;
@@ -113,6 +114,10 @@ export function register(program: Command, io: CliIO, exit: Exit): void {
     .option(
       '--max-linger-bytes <bytes>',
       `bytes of such a body dropped at most before the connection closes (default ${DEFAULT_CONNECTION_LIMITS.maxLingerBytes})`,
+    )
+    .option(
+      '--max-pipelined <n>',
+      `requests in progress on one connection at most (HTTP/1.1 pipelining); a connection with more is closed (default ${DEFAULT_CONNECTION_LIMITS.maxPipelined})`,
     )
     .option(
       '--max-renders <n>',
@@ -235,6 +240,7 @@ export function serviceOptions(flags: Omit<ServeFlags, 'logLevel' | 'logFormat'>
       maxHeaderBytes: positive(flags.maxHeaderBytes, '--max-header-bytes'),
       lingerTimeoutMs: positive(flags.lingerTimeout, '--linger-timeout'),
       maxLingerBytes: positive(flags.maxLingerBytes, '--max-linger-bytes'),
+      maxPipelined: positive(flags.maxPipelined, '--max-pipelined'),
     }).filter(([, v]) => v !== undefined),
   );
   if (Object.keys(connections).length > 0) options.connections = connections;

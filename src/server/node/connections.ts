@@ -34,6 +34,13 @@ export interface ConnectionLimits {
   lingerTimeoutMs?: number;
   /** Bytes of an unread body such a connection drops at most before it closes (default 16 MiB). */
   maxLingerBytes?: number;
+  /**
+   * Requests in progress on one connection at most (default 64): HTTP/1.1 pipelining sends
+   * requests without waiting for answers, and Node parses every request of a read (a 64 KB
+   * read holds a thousand) while the client reads nothing. A connection with more is
+   * closed, its requests dropped (`strata_connections_shed_total{reason="pipelined"}`).
+   */
+  maxPipelined?: number;
 }
 
 export const DEFAULT_CONNECTION_LIMITS: Required<ConnectionLimits> = {
@@ -45,6 +52,7 @@ export const DEFAULT_CONNECTION_LIMITS: Required<ConnectionLimits> = {
   maxHeaderBytes: 16 * 1024,
   lingerTimeoutMs: 2_000,
   maxLingerBytes: 16 * 1024 * 1024,
+  maxPipelined: 64,
 };
 
 /** The limits given, each one not given at its default. */
@@ -71,7 +79,7 @@ export interface ConnectionGuard {
 }
 
 /** Why the guard closed or refused a connection (`strata_connections_shed_total{reason}`). */
-export type ShedReason = 'idle' | 'slow_body' | 'slow_headers' | 'refused' | 'not_probe';
+export type ShedReason = 'idle' | 'slow_body' | 'slow_headers' | 'refused' | 'not_probe' | 'pipelined';
 
 /** The `http.createServer` options that carry the limits (the timeout check must run often enough). */
 export function serverOptions(limits: ConnectionLimits = {}): {
@@ -115,6 +123,7 @@ export function guardConnections(
 ): ConnectionGuard {
   const max = limits.maxConnections ?? DEFAULT_CONNECTION_LIMITS.maxConnections;
   const reserveMax = limits.probeConnections ?? DEFAULT_CONNECTION_LIMITS.probeConnections;
+  const maxPipelined = limits.maxPipelined ?? DEFAULT_CONNECTION_LIMITS.maxPipelined;
   const active = new Map<Socket, Held>(); // insertion order = age
   const inFlight = new Set<ServerResponse>();
   let reserved = 0;
@@ -174,7 +183,15 @@ export function guardConnections(
   return {
     onRequest(req, res) {
       const socket = req.socket;
+      // A request Node parsed from a connection already closed (below, or by the client):
+      // nobody will read its answer, so no work is done for it.
+      if (socket.destroyed) return true;
       const held = active.get(socket);
+      if (held && held.busy >= maxPipelined) {
+        onShed('pipelined');
+        socket.destroy();
+        return true;
+      }
       if (held) {
         held.busy++;
         held.seen++;

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
-import { type Diagnostic, error } from '../../core/text/diagnostics.js';
+import { type Diagnostic, type DiagnosticCode, error } from '../../core/text/diagnostics.js';
 import { createEngine } from '../../engine/engine.js';
 import { type ReloadSource, stablePackLoader } from '../../reload/read.js';
 import { SnapshotStore } from '../../reload/store.js';
@@ -181,7 +181,14 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
     if (!fast(req, res)) void appListener(req, res);
   };
   const server = createServer({ ...serverOptions(options.connections), requireHostHeader: false }, onRequest);
-  guard = guardConnections(server, options.connections, (reason) => app.metrics.connectionShed(reason));
+  guard = guardConnections(server, options.connections, (reason) => {
+    app.metrics.connectionShed(reason);
+    if (reason === 'pipelined')
+      logger.warn(
+        { code: 'PIPELINE_TOO_DEEP' satisfies DiagnosticCode, maxPipelined: limits.maxPipelined },
+        'a connection with more requests in progress than serve --max-pipelined was closed (a client pipelining requests without reading the answers)',
+      );
+  });
   app.metrics.watchConnections(() => ({
     open: guard!.open,
     reserve: guard!.reserve,

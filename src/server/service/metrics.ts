@@ -249,7 +249,7 @@ export function createMetrics(store: SnapshotStore, options: MetricsOptions = {}
   });
   const shed = new Counter({
     name: 'strata_connections_shed_total',
-    help: 'Connections closed or refused at the cap, by why: idle (the oldest idle keep-alive one), slow_body (the oldest whose body was still arriving), slow_headers (the oldest that had sent no request), refused (no room, the probe reserve full), not_probe (a request other than a probe on a reserve connection)',
+    help: 'Connections closed or refused at the cap, by why: idle (the oldest idle keep-alive one), slow_body (the oldest whose body was still arriving), slow_headers (the oldest that had sent no request), refused (no room, the probe reserve full), not_probe (a request other than a probe on a reserve connection), pipelined (more requests in progress on one connection than serve --max-pipelined)',
     labelNames: ['reason'] as const,
     registers,
   });
