@@ -233,6 +233,26 @@ describe('unknown settings and inputs of a request', () => {
     },
   );
 
+  it('a value outside an enum of many names a dozen of them', async () => {
+    const values = names('v', 30);
+    const pack = memPack({
+      'strata.yaml': `extends: chorus\nsettings:\n  mode: { type: enum, values: [${values.join(', ')}], default: v_00 }\ninputs:\n  level: { type: enum, values: [${values.join(', ')}] }\n`,
+      'defaults.md': 'D\n',
+    }).snapshot!;
+    const shown = `${values.slice(0, 12).join('|')}|… (30 in all)`;
+    const said = (request: Parameters<typeof tryCompose>[1]) => {
+      const outcome = tryCompose(pack, request);
+      return outcome.ok ? [] : outcome.diagnostics.map((d) => d.message);
+    };
+    expect(said({ settings: { mode: 'nope' } })).toEqual([
+      `setting mode: value "nope" is invalid; accepted values: ${shown}`,
+    ]);
+    expect(said({ vars: { level: 'nope' } })).toEqual([
+      `input level: value "nope" is invalid; accepted values: ${shown}`,
+    ]);
+    expect(said({ settings: { mode: 'v_29' }, vars: { level: 'v_29' } })).toEqual([]);
+  });
+
   it('the library: 7,000 unknown settings, or inputs, make 13 diagnostics', async () => {
     const pack = memPack(files).snapshot!;
     const said = (request: Parameters<typeof tryCompose>[1]) => {

@@ -55,7 +55,13 @@ export function parseSettingValue(
     case 'enum': {
       const values = def.values ?? [];
       if (typeof raw === 'string' && values.includes(raw)) return { value: raw };
-      return { problem: `accepted values: ${values.join('|')}` };
+      // A dozen named, as every list of known names: an enum of thousands of values was
+      // listed whole in each refusal, once per setting a request got wrong.
+      const shown =
+        values.length <= LISTED_NAMES
+          ? values.join('|')
+          : `${values.slice(0, LISTED_NAMES).join('|')}|… (${values.length} in all)`;
+      return { problem: `accepted values: ${shown}` };
     }
     case 'integer': {
       const n =
