@@ -68,6 +68,16 @@ const CASES: Array<[string, string, Record<string, string>]> = [
     'a:\n  role: Writer\n  goal: G\n  backstory: >2\n     leading space kept\n    normal\n',
     { a: 'You are Writer.  leading space kept\nnormal\n\nYour personal goal is: G' },
   ],
+  [
+    // Python's rstrip: U+FEFF is no whitespace there, NEL and U+001C to U+001F are.
+    'a goal ending in U+FEFF, NEL or U+001F, right-stripped as Python strips it',
+    'a:\n  role: R\n  goal: G\uFEFF\n  backstory: B\nb:\n  role: R\n  goal: "G\\ufeff \\N"\n  backstory: B\nc:\n  role: R\n  goal: "G\\x1f\\N\\x1c "\n  backstory: B\n',
+    {
+      a: 'You are R. B\nYour personal goal is: G\uFEFF',
+      b: 'You are R. B\nYour personal goal is: G\uFEFF',
+      c: 'You are R. B\nYour personal goal is: G',
+    },
+  ],
 ];
 
 describe('crewai: YAML shapes read as PyYAML reads them', () => {

@@ -53,6 +53,22 @@ export interface RawFile {
 /** `String.prototype.isWellFormed` (ES2024; Node 20 has it). */
 type WellFormed = string & { isWellFormed(): boolean };
 
+/**
+ * A layer's text as its `trim` says: `both` as JavaScript's `trim()`; `end` as Python's
+ * `str.rstrip()`, whose whitespace is not JavaScript's: it strips U+001C–U+001F and U+0085
+ * (NEL) and keeps U+FEFF, which `trimEnd()` strips.
+ */
 export function trimText(text: string, mode: LayerDef['trim']): string {
-  return mode === 'both' ? text.trim() : mode === 'end' ? text.trimEnd() : text;
+  return mode === 'both' ? text.trim() : mode === 'end' ? rstrip(text) : text;
 }
+
+/** Python's `str.rstrip()`: the text without the characters `str.isspace()` holds at its end. */
+function rstrip(text: string): string {
+  let end = text.length;
+  while (end > 0 && PYTHON_SPACE.includes(text[end - 1]!)) end--;
+  return end === text.length ? text : text.slice(0, end);
+}
+
+/** What Python's `str.isspace()` is true for (all in the Basic Multilingual Plane). */
+const PYTHON_SPACE =
+  '\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
