@@ -138,7 +138,20 @@ export type RecordFill = (
   compiled: CompiledTemplate,
   values: Pick<TemplateValues, 'input' | 'isInput'>,
   maxLength: number,
+  field?: RecordField,
 ) => FillOutcome;
+
+/**
+ * The record value a {@link RecordFill} fills for a layer, when it is a field of the
+ * composed role: the field's name, and the record's other fields (a system that fills its
+ * template with the fields in turn, over the text so far, also fills a field's name that
+ * an input's value brought into an earlier field).
+ */
+export interface RecordField {
+  readonly name: string;
+  /** Another field of the record with its inputs filled (not its own other fields); undefined when it is no text. */
+  other(name: string): FillOutcome | undefined;
+}
 
 /** The layouts a build knows: in detection order, the last the one detection falls back to. */
 export interface Layouts {

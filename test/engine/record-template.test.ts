@@ -25,6 +25,21 @@ function fast(snapshot: Parameters<typeof tryCompose>[0], request: ComposeReques
 const FIELDS = ['role', 'goal', 'backstory'] as const;
 const TEMPLATE = (f: Record<string, string>) =>
   `You are ${f.role}. ${f.backstory}\nYour personal goal is: ${f.goal}`;
+/** CrewAI's `_build_prompt`: `{goal}`, then `{role}`, then `{backstory}` replaced over the text so far. */
+const CREW_TEMPLATE = (f: Record<string, string>) =>
+  'You are {role}. {backstory}\nYour personal goal is: {goal}'
+    .split('{goal}')
+    .join(f.goal)
+    .split('{role}')
+    .join(f.role)
+    .split('{backstory}')
+    .join(f.backstory);
+/** Each field as it stands in {@link CREW_TEMPLATE}'s text. */
+const BUILT = (f: Record<string, string>): Record<string, string> => ({
+  role: f.role!.split('{backstory}').join(f.backstory),
+  goal: f.goal!.split('{role}').join(f.role).split('{backstory}').join(f.backstory),
+  backstory: f.backstory!,
+});
 
 /** CrewAI's interpolate_only over one value: one pass, or each `{name}` in turn when a value holds a brace. */
 function crewFill(value: string, inputs: Record<string, string>): string | undefined {
@@ -63,7 +78,7 @@ const piece = fc.oneof(
 );
 const value = fc.array(piece, { maxLength: 6 }).map((p) => p.join(''));
 const inputValue = fc.oneof(
-  { arbitrary: fc.constantFrom('{b}', '{a}', 'x{b}y', '}', 'x{'), weight: 2 },
+  { arbitrary: fc.constantFrom('{b}', '{a}', 'x{b}y', '}', 'x{', '{role}', '{backstory}{goal}'), weight: 2 },
   { arbitrary: fc.constantFrom('Energy', '', ' ', '𝄞'), weight: 2 },
   { arbitrary: fc.string({ maxLength: 5 }), weight: 1 },
 );
@@ -115,13 +130,13 @@ describe('a template of role fields filled from the flattened record', () => {
               expect(out.ok ? [] : out.diagnostics.map((d) => d.code)).toContain('MISSING_INPUT');
               continue;
             }
-            const want = TEMPLATE(filled).trimEnd();
+            const want = CREW_TEMPLATE(filled).trimEnd();
             if (want.trim() === '') {
               expect(out.ok).toBe(false);
               continue;
             }
             expect(out.ok && out.result.text).toBe(want);
-            if (out.ok) expectFieldRanges(out.result, filled, vars);
+            if (out.ok) expectFieldRanges(out.result, BUILT(filled), vars);
           }
         },
       ),

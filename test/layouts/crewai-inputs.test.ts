@@ -154,3 +154,26 @@ describe('crewai inputs are written as CrewAI writes them', () => {
     expect(out.ok && out.result.text).toBe('Strict: True.');
   });
 });
+
+describe('crewai: an input bringing {role}, {goal} or {backstory} into a field', () => {
+  // CrewAI's Prompts._build_prompt replaces {goal}, then {role}, then {backstory} over the
+  // whole role-playing text (Python's str.replace, in turn); the bytes below are its own.
+  const crew = memPack({
+    'agents.yaml': 'a:\n  role: R {x}\n  goal: G {y}\n  backstory: B {z}\n',
+  }).snapshot!;
+  it.each([
+    [{ x: '{backstory}', y: '{role}', z: '' }, 'You are R B . B \nYour personal goal is: G R B'],
+    [
+      { x: '{goal}', y: '{backstory}', z: '{role}' },
+      'You are R {goal}. B {role}\nYour personal goal is: G B {role}',
+    ],
+    [
+      { x: '{role}', y: '{goal}', z: '{backstory}' },
+      'You are R {role}. B {backstory}\nYour personal goal is: G {goal}',
+    ],
+    [{ x: '{back', y: '{role}story}', z: '{x}' }, 'You are R {back. B {x}\nYour personal goal is: G R B {x}'],
+  ])('inputs %j', (vars, prompt) => {
+    const out = tryCompose(crew, { role: 'a', vars });
+    expect(out.ok && out.result.text).toBe(prompt);
+  });
+});

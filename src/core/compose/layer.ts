@@ -1,7 +1,7 @@
 import { derived, pathSubstitutions } from '../build/derived.js';
 import type { PackFile } from '../build/pack-file.js';
 import type { Snapshot } from '../build/snapshot-types.js';
-import type { Substitution } from '../layout.js';
+import type { RecordField, Substitution } from '../layout.js';
 import { describeGate, evaluateGate, type Gate } from '../pack/gates.js';
 import { missingInput } from '../pack/inputs.js';
 import type { LayerDef, LayerSource, VariantDef } from '../pack/manifest.js';
@@ -167,7 +167,7 @@ function sourceText(
         base.reason = 'missing';
         return undefined;
       }
-      const filled = fillRecordValue(env, value);
+      const filled = fillRecordValue(env, value, undefined, source.field);
       if ('tooLarge' in filled) {
         tooLarge(env, layer, base, `role ${env.role}'s ${source.field} filled with the request's inputs`);
         return undefined;
@@ -327,7 +327,7 @@ class LayerValues implements TemplateValues {
     const value = env.record && ownValue(env.record.fields, name);
     if (value === undefined || value === null || typeof value === 'object') return { missing: 'field', name };
     this.used.push(name);
-    const filled = fillRecordValue(env, String(value), this);
+    const filled = fillRecordValue(env, String(value), this, name);
     return 'text' in filled ? { value: filled.text } : filled;
   }
 }
@@ -342,15 +342,36 @@ function fieldPieces(compiled: CompiledTemplate, values: LayerValues): string[] 
   return pieces;
 }
 
-/** A role record value with its input placeholders filled (`values`: the layer's, when it has some). */
-function fillRecordValue(env: LayerEnv, value: string, values?: TemplateValues): FillOutcome {
+/**
+ * A role record value with its input placeholders filled (`values`: the layer's, when it
+ * has some; `field`: the field of the composed role it is, for a layout's own rule).
+ */
+function fillRecordValue(env: LayerEnv, value: string, values?: TemplateValues, field?: string): FillOutcome {
   if (!env.takesInputs || !value.includes('{')) return { text: value };
   const { snapshot } = env;
   const compiled = compiledRecordValue(snapshot, value);
   if (compiled.parts.length === 1) return { text: value };
   // The layout's own rule, if it has one (a preset's way of filling record values).
-  const fill = (snapshot.preset && snapshot.layouts?.get(snapshot.preset)?.fillRecord) || fillCompiledInputs;
-  return fill(compiled, values ?? new LayerValues(env, []), env.maxBytes);
+  const own = snapshot.preset ? snapshot.layouts?.get(snapshot.preset)?.fillRecord : undefined;
+  if (!own) return fillCompiledInputs(compiled, values ?? new LayerValues(env, []), env.maxBytes);
+  return own(
+    compiled,
+    values ?? new LayerValues(env, []),
+    env.maxBytes,
+    field ? recordField(env, field) : undefined,
+  );
+}
+
+/** A field of the composed role's record, with its other fields as {@link fillRecordValue} fills them. */
+function recordField(env: LayerEnv, name: string): RecordField {
+  return {
+    name,
+    other(other) {
+      const value = env.record && ownValue(env.record.fields, other);
+      if (value === undefined || value === null || typeof value === 'object') return undefined;
+      return fillRecordValue(env, String(value));
+    },
+  };
 }
 
 /** A role record value, split into literals and its input placeholders once per snapshot. */
