@@ -112,6 +112,25 @@ describe('crewai: agents.yaml files PyYAML refuses', () => {
     }
   });
 
+  it('a NEL, U+2028 or U+2029 written as a character is YAML_SYNTAX there, not another value', () => {
+    // PyYAML reads "R<NEL>X" as "R X", 'R<LS> X' as "R<LS>X"; YAML 1.2 keeps both as written.
+    for (const [value, col] of [
+      ['"R\u0085X"', 11],
+      ["'R\u2028 X'", 11],
+      ['R # a\u2029comment', 14],
+    ] as const) {
+      const result = memPack({ 'agents.yaml': `a:\n  role: ${value}\n  goal: G\n  backstory: B\n` });
+      expect(result.snapshot).toBeUndefined();
+      expect(result.diagnostics.map((d) => [d.code, d.file, d.line, d.col])).toEqual([
+        ['YAML_SYNTAX', 'agents.yaml', 2, col],
+      ]);
+    }
+    // Escaped, they are the same to both.
+    const escaped = memPack({ 'agents.yaml': 'a:\n  role: "R\\N\\L\\PX"\n  goal: G\n  backstory: B\n' });
+    const out = tryCompose(escaped.snapshot!, { role: 'a' });
+    expect(out.ok && out.result.text).toBe('You are R\u0085\u2028\u2029X. B\nYour personal goal is: G');
+  });
+
   it('a document start and end marker around one document are read', () => {
     const result = memPack({
       'agents.yaml': '\uFEFF---\r\na:\r\n  role: R\r\n  goal: G\r\n  backstory: B\r\n...\r\n',

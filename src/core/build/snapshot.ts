@@ -22,6 +22,7 @@ import { closestNames, didYouMean, knownList } from '../text/suggest.js';
 import { byteOrder, decodeText, isUtf8Text } from '../text/text.js';
 import { type FastYaml, type ParsedYaml, parseYaml } from '../text/yaml.js';
 import { type AliasBudget, MAX_PACK_ALIAS_NODES } from '../text/yaml-aliases.js';
+import { yaml11LineBreak } from '../text/yaml-line-breaks.js';
 import type { BuildHooks } from './build-hooks.js';
 import { resolveSettings } from './build-settings.js';
 import {
@@ -147,9 +148,16 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   };
 
   // A role file read as PyYAML reads it (`registry.duplicate_keys: last`): a repeated key's
-  // later value wins, and each repeat is a warning instead of an error.
+  // later value wins, and each repeat is a warning instead of an error; a file writing a
+  // character PyYAML takes as a line break (NEL, U+2028, U+2029) is refused.
   const lastKeyWinsYamlOf = (path: string): ParsedYaml | undefined => {
     if (!strictUtf8(path)) return undefined;
+    const lineBreak = yaml11LineBreak(path, input.files.get(path)!);
+    if (lineBreak) {
+      if (!reported.has(path)) diagnostics.push(lineBreak);
+      reported.add(path);
+      return undefined;
+    }
     const parsed = parsedYaml(path)!;
     const lenient = parsed.lastKeyWins;
     if (!lenient) return yamlOf(path);
