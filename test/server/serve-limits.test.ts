@@ -19,6 +19,38 @@ const FLAGS = {
   '--shutdown-timeout': 'shutdownTimeoutMs',
 } as const;
 
+describe('connection limits given to the library', () => {
+  it.each([
+    ['maxConnections', 0],
+    ['maxConnections', Number.NaN],
+    ['maxPipelined', 1.5],
+    ['headersTimeoutMs', -1],
+    ['probeConnections', -1],
+    ['maxLingerBytes', '16' as unknown as number],
+  ])('%s: %s is a RangeError before anything starts', async (key, value) => {
+    await expect(
+      startService({ dir: MINI, env: {}, port: 0, watch: false, connections: { [key]: value } }),
+    ).rejects.toThrow(
+      new RangeError(
+        `connections.${key} must be a whole number of at least ${key === 'probeConnections' ? 0 : 1}, not ${String(value)}`,
+      ),
+    );
+  });
+
+  it('probeConnections may be 0 (no reserve)', async () => {
+    const started = await startService({
+      dir: MINI,
+      env: {},
+      port: 0,
+      watch: false,
+      logger: createLogger({ level: 'silent' }),
+      connections: { probeConnections: 0 },
+    });
+    expect(started.ok).toBe(true);
+    if (started.ok) await started.service.close();
+  });
+});
+
 describe('strata serve request limits', () => {
   it('passes each flag to the service, and leaves the defaults alone without it', () => {
     const options = serviceOptions(

@@ -55,9 +55,22 @@ export const DEFAULT_CONNECTION_LIMITS: Required<ConnectionLimits> = {
   maxPipelined: 64,
 };
 
-/** The limits given, each one not given at its default. */
+/**
+ * The limits given, each one not given at its default. A limit that is no whole number of
+ * at least 1 (`probeConnections`: 0) is a `RangeError`, as the `serve` flags refuse it:
+ * NaN, 0 or a fraction would turn a bound off or shut every connection out.
+ */
 export function connectionLimits(limits: ConnectionLimits = {}): Required<ConnectionLimits> {
-  return { ...DEFAULT_CONNECTION_LIMITS, ...defined(limits) };
+  const given = defined(limits);
+  for (const [key, value] of Object.entries(given) as [keyof ConnectionLimits, unknown][]) {
+    if (!(key in DEFAULT_CONNECTION_LIMITS)) continue;
+    const least = key === 'probeConnections' ? 0 : 1;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < least)
+      throw new RangeError(
+        `connections.${key} must be a whole number of at least ${least}, not ${String(value)}`,
+      );
+  }
+  return { ...DEFAULT_CONNECTION_LIMITS, ...given };
 }
 
 /** What the server needs to drain and to tell whether a socket is busy. */
@@ -121,9 +134,10 @@ export function guardConnections(
   limits: ConnectionLimits = {},
   onShed: (reason: ShedReason) => void = () => {},
 ): ConnectionGuard {
-  const max = limits.maxConnections ?? DEFAULT_CONNECTION_LIMITS.maxConnections;
-  const reserveMax = limits.probeConnections ?? DEFAULT_CONNECTION_LIMITS.probeConnections;
-  const maxPipelined = limits.maxPipelined ?? DEFAULT_CONNECTION_LIMITS.maxPipelined;
+  const checked = connectionLimits(limits);
+  const max = checked.maxConnections;
+  const reserveMax = checked.probeConnections;
+  const maxPipelined = checked.maxPipelined;
   const active = new Map<Socket, Held>(); // insertion order = age
   const inFlight = new Set<ServerResponse>();
   let reserved = 0;

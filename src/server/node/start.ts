@@ -120,6 +120,8 @@ export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
  * if (started.ok) console.log(started.service.url);
  */
 export async function startService(options: ServiceOptions): Promise<StartOutcome> {
+  // A limit out of range is refused before anything starts (a RangeError).
+  const limits = connectionLimits(options.connections);
   const logger = options.logger ?? createLogger();
   // One consistency rule for every reload: the pack must have been quiet for the debounce.
   // The service's own engine: its caches within the service's budget, apart from any other.
@@ -164,7 +166,6 @@ export async function startService(options: ServiceOptions): Promise<StartOutcom
   const fast = createFastPath(app.service, routeTable(app.app), appListener);
   const serverAllow = routeTable(app.app).allMethods().join(', ');
   let guard: ConnectionGuard | undefined;
-  const limits = connectionLimits(options.connections);
   const linger = { ms: limits.lingerTimeoutMs, bytes: limits.maxLingerBytes };
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     // A request with a body: should it be answered unread and the connection close, the
