@@ -228,7 +228,11 @@ async function claude(name: string, root: string, preset?: string): Promise<Row>
     const vars = { plugin_root: place.root, plugin_data: place.data };
     for (const file of [...agents].sort()) {
       const ref = claudeAgent(readFileSync(file, 'utf8'), basename(file), place);
-      const role = ref.name ?? '';
+      const bare = ref.name ?? '';
+      // Claude Code calls a plugin's agent `<plugin>:<name>`; strata keeps agents two
+      // plugins name alike apart as `<plugin>.<name>` (a tree before that, by the name).
+      const qualified = `${typeof json.name === 'string' && json.name ? json.name : basename(plugin)}.${bare}`;
+      const role = forRoleOf(qualified)?.roles.has(qualified) ? qualified : bare;
       const snapshot = forRoleOf(role);
       let out: Outcome | undefined = snapshot && tryCompose(snapshot, { role, vars });
       // A tree whose layout takes no plugin inputs: the request without them.

@@ -100,10 +100,11 @@ export interface DiscoveryScope {
     require: readonly string[],
   ): Record<string, unknown>;
   /**
-   * When `path` defines an id the file `earlier` defined too: the message of the
-   * DUPLICATE_ROLE warning when the earlier one is kept, else undefined (the later replaces it).
+   * The id a file's role takes when another file defines the same id and the system keeps
+   * the two apart (a package's roles under its name: `kit.reviewer`); undefined for a file
+   * that keeps the id as written. Absent: every file keeps it.
    */
-  keepEarlier(path: string, earlier: string, id: string): string | undefined;
+  qualify?(path: string, id: string): string | undefined;
   /**
    * Whether a file a catch-all discovery glob (`**\/*.md`, not a folder of role files)
    * found is a role at all: false for a file of another kind the system keeps beside its

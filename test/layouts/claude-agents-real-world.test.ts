@@ -322,30 +322,62 @@ describe('claude-agents: a name both a user agent and a plugin agent have', () =
       '---\nname: linter\ndescription: Lints\n---\nLint.\n',
   };
 
-  it('is the user’s: Claude Code calls the plugin’s review-kit:reviewer', () => {
+  it('is the user’s; the plugin’s is review-kit.reviewer, as Claude Code calls it review-kit:reviewer', () => {
     const result = memPack(HOME);
     expect(result.snapshot!.preset).toBe('claude-agents');
     const out = tryCompose(result.snapshot!, { role: 'reviewer' });
     expect(out.ok && out.result.text).toBe('Mine.');
+    const kit = tryCompose(result.snapshot!, { role: 'review-kit.reviewer' });
+    expect(kit.ok && kit.result.text).toBe('The kit’s.');
+    // Its note is no warning: a strict compose of it is answered.
+    expect(kit.ok && kit.result.diagnostics.map((d) => d.severity)).toEqual(['info']);
     expect(tryCompose(result.snapshot!, { role: 'linter' }).ok).toBe(true);
-    expect(result.diagnostics.map((d) => [d.code, d.file, d.message])).toEqual([
+    expect([...result.snapshot!.roles.keys()].sort()).toEqual(['linter', 'review-kit.reviewer', 'reviewer']);
+    expect(result.diagnostics.map((d) => [d.severity, d.code, d.file, d.message])).toEqual([
       [
+        'info',
         'DUPLICATE_ROLE',
         'plugins/cache/market/review-kit/1.0.0/agents/reviewer.md',
-        'role reviewer is defined in agents/reviewer.md and again here, in a plugin: the one outside plugins is kept (Claude Code names this one <plugin>:reviewer)',
+        'role reviewer is defined in agents/reviewer.md and here, kept apart as the system keeps them: this one is role review-kit.reviewer (reviewer is the one in agents/reviewer.md)',
       ],
     ]);
   });
 
-  it('two plugins with the same agent name: the later in path order, as before', () => {
+  it('two plugins with the same agent name: each is its plugin’s, the name alone none', () => {
     const result = memPack({
-      'a/.claude-plugin/plugin.json': '{"name":"a"}\n',
-      'a/agents/x.md': '---\nname: x\ndescription: A\n---\nA.\n',
-      'b/.claude-plugin/plugin.json': '{"name":"b"}\n',
-      'b/agents/x.md': '---\nname: x\ndescription: B\n---\nB.\n',
+      'a/.claude-plugin/plugin.json': '{"name":"kit-a"}\n',
+      'a/agents/x.md': '---\nname: lint\ndescription: A\n---\nA.\n',
+      'b/.claude-plugin/plugin.json': '{"name":"kit-b"}\n',
+      'b/agents/x.md': '---\nname: lint\ndescription: B\n---\nB.\n',
+      'c/.claude-plugin/plugin.json': '{"name":"kit-c"}\n',
+      'c/agents/x.md': '---\nname: lint\ndescription: C\n---\nC.\n',
     });
-    const out = tryCompose(result.snapshot!, { role: 'x' });
-    expect(out.ok && out.result.text).toBe('B.');
-    expect(result.diagnostics.map((d) => d.code)).toEqual(['DUPLICATE_ROLE']);
+    const text = (role: string) => {
+      const out = tryCompose(result.snapshot!, { role });
+      return out.ok ? out.result.text : out.diagnostics.map((d) => `${d.code}: ${d.message}`);
+    };
+    expect([text('kit-a.lint'), text('kit-b.lint'), text('kit-c.lint')]).toEqual(['A.', 'B.', 'C.']);
+    expect(text('lint')).toEqual([
+      'UNKNOWN_ROLE: unknown role "lint"; did you mean "kit-a.lint", "kit-b.lint" or "kit-c.lint"?; known roles: kit-a.lint, kit-b.lint, kit-c.lint',
+    ]);
+    expect(result.diagnostics.map((d) => [d.severity, d.code, d.file])).toEqual([
+      ['info', 'DUPLICATE_ROLE', 'a/agents/x.md'],
+      ['info', 'DUPLICATE_ROLE', 'b/agents/x.md'],
+      ['info', 'DUPLICATE_ROLE', 'c/agents/x.md'],
+    ]);
+    expect(result.diagnostics[0]!.message).toBe(
+      'role lint is defined in b/agents/x.md, c/agents/x.md and here, kept apart as the system keeps them: this one is role kit-a.lint (lint alone is no role: kit-a.lint, kit-b.lint, kit-c.lint)',
+    );
+  });
+
+  it('a plugin agent and a project agent after it in path order: the bare name is the project’s', () => {
+    const result = memPack({
+      'a/.claude-plugin/plugin.json': '{"name":"kit"}\n',
+      'a/agents/x.md': '---\nname: x\ndescription: A\n---\nA.\n',
+      'z/agents/x.md': '---\nname: x\ndescription: Z\n---\nZ.\n',
+    });
+    const a = tryCompose(result.snapshot!, { role: 'kit.x' });
+    const z = tryCompose(result.snapshot!, { role: 'x' });
+    expect([a.ok && a.result.text, z.ok && z.result.text]).toEqual(['A.', 'Z.']);
   });
 });

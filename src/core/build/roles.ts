@@ -2,7 +2,7 @@ import type { DiscoveryRule, DiscoveryScope } from '../layout.js';
 import { compileGlob, templateMatcher } from '../pack/glob.js';
 import type { RegistryDef } from '../pack/manifest.js';
 import { isLabelName, isValidName } from '../pack/names.js';
-import { type Diagnostic, error, type Where, warning } from '../text/diagnostics.js';
+import { type Diagnostic, error, info, type Where, warning } from '../text/diagnostics.js';
 import { isTypoOf } from '../text/suggest.js';
 import { byteOrder } from '../text/text.js';
 import { shownValue } from '../text/value-shown.js';
@@ -446,6 +446,7 @@ function discoverByField(
   // documentation, which is no role and not said.
   const roleFolder = /[^*]\//.test(def.files[index]!);
   const rules: DiscoveryScope[] = [];
+  const apart: Apart = new Map();
   for (const name of def.rules ?? []) {
     const rule = discovery.get(name);
     if (!rule) continue;
@@ -512,28 +513,82 @@ function discoverByField(
       );
       continue;
     }
-    const previous = raw.get(id as string);
-    // A discovery rule may keep the earlier definition.
-    const kept =
-      previous && rules.map((r) => r.keepEarlier(path, previous.source, id as string)).find(Boolean);
-    if (kept) {
-      diagnostics.push(warning('DUPLICATE_ROLE', kept, frontmatterAt(path, def.id)));
-      continue;
-    }
-    if (previous)
-      diagnostics.push(
-        warning(
-          'DUPLICATE_ROLE',
-          `role ${id} is defined in ${previous.source} and again here; this definition replaces it`,
-          frontmatterAt(path, def.id),
-        ),
-      );
     const fields = { ...meta };
     // In the `newline_escapes` fields the two characters `\n` are a line break.
     for (const key of def.newlineEscapes ?? [])
       if (typeof fields[key] === 'string') fields[key] = fields[key].replaceAll('\\n', '\n');
-    raw.set(id as string, { fields, source: path });
+    const name = id as string;
+    const entry: RawRole = { fields, source: path };
+    if ((raw.has(name) || apart.has(name)) && keepApart(name, entry, rules, raw, apart)) continue;
+    const previous = raw.get(name);
+    if (previous)
+      diagnostics.push(
+        warning(
+          'DUPLICATE_ROLE',
+          `role ${name} is defined in ${previous.source} and again here; this definition replaces it`,
+          frontmatterAt(path, def.id),
+        ),
+      );
+    raw.set(name, entry);
   }
+  // Ids a rule moved apart: each moved file says so. An id no file kept as written is no
+  // role (its compose is UNKNOWN_ROLE, naming the qualified ids as the closest).
+  for (const [name, group] of apart) {
+    const bare = raw.get(name);
+    group.files.forEach((file, i) => {
+      const others = [...(bare ? [bare.source] : []), ...group.files.filter((f) => f !== file)];
+      // A note, not a warning: each is composed as it is; the id as written is what changed.
+      diagnostics.push(
+        info(
+          'DUPLICATE_ROLE',
+          `role ${name} is defined in ${others.join(', ')} and here, kept apart as the system keeps them: this one is role ${group.ids[i]} (${bare ? `${name} is the one in ${bare.source}` : `${name} alone is no role: ${group.ids.join(', ')}`})`,
+          frontmatterAt(file, def.id),
+        ),
+      );
+    });
+  }
+}
+
+/** Ids a discovery rule moved apart (`qualify`), by the id the files give: the ids they take, and the files. */
+type Apart = Map<string, { ids: string[]; files: string[] }>;
+
+/**
+ * A file whose id an earlier file gives too, where a rule keeps them apart: the earlier
+ * one moves to its qualified id when it has one, and this one takes its own (true);
+ * false when this file takes the id as written (no rule qualifies it, or its qualified id
+ * is taken): the usual replacement follows, of the earlier one if it did not move.
+ */
+function keepApart(
+  name: string,
+  entry: RawRole,
+  rules: readonly DiscoveryScope[],
+  raw: RawRoles,
+  apart: Apart,
+): boolean {
+  const qualified = (path: string) => {
+    const q = rules.map((r) => r.qualify?.(path, name)).find((x) => x !== undefined);
+    return q !== undefined && q !== name && isLabelName(q) ? q : undefined;
+  };
+  const group = apart.get(name) ?? { ids: [], files: [] };
+  const previous = raw.get(name);
+  const theirs = previous ? qualified(previous.source) : undefined;
+  const mine = qualified(entry.source);
+  const movable = previous !== undefined && theirs !== undefined && theirs !== mine && !raw.has(theirs);
+  const placeable = mine !== undefined && mine !== theirs && !raw.has(mine);
+  if (movable) {
+    raw.delete(name);
+    raw.set(theirs, previous);
+    group.ids.push(theirs);
+    group.files.push(previous.source);
+    apart.set(name, group);
+  }
+  // Not qualified itself: this file takes the id as written (its earlier holder moved).
+  if (!placeable) return false;
+  raw.set(mine, entry);
+  group.ids.push(mine);
+  group.files.push(entry.source);
+  apart.set(name, group);
+  return true;
 }
 
 /**

@@ -30,9 +30,11 @@ export const plugins: DiscoveryRule = {
         if (plugin === undefined) return meta;
         return pluginFallbacks(meta, path, id, require, () => pluginName(plugin, market, textOf));
       },
-      keepEarlier(path, earlier, id) {
-        if (!withinPlugin(path, folders) || withinPlugin(earlier, folders)) return undefined;
-        return `role ${id} is defined in ${earlier} and again here, in a plugin: the one outside plugins is kept (Claude Code names this one <plugin>:${id})`;
+      // Claude Code calls a plugin's agent `<plugin>:<name>`; `:` is no role-name
+      // character, so where a name is given twice, a plugin's is `<plugin>.<name>`.
+      qualify(path, id) {
+        const plugin = pluginOf(path, folders, listed);
+        return plugin === undefined ? undefined : `${pluginName(plugin, market, textOf)}.${id}`;
       },
       // Found by the catch-all: in a tree of plugins, only their agents are agents (Claude
       // Code loads no other); elsewhere, a command file is none.
