@@ -78,8 +78,9 @@ describe('a YAML mapping key that a number or boolean renames', () => {
     ['007', 'number 7', '"7"'],
     ['0x1F', 'number 31', '"31"'],
     ['1.50', 'number 1.5', '"1.5"'],
-    ['1e3', 'number 1000', '"1000"'],
+    ['1_000', 'number 1000', '"1000"'],
     ['True', 'boolean true', '"true"'],
+    ['yes', 'boolean true', '"true"'],
   ])(
     'an agent key %s is a YAML_SYNTAX error at the key, not an agent silently named otherwise',
     (key, read, name) => {
@@ -93,6 +94,15 @@ describe('a YAML mapping key that a number or boolean renames', () => {
       ]);
     },
   );
+
+  it('a key PyYAML reads as text (1e3, 0o17) is the agent of that name in agents.yaml, a number elsewhere', () => {
+    const r = memPack(
+      { 'agents.yaml': '1e3:\n  role: R\n  goal: G\n  backstory: B\n' },
+      { preset: 'crewai' },
+    );
+    expect([...r.snapshot!.roles.keys()]).toEqual(['1e3']);
+    expect(problems('1e3: a\n')).toEqual([expect.stringContaining('error YAML_SYNTAX: x.yaml:1:1')]);
+  });
 
   it('a key whose text is its name (1, true, -1) and a quoted one are read as ever', () => {
     expect(problems('1: a\ntrue: b\n-1: c\n"007": d\n')).toEqual([]);

@@ -36,6 +36,10 @@ function agrees(text: string): void {
   expect(full.problem, JSON.stringify(text)).toBe(false);
   expect(simple, JSON.stringify(text)).toStrictEqual(full.value);
   expect(JSON.stringify(simple)).toBe(JSON.stringify(full.value));
+  // A text read here types no plain word otherwise than PyYAML: the same value read so.
+  const py = parseYaml(text, { file: 'f.yaml', scalars: 'pyyaml' });
+  expect(py.diagnostics, JSON.stringify(text)).toEqual([]);
+  expect(py.value, JSON.stringify(text)).toStrictEqual(simple);
   // Given the text's bytes (plain ASCII text), values are copied out of them: the same values.
   const bytes = new TextEncoder().encode(text);
   if (bytes.length === text.length)
@@ -44,6 +48,19 @@ function agrees(text: string): void {
 
 describe('parseSimpleYaml', () => {
   it.each([
+    'role: yes\n',
+    'role: Off\n',
+    'on: x\n',
+    'tags: [a, NO]\n',
+    'c: { t: ON }\n',
+    'n: 017\n',
+    'n: 08\n',
+    '- yes\n',
+  ])('leaves %j to the full parser: PyYAML types a word in it otherwise', (text) => {
+    expect(parseSimpleYaml(text)).toBe(NOT_SIMPLE);
+  });
+
+  it.each([
     ['name: Ada\n', { name: 'Ada' }],
     ['', null],
     ['\n# only a comment\n\n', null],
@@ -51,8 +68,8 @@ describe('parseSimpleYaml', () => {
     ['a:  spaced out\nb: x, y and z.\n', { a: 'spaced out', b: 'x, y and z.' }],
     ['tags: [dev, ops team]\nnone: []\n', { tags: ['dev', 'ops team'], none: [] }],
     [
-      'n: 3\nf: 0.25\nz: 007\nt: true\nF: FALSE\nu: Null\n',
-      { n: 3, f: 0.25, z: 7, t: true, F: false, u: null },
+      'n: 3\nf: 0.25\nz: 7.50\nt: true\nF: FALSE\nu: Null\n',
+      { n: 3, f: 0.25, z: 7.5, t: true, F: false, u: null },
     ],
     [
       '# registry\nroles:\n  dev:\n    name: Dev\n\n    tags: [a]\n  qa:\n    name: QA\nother: x\n',

@@ -66,3 +66,61 @@ describe('crewai: block scalars at the end of a file, as PyYAML reads them', () 
     expect(same).toBe(texts.length);
   });
 });
+
+describe('crewai: plain scalars typed as PyYAML types them', () => {
+  it('a role, goal or backstory written as a plain word PyYAML types (a bool, a number, a date) is no agent, and one it reads as text composes as that text', () => {
+    const plains = [
+      ...['yes', 'Yes', 'YES', 'no', 'NO', 'on', 'On', 'off', 'OFF', 'oN', 'y', 'n', 'true', 'False', 'tRUE'],
+      ...['null', 'Null', '~', 'nULL', '1e3', '1.0e3', '6.8e+5', '1.e+5', '-.5', '.5', '+.5', '-1.5', '1.'],
+      ...[
+        '0o17',
+        '017',
+        '08',
+        '09.5',
+        '00',
+        '0',
+        '-0',
+        '+12',
+        '0x1F',
+        '0xG',
+        '0b101',
+        '0b2',
+        '1_000',
+        '1_0.5',
+      ],
+      ...['1:30', '1:60', '-1:30', '190:20:30.15', '1:3:5', '0:30', '2024-01-01', '2024-1-1', '2024-01-1'],
+      ...[
+        '2001-12-14t21:59:43.10-05:00',
+        '2001-12-14 21:59:43.10 -5',
+        '2001-12-14T21:59:43Z',
+        '2024-01-01 x',
+      ],
+      ...['.inf', '-.inf', '.NaN', '.nan', '.Inf', 'inf', '12345678901234567890', '0b_', '2024-02-30', '='],
+      ...['1.2.3', 'v1', '3.14', '10:00 AM', 'x: y'.replace(': ', ':')],
+    ];
+    const texts: string[] = [];
+    for (const value of plains)
+      for (const field of ['role', 'goal', 'backstory'])
+        texts.push(
+          `a:\n${['role', 'goal', 'backstory'].map((k) => `  ${k}: ${k === field ? value : k.toUpperCase()}\n`).join('')}`,
+        );
+    const refs = reference(texts);
+    const differ: string[] = [];
+    let composed = 0;
+    texts.forEach((text, i) => {
+      const want = refs[i]!.a?.prompt;
+      const result = memPack({ 'config/agents.yaml': text });
+      const out = result.snapshot && tryCompose(result.snapshot, { role: 'a' });
+      const got = out?.ok ? out.result.text : undefined;
+      if (got !== undefined) composed++;
+      if (got !== want)
+        differ.push(
+          `${JSON.stringify(text)}: ${JSON.stringify(got)} here, ${JSON.stringify(want)} in CrewAI`,
+        );
+    });
+    expect(differ).toEqual([]);
+    // Both outcomes are there: typed words (no agent) and text.
+    expect(composed).toBeGreaterThan(texts.length / 4);
+    expect(composed).toBeLessThan(texts.length);
+  });
+});

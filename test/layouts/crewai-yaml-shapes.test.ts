@@ -93,6 +93,87 @@ describe('crewai: YAML shapes read as PyYAML reads them', () => {
   });
 });
 
+describe('crewai: plain words typed as PyYAML types them', () => {
+  it('a field PyYAML reads as text composes as written, where YAML 1.2 reads a number', () => {
+    const result = memPack({
+      'agents.yaml':
+        'a:\n  role: 1e3\n  goal: 0o17\n  backstory: -.5\nb:\n  role: "yes"\n  goal: 08\n  backstory: !!str 017\n',
+    });
+    expect(result.diagnostics).toEqual([]);
+    const text = (role: string) => {
+      const out = tryCompose(result.snapshot!, { role });
+      return out.ok ? out.result.text : out.diagnostics.map((d) => d.code).join();
+    };
+    expect(text('a')).toBe('You are 1e3. -.5\nYour personal goal is: 0o17');
+    expect(text('b')).toBe('You are yes. 017\nYour personal goal is: 08');
+  });
+
+  it('a field PyYAML reads as a bool, a number or a date is no agent (CrewAI refuses it), said with BAD_ROLE', () => {
+    const result = memPack({
+      'agents.yaml':
+        'ok:\n  role: R\n  goal: G\n  backstory: B\na:\n  role: yes\n  goal: G\n  backstory: B\nb:\n  role: R\n  goal: 12:30\n  backstory: 2024-01-01\nc:\n  role: Off\n  goal: 1_000\n  backstory: 017\n',
+    });
+    expect([...result.snapshot!.roles.keys()]).toEqual(['ok']);
+    expect(result.diagnostics.map((d) => [d.code, d.line, d.message])).toEqual([
+      [
+        'BAD_ROLE',
+        5,
+        "not a role: a's role is the boolean true, not text (the registry requires role, goal, backstory as strings)",
+      ],
+      [
+        'BAD_ROLE',
+        9,
+        "not a role: b's goal is the number 750, backstory is a date, not text (the registry requires role, goal, backstory as strings)",
+      ],
+      [
+        'BAD_ROLE',
+        13,
+        "not a role: c's role is the boolean false, goal is the number 1000, backstory is the number 15, not text (the registry requires role, goal, backstory as strings)",
+      ],
+    ]);
+  });
+
+  it('a plain word PyYAML fails on is YAML_SYNTAX where it is written', () => {
+    for (const [value, message] of [
+      ['=', 'a plain `=` is YAML 1.1\'s "value" key, which PyYAML\'s safe_load cannot read: quote it'],
+      ['2024-02-30', '2024-02-30 is no date or time PyYAML can build (it fails on the file): quote it'],
+      ['0b_', 'PyYAML cannot read 0b_ as the integer it looks like: quote it'],
+      [
+        '12_345_678_901_234_567_890',
+        'PyYAML reads 12_345_678_901_234_567_890 as the integer 12345678901234567890, beyond 2^53: strata (as JSON in JavaScript) would read it as 12345678901234567000, another number; quote it to keep it as text',
+      ],
+    ]) {
+      const result = memPack({ 'agents.yaml': `a:\n  role: R\n  goal: ${value}\n  backstory: B\n` });
+      expect(result.snapshot).toBeUndefined();
+      expect(result.diagnostics.map((d) => [d.code, d.file, d.line, d.col, d.message])).toEqual([
+        ['YAML_SYNTAX', 'agents.yaml', 3, 9, message],
+      ]);
+    }
+  });
+
+  it('a pack of another layout reads the same words by YAML 1.2 (registry.scalars: core, the default)', () => {
+    const result = memPack({
+      'strata.yaml': 'registry:\n  files: [roles.yaml]\nlayers:\n  - id: r\n    text: "{{role.name}}"\n',
+      'roles.yaml': 'roles:\n  a:\n    name: yes\n',
+    });
+    const out = tryCompose(result.snapshot!, { role: 'a' });
+    expect(out.ok && out.result.text).toBe('yes');
+    const py = memPack({
+      'strata.yaml':
+        'registry:\n  files: [roles.yaml]\n  scalars: pyyaml\nlayers:\n  - id: r\n    text: "{{role.name}}"\n',
+      'roles.yaml': 'roles:\n  a:\n    name: 1e3\n  b:\n    name: on\n',
+    });
+    expect(tryCompose(py.snapshot!, { role: 'a' })).toMatchObject({ ok: true, result: { text: '1e3' } });
+    const bad = memPack({
+      'strata.yaml': 'registry:\n  files: [roles.yaml]\n  scalars: python\n',
+      'roles.yaml': 'roles: {}\n',
+    });
+    expect(bad.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      ['BAD_MANIFEST', expect.stringContaining('scalars must be "core" or "pyyaml"')],
+    ]);
+  });
+});
+
 describe('crewai: agents.yaml files PyYAML refuses', () => {
   it('two YAML documents in one file are YAML_SYNTAX where the second starts, said in words', () => {
     const yaml =

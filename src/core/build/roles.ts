@@ -696,6 +696,8 @@ function toRecord(id: string, fields: Record<string, unknown>, source: string): 
 /** What a YAML value is, for a message: `a list`, `a string`, … */
 function kindOf(value: unknown): string {
   if (Array.isArray(value)) return 'a list';
+  // A date or time PyYAML types (`registry.scalars: pyyaml`).
+  if (value instanceof Date) return 'a date';
   if (typeof value === 'object') {
     const made = value === null ? undefined : Object.getPrototypeOf(value)?.constructor;
     return made === undefined || made === Object ? 'a mapping' : `a ${made.name}`;

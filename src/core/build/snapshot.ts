@@ -20,7 +20,7 @@ import {
 import { notTextDiagnostic } from '../text/not-text.js';
 import { closestNames, didYouMean, knownList } from '../text/suggest.js';
 import { byteOrder, decodeText, isUtf8Text } from '../text/text.js';
-import { type FastYaml, type ParsedYaml, parseYaml } from '../text/yaml.js';
+import { type FastYaml, type ParsedYaml, type ParseYamlOptions, parseYaml } from '../text/yaml.js';
 import { type AliasBudget, MAX_PACK_ALIAS_NODES } from '../text/yaml-aliases.js';
 import { yaml11LineBreak } from '../text/yaml-line-breaks.js';
 import type { BuildHooks } from './build-hooks.js';
@@ -147,10 +147,47 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
     return parsed;
   };
 
+  // A role file whose plain scalars are typed as PyYAML types them (`registry.scalars:
+  // pyyaml`): the parse above when it found them typed alike (nearly always), else a parse
+  // that types them so (once per bytes, as the other).
+  const pyyamls = new Map<string, ParsedYaml>();
+  const pyyamlParsed = (path: string): ParsedYaml => {
+    const parsed = parsedYaml(path)!;
+    if (parsed.readsAsPyYaml) return parsed;
+    let again = pyyamls.get(path);
+    if (!again) {
+      const bytes = input.files.get(path)!;
+      // Its aliases were counted by the parse above: the same nodes.
+      again = memo(
+        bytes,
+        'yaml-pyyaml',
+        () => yamlOfBytes(path, bytes, hooks.fastYaml, undefined, 'pyyaml'),
+        path,
+      )!;
+      pyyamls.set(path, again);
+    }
+    return again;
+  };
+  const registryYamlOf = (path: string): ParsedYaml | undefined => {
+    if (!strictUtf8(path)) return undefined;
+    const { registry } = manifest;
+    if (registry.duplicateKeys === 'last') return lastKeyWinsYamlOf(path, registry.scalars);
+    if (registry.scalars !== 'pyyaml') return yamlOf(path);
+    const parsed = pyyamlParsed(path);
+    if (!reported.has(path)) {
+      reported.add(path);
+      diagnostics.push(...parsed.diagnostics);
+    }
+    return parsed;
+  };
+
   // A role file read as PyYAML reads it (`registry.duplicate_keys: last`): a repeated key's
   // later value wins, and each repeat is a warning instead of an error; a file writing a
   // character PyYAML takes as a line break (NEL, U+2028, U+2029) is refused.
-  const lastKeyWinsYamlOf = (path: string): ParsedYaml | undefined => {
+  const lastKeyWinsYamlOf = (
+    path: string,
+    scalars: 'core' | 'pyyaml' | undefined,
+  ): ParsedYaml | undefined => {
     if (!strictUtf8(path)) return undefined;
     const lineBreak = yaml11LineBreak(path, input.files.get(path)!);
     if (lineBreak) {
@@ -158,9 +195,15 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
       reported.add(path);
       return undefined;
     }
-    const parsed = parsedYaml(path)!;
+    const parsed = scalars === 'pyyaml' ? pyyamlParsed(path) : parsedYaml(path)!;
     const lenient = parsed.lastKeyWins;
-    if (!lenient) return yamlOf(path);
+    if (!lenient) {
+      if (!reported.has(path)) {
+        reported.add(path);
+        diagnostics.push(...parsed.diagnostics);
+      }
+      return parsed;
+    }
     if (!reported.has(path)) {
       reported.add(path);
       for (const { key, at } of lenient.repeats)
@@ -395,7 +438,7 @@ function* buildSteps(input: BuildInput, hooks: BuildHooks): Generator<void, Load
   for (const path of files.keys()) {
     if (!/\.ya?ml$/i.test(path) || path === MANIFEST_FILE || path === manifest.fleet.file) continue;
     if (!registryGlobs.some((g) => g(path))) continue;
-    const yaml = manifest.registry.duplicateKeys === 'last' ? lastKeyWinsYamlOf(path) : yamlOf(path);
+    const yaml = registryYamlOf(path);
     if (yaml) roleFiles.push({ path, yaml });
   }
   yield;
@@ -613,10 +656,14 @@ export function yamlOfBytes(
   bytes: Uint8Array,
   fast?: FastYaml,
   aliases?: AliasBudget,
+  scalars?: 'pyyaml',
 ): ParsedYaml | undefined {
   const text = decodeText(bytes);
   if (text === undefined) return undefined;
-  return parseYaml(text, aliases ? { file: path, bytes, fast, aliases } : { file: path, bytes, fast });
+  const options: ParseYamlOptions = { file: path, bytes, fast };
+  if (aliases) options.aliases = aliases;
+  if (scalars) options.scalars = scalars;
+  return parseYaml(text, options);
 }
 
 /**

@@ -60,7 +60,7 @@ export function parseManifestPart(
     const reg = c.mapping(
       top.registry,
       ['registry'],
-      ['files', 'key', 'require', 'discover', 'duplicate_keys', 'duplicate_roles'],
+      ['files', 'key', 'require', 'discover', 'duplicate_keys', 'duplicate_roles', 'scalars'],
     );
     if (reg) {
       part.registry = {};
@@ -78,6 +78,9 @@ export function parseManifestPart(
         part.registry.duplicateKeys = reg.duplicate_keys;
       else if (reg.duplicate_keys !== undefined)
         c.bad(['registry', 'duplicate_keys'], 'duplicate_keys must be "error" or "last"');
+      if (reg.scalars === 'core' || reg.scalars === 'pyyaml') part.registry.scalars = reg.scalars;
+      else if (reg.scalars !== undefined)
+        c.bad(['registry', 'scalars'], 'scalars must be "core" or "pyyaml"');
       if (reg.duplicate_roles === 'last' || reg.duplicate_roles === 'refuse')
         part.registry.duplicateRoles = reg.duplicate_roles;
       else if (reg.duplicate_roles !== undefined)

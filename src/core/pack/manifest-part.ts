@@ -143,6 +143,12 @@ export interface RegistryDef {
    */
   duplicateKeys?: 'error' | 'last';
   /**
+   * How a role file's plain scalars are typed: by YAML 1.2's core schema (`core`, the
+   * default) or as PyYAML's `safe_load` types them (`pyyaml`: `role: yes` a bool, `1e3`
+   * text), for files a Python tool loads.
+   */
+  scalars?: 'core' | 'pyyaml';
+  /**
    * A role id two registry files define: the later file's record replaces the earlier one
    * with a DUPLICATE_ROLE warning (`last`, the default), or a compose of the role fails
    * naming the files (`refuse`: a folder of several projects, each with its own records).

@@ -9,6 +9,7 @@ import {
 } from './yaml-aliases.js';
 import { parseTokens, TOO_DEEP_MESSAGE } from './yaml-nesting.js';
 import { yamlPackage } from './yaml-package.js';
+import { pyyamlPlain, pyyamlReadsOtherwise } from './yaml-pyyaml-scalars.js';
 
 /** A parsed YAML text that can point back at the line and column of any value in it. */
 export interface ParsedYaml {
@@ -25,6 +26,11 @@ export interface ParsedYaml {
   aliasNodes?: number;
   /** Set when the aliases were refused for the pack's limit, not the text's own: another build may take them. */
   overPack?: true;
+  /**
+   * Set when a parse with the core schema found every plain scalar typed as PyYAML types
+   * it: the same value as a parse with `scalars: 'pyyaml'` (which need not be made).
+   */
+  readsAsPyYaml?: true;
   /**
    * Where the value (or, with `key`, the mapping key) at `path` is written. With `within`,
    * a text written inside that value (a placeholder): where its first occurrence in the
@@ -70,11 +76,19 @@ export interface ParseYamlOptions {
    * are `YAML_ALIASES` (and `overPack`); what they add is taken from it.
    */
   aliases?: AliasBudget;
+  /**
+   * How plain scalars are typed: by YAML 1.2's core schema (`core`, the default), or as
+   * PyYAML's `safe_load` types them (`pyyaml`: `yes` a bool, `1e3` text, `2024-01-01` a
+   * `Date`; see yaml-pyyaml-scalars.ts), for files Python tools load. A plain scalar PyYAML
+   * fails on (`=`, `2024-02-30`) is a syntax error there.
+   */
+  scalars?: 'core' | 'pyyaml';
 }
 
 /**
  * A reader of some YAML texts that gives the same value as {@link parseYaml}, faster: see
- * `ParseYamlOptions.fast`. `items`, when given, holds where each item of the value's lists
+ * `ParseYamlOptions.fast`. It takes no text holding a plain scalar that PyYAML types
+ * otherwise than the core schema (`yes`, `017`): its values are both readings. `items`, when given, holds where each item of the value's lists
  * starts in the text (what the full parser's nodes say), so `locate` finds a list item
  * without a syntax tree.
  */
@@ -111,6 +125,7 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
   if (simple !== undefined) {
     const parsed = new Parsed(source, options, simple.value, NO_PROBLEMS as Diagnostic[]);
     parsed.items = simple.items;
+    parsed.readsAsPyYaml = true;
     return parsed;
   }
   const { file, lineOffset = 0, syntaxCode = 'YAML_SYNTAX' } = options;
@@ -122,6 +137,12 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
     error(syntaxCode, e.message.split('\n')[0] ?? e.message, at(e.pos[0])),
   );
   const repeats: RepeatedKey[] = [];
+  let readsAsPyYaml = false;
+  if (diagnostics.length === 0) {
+    const typed = typePlainScalars(doc.contents, options.scalars === 'pyyaml');
+    for (const { message, offset } of typed.refused) diagnostics.push(error(syntaxCode, message, at(offset)));
+    readsAsPyYaml = typed.readsAsPyYaml;
+  }
   if (diagnostics.length === 0) {
     for (const { tag, offset } of unreadTags(doc.contents))
       diagnostics.push(
@@ -189,6 +210,7 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
   if (repeats.length > 0 && diagnostics.length === repeats.length) parsed.lastKeyWins = { value, repeats };
   if (aliases && aliases.added > 0 && !aliases.problem) parsed.aliasNodes = aliases.added;
   if (overPack) parsed.overPack = true;
+  if (readsAsPyYaml && options.scalars !== 'pyyaml') parsed.readsAsPyYaml = true;
   return parsed;
 }
 
@@ -212,6 +234,7 @@ class Parsed implements ParsedYaml {
   lastKeyWins?: { value: unknown; repeats: RepeatedKey[] };
   aliasNodes?: number;
   overPack?: true;
+  readsAsPyYaml?: true;
   /**
    * What `locate` needs (the tree, the text, its line starts, each mapping's keys), held
    * weakly: made once for a run of calls (a fleet's 10,000 agents each located), never
@@ -343,6 +366,38 @@ function unreadTags(root: unknown): Array<{ tag: string; offset: number }> {
     },
   });
   return found;
+}
+
+/**
+ * The plain scalars of a parse typed as PyYAML types them (`pyyaml`), those PyYAML fails
+ * on with why; else (the core schema's typing kept) whether PyYAML would type each alike.
+ * A scalar with a tag (`!!str yes`) and the merge key `<<` are as written.
+ */
+function typePlainScalars(
+  root: unknown,
+  pyyaml: boolean,
+): { refused: Array<{ message: string; offset: number }>; readsAsPyYaml: boolean } {
+  const { visit } = yamlPackage();
+  const refused: Array<{ message: string; offset: number }> = [];
+  let readsAsPyYaml = true;
+  visit(root as Node, {
+    Scalar(_, node) {
+      const text = node.source;
+      if (node.type !== 'PLAIN' || typeof text !== 'string' || node.tag !== undefined || text === '<<')
+        return;
+      if (!pyyaml) {
+        if (readsAsPyYaml && pyyamlReadsOtherwise(text, node.value)) readsAsPyYaml = false;
+        return;
+      }
+      const typed = pyyamlPlain(text);
+      if ('value' in typed) node.value = typed.value;
+      else {
+        refused.push({ message: typed.refused, offset: node.range?.[0] ?? 0 });
+        node.value = text;
+      }
+    },
+  });
+  return { refused, readsAsPyYaml };
 }
 
 /**

@@ -142,7 +142,7 @@ class SimpleParser {
       // YAML limits an implicit key to 1024 characters; a longer one is the full parser's error.
       if (text.charCodeAt(i) !== 58 /* : */ || i - keyStart > MAX_KEY) return NOT_SIMPLE;
       const key = text.slice(keyStart, i);
-      if (key === '__proto__' || SPECIAL_WORDS.has(key) || Object.hasOwn(out, key)) return NOT_SIMPLE;
+      if (key === '__proto__' || typedWord(key) || Object.hasOwn(out, key)) return NOT_SIMPLE;
       i++;
       const nl = text.indexOf('\n', i);
       const lineEnd = nl === -1 ? text.length : nl;
@@ -343,6 +343,7 @@ class SimpleParser {
     const word = this.copy(start, end);
     const special = SPECIAL_WORDS.get(word);
     if (special !== undefined) return special.value;
+    if (PYYAML_WORDS.has(word)) return NOT_SIMPLE;
     return this.share(word);
   }
 
@@ -353,7 +354,8 @@ class SimpleParser {
    */
   private number(start: number, end: number): unknown {
     const word = this.text.slice(start, end);
-    if (/^[0-9]{1,15}(\.[0-9]{1,15})?$/.test(word)) return Number(word);
+    // `017` is 17 to the core schema, 15 (octal) to PyYAML; `08` is 8, and text to PyYAML.
+    if (/^[0-9]{1,15}(\.[0-9]{1,15})?$/.test(word) && !/^0[0-9]+$/.test(word)) return Number(word);
     return /^[0-9]+(?:\.[0-9]+){2,}$/.test(word) ? this.share(this.copy(start, end)) : NOT_SIMPLE;
   }
 
@@ -375,7 +377,7 @@ class SimpleParser {
       while (itemEnd > itemStart && text.charCodeAt(itemEnd - 1) === 32) itemEnd--;
       const word = this.copy(itemStart, itemEnd);
       // A word of the core schema (null, true, …) or with `: `, ` #` inside: not simple.
-      if (SPECIAL_WORDS.has(word) || word.includes(': ') || word.includes(' #')) return NOT_SIMPLE;
+      if (typedWord(word) || word.includes(': ') || word.includes(' #')) return NOT_SIMPLE;
       if (word.endsWith(':')) return NOT_SIMPLE;
       out.push(this.share(word));
       if (i === close) return out.slice(); // exact size: a pushed-to array keeps spare room
@@ -406,7 +408,7 @@ class SimpleParser {
       while (keyChar(text.charCodeAt(i))) i++;
       if (text.charCodeAt(i) !== 58 || text.charCodeAt(i + 1) !== 32) return NOT_SIMPLE;
       const key = text.slice(keyStart, i);
-      if (key === '__proto__' || SPECIAL_WORDS.has(key) || Object.hasOwn(out, key)) return NOT_SIMPLE;
+      if (key === '__proto__' || typedWord(key) || Object.hasOwn(out, key)) return NOT_SIMPLE;
       i += 2;
       while (text.charCodeAt(i) === 32) i++;
       const valueStart = i;
@@ -435,6 +437,7 @@ class SimpleParser {
     const word = this.copy(start, end);
     const special = SPECIAL_WORDS.get(word);
     if (special !== undefined) return special.value;
+    if (PYYAML_WORDS.has(word)) return NOT_SIMPLE;
     return this.share(word);
   }
 
@@ -476,6 +479,18 @@ const SPECIAL_WORDS = new Map<string, { value: unknown }>([
   ...['true', 'True', 'TRUE'].map((w) => [w, { value: true }] as const),
   ...['false', 'False', 'FALSE'].map((w) => [w, { value: false }] as const),
 ]);
+
+/**
+ * Plain words PyYAML types (YAML 1.1's booleans) where the core schema reads text: the
+ * full parser reads them (see yaml-pyyaml-scalars.ts), so that a value read here is both
+ * readings.
+ */
+const PYYAML_WORDS = new Set(['yes', 'Yes', 'YES', 'no', 'No', 'NO', 'on', 'On', 'ON', 'off', 'Off', 'OFF']);
+
+/** A plain word that is no string to the core schema or to PyYAML. */
+function typedWord(word: string): boolean {
+  return SPECIAL_WORDS.has(word) || PYYAML_WORDS.has(word);
+}
 
 function letter(c: number): boolean {
   return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);

@@ -58,6 +58,6 @@ if __name__ == "__main__":
     for path in sys.argv[1:]:
         try:
             result[path] = agents_of(path)
-        except yaml.YAMLError as e:
+        except (yaml.YAMLError, ValueError) as e:  # ValueError: a date PyYAML cannot build
             result[path] = {"__error__": str(e)}
     json.dump(result, sys.stdout)
