@@ -133,6 +133,28 @@ describe('crewai: plain words typed as PyYAML types them', () => {
     ]);
   });
 
+  it('a compose of an entry that is no role says where it is written and why, not only that it is unknown', () => {
+    const result = memPack({
+      'agents.yaml':
+        'ok:\n  role: R\n  goal: G\n  backstory: B\na:\n  role: yes\n  goal: G\n  backstory: B\nanalista_é:\n  role: R\n  goal: G\n  backstory: B\nshared: x\n',
+    });
+    const said = (role: string) => {
+      const out = tryCompose(result.snapshot!, { role });
+      return out.ok ? out.result.text : out.diagnostics.map((d) => `${d.code}: ${d.message}`);
+    };
+    expect(said('a')).toEqual([
+      'UNKNOWN_ROLE: unknown role "a" (agents.yaml:5:1 writes it, but BAD_ROLE: not a role: a\'s role is the boolean true, not text (the registry requires role, goal, backstory as strings)); known roles: ok',
+    ]);
+    expect(said('analista_é')).toEqual([
+      'UNKNOWN_ROLE: unknown role "analista_é" (agents.yaml:9:1 writes it, but BAD_ROLE: role id "analista_é" is not a valid name (letters, digits, . _ -, starting with a letter or digit); it is not a role); known roles: ok',
+    ]);
+    expect(said('shared')).toEqual([
+      'UNKNOWN_ROLE: unknown role "shared" (agents.yaml:13:1 writes it, but BAD_ROLE: role shared must be a mapping of fields; it is not a role); known roles: ok',
+    ]);
+    // A name no file writes is unknown as before.
+    expect(said('b')).toEqual(['UNKNOWN_ROLE: unknown role "b"; known roles: ok']);
+  });
+
   it('a plain word PyYAML fails on is YAML_SYNTAX where it is written', () => {
     for (const [value, message] of [
       ['=', 'a plain `=` is YAML 1.1\'s "value" key, which PyYAML\'s safe_load cannot read: quote it'],

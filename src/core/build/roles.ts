@@ -637,6 +637,30 @@ function namedFileWithoutKey(path: string, doc: unknown, key: string, yaml: Pars
 }
 
 /**
+ * The BAD_ROLE warning that says why a role file's entry `id` is no role (a field not
+ * given or not text, no mapping, no valid name), when the build gave one: an unknown role
+ * that a file writes is said with it, not as a name no file has.
+ */
+export function notARole(warnings: readonly Diagnostic[], id: string): Diagnostic | undefined {
+  const said = [
+    `not a role: ${id}'s `,
+    `not a role: ${id} has no `,
+    `role ${id} must be a mapping of fields; it is not a role`,
+    `role id ${JSON.stringify(id)} is not a valid name (`,
+  ];
+  return warnings.find((d) => d.code === 'BAD_ROLE' && said.some((start) => d.message.startsWith(start)));
+}
+
+/** ` (config/agents.yaml:5:1 writes it: not a role: …)`, for an unknown role a file writes as no role. */
+export function notARoleWords(warnings: readonly Diagnostic[], id: string): string {
+  const d = notARole(warnings, id);
+  if (d === undefined) return '';
+  const at =
+    d.file === undefined ? 'a role file' : `${d.file}${d.line === undefined ? '' : `:${d.line}:${d.col}`}`;
+  return ` (${at} writes it, but BAD_ROLE: ${d.message})`;
+}
+
+/**
  * What a record lacks, in words: the fields it has no value for, and those it gives as
  * something else than text, with their value (`counter's role is the number 42`), not as
  * if they were not there.

@@ -1,6 +1,7 @@
 import { fleetById } from '../build/derived.js';
 import type { Agent } from '../build/fleet.js';
 import type { PackFile } from '../build/pack-file.js';
+import { notARoleWords } from '../build/roles.js';
 import type { Snapshot } from '../build/snapshot-types.js';
 import type { InputFormat } from '../layout.js';
 import { type ResolvedInputs, resolveInputs, takesInputs } from '../pack/inputs.js';
@@ -95,7 +96,7 @@ export function unknownRole(snapshot: Snapshot, role: string): Diagnostic {
       : ` (${JSON.stringify(form)} is the same text in another Unicode form: ${codePoints(role)} here, ${codePoints(form)} in the pack)`;
   const d = error(
     'UNKNOWN_ROLE',
-    `unknown role ${JSON.stringify(role)}${didYouMean(suggestions)}${forms}; known roles: ${knownList([...snapshot.roles.keys()])}`,
+    `unknown role ${JSON.stringify(role)}${notARoleWords(snapshot.warnings, role)}${didYouMean(suggestions)}${forms}; known roles: ${knownList([...snapshot.roles.keys()])}`,
   );
   if (suggestions.length > 0) d.suggestions = suggestions;
   return d;

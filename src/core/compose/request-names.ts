@@ -1,4 +1,5 @@
 import type { Agent } from '../build/fleet.js';
+import { notARoleWords } from '../build/roles.js';
 import type { Snapshot } from '../build/snapshot.js';
 import { type Diagnostic, error, warning } from '../text/diagnostics.js';
 import { closestNames, didYouMean, knownList } from '../text/suggest.js';
@@ -86,10 +87,11 @@ export function checkRequestNames(
     }
   } else if (snapshot.roles.size === 0 && !known(snapshot, 'role', role)) {
     const suggestions = closestNames(role, knownNames(snapshot).roles);
+    const refused = notARoleWords(snapshot.warnings, role);
     const why =
       knownNames(snapshot).roles.length === 0
-        ? 'the pack declares no roles (its registry is empty and no role file names it)'
-        : 'the pack has no role registry and no role file for it';
+        ? `the pack declares no roles${refused || ' (its registry is empty and no role file names it)'}`
+        : `the pack has no role registry and no role file for it${refused}`;
     const list =
       knownNames(snapshot).roles.length === 0
         ? ''
