@@ -14,9 +14,17 @@
  * cache.get('a'); // 'xxx…'
  */
 export class ByteCache<V> {
-  #entries = new Map<string, { value: V; bytes: number; tick: number }>();
+  #entries = new Map<string, Entry<V>>();
+  /**
+   * The entries from least to most recently used, linked (`older`, `newer`): dropping the
+   * least recently used is one step. (Iterating the map from its start would step over
+   * every entry deleted since the map last compacted itself: with entries stored and
+   * dropped in turn, a store cost as many steps as the cache holds entries.)
+   */
+  #oldest: Entry<V> | undefined;
+  #newest: Entry<V> | undefined;
   #bytes = 0;
-  /** Increases with every store and move: the entries' ticks increase in the map's order. */
+  /** Increases with every store and move: the entries' ticks increase from oldest to newest. */
   #tick = 0;
   #maxBytes: number;
 
@@ -50,9 +58,9 @@ export class ByteCache<V> {
     if (!entry) return undefined;
     // At most `tick - entry.tick` entries follow it: within the newer half it stays put.
     if (this.#tick - entry.tick > this.#entries.size >> 1) {
-      this.#entries.delete(key);
+      this.#unlink(entry);
       entry.tick = ++this.#tick;
-      this.#entries.set(key, entry);
+      this.#append(entry);
     }
     return entry.value;
   }
@@ -61,7 +69,9 @@ export class ByteCache<V> {
   set(key: string, value: V, bytes: number): void {
     this.delete(key);
     if (bytes > this.#maxBytes) return;
-    this.#entries.set(key, { value, bytes, tick: ++this.#tick });
+    const entry: Entry<V> = { key, value, bytes, tick: ++this.#tick, older: undefined, newer: undefined };
+    this.#entries.set(key, entry);
+    this.#append(entry);
     this.#bytes += bytes;
     this.#evict();
   }
@@ -70,24 +80,54 @@ export class ByteCache<V> {
     const entry = this.#entries.get(key);
     if (!entry) return;
     this.#entries.delete(key);
+    this.#unlink(entry);
     this.#bytes -= entry.bytes;
   }
 
   clear(): void {
     this.#entries.clear();
+    this.#oldest = undefined;
+    this.#newest = undefined;
     this.#bytes = 0;
   }
 
   // --- internal ---
 
   #evict(): void {
-    if (this.#bytes <= this.#maxBytes) return;
-    for (const [key, entry] of this.#entries) {
-      if (this.#bytes <= this.#maxBytes) break;
-      this.#entries.delete(key);
+    while (this.#bytes > this.#maxBytes && this.#oldest !== undefined) {
+      const entry = this.#oldest;
+      this.#entries.delete(entry.key);
+      this.#unlink(entry);
       this.#bytes -= entry.bytes;
     }
   }
+
+  #append(entry: Entry<V>): void {
+    entry.older = this.#newest;
+    entry.newer = undefined;
+    if (this.#newest) this.#newest.newer = entry;
+    else this.#oldest = entry;
+    this.#newest = entry;
+  }
+
+  #unlink(entry: Entry<V>): void {
+    if (entry.older) entry.older.newer = entry.newer;
+    else this.#oldest = entry.newer;
+    if (entry.newer) entry.newer.older = entry.older;
+    else this.#newest = entry.older;
+    entry.older = undefined;
+    entry.newer = undefined;
+  }
+}
+
+/** One kept value, linked to its neighbours in the order of use. */
+interface Entry<V> {
+  readonly key: string;
+  value: V;
+  bytes: number;
+  tick: number;
+  older: Entry<V> | undefined;
+  newer: Entry<V> | undefined;
 }
 
 /** Bytes a string may occupy in memory (two per UTF-16 unit: an upper bound). */

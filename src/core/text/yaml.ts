@@ -137,12 +137,11 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
     error(syntaxCode, e.message.split('\n')[0] ?? e.message, at(e.pos[0])),
   );
   const repeats: RepeatedKey[] = [];
+  const pyyaml = options.scalars === 'pyyaml';
   let readsAsPyYaml = false;
-  if (diagnostics.length === 0) {
-    const typed = typePlainScalars(doc.contents, options.scalars === 'pyyaml');
-    for (const { message, offset } of typed.refused) diagnostics.push(error(syntaxCode, message, at(offset)));
-    readsAsPyYaml = typed.readsAsPyYaml;
-  }
+  if (diagnostics.length === 0 && pyyaml)
+    for (const { message, offset } of pyyamlTyped(doc.contents))
+      diagnostics.push(error(syntaxCode, message, at(offset)));
   if (diagnostics.length === 0) {
     for (const { tag, offset } of unreadTags(doc.contents))
       diagnostics.push(
@@ -154,7 +153,9 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
       );
   }
   if (diagnostics.length === 0) {
-    for (const { written, value, offset } of integersLosingDigits(doc.contents))
+    const integers = integersLosingDigits(doc.contents, !pyyaml);
+    readsAsPyYaml = integers.readsAsPyYaml;
+    for (const { written, value, offset } of integers.found)
       diagnostics.push(
         error(
           syntaxCode,
@@ -210,7 +211,7 @@ export function parseYaml(text: string, options: ParseYamlOptions): ParsedYaml {
   if (repeats.length > 0 && diagnostics.length === repeats.length) parsed.lastKeyWins = { value, repeats };
   if (aliases && aliases.added > 0 && !aliases.problem) parsed.aliasNodes = aliases.added;
   if (overPack) parsed.overPack = true;
-  if (readsAsPyYaml && options.scalars !== 'pyyaml') parsed.readsAsPyYaml = true;
+  if (readsAsPyYaml && !pyyaml) parsed.readsAsPyYaml = true;
   return parsed;
 }
 
@@ -369,26 +370,17 @@ function unreadTags(root: unknown): Array<{ tag: string; offset: number }> {
 }
 
 /**
- * The plain scalars of a parse typed as PyYAML types them (`pyyaml`), those PyYAML fails
- * on with why; else (the core schema's typing kept) whether PyYAML would type each alike.
- * A scalar with a tag (`!!str yes`) and the merge key `<<` are as written.
+ * Types the plain scalars of a parse as PyYAML types them (see yaml-pyyaml-scalars.ts), and
+ * gives those PyYAML fails on, with why. A scalar with a tag (`!!str yes`) and the merge
+ * key `<<` are as written.
  */
-function typePlainScalars(
-  root: unknown,
-  pyyaml: boolean,
-): { refused: Array<{ message: string; offset: number }>; readsAsPyYaml: boolean } {
+function pyyamlTyped(root: unknown): Array<{ message: string; offset: number }> {
   const { visit } = yamlPackage();
   const refused: Array<{ message: string; offset: number }> = [];
-  let readsAsPyYaml = true;
   visit(root as Node, {
     Scalar(_, node) {
-      const text = node.source;
-      if (node.type !== 'PLAIN' || typeof text !== 'string' || node.tag !== undefined || text === '<<')
-        return;
-      if (!pyyaml) {
-        if (readsAsPyYaml && pyyamlReadsOtherwise(text, node.value)) readsAsPyYaml = false;
-        return;
-      }
+      const text = plainText(node);
+      if (text === undefined) return;
       const typed = pyyamlPlain(text);
       if ('value' in typed) node.value = typed.value;
       else {
@@ -397,7 +389,15 @@ function typePlainScalars(
       }
     },
   });
-  return { refused, readsAsPyYaml };
+  return refused;
+}
+
+/** The text of a plain scalar without a tag, as written (folded); undefined for any other, and `<<`. */
+function plainText(node: { type?: string; source?: unknown; tag?: string }): string | undefined {
+  const text = node.source;
+  return node.type !== 'PLAIN' || typeof text !== 'string' || node.tag !== undefined || text === '<<'
+    ? undefined
+    : text;
 }
 
 /**
@@ -406,11 +406,20 @@ function typePlainScalars(
  * every reader here (a config value, a number written into a prompt), where a Python
  * reader keeps every digit.
  */
-function integersLosingDigits(root: unknown): Array<{ written: string; value: string; offset: number }> {
+function integersLosingDigits(
+  root: unknown,
+  checkPyYaml: boolean,
+): { found: Array<{ written: string; value: string; offset: number }>; readsAsPyYaml: boolean } {
   const { visit } = yamlPackage();
   const found: Array<{ written: string; value: string; offset: number }> = [];
+  // With the core schema's typing, also whether PyYAML types every plain scalar alike.
+  let readsAsPyYaml = checkPyYaml;
   visit(root as Node, {
     Scalar(_, node) {
+      if (readsAsPyYaml) {
+        const text = plainText(node);
+        if (text !== undefined && pyyamlReadsOtherwise(text, node.value)) readsAsPyYaml = false;
+      }
       const v = node.value;
       if (typeof v !== 'number' || !Number.isInteger(v) || Number.isSafeInteger(v) || !Number.isFinite(v))
         return;
@@ -420,7 +429,7 @@ function integersLosingDigits(root: unknown): Array<{ written: string; value: st
         found.push({ written, value: String(v), offset: node.range?.[0] ?? 0 });
     },
   });
-  return found;
+  return { found, readsAsPyYaml };
 }
 
 /** How YAML's core schema writes an integer (decimal, octal 0o, hex 0x), as `BigInt` reads it. */
