@@ -21,6 +21,7 @@ import {
   DEFAULT_CACHE_BYTES,
   defaultEngine,
   fileReuse,
+  fromTree,
   loadPack,
   loadPackStrict,
   readPackDir,
@@ -67,13 +68,22 @@ const log = (line: string) => {
 
 log(`machine: ${machine()}; ${new Date().toISOString().slice(0, 10)}; ${TREE_NOTE}`);
 
-// `--only compose,accelerators,first,load,loadparts,layouts,reload,tooling` runs some sections (default: all).
+// `--only compose,accelerators,first,load,loadparts,layouts,reload,tooling,cache` runs some sections (default: all).
 // `--roles` picks the generated packs' sizes for load and reload (default 1000,10000; add 50000
 // for the largest).
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg === -1 ? undefined : new Set(process.argv[onlyArg + 1]!.split(','));
 const section = (
-  name: 'compose' | 'accelerators' | 'first' | 'load' | 'loadparts' | 'layouts' | 'reload' | 'tooling',
+  name:
+    | 'compose'
+    | 'accelerators'
+    | 'first'
+    | 'load'
+    | 'loadparts'
+    | 'layouts'
+    | 'reload'
+    | 'tooling'
+    | 'cache',
 ) => !only || only.has(name);
 const agentsArg = process.argv.indexOf('--agents');
 const AGENTS = agentsArg === -1 ? undefined : process.argv[agentsArg + 1];
@@ -439,6 +449,9 @@ async function loadRows(): Promise<void> {
 // load against the fastest raw read of the same files.
 if (section('layouts')) await layoutRows();
 
+// (3b) A store into the engine's full cache (each drops the oldest entry), at sizes.
+if (section('cache')) await cacheRows();
+
 // (4) One-file edit until served (20 edits per size).
 if (section('reload')) {
   const rolesArg = process.argv.indexOf('--roles');
@@ -455,6 +468,50 @@ if (section('tooling')) {
   log(`## validate and diff of a fleet (load ${loadAverage()})`);
   log('');
   await toolingRows({ sizes: [500, 1000, 2000], log });
+}
+
+/**
+ * A store into the engine's byte-bounded cache when it is full (every store drops the
+ * least recently used entry: what a run of one-off requests makes it do), against the
+ * least a bounded map does per store (a map set, and a delete of a key known beforehand).
+ */
+async function cacheRows(): Promise<void> {
+  const { ByteCache } = await fromTree<typeof import('../src/engine/byte-cache.js')>('engine/byte-cache.js');
+  log('');
+  log(`## A store into a full cache (load ${loadAverage()})`);
+  log('');
+  log('| entries held | Map set + delete µs | cache store µs | **store / (set + delete)** |');
+  log('| --- | --- | --- | --- |');
+  const STORES = 1000;
+  for (const entries of [1000, 10_000, 100_000]) {
+    const cache = new ByteCache<number>(entries * 100);
+    const map = new Map<string, number>();
+    const ring: string[] = [];
+    for (let i = 0; i < entries; i++) {
+      cache.set(`k${i}`, i, 100);
+      map.set(`k${i}`, i);
+      ring.push(`k${i}`);
+    }
+    let next = entries;
+    let oldest = 0;
+    const keys = Array.from({ length: 1 << 20 }, (_, i) => `n${i}`);
+    const stores = () => {
+      for (let i = 0; i < STORES; i++) cache.set(keys[next++ & 0xfffff]!, i, 100);
+    };
+    const sets = () => {
+      for (let i = 0; i < STORES; i++) {
+        const key = keys[next++ & 0xfffff]!;
+        map.set(key, i);
+        map.delete(ring[oldest]!);
+        ring[oldest] = key;
+        oldest = (oldest + 1) % entries;
+      }
+    };
+    const r = await compare(sets, stores);
+    log(
+      `| ${entries.toLocaleString('en-US')} | ${((r.baseline * 1000) / STORES).toFixed(3)} | ${((r.subject * 1000) / STORES).toFixed(3)} | **${r.ratio.toFixed(2)}** |`,
+    );
+  }
 }
 
 async function layoutRows(): Promise<void> {
