@@ -2,9 +2,10 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { afterAll, describe, expect, it } from 'vitest';
+import { engineOf } from '../../src/engine/default-engine.js';
 import { answerPrompt } from '../../src/server/answers/prompt.js';
 import { createApp, type StrataApp } from '../../src/server/app.js';
-import { AnswerMemo, MAX_KEY_CHARS } from '../../src/server/node/answer-memo.js';
+import { AnswerMemo, MAX_KEY_CHARS, SEEN_KEYS } from '../../src/server/node/answer-memo.js';
 import { createFastPath } from '../../src/server/node/fast-path.js';
 import { routeTable } from '../../src/server/routes/route.js';
 import type { Answer } from '../../src/server/service/answer.js';
@@ -312,6 +313,27 @@ describe('AnswerMemo', () => {
     const next = mem.store.state!;
     expect(next).not.toBe(state);
     expect(memo.get(memo.key('GET', '/x', headers, next)!, next)).toBeUndefined();
+  });
+
+  it('leaves nothing in the cache for a request asked once, however many; remembers the last SEEN_KEYS first asks', async () => {
+    const mem = memoryStore(PACK);
+    await mem.store.reload('initial');
+    const state = mem.store.state!;
+    const cache = engineOf(state.snapshot).cache;
+    const before = cache.usage();
+    const memo = new AnswerMemo();
+    const a = answer(() => {});
+    const keyOf = (i: number) => memo.key('GET', `/one-off/${i}`, headers, state)!;
+    for (let i = 0; i < 3 * SEEN_KEYS; i++) memo.offer(keyOf(i), state, x, a);
+    expect(cache.usage()).toEqual(before);
+    // The last SEEN_KEYS first asks are remembered: asked again, each is kept.
+    memo.offer(keyOf(3 * SEEN_KEYS - 1), state, x, a);
+    expect(memo.get(keyOf(3 * SEEN_KEYS - 1), state)).toEqual({ route: x, answer: a });
+    // One asked before those is a first ask again, kept at the next.
+    memo.offer(keyOf(0), state, x, a);
+    expect(memo.get(keyOf(0), state)).toBeUndefined();
+    memo.offer(keyOf(0), state, x, a);
+    expect(memo.get(keyOf(0), state)).toEqual({ route: x, answer: a });
   });
 
   it('never keeps an answer without `again`, a request without a state, or an over-long one', async () => {
