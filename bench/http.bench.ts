@@ -219,7 +219,7 @@ try {
     const loadBefore = loadavg()
       .map((n) => n.toFixed(2))
       .join(' / ');
-    const only = process.env.BENCH_ROWS?.split(',').map(Number);
+    const only = process.env.BENCH_ROWS ? process.env.BENCH_ROWS.split(',').map(Number) : undefined;
     for (const [i, v] of variants.entries()) {
       if (only && !only.includes(i)) continue;
       if (DURATION === 0) break; // instructions only
