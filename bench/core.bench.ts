@@ -161,8 +161,13 @@ async function firstRows(): Promise<void> {
       // The same, each right after a compose of another member on another snapshot (its
       // own: nothing of the fresh one is touched): the processor's caches and the compiled
       // code as a service has them, where the build just ran over every file of the pack.
-      const warmed = await compareFresh(make, (s) => compose(s, request), join, n, 10, () =>
-        compose(snapshot, next),
+      const warmed = await compareFresh(
+        make,
+        (s) => compose(s, request),
+        join,
+        n,
+        10,
+        () => compose(snapshot, next),
       );
       collectGarbage('full');
       const then = await compareFresh(

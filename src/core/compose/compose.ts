@@ -22,6 +22,7 @@ import { PREFIX_MIN_CHARS, PrefixedTextHash } from './prefix-hash.js';
 import { DEFAULT_MAX_PROMPT_BYTES, promptTooLarge } from './prompt-limit.js';
 import { checkRequestNames, closestRoles } from './request-names.js';
 import { sourceWarnings } from './source-warnings.js';
+import { noSystemMessage } from './system-message.js';
 import type { ComposeOutcome, ComposeRequest, ComposeResult, LayerResult } from './types.js';
 
 export type { ComposeHooks } from './env.js';
@@ -158,6 +159,8 @@ function composeChecked(
   const diagnostics: Diagnostic[] = [];
   const unknown = checkRequestNames(snapshot, role, team, agent, member, diagnostics);
   if (hasError(diagnostics)) return { ok: false, diagnostics };
+  const noSystem = record && noSystemMessage(snapshot, record);
+  if (noSystem) diagnostics.push(noSystem);
 
   // 2. Settings: request over env over default; inputs: request over default.
   let settings = snapshot.settings;

@@ -208,7 +208,7 @@ interface FieldWhere {
 }
 
 /** The line a role's field is written on in a YAML registry file (undefined elsewhere). */
-function fieldLine(where: FieldWhere, field: string): number | undefined {
+export function fieldLine(where: FieldWhere, field: string): number | undefined {
   const { snapshot, role, source } = where;
   if (!/\.ya?ml$/i.test(source)) return undefined;
   const parsed = derived(snapshot, 'registry-yaml', () => new Map<string, ParsedYaml | undefined>());

@@ -60,7 +60,16 @@ export function parseManifestPart(
     const reg = c.mapping(
       top.registry,
       ['registry'],
-      ['files', 'key', 'require', 'discover', 'duplicate_keys', 'duplicate_roles', 'scalars'],
+      [
+        'files',
+        'key',
+        'require',
+        'discover',
+        'duplicate_keys',
+        'duplicate_roles',
+        'scalars',
+        'no_system_message',
+      ],
     );
     if (reg) {
       part.registry = {};
@@ -85,6 +94,16 @@ export function parseManifestPart(
         part.registry.duplicateRoles = reg.duplicate_roles;
       else if (reg.duplicate_roles !== undefined)
         c.bad(['registry', 'duplicate_roles'], 'duplicate_roles must be "last" or "refuse"');
+      if (reg.no_system_message !== undefined) {
+        const at = ['registry', 'no_system_message'];
+        const none = c.mapping(reg.no_system_message, at, ['when_set', 'when_false']);
+        if (none)
+          part.registry.noSystemMessage = {
+            whenSet: (none.when_set !== undefined && c.stringList(none.when_set, [...at, 'when_set'])) || [],
+            whenFalse:
+              (none.when_false !== undefined && c.stringList(none.when_false, [...at, 'when_false'])) || [],
+          };
+      }
     }
   }
   if (top.fleet !== undefined) {

@@ -154,6 +154,13 @@ export interface RegistryDef {
    * naming the files (`refuse`: a folder of several projects, each with its own records).
    */
   duplicateRoles?: 'last' | 'refuse';
+  /**
+   * Record fields with which the framework the records are written for sends the agent no
+   * system message (its prompt goes into the user message instead): a compose of such a
+   * role warns NO_SYSTEM_MESSAGE. `whenSet`: a field with a value (not null, false, 0, an
+   * empty text, list or mapping); `whenFalse`: a field written with one of those.
+   */
+  noSystemMessage?: { whenSet: string[]; whenFalse: string[] };
 }
 
 export interface FleetDef {

@@ -61,6 +61,7 @@ export const DIAGNOSTIC_CODES = [
   'LAYER_MISSING',
   'FALLBACK_USED',
   'AMBIENT_UNUSED',
+  'NO_SYSTEM_MESSAGE',
   'PROMPT_TOO_LARGE',
   // reloading (a new version that would take something away from a member is held)
   'LAYER_LOST',

@@ -3,7 +3,7 @@
 import type { ManifestPart } from '../../core/pack/manifest-part.js';
 
 /** The layout's preset: its manifest as YAML text. */
-export const PRESET = "# CrewAI agents: config/agents.yaml (or agents.yaml) maps agent ids to records\n# {role, goal, backstory, llm?, tools?, …}; a project made by `crewai create` keeps it in\n# src/<package>/config/ (a crew) or src/<package>/crews/<crew>/config/ (a flow; also\n# src/<package>/<crew>/config/). The system\n# prompt is CrewAI's role-playing template filled with the record's fields, after `{name}`\n# placeholders in those fields are filled from the run's inputs; the result is\n# right-stripped. Shipped as data.\nname: crewai\ndescription: One agent record of agents.yaml through CrewAI's role-playing template.\ndetect:\n  files:\n    - agents.yaml\n    - agents.yml\n    - config/agents.yaml\n    - config/agents.yml\n    # A crew (src/<package>/config/), a flow's crews (src/<package>/crews/<crew>/config/)\n    # and a crew folder straight in the package (src/<package>/<crew>/config/), in this\n    # project or in any folder below it (a repository of several projects).\n    - \"**/src/*/config/agents.yaml\"\n    - \"**/src/*/config/agents.yml\"\n    - \"**/src/*/crews/*/config/agents.yaml\"\n    - \"**/src/*/crews/*/config/agents.yml\"\n    - \"**/src/*/*/config/agents.yaml\"\n    - \"**/src/*/*/config/agents.yml\"\n    # A folder of crews kept without src/ (crews/<crew>/config/).\n    - \"*/config/agents.yaml\"\n    - \"*/config/agents.yml\"\n    - \"*/*/config/agents.yaml\"\n    - \"*/*/config/agents.yml\"\n  keys: [role]\n# Only the agents files are the pack (tasks.yaml and the rest of a project do not change a\n# prompt): agents.yaml here, and config/agents.yaml in this folder or any below it, as a\n# crew class names it beside its own file whatever folder holds it (a repository of crews\n# kept outside src/: tutorials/<crew>/config/, a flow's flow/crews/<crew>/config/). An\n# installed package's (a virtual environment's site-packages) is no part of a pack.\nfiles: &agents_files\n  - agents.yaml\n  - agents.yml\n  - \"**/config/agents.yaml\"\n  - \"**/config/agents.yml\"\nregistry:\n  files: *agents_files\n  key: \"\"\n  # A top-level entry without these (a block of shared fields for `<<: *anchor`) is no agent.\n  require: [role, goal, backstory]\n  # CrewAI loads agents.yaml with PyYAML, which lets a later repeat of a key replace the\n  # earlier one (a warning here, not a failed pack), and types plain words as YAML 1.1\n  # does (`role: yes` a bool, which CrewAI refuses as a role; `role: 1e3` text).\n  duplicate_keys: last\n  scalars: pyyaml\n  # A folder of several projects (or a flow's crews) may give one agent id in several\n  # files: a compose of that id names the files rather than pick one.\n  duplicate_roles: refuse\n# Any `{name}` in a record's fields is a run input (`--var name=VALUE`); one without a value is an error.\ninput_syntax: \"{name}\"\n# CrewAI writes an input into a field as Python's str() does: True, None, 1.5, ['a', 1].\ninputs:\n  \"*\":\n    type: string\n    format: python\n    description: A value for a {name} placeholder in agents.yaml\nconfig_fields:\n  model: llm\n  tools: { field: tools, list: true }\nlayers:\n  - id: role_playing\n    description: \"CrewAI role-playing template: role, backstory, goal\"\n    required: true\n    text: \"You are {{role.role}}. {{role.backstory}}\\nYour personal goal is: {{role.goal}}\"\n    trim: end\n";
+export const PRESET = "# CrewAI agents: config/agents.yaml (or agents.yaml) maps agent ids to records\n# {role, goal, backstory, llm?, tools?, …}; a project made by `crewai create` keeps it in\n# src/<package>/config/ (a crew) or src/<package>/crews/<crew>/config/ (a flow; also\n# src/<package>/<crew>/config/). The system\n# prompt is CrewAI's role-playing template filled with the record's fields, after `{name}`\n# placeholders in those fields are filled from the run's inputs; the result is\n# right-stripped. Shipped as data.\nname: crewai\ndescription: One agent record of agents.yaml through CrewAI's role-playing template.\ndetect:\n  files:\n    - agents.yaml\n    - agents.yml\n    - config/agents.yaml\n    - config/agents.yml\n    # A crew (src/<package>/config/), a flow's crews (src/<package>/crews/<crew>/config/)\n    # and a crew folder straight in the package (src/<package>/<crew>/config/), in this\n    # project or in any folder below it (a repository of several projects).\n    - \"**/src/*/config/agents.yaml\"\n    - \"**/src/*/config/agents.yml\"\n    - \"**/src/*/crews/*/config/agents.yaml\"\n    - \"**/src/*/crews/*/config/agents.yml\"\n    - \"**/src/*/*/config/agents.yaml\"\n    - \"**/src/*/*/config/agents.yml\"\n    # A folder of crews kept without src/ (crews/<crew>/config/).\n    - \"*/config/agents.yaml\"\n    - \"*/config/agents.yml\"\n    - \"*/*/config/agents.yaml\"\n    - \"*/*/config/agents.yml\"\n  keys: [role]\n# Only the agents files are the pack (tasks.yaml and the rest of a project do not change a\n# prompt): agents.yaml here, and config/agents.yaml in this folder or any below it, as a\n# crew class names it beside its own file whatever folder holds it (a repository of crews\n# kept outside src/: tutorials/<crew>/config/, a flow's flow/crews/<crew>/config/). An\n# installed package's (a virtual environment's site-packages) is no part of a pack.\nfiles: &agents_files\n  - agents.yaml\n  - agents.yml\n  - \"**/config/agents.yaml\"\n  - \"**/config/agents.yml\"\nregistry:\n  files: *agents_files\n  key: \"\"\n  # A top-level entry without these (a block of shared fields for `<<: *anchor`) is no agent.\n  require: [role, goal, backstory]\n  # CrewAI loads agents.yaml with PyYAML, which lets a later repeat of a key replace the\n  # earlier one (a warning here, not a failed pack), and types plain words as YAML 1.1\n  # does (`role: yes` a bool, which CrewAI refuses as a role; `role: 1e3` text).\n  duplicate_keys: last\n  scalars: pyyaml\n  # A folder of several projects (or a flow's crews) may give one agent id in several\n  # files: a compose of that id names the files rather than pick one.\n  duplicate_roles: refuse\n  # CrewAI sends an agent a system message only when it sets neither template and leaves\n  # use_system_prompt on (Prompts.task_execution); otherwise the role-playing text goes\n  # into the user message (inside system_template when it sets both templates).\n  no_system_message:\n    when_set: [system_template, prompt_template]\n    when_false: [use_system_prompt]\n# Any `{name}` in a record's fields is a run input (`--var name=VALUE`); one without a value is an error.\ninput_syntax: \"{name}\"\n# CrewAI writes an input into a field as Python's str() does: True, None, 1.5, ['a', 1].\ninputs:\n  \"*\":\n    type: string\n    format: python\n    description: A value for a {name} placeholder in agents.yaml\nconfig_fields:\n  model: llm\n  tools: { field: tools, list: true }\nlayers:\n  - id: role_playing\n    description: \"CrewAI role-playing template: role, backstory, goal\"\n    required: true\n    text: \"You are {{role.role}}. {{role.backstory}}\\nYour personal goal is: {{role.goal}}\"\n    trim: end\n";
 
 /** {@link PRESET} as the core reads it (`parseManifestPart`; positions in `preset:<name>`). */
 export const PRESET_PART: ManifestPart | undefined = {
@@ -14,7 +14,7 @@ export const PRESET_PART: ManifestPart | undefined = {
       "id": "role_playing",
       "at": {
         "file": "preset:crewai",
-        "line": 66,
+        "line": 72,
         "col": 5,
       },
       "path": [
@@ -53,6 +53,15 @@ export const PRESET_PART: ManifestPart | undefined = {
     "duplicateKeys": "last",
     "scalars": "pyyaml",
     "duplicateRoles": "refuse",
+    "noSystemMessage": {
+      "whenSet": [
+        "system_template",
+        "prompt_template",
+      ],
+      "whenFalse": [
+        "use_system_prompt",
+      ],
+    },
   },
   "namedAt": {
     "registry.files": {
@@ -63,7 +72,7 @@ export const PRESET_PART: ManifestPart | undefined = {
   },
   "layersAt": {
     "file": "preset:crewai",
-    "line": 65,
+    "line": 71,
     "col": 1,
   },
   "openInputs": {

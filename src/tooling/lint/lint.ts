@@ -151,7 +151,8 @@ export const agentConfigs: LintCheck = (ctx) => {
 /**
  * What a member's compose says about the pack: a layer whose `missing: warn` file is gone
  * (LAYER_MISSING), a fleet member's team no file names (UNKNOWN_TEAM), a layer cut by its
- * byte budget (TRUNCATED: a nested AGENTS.md past `project_doc_max_bytes`). One warning per
+ * byte budget (TRUNCATED: a nested AGENTS.md past `project_doc_max_bytes`), a role its
+ * framework sends no system message (NO_SYSTEM_MESSAGE). One warning per
  * problem, naming the members it touches.
  */
 export const memberWarnings: LintCheck = (ctx) => {
@@ -172,7 +173,12 @@ export const memberWarnings: LintCheck = (ctx) => {
   }));
 };
 
-const MEMBER_WARNINGS: ReadonlySet<string> = new Set(['LAYER_MISSING', 'UNKNOWN_TEAM', 'TRUNCATED']);
+const MEMBER_WARNINGS: ReadonlySet<string> = new Set([
+  'LAYER_MISSING',
+  'UNKNOWN_TEAM',
+  'TRUNCATED',
+  'NO_SYSTEM_MESSAGE',
+]);
 
 /**
  * A verbs registry in the pack (a YAML file with a top-level `verbs:` list) parses
