@@ -49,9 +49,11 @@ export interface Layout {
    */
   fillRecord?: RecordFill;
   /**
-   * Text in a layer file's body that the system running the agent replaces with what only
-   * it knows (where a plugin is installed): each such text is replaced by the value of a
-   * request input, and a compose without that value fails saying which input to give.
+   * Text in a layer file's body that the system running the agent replaces: with what only
+   * it knows (where a plugin is installed), by the value of a request input, a compose
+   * without that value failing saying which input to give; with a text of its own, by that
+   * text; or with a value strata cannot know and no request gives (a user's saved option),
+   * kept as written and said.
    */
   substitutions?: SubstitutionRule;
 }
@@ -64,14 +66,35 @@ export interface SubstitutionRule {
   ): (path: string) => readonly Substitution[];
 }
 
-/** A text of a file's body the runtime replaces, and the request input that gives its value. */
-export interface Substitution {
+/**
+ * A text of a file's body the runtime replaces: by a request input's value (`input`), by a
+ * text of the runtime's own (`replacement`), or by what strata cannot know, kept as
+ * written with a PLACEHOLDER_KEPT warning (`kept`).
+ */
+export type Substitution = InputSubstitution | FixedSubstitution | KeptSubstitution;
+
+/** A text replaced by the value of a request input. */
+export interface InputSubstitution {
   /** The text as written (`${CLAUDE_PLUGIN_ROOT}`). */
   text: string;
   /** The declared request input whose value replaces it (`plugin_root`). */
   input: string;
   /** What the value is, for the message when it is not given (`where the plugin is installed`). */
   means: string;
+}
+
+/** A text the runtime always replaces with one of its own. */
+export interface FixedSubstitution {
+  text: string;
+  /** What it is replaced with. */
+  replacement: string;
+}
+
+/** A text the runtime replaces with what strata cannot know and no request gives: kept as written, said. */
+export interface KeptSubstitution {
+  text: string;
+  /** What the runtime writes there, for the warning (`the value the user saved for …`). */
+  kept: string;
 }
 
 /** How a request value that is no string is written into text (an input's `format`). */

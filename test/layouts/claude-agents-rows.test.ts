@@ -89,6 +89,106 @@ describe('claude-agents: CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA in a plugin a
   });
 });
 
+describe('claude-agents: ${user_config.KEY} in a plugin agent', () => {
+  const option = (key: string) => ['$', `{user_config.${key}}`].join('');
+  const CALLER = [
+    '---',
+    'name: caller',
+    'description: Calls the service',
+    '---',
+    '',
+    `Call ${option('endpoint')} with the key ${option('api_key')}.`,
+    `${option('undeclared')} and ${option('api_key')} again, from ${ROOT}.`,
+    '',
+  ].join('\n');
+  const SCHEMA = {
+    api_key: { type: 'string', title: 'Key', description: 'The key', sensitive: true },
+    endpoint: { type: 'string', title: 'Endpoint', description: 'Where the service is' },
+  };
+
+  it("a sensitive option is Claude Code's placeholder; another is kept as written (PLACEHOLDER_KEPT, where it is written); an undeclared one stays", async () => {
+    const dir = pack({
+      '.claude-plugin/plugin.json': JSON.stringify({ name: 'kit', userConfig: SCHEMA }),
+      'agents/caller.md': CALLER,
+    });
+    const out = await composed(dir, 'caller', { plugin_root: PLUGIN.root, plugin_data: PLUGIN.data });
+    if (!out.ok) throw new Error(JSON.stringify(out.diagnostics));
+    // Claude Code's text when the user saved no value for endpoint.
+    const reference = claudeAgent(CALLER, 'caller.md', {
+      ...PLUGIN,
+      userConfig: { schema: SCHEMA, saved: {} },
+    });
+    expect(out.result.text).toBe(reference.prompt);
+    expect(out.result.text).toBe(
+      `Call ${option('endpoint')} with the key [sensitive option 'api_key' not available in skill content].\n${option('undeclared')} and [sensitive option 'api_key' not available in skill content] again, from ${PLUGIN.root}.`,
+    );
+    expect(out.result.diagnostics.map((d) => [d.code, d.severity, d.file, d.line, d.col, d.message])).toEqual(
+      [
+        [
+          'PLACEHOLDER_KEPT',
+          'warning',
+          'agents/caller.md',
+          6,
+          6,
+          `${option('endpoint')}: its runtime writes the value the user saved for the plugin's option endpoint (the text as written when none is saved) here, which strata cannot know: the text is kept as written`,
+        ],
+      ],
+    );
+    // Strict: refused, exit 1; validate lists it.
+    const strict = await cli([
+      'compose',
+      '--dir',
+      dir,
+      '--role',
+      'caller',
+      '--var',
+      'plugin_root=/r',
+      '--strict',
+    ]);
+    expect([strict.code, strict.stdout]).toEqual([1, '']);
+    expect(strict.stderr).toContain('error PLACEHOLDER_KEPT: agents/caller.md:6:6:');
+    const validate = await cli(['validate', '--dir', dir]);
+    expect(validate.code).toBe(0);
+    expect(validate.stdout).toContain('warning PLACEHOLDER_KEPT: agents/caller.md:6:6:');
+  });
+
+  it('a plugin without userConfig, and an agent outside plugins, keep every ${user_config.KEY} as written, unsaid', async () => {
+    for (const dir of [
+      pack({ '.claude-plugin/plugin.json': '{"name":"kit"}', 'agents/caller.md': CALLER }),
+      pack({ '.claude/agents/caller.md': CALLER }),
+    ]) {
+      const out = await composed(dir, 'caller', { plugin_root: PLUGIN.root, plugin_data: PLUGIN.data });
+      if (!out.ok) throw new Error(JSON.stringify(out.diagnostics));
+      expect(out.result.text).toContain(`the key ${option('api_key')}.`);
+      expect(out.result.diagnostics.map((d) => d.code)).toEqual([]);
+    }
+  });
+
+  it("a marketplace's local plugin without a plugin.json takes its options from its entry; a nested plugin its own", async () => {
+    const dir = pack({
+      '.claude-plugin/marketplace.json': JSON.stringify({
+        name: 'market',
+        plugins: [{ name: 'kit', source: './kit', userConfig: { api_key: { sensitive: true } } }],
+      }),
+      'kit/agents/caller.md': CALLER,
+      'kit/inner/.claude-plugin/plugin.json': JSON.stringify({ name: 'inner', userConfig: { endpoint: {} } }),
+      'kit/inner/agents/inner.md': CALLER.replace('name: caller', 'name: inner'),
+    });
+    const outer = await composed(dir, 'caller', { plugin_root: PLUGIN.root, plugin_data: PLUGIN.data });
+    if (!outer.ok) throw new Error(JSON.stringify(outer.diagnostics));
+    expect(outer.result.text).toContain(
+      "the key [sensitive option 'api_key' not available in skill content].",
+    );
+    expect(outer.result.diagnostics.map((d) => d.code)).toEqual([]);
+    const inner = await composed(dir, 'inner', { plugin_root: PLUGIN.root, plugin_data: PLUGIN.data });
+    if (!inner.ok) throw new Error(JSON.stringify(inner.diagnostics));
+    expect(inner.result.text).toContain(`the key ${option('api_key')}.`);
+    expect(inner.result.diagnostics.map((d) => [d.code, d.file])).toEqual([
+      ['PLACEHOLDER_KEPT', 'kit/inner/agents/inner.md'],
+    ]);
+  });
+});
+
 describe('claude-agents: a root AGENTS.md beside .claude/agents', () => {
   const REVIEWER = '---\nname: reviewer\ndescription: Reviews\n---\n\nReview every diff twice.\n';
   const dir = pack({ 'AGENTS.md': '# Repository rules\n', '.claude/agents/reviewer.md': REVIEWER });

@@ -20,7 +20,7 @@ import {
   type TemplatePlaceholder,
   type TemplateValues,
 } from '../pack/template.js';
-import { type Diagnostic, error, warning } from '../text/diagnostics.js';
+import { type Diagnostic, error, type Where, warning } from '../text/diagnostics.js';
 import { ownValue } from '../text/own.js';
 import { didYouMean, knownList } from '../text/suggest.js';
 import { isBlank } from '../text/text.js';
@@ -256,9 +256,10 @@ function substitutionsOf(env: LayerEnv, path: string): readonly Substitution[] {
 const NO_SUBSTITUTIONS: readonly Substitution[] = [];
 
 /**
- * A file's text with each substitution's text replaced by its input's value; undefined
- * when the text holds one whose input has none (MISSING_INPUT, the layer without a value)
- * or the text would grow past the prompt's byte limit (PROMPT_TOO_LARGE).
+ * A file's text with each substitution's text replaced by its input's value or its runtime's
+ * own text, a text kept as written said (PLACEHOLDER_KEPT); undefined when the text holds
+ * one whose input has none (MISSING_INPUT, the layer without a value) or the text would
+ * grow past the prompt's byte limit (PROMPT_TOO_LARGE).
  */
 function substituted(
   env: LayerEnv,
@@ -271,28 +272,54 @@ function substituted(
   let text = found.text;
   for (const sub of subs) {
     if (!text.includes(sub.text)) continue;
-    const value = ownValue(env.inputs, sub.input);
-    if (value === undefined) {
+    if ('kept' in sub) {
       env.diagnostics.push(
-        missingInput(
-          sub.input,
-          `${path} writes ${sub.text} (${sub.means}, which strata cannot know) and`,
-          path,
+        warning(
+          'PLACEHOLDER_KEPT',
+          `${sub.text}: its runtime writes ${sub.kept} here, which strata cannot know: the text is kept as written`,
+          placeWritten(env.snapshot.files.get(path), path, sub.text),
         ),
       );
-      base.reason = 'no-value';
-      base.placeholder = sub.input;
-      return undefined;
+      continue;
+    }
+    let value: string;
+    if ('replacement' in sub) value = sub.replacement;
+    else {
+      const given = ownValue(env.inputs, sub.input);
+      if (given === undefined) {
+        env.diagnostics.push(
+          missingInput(
+            sub.input,
+            `${path} writes ${sub.text} (${sub.means}, which strata cannot know) and`,
+            path,
+          ),
+        );
+        base.reason = 'no-value';
+        base.placeholder = sub.input;
+        return undefined;
+      }
+      value = given;
     }
     // Measured before it is made: a long value written many times is refused, not built.
     const pieces = text.split(sub.text);
     if (text.length + (pieces.length - 1) * (value.length - sub.text.length) > env.maxBytes) {
-      tooLarge(env, layer, base, `${path} with ${sub.text} replaced by input ${sub.input}`);
+      const by = 'input' in sub ? `input ${sub.input}` : "its runtime's text";
+      tooLarge(env, layer, base, `${path} with ${sub.text} replaced by ${by}`);
       return undefined;
     }
     text = pieces.join(value);
   }
   return text === found.text ? found : { text };
+}
+
+/** Where a file's body first writes `text` (line and column in the file), else the file. */
+function placeWritten(file: PackFile | undefined, path: string, text: string): Where {
+  const at = file ? file.text.indexOf(text, file.bodyOffset) : -1;
+  if (!file || at === -1) return { file: path };
+  const lineStart = file.text.lastIndexOf('\n', at - 1) + 1;
+  let line = 1;
+  for (let i = file.text.indexOf('\n'); i !== -1 && i < at; i = file.text.indexOf('\n', i + 1)) line++;
+  return { file: path, line, col: at - lineStart + 1 };
 }
 
 /** The result of a layer left out by its gate (or by all its variants' gates). */

@@ -62,6 +62,7 @@ export const DIAGNOSTIC_CODES = [
   'FALLBACK_USED',
   'AMBIENT_UNUSED',
   'NO_SYSTEM_MESSAGE',
+  'PLACEHOLDER_KEPT',
   'PROMPT_TOO_LARGE',
   // reloading (a new version that would take something away from a member is held)
   'LAYER_LOST',

@@ -66,7 +66,7 @@ export function errorAnswer(
  * setting, a path setting, an unknown, invalid or missing input, a path input leaving the
  * pack, no role in strict mode), 404 for an unknown role, team or
  * agent, 422 for a degraded prompt refused in strict mode (a missing layer, the
- * fallback, a role its framework sends no system message), 500 when the pack cannot satisfy a valid request.
+ * fallback, a role its framework sends no system message, a placeholder kept), 500 when the pack cannot satisfy a valid request.
  */
 export function diagnosticsAnswer(diagnostics: Diagnostic[]): Answer {
   const first = diagnostics.find((d) => d.severity === 'error') ?? diagnostics[0];
@@ -102,6 +102,7 @@ export function statusOf(code: DiagnosticCode): ContentfulStatusCode {
     case 'LAYER_MISSING':
     case 'FALLBACK_USED':
     case 'NO_SYSTEM_MESSAGE':
+    case 'PLACEHOLDER_KEPT':
     case 'PROMPT_TOO_LARGE':
       return 422;
     default:

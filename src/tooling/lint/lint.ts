@@ -152,7 +152,8 @@ export const agentConfigs: LintCheck = (ctx) => {
  * What a member's compose says about the pack: a layer whose `missing: warn` file is gone
  * (LAYER_MISSING), a fleet member's team no file names (UNKNOWN_TEAM), a layer cut by its
  * byte budget (TRUNCATED: a nested AGENTS.md past `project_doc_max_bytes`), a role its
- * framework sends no system message (NO_SYSTEM_MESSAGE). One warning per
+ * framework sends no system message (NO_SYSTEM_MESSAGE), a runtime's placeholder kept as
+ * written (PLACEHOLDER_KEPT). One warning per
  * problem, naming the members it touches.
  */
 export const memberWarnings: LintCheck = (ctx) => {
@@ -178,6 +179,7 @@ const MEMBER_WARNINGS: ReadonlySet<string> = new Set([
   'UNKNOWN_TEAM',
   'TRUNCATED',
   'NO_SYSTEM_MESSAGE',
+  'PLACEHOLDER_KEPT',
 ]);
 
 /**

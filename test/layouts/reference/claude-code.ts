@@ -3,7 +3,8 @@ import { parse } from 'yaml';
 // Claude Code's own rules for a subagent file, written from its source (the npm package's
 // cli.js, 2.1.x): the frontmatter pattern and parse with its quoted-values retry (Oj, NF_),
 // a plugin agent's name and prompt (XP4: `String(name)` or the file's name, the body
-// trimmed, then ${CLAUDE_PLUGIN_ROOT} and ${CLAUDE_PLUGIN_DATA} replaced, qd), a project
+// trimmed, then ${CLAUDE_PLUGIN_ROOT} and ${CLAUDE_PLUGIN_DATA} replaced, qd, then for a
+// plugin whose manifest declares `userConfig` each ${user_config.KEY}), a project
 // agent's (EP4: a string name and description, the body trimmed; a project's
 // `.claude/agents` and a user's `~/.claude/agents` alike, every `*.md` below them as
 // `rg --files --hidden --follow` lists it), and its tools (j46: absent is every tool,
@@ -27,6 +28,15 @@ export interface ClaudeAgent {
 export interface PluginPlace {
   root: string;
   data: string;
+  /**
+   * The plugin manifest's `userConfig` (its declared options), and the values the user
+   * saved for them: `${user_config.KEY}` then becomes a sensitive option's placeholder, a
+   * saved value, or stays as written (substituteUserConfigInContent).
+   */
+  userConfig?: {
+    schema: Record<string, { sensitive?: boolean; [field: string]: unknown }>;
+    saved: Record<string, unknown>;
+  };
 }
 
 /** A file read as Claude Code reads it: a plugin's agent when `plugin` is given, else a project's. */
@@ -35,9 +45,17 @@ export function claudeAgent(text: string, fileName: string, plugin?: PluginPlace
   const body = content.trim();
   if (plugin) {
     const name = (fm.name != null ? String(fm.name) : undefined) || fileName.replace(/\.md$/, '');
-    const prompt = body
+    let prompt = body
       .replace(/\$\{CLAUDE_PLUGIN_ROOT\}/g, () => plugin.root)
       .replace(/\$\{CLAUDE_PLUGIN_DATA\}/g, () => plugin.data);
+    const options = plugin.userConfig;
+    if (options)
+      prompt = prompt.replace(/\$\{user_config\.([^}]+)\}/g, (match, key: string) => {
+        if (options.schema[key]?.sensitive === true)
+          return `[sensitive option '${key}' not available in skill content]`;
+        const value = options.saved[key];
+        return value === undefined ? match : String(value);
+      });
     return { name, prompt, tools: toolsOf(fm.tools) };
   }
   const ok =
