@@ -35,3 +35,38 @@ describe('inspectorAssets', () => {
     expect(total).toBeLessThan(150_000);
   });
 });
+
+describe('the inspector files over HTTP', () => {
+  it('carry an ETag (the sha256 of their bytes) and answer 304 to an If-None-Match naming it', async () => {
+    const { createHash } = await import('node:crypto');
+    const { appFor, MINI } = await import('../server/helpers.js');
+    const assets = await inspectorAssets();
+    const { app, close } = await appFor(MINI, { assets: async () => assets });
+    try {
+      for (const path of ['/', '/app.js', '/diagnostic-format.js']) {
+        const asset = assets.get(path)!;
+        const bytes = typeof asset.body === 'string' ? Buffer.from(asset.body) : asset.body;
+        const etag = `"${createHash('sha256').update(bytes).digest('hex')}"`;
+        const first = await app.request(path);
+        expect([first.status, first.headers.get('etag'), first.headers.get('cache-control')]).toEqual([
+          200,
+          etag,
+          'no-cache',
+        ]);
+        expect(Buffer.from(await first.arrayBuffer()).equals(Buffer.from(bytes))).toBe(true);
+        for (const held of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+          const again = await app.request(path, { headers: { 'if-none-match': held } });
+          expect([again.status, again.headers.get('etag'), await again.text()], held).toEqual([
+            304,
+            etag,
+            '',
+          ]);
+        }
+        const changed = await app.request(path, { headers: { 'if-none-match': '"other"' } });
+        expect(changed.status).toBe(200);
+      }
+    } finally {
+      close();
+    }
+  });
+});

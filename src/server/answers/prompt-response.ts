@@ -165,7 +165,11 @@ function preconditionFailed(conditions: Preconditions, etag: string, vary?: stri
   return { ...errorAnswer(412, 'PRECONDITION_FAILED', message, undefined, headers), status: 412 };
 }
 
-function matchesEtag(header: string, etag: string, strong: boolean): boolean {
+/**
+ * Whether an `If-Match` (`strong`) or `If-None-Match` header names `etag`, or is `*`
+ * (RFC 9110 §13.1.1–2: If-None-Match compares weakly, a `W/` tag matching its strong one).
+ */
+export function matchesEtag(header: string, etag: string, strong: boolean): boolean {
   if (header.trim() === '*') return true;
   return header.split(',').some((tag) => {
     const t = tag.trim();

@@ -2,6 +2,8 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { packProblems } from '../../engine/default-engine.js';
 import type { InspectorAsset } from '../../inspector/assets.js';
+import { bytesEtag } from '../answers/compose-cache.js';
+import { matchesEtag } from '../answers/prompt-response.js';
 import { HealthSchema, ReadySchema } from '../schemas/service.js';
 import { type Answer, jsonAnswer, sendAnswer } from '../service/answer.js';
 import type { AppEnv, Service } from '../service/context.js';
@@ -115,12 +117,18 @@ export function addOpsRoutes(
     const asset = (await loaded).get(c.req.path);
     if (!asset) return next();
     c.set('routeLabel', 'inspector');
+    // Revalidated on every use (no-cache), answered 304 while the file is the one held.
+    const etag = etagOf(asset);
+    const held = c.req.header('if-none-match');
+    if (held !== undefined && matchesEtag(held, etag, false))
+      return c.body(null, 304, { ETag: etag, 'Cache-Control': 'no-cache' });
     return c.body(
       typeof asset.body === 'string' ? asset.body : (asset.body as Uint8Array<ArrayBuffer>),
       200,
       {
         'Content-Type': asset.type,
         'Cache-Control': 'no-cache',
+        ETag: etag,
       },
     );
   };
@@ -131,6 +139,18 @@ export function addOpsRoutes(
 }
 
 // --- internal ---
+
+/** Each inspector file's ETag, the sha256 of its bytes: made on its first request. */
+const etags = new WeakMap<InspectorAsset, string>();
+
+function etagOf(asset: InspectorAsset): string {
+  let etag = etags.get(asset);
+  if (etag === undefined) {
+    etag = bytesEtag(typeof asset.body === 'string' ? new TextEncoder().encode(asset.body) : asset.body);
+    etags.set(asset, etag);
+  }
+  return etag;
+}
 
 /** `/healthz`: built once (liveness needs nothing but the process). */
 const HEALTHY: Answer = jsonAnswer({ ok: true });
