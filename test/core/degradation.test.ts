@@ -116,3 +116,60 @@ describe('degradation (served version → new version)', () => {
     ]);
   });
 });
+
+describe('degradation of a chain of AGENTS.md files (each working folder a member)', () => {
+  const PROJECT = {
+    'AGENTS.md': 'Root rules.',
+    'api/AGENTS.md': 'API rules.',
+    'api/v2/AGENTS.md': 'V2 rules.',
+    'web/AGENTS.md': 'Web rules.',
+  };
+  const pack = (files: Record<string, string>) => okPack(files, { preset: 'agents-md' });
+  const lostOf = (files: Record<string, string>) =>
+    degradation(pack(PROJECT), pack(files)).members.map((m) => [m.member, m.fallback, m.lost]);
+
+  it('a nested file deleted or emptied is lost for every folder whose prompt held it; the root member never held it', () => {
+    const { 'api/AGENTS.md': _, ...deleted } = PROJECT;
+    expect(lostOf(deleted)).toEqual([
+      [
+        'cwd=api',
+        false,
+        [{ layer: 'agents', was: 'api/AGENTS.md', reason: 'missing', looked: 'api/AGENTS.md' }],
+      ],
+      [
+        'cwd=api/v2',
+        false,
+        [{ layer: 'agents', was: 'api/AGENTS.md', reason: 'missing', looked: 'api/AGENTS.md' }],
+      ],
+    ]);
+    expect(lostOf({ ...PROJECT, 'api/v2/AGENTS.md': ' \n' })).toEqual([
+      ['cwd=api/v2', false, [{ layer: 'agents', was: 'api/v2/AGENTS.md', reason: 'empty' }]],
+    ]);
+    const report = degradation(pack(PROJECT), pack(deleted));
+    expect(degradationDiagnostics(report).map((d) => [d.code, d.message])).toEqual([
+      ['LAYER_LOST', 'cwd=api would lose layer agents from api/AGENTS.md (api/AGENTS.md is missing)'],
+      ['LAYER_LOST', 'cwd=api/v2 would lose layer agents from api/AGENTS.md (api/AGENTS.md is missing)'],
+    ]);
+  });
+
+  it('the root file deleted: the root member falls back, every folder loses it', () => {
+    const { 'AGENTS.md': _, ...deleted } = PROJECT;
+    expect(
+      lostOf(deleted).map(([member, fallback, lost]) => [member, fallback, (lost as unknown[]).length]),
+    ).toEqual([
+      ['(default)', true, 1],
+      ['cwd=api', false, 1],
+      ['cwd=api/v2', false, 1],
+      ['cwd=web', false, 1],
+    ]);
+  });
+
+  it('text edits, a new file, and an override beside a file (a change of text) degrade nothing', () => {
+    for (const files of [
+      { ...PROJECT, 'api/AGENTS.md': 'API rules, reworded.' },
+      { ...PROJECT, 'web/app/AGENTS.md': 'App rules.' },
+      { ...PROJECT, 'api/AGENTS.override.md': 'API override.' },
+    ])
+      expect(degradation(pack(PROJECT), pack(files))).toEqual({ degraded: false, members: [], layers: [] });
+  });
+});

@@ -4,9 +4,10 @@ import { checkSequence, type Edit, examplePack, type Files } from './pack-compar
 
 // The reload comparison against composing every member, on other layouts' example packs:
 // any file appended to, removed, or copied to a new place (a second agent file with the
-// same name, a copy in a subfolder). (The crewai and agents-md examples are left out:
-// their members need request inputs, so composing them with the pack's own settings
-// fails alike on both sides and could not show a difference.)
+// same name, a copy in a subfolder). (The crewai example is left out: its members need
+// request inputs, so composing them with the pack's own settings fails alike on both
+// sides and could not show a difference. The agents-md example's working folders are
+// members of their own, each with its chain of files.)
 
 function layoutEdit(files: Files): fc.Arbitrary<Edit> {
   const paths = [...files.keys()].sort();
@@ -37,7 +38,7 @@ function layoutEdit(files: Files): fc.Arbitrary<Edit> {
 }
 
 describe('comparePacks on other layouts', () => {
-  it.each(['claude-agents', 'chorus'])(
+  it.each(['claude-agents', 'chorus', 'agents-md'])(
     '%s: says what composing every member says, whatever the edits',
     async (name) => {
       const start = examplePack(name);

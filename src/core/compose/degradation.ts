@@ -1,8 +1,8 @@
 import type { Snapshot } from '../build/snapshot.js';
 import { type Diagnostic, warning } from '../text/diagnostics.js';
 import { byteOrder } from '../text/text.js';
-import { type ComposeOutcome, type ComposeResult, tryCompose } from './compose.js';
-import { type Member, memberLabel, packMembers } from './members.js';
+import { type ComposeOutcome, type ComposeResult, type LayerResult, tryCompose } from './compose.js';
+import { folderMembers, type Member, memberLabel, packMembers } from './members.js';
 
 /** A layer a member had in the served version and would not have in the new one. */
 export interface LostLayer {
@@ -18,7 +18,7 @@ export interface LostLayer {
 
 /** How one member's prompt would get worse. */
 export interface MemberDegradation {
-  /** The member's stable key (agent id, `role:<id>`, `(default)`). */
+  /** The member's stable key (agent id, `role:<id>`, `(default)`, a working folder's `cwd=<folder>`). */
   member: string;
   /** Its name for people (agent id, `role <id>`). */
   label: string;
@@ -30,7 +30,7 @@ export interface MemberDegradation {
   fallback: boolean;
   /** Error codes when the new version fails to compose it. */
   failing?: string[];
-  /** Layers included now and skipped in the new version. */
+  /** Layers included now and skipped in the new version, and chain files lost from a layer kept (`was`: the file). */
   lost: LostLayer[];
 }
 
@@ -46,10 +46,12 @@ export interface DegradationReport {
 
 /**
  * Compares the prompts of every member of the served snapshot (its fleet agents; with
- * no fleet, its roles) with what the next snapshot would compose for the same requests,
+ * no fleet, its roles; with neither, its one member and its chain's working folders:
+ * {@link guardedMembers}) with what the next snapshot would compose for the same requests,
  * each with the pack's own settings. A member degrades when it would get the fallback
- * text, fail to compose, or lose a layer it has (included now, skipped next). Text
- * changes, new members and new layers never degrade. Pure.
+ * text, fail to compose, lose a layer it has (included now, skipped next), or lose a file
+ * of a chain layer it has (deleted or emptied). Text changes, new members and new layers
+ * never degrade. Pure.
  *
  * @example
  * const report = degradation(store.state.snapshot, next);
@@ -58,7 +60,7 @@ export interface DegradationReport {
 export function degradation(current: Snapshot, next: Snapshot): DegradationReport {
   const nextAgents = new Set(next.fleet.map((a) => a.id));
   const members: MemberDegradation[] = [];
-  for (const member of packMembers(current)) {
+  for (const member of guardedMembers(current)) {
     // An agent is gone when the new fleet lacks it; a role when the new registry lacks it.
     const removed =
       member.agent !== undefined
@@ -68,6 +70,15 @@ export function degradation(current: Snapshot, next: Snapshot): DegradationRepor
     if (found) members.push(found);
   }
   return degradationReport(members);
+}
+
+/**
+ * The members the guard compares, in order: the pack's ({@link packMembers}), then each
+ * working folder of a chain ({@link folderMembers}: a folder holding a nested notes file), whose
+ * prompt the pack's one member never shows.
+ */
+export function guardedMembers(snapshot: Snapshot): Member[] {
+  return [...packMembers(snapshot), ...folderMembers(snapshot)];
 }
 
 /**
@@ -85,7 +96,8 @@ export function memberDegradation(
   const before = outcomes.before ?? tryCompose(current, member.request);
   // A member that does not compose today cannot lose anything.
   if (!before.ok) return undefined;
-  return compareOutcomes(member, removed, before.result, outcomes.after ?? tryCompose(next, member.request));
+  const after = outcomes.after ?? tryCompose(next, member.request);
+  return compareOutcomes(member, removed, before.result, after, (path) => next.files.has(path));
 }
 
 /** The report of a list of degraded members (in the served version's member order). */
@@ -124,6 +136,7 @@ function compareOutcomes(
   removed: boolean,
   before: ComposeResult,
   after: ComposeOutcome,
+  inNext: (path: string) => boolean,
 ): MemberDegradation | undefined {
   const out: MemberDegradation = {
     member: member.key,
@@ -142,7 +155,10 @@ function compareOutcomes(
     for (const had of before.layers) {
       if (!had.included) continue;
       const now = nextLayers.get(had.id);
-      if (now?.included) continue;
+      if (now?.included) {
+        out.lost.push(...lostParts(had, now, inNext));
+        continue;
+      }
       const lost: LostLayer = { layer: had.id, reason: now?.reason ?? 'removed' };
       if (had.source !== undefined) lost.was = had.source;
       if (now?.reason === 'missing' && now.source !== undefined) lost.looked = now.source;
@@ -150,6 +166,27 @@ function compareOutcomes(
     }
   }
   if (!removed && !out.failing && !out.fallback && out.lost.length === 0) return undefined;
+  return out;
+}
+
+/**
+ * The files of a chain layer a member had and would lose while the layer stays: a file
+ * deleted (`missing`) or emptied (`empty`). A file the new version still holds with text
+ * but no longer reads (an AGENTS.override.md now beside it, a budget another file took)
+ * is a change of text, not a loss.
+ */
+function lostParts(had: LayerResult, now: LayerResult, inNext: (path: string) => boolean): LostLayer[] {
+  const out: LostLayer[] = [];
+  if (!had.parts) return out;
+  const nowParts = new Map((now.parts ?? []).map((p) => [p.source, p]));
+  for (const part of had.parts) {
+    if (!part.included) continue;
+    const kept = nowParts.get(part.source);
+    if (kept?.included) continue;
+    if (kept?.reason === 'empty') out.push({ layer: had.id, was: part.source, reason: 'empty' });
+    else if (!inNext(part.source))
+      out.push({ layer: had.id, was: part.source, reason: 'missing', looked: part.source });
+  }
   return out;
 }
 

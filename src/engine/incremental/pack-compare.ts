@@ -8,7 +8,7 @@ import {
   type MemberDegradation,
   memberDegradation,
 } from '../../core/compose/degradation.js';
-import { packMembers } from '../../core/compose/members.js';
+import { folderMembers, type Member, packMembers } from '../../core/compose/members.js';
 import { deepEqual } from '../../core/text/deep-equal.js';
 import { byteOrder } from '../../core/text/text.js';
 import { LayeredMap } from './layered-map.js';
@@ -145,7 +145,7 @@ export class PackComparer {
     for (const [key, pair] of outcomes) {
       if (yielder?.due) await yielder.pause();
       const [kind, id] = splitKey(key);
-      if (kind === 'default') continue;
+      if (kind === 'default' || kind === 'folder') continue;
       const a = beforeRequests.has(key) ? pair.before : undefined;
       const b = afterRequests.has(key) ? pair.after : undefined;
       if (!samePrompt(a, b)) (kind === 'agent' ? agents : roles).push(id);
@@ -159,11 +159,12 @@ export class PackComparer {
       const [kind, id] = splitKey(key);
       if (kind === 'agent') reached.agents.add(id);
       else if (kind === 'role') reached.roles.add(id);
-      else reached.default = true;
+      else if (kind === 'default') reached.default = true;
     }
-    for (const member of packMembers(current, reached)) {
+    // The guard's members (`guardedMembers`): the pack's reached ones, then its working folders'.
+    for (const member of [...packMembers(current, reached), ...folderMembers(current)]) {
       if (yielder?.due) await yielder.pause();
-      const pair = outcomes.get(requestKeyOf(member.request));
+      const pair = outcomes.get(memberKey(member));
       if (!pair) continue;
       const removed =
         member.agent !== undefined
@@ -236,7 +237,7 @@ export class PackComparer {
     return found;
   }
 
-  /** The requests a comparison covers: fleet agents, roles, and the default member of a pack with neither. */
+  /** The requests a comparison covers: fleet agents, roles, the default member of a pack with neither, and a chain's working folders. */
   #requestsOf(snapshot: Snapshot): Map<string, ComposeRequest> {
     const found = this.#requestMaps.get(snapshot);
     if (found) return found;
@@ -245,6 +246,7 @@ export class PackComparer {
     for (const agent of snapshot.fleet) out.set(`agent\0${agent.id}`, { agent: agent.id });
     for (const role of snapshot.roles.keys()) out.set(`role\0${role}`, { role });
     if (snapshot.fleet.length === 0 && snapshot.roles.size === 0) out.set('default\0', {});
+    for (const member of folderMembers(snapshot)) out.set(memberKey(member), member.request);
     return out;
   }
 }
@@ -283,15 +285,17 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
-function requestKeyOf(request: ComposeRequest): string {
-  if (request.agent !== undefined) return `agent\0${request.agent}`;
-  if (request.role !== undefined) return `role\0${request.role}`;
+/** A member's request key: `agent\0<id>`, `role\0<id>`, `default\0`, or a working folder's `folder\0<input>=<folder>`. */
+function memberKey(member: Member): string {
+  if (member.agent !== undefined) return `agent\0${member.agent}`;
+  if (member.role !== undefined) return `role\0${member.role}`;
+  if (member.request.vars !== undefined) return `folder\0${member.key}`;
   return 'default\0';
 }
 
-function splitKey(key: string): ['agent' | 'role' | 'default', string] {
+function splitKey(key: string): ['agent' | 'role' | 'default' | 'folder', string] {
   const at = key.indexOf('\0');
-  return [key.slice(0, at) as 'agent' | 'role' | 'default', key.slice(at + 1)];
+  return [key.slice(0, at) as 'agent' | 'role' | 'default' | 'folder', key.slice(at + 1)];
 }
 
 /**
