@@ -434,8 +434,11 @@ async function walk(
         continue;
       }
       const at = folder ? `${rel}/` : rel;
+      const code = (e as NodeJS.ErrnoException)?.code;
       const what = entry.isSymbolicLink()
-        ? 'broken symlink'
+        ? code === 'ELOOP'
+          ? 'symlink loop (its links lead back to themselves)'
+          : 'broken symlink'
         : folder
           ? 'cannot read folder'
           : 'cannot read entry';

@@ -91,12 +91,12 @@ describe('agents-md: an AGENTS.md whose symlinks loop', () => {
       [
         'READ_ERROR',
         'a/AGENTS.override.md',
-        'broken symlink: ELOOP; the file is left out: a chain whose walk meets it reads no file',
+        'symlink loop (its links lead back to themselves): ELOOP; the file is left out: a chain whose walk meets it reads no file',
       ],
       [
         'READ_ERROR',
         'b/AGENTS.md',
-        'broken symlink: ELOOP; the file is left out: a chain whose walk meets it reads no file',
+        'symlink loop (its links lead back to themselves): ELOOP; the file is left out: a chain whose walk meets it reads no file',
       ],
     ]);
     expect(snapshot).toBeDefined();
