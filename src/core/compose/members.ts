@@ -1,3 +1,4 @@
+import { derived } from '../build/derived.js';
 import type { Snapshot } from '../build/snapshot.js';
 import { byteOrder } from '../text/text.js';
 import { type ComposeOutcome, type ComposeRequest, tryCompose } from './compose.js';
@@ -53,6 +54,12 @@ export function packMembers(snapshot: Snapshot, only?: MemberFilter): Member[] {
  */
 export function folderMembers(snapshot: Snapshot, vars?: Readonly<Record<string, unknown>>): Member[] {
   if (snapshot.fleet.length > 0 || snapshot.roles.size > 0) return [];
+  // Without request inputs, worked out once per snapshot (the reload guard asks each time).
+  if (vars === undefined) return derived(snapshot, 'folder-members', (s) => workingFolders(s, undefined));
+  return workingFolders(snapshot, vars);
+}
+
+function workingFolders(snapshot: Snapshot, vars: Readonly<Record<string, unknown>> | undefined): Member[] {
   const out: Member[] = [];
   const seen = new Set<string>();
   for (const layer of snapshot.manifest.layers) {
