@@ -43,6 +43,16 @@ const AGENTS = [
   '  backstory: B',
   '  system_template: ""',
   '  prompt_template:',
+  'quoted_false:',
+  '  role: Quoted',
+  '  goal: G',
+  '  backstory: B',
+  '  use_system_prompt: " False "',
+  'quoted_true:',
+  '  role: Quoted true',
+  '  goal: G',
+  '  backstory: B',
+  '  use_system_prompt: "yes"',
   'null_switch:',
   '  role: Unset',
   '  goal: G',
@@ -88,10 +98,15 @@ describe('crewai: agents CrewAI sends no system message', () => {
       [20, 'role said_no sets use_system_prompt: false'],
     ]);
     expect(said('null_switch').map((d) => [d.line, d.message.split(':').slice(0, 2).join(':')])).toEqual([
-      [36, 'role null_switch sets use_system_prompt: null'],
+      [46, 'role null_switch sets use_system_prompt: null'],
+    ]);
+    // A text pydantic reads as false for a boolean field.
+    expect(said('quoted_false').map((d) => [d.line, d.message.split(': with')[0]])).toEqual([
+      [36, 'role quoted_false sets use_system_prompt: " False "'],
     ]);
     // A system message: neither template (an empty one is none), and the switch on or unset.
-    for (const role of ['plain', 'switched_on', 'empty_template']) expect(said(role)).toEqual([]);
+    for (const role of ['plain', 'switched_on', 'empty_template', 'quoted_true'])
+      expect(said(role)).toEqual([]);
     // The text is the role-playing slice all the same.
     expect(outcome('templated').text).toBe('You are Templated. B\nYour personal goal is: G');
   });
@@ -112,6 +127,7 @@ describe('crewai: agents CrewAI sends no system message', () => {
       'warning NO_SYSTEM_MESSAGE: config/agents.yaml:15:',
       'warning NO_SYSTEM_MESSAGE: config/agents.yaml:20:',
       'warning NO_SYSTEM_MESSAGE: config/agents.yaml:36:',
+      'warning NO_SYSTEM_MESSAGE: config/agents.yaml:46:',
     ]);
     const composed = await cli(['compose', '--dir', dir, '--role', 'switched_off', '--strict']);
     expect(composed.code).toBe(1);

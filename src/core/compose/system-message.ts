@@ -31,7 +31,7 @@ export function noSystemMessage(snapshot: Snapshot, record: RoleRecord): Diagnos
   }
   for (const field of rule.whenFalse) {
     const value = ownValue(record.fields, field);
-    if (value !== undefined && isEmpty(value))
+    if (value !== undefined && (isEmpty(value) || readsFalse(value)))
       say(field, `${field}: ${value === null ? 'null' : JSON.stringify(value)}`);
   }
   if (said.length === 0) return undefined;
@@ -46,6 +46,11 @@ export function noSystemMessage(snapshot: Snapshot, record: RoleRecord): Diagnos
 }
 
 // --- internal ---
+
+/** A text a boolean field reads as false (as pydantic reads `"False"`, `"no"`, `"0"`: any case, around blanks). */
+function readsFalse(value: unknown): boolean {
+  return typeof value === 'string' && /^(?:false|f|no|n|off|0)$/i.test(value.trim());
+}
 
 /** A value a record's framework reads as no value: null, false, 0, an empty text, list or mapping. */
 function isEmpty(value: unknown): boolean {

@@ -158,7 +158,8 @@ export interface RegistryDef {
    * Record fields with which the framework the records are written for sends the agent no
    * system message (its prompt goes into the user message instead): a compose of such a
    * role warns NO_SYSTEM_MESSAGE. `whenSet`: a field with a value (not null, false, 0, an
-   * empty text, list or mapping); `whenFalse`: a field written with one of those.
+   * empty text, list or mapping); `whenFalse`: a field written with one of those, or with
+   * a text a boolean field reads as false (`"false"`, `"no"`, `"off"`, `"0"`, any case).
    */
   noSystemMessage?: { whenSet: string[]; whenFalse: string[] };
 }
