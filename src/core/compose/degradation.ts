@@ -172,7 +172,7 @@ function compareOutcomes(
 /**
  * The files of a chain layer a member had and would lose while the layer stays: a file
  * deleted (`missing`) or emptied (`empty`). A file the new version still holds with text
- * but no longer reads (an AGENTS.override.md now beside it, a budget another file took)
+ * but no longer reads (a file of higher precedence now beside it, a budget another file took)
  * is a change of text, not a loss.
  */
 function lostParts(had: LayerResult, now: LayerResult, inNext: (path: string) => boolean): LostLayer[] {
