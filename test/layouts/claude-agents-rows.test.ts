@@ -89,7 +89,7 @@ describe('claude-agents: CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA in a plugin a
   });
 });
 
-describe('claude-agents: ${user_config.KEY} in a plugin agent', () => {
+describe('claude-agents: a plugin option (user_config.KEY) in a plugin agent', () => {
   const option = (key: string) => ['$', `{user_config.${key}}`].join('');
   const CALLER = [
     '---',
@@ -152,7 +152,7 @@ describe('claude-agents: ${user_config.KEY} in a plugin agent', () => {
     expect(validate.stdout).toContain('warning PLACEHOLDER_KEPT: agents/caller.md:6:6:');
   });
 
-  it('a plugin without userConfig, and an agent outside plugins, keep every ${user_config.KEY} as written, unsaid', async () => {
+  it('a plugin without userConfig, and an agent outside plugins, keep every option placeholder as written, unsaid', async () => {
     for (const dir of [
       pack({ '.claude-plugin/plugin.json': '{"name":"kit"}', 'agents/caller.md': CALLER }),
       pack({ '.claude/agents/caller.md': CALLER }),
