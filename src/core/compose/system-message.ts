@@ -19,7 +19,8 @@ import { fieldLine } from './segments.js';
  */
 export function noSystemMessage(snapshot: Snapshot, record: RoleRecord): Diagnostic | undefined {
   const rule = snapshot.manifest.registry.noSystemMessage;
-  if (rule === undefined) return undefined;
+  // Most records set none of the fields: said without making anything (every compose asks).
+  if (rule === undefined || !turnsOff(rule, record.fields)) return undefined;
   const said: Array<{ field: string; shown: string; line: number | undefined }> = [];
   const say = (field: string, shown: string) => {
     const line = fieldLine({ snapshot, role: record.id, source: record.source }, field);
@@ -46,6 +47,23 @@ export function noSystemMessage(snapshot: Snapshot, record: RoleRecord): Diagnos
 }
 
 // --- internal ---
+
+/** Whether any of a record's fields turns its system message off, by the registry's rule. */
+function turnsOff(
+  rule: { whenSet: readonly string[]; whenFalse: readonly string[] },
+  fields: object,
+): boolean {
+  const own = fields as Record<string, unknown>;
+  for (const field of rule.whenSet) {
+    const value = ownValue(own, field);
+    if (value !== undefined && !isEmpty(value)) return true;
+  }
+  for (const field of rule.whenFalse) {
+    const value = ownValue(own, field);
+    if (value !== undefined && (isEmpty(value) || readsFalse(value))) return true;
+  }
+  return false;
+}
 
 /** A text a boolean field reads as false (as pydantic reads `"False"`, `"no"`, `"0"`: any case, around blanks). */
 function readsFalse(value: unknown): boolean {
